@@ -1,0 +1,12 @@
+// The evaluation engine's public API: pure functions, no I/O, no runtime-specific APIs.
+export * from './types'
+export { compileFlag, compileSegment, compileCondition, type CompiledSegment, type ContextTest } from './compile'
+export { validateFlag, validateConditions, MAX_RULES, MAX_CONDITIONS, MAX_PATTERN_LENGTH, type FlagValidationOptions, type ConditionOptions } from './validate'
+export { checkJsonLimits, MAX_JSON_BYTES, MAX_JSON_DEPTH } from './limits'
+export { compilePredicate, evaluateOperator, type Predicate } from './operators'
+export { getProperty, compileAccessor, attributeKey, type PropertyAccessor } from './context'
+export { bucketOf, inRollout } from './rollout'
+export { murmur3, murmur3Bytes } from './murmur'
+export { parseSemver, compareSemver, type SemVer } from './semver'
+export { parseIsoDate, isIsoDate } from './dates'
+export { typeOf } from './value-type'

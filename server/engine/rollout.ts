@@ -1,0 +1,13 @@
+// Percentage rollout bucketing (decisions §4): a stable bucket in [0, 100) with two decimals per
+// (flag, attribute value), so the same user stays in or out as the percentage moves.
+import { murmur3 } from './murmur'
+
+/** The bucket of `attributeValue` for `flagKey`: (murmur3(`<flag key>:<value>`) mod 10000) / 100. */
+export function bucketOf(flagKey: string, attributeValue: string): number {
+  return (murmur3(`${flagKey}:${attributeValue}`) % 10000) / 100
+}
+
+/** Whether the bucket falls inside a rollout of `percentage` (0 lets nobody in, 100 everybody). */
+export function inRollout(flagKey: string, attributeValue: string, percentage: number): boolean {
+  return bucketOf(flagKey, attributeValue) < percentage
+}

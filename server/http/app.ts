@@ -1,0 +1,181 @@
+// The HTTP application: cross-cutting request handling (auth, rate limits, body parsing, errors, 404/405),
+// the OpenAPI document, the console, and one plugin per resource under routes/.
+import { Elysia } from 'elysia'
+import { openapi } from '@elysiajs/openapi'
+import type { Snapshots } from '../cache/snapshots'
+import type { Settings } from '../settings'
+import type { Store } from '../store'
+import { AppError } from '../services/errors'
+import type { Services } from '../services'
+import { Authenticator } from './auth'
+import { cachedJson } from './caching'
+import { consoleResponse } from './console'
+import { errorResponse, fromAppError, validationIssues } from './errors'
+import { rateHeaders, type RateClass, type RateLimiter } from './rate-limit'
+import { healthRoutes } from './routes/health'
+import { docsAssetRoutes } from './routes/docs'
+import { flagRoutes } from './routes/flags'
+import { configRoutes } from './routes/configs'
+import { segmentRoutes } from './routes/segments'
+import { evaluateRoutes } from './routes/evaluate'
+import { tokenRoutes } from './routes/tokens'
+import { webhookRoutes } from './routes/webhooks'
+import { deliveryRoutes } from './routes/deliveries'
+import { auditRoutes } from './routes/audit'
+import { projectRoutes } from './routes/project'
+
+export interface AppDeps {
+  settings: Settings
+  store: Store
+  snapshots: Snapshots
+  services: Services
+  authenticator: Authenticator
+  limiter: RateLimiter
+  /** store unavailable -> 503 on writes (the hot path keeps serving from memory) */
+  log: (msg: string, fields?: Record<string, unknown>) => void
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/** Evaluation endpoints get the larger budget (decisions.md §7); everything else under /api is management. */
+export function rateClassOf(method: string, path: string): RateClass {
+  if (method === 'POST' && path === '/api/v1/evaluate') return 'evaluation'
+  if (method === 'GET' && /^\/api\/v1\/(flags|configs)\/[^/]+$/.test(path)) return 'evaluation'
+  return 'management'
+}
+
+const pathOf = (url: string): string => {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const q = url.indexOf('?', start)
+  return q === -1 ? url.slice(start) : url.slice(start, q)
+}
+
+export function createApp(deps: AppDeps) {
+  const { settings, authenticator, limiter } = deps
+  const limits: Record<RateClass, number> = {
+    evaluation: settings.rateLimitEvaluationPerMinute,
+    management: settings.rateLimitManagementPerMinute,
+  }
+
+  const app = new Elysia()
+    // Authentication and the rate limit run before parsing and validation: an unauthenticated client
+    // learns nothing about a route's schema, and X-RateLimit-* rides on every authenticated response.
+    .onRequest(async ({ request, set }) => {
+      const length = Number(request.headers.get('content-length') ?? 0)
+      if (length > MAX_BODY_BYTES) return errorResponse(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
+      const path = pathOf(request.url)
+      if (!path.startsWith('/api/')) return
+      if (!routeExists(request.method, path)) return notFoundOrMethod(request)
+      let caller
+      try {
+        caller = await authenticator.authenticate(request)
+      } catch (e) {
+        if (e instanceof AppError) return fromAppError(e)
+        throw e
+      }
+      const verdict = await limiter.hit(`${caller.token.hash}:${rateClassOf(request.method, path)}`, limits[rateClassOf(request.method, path)])
+      Object.assign(set.headers, rateHeaders(verdict))
+      if (!verdict.allowed) {
+        return errorResponse(429, 'RATE_LIMITED', 'Rate limit exceeded', undefined, { 'Retry-After': String(verdict.retryAfter), ...rateHeaders(verdict) })
+      }
+    })
+    // One JSON parser for every body: 415 for other media types, 413 over the limit, 400 for malformed JSON.
+    .onParse(async ({ request }) => {
+      if (!BODY_METHODS.has(request.method)) return
+      const text = await request.text()
+      if (text.length === 0) return undefined
+      const type = request.headers.get('content-type') ?? ''
+      if (!/^application\/(.+\+)?json\b/i.test(type)) throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be sent as Content-Type: application/json')
+      if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new AppError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
+      try {
+        return JSON.parse(text)
+      } catch (e) {
+        throw new AppError(400, 'VALIDATION_ERROR', `Malformed JSON body: ${(e as Error).message}`, { issues: [{ path: '', message: 'malformed JSON' }] })
+      }
+    })
+    .onError(({ code, error, request, path }) => {
+      if (error instanceof AppError) {
+        if (error.status === 503) deps.log('store unavailable', { path, error: error.message })
+        return fromAppError(error)
+      }
+      switch (code) {
+        case 'VALIDATION': {
+          const where = (error as { type?: string }).type ?? 'body'
+          const issues = validationIssues(error as never, where)
+          return errorResponse(400, 'VALIDATION_ERROR', `Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues })
+        }
+        case 'PARSE':
+          // Errors thrown by our onParse (415, 413, malformed JSON) arrive wrapped; their cause is the answer.
+          if ((error as Error).cause instanceof AppError) return fromAppError((error as Error).cause as AppError)
+          return errorResponse(400, 'VALIDATION_ERROR', 'Malformed request body', { issues: [{ path: '', message: 'malformed body' }] })
+        case 'NOT_FOUND':
+          return notFoundOrMethod(request)
+        default: {
+          const id = crypto.randomUUID()
+          deps.log('unhandled error', { request_id: id, method: request.method, path, error: error instanceof Error ? error.stack : String(error) })
+          return errorResponse(500, 'INTERNAL', `Internal error (request id ${id})`, { request_id: id })
+        }
+      }
+    })
+    // Registered before the plugin so it applies to its route. The OpenAPI document is a cacheable public read like any other (spec: max-age 3600, swr 86400).
+    .onAfterHandle({ as: 'global' }, async ({ request, response }) => {
+      if (pathOf(request.url) !== '/openapi.json') return
+      const doc = response instanceof Response ? await response.clone().json() : response
+      return cachedJson(request, doc, { maxAge: 3600, staleWhileRevalidate: 86400, public: true })
+    })
+    .use(
+      openapi({
+        path: '/docs',
+        specPath: '/openapi.json',
+        openapiVersion: '3.0.3',
+        scalar: { cdn: '/docs/assets/scalar.js' },
+        documentation: {
+          info: { title: 'Flagship: feature flag and configuration service', version: '1.0.0', description: 'Flags, remote configs and segments per project; evaluation over HTTP.' },
+          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'ff_<project>_<random> access token' } } },
+          tags: ['flags', 'configs', 'segments', 'evaluation', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
+        },
+      }),
+    )
+    .use(docsAssetRoutes())
+    .use(healthRoutes(deps))
+    .use(flagRoutes(deps))
+    .use(configRoutes(deps))
+    .use(segmentRoutes(deps))
+    .use(evaluateRoutes(deps))
+    .use(tokenRoutes(deps))
+    .use(webhookRoutes(deps))
+    .use(deliveryRoutes(deps))
+    .use(auditRoutes(deps))
+    .use(projectRoutes(deps))
+
+  /** Unknown path: 404 JSON, or 405 + Allow when the path exists under other methods; the console's
+   *  client-side routes fall back to its index.html. */
+  let routesByMethod: Map<string, RegExp> | undefined
+  function routeMatchers(): Map<string, RegExp> {
+    if (routesByMethod) return routesByMethod
+    const grouped = new Map<string, string[]>()
+    for (const r of app.routes) {
+      const source = r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')
+      grouped.set(r.method, [...(grouped.get(r.method) ?? []), source])
+    }
+    return (routesByMethod = new Map([...grouped].map(([m, sources]) => [m, new RegExp(`^(?:${sources.join('|')})$`)])))
+  }
+  const routeExists = (method: string, path: string): boolean => routeMatchers().get(method)?.test(path) ?? false
+
+  function notFoundOrMethod(request: Request): Response {
+    const path = pathOf(request.url)
+    const allowed = [...routeMatchers()].filter(([m, re]) => m !== request.method && re.test(path)).map(([m]) => m)
+    if (allowed.length && !path.startsWith('/docs') && path !== '/') {
+      return errorResponse(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, { allowed }, { Allow: allowed.join(', ') })
+    }
+    if (request.method === 'GET' && !path.startsWith('/api/')) {
+      const page = consoleResponse(path)
+      if (page) return page
+    }
+    return errorResponse(404, 'NOT_FOUND', `No route for ${request.method} ${path}`)
+  }
+
+  return app
+}
+export type App = ReturnType<typeof createApp>

@@ -1,0 +1,37 @@
+// The admin console (web/): built with Vite when its build is missing or older than its sources, then
+// served as static files with index.html for the console's client-side routes.
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+
+const WEB = join(import.meta.dir, '..', '..', 'web')
+export const CONSOLE_DIST = join(WEB, 'dist')
+const INDEX = join(CONSOLE_DIST, 'index.html')
+
+function newestMtime(path: string): number {
+  if (!existsSync(path)) return 0
+  const st = statSync(path)
+  if (!st.isDirectory()) return st.mtimeMs
+  return readdirSync(path).reduce((max, name) => (name === 'dist' || name === 'node_modules' ? max : Math.max(max, newestMtime(join(path, name)))), st.mtimeMs)
+}
+
+export function consoleIsStale(): boolean {
+  return !existsSync(INDEX) || newestMtime(WEB) > statSync(INDEX).mtimeMs
+}
+
+/** Builds the console if needed. Returns false (and the API still runs) when the build fails. */
+export async function ensureConsoleBuilt(log: (msg: string, fields?: Record<string, unknown>, level?: 'info' | 'warn' | 'error') => void): Promise<boolean> {
+  if (!existsSync(join(WEB, 'index.html'))) return false
+  if (!consoleIsStale()) return true
+  log('building the admin console (web/) with vite')
+  const vite = join(import.meta.dir, '..', '..', 'node_modules', '.bin', 'vite')
+  const proc = Bun.spawn([vite, 'build', '--config', join(WEB, 'vite.config.ts'), '--logLevel', 'warn'], { stdout: 'inherit', stderr: 'inherit', cwd: join(WEB, '..') })
+  const code = await proc.exited
+  if (code !== 0) log('console build failed; the API is served without the console', { exit_code: code }, 'error')
+  return code === 0
+}
+
+/** index.html for a console route (a path without a file extension), undefined otherwise. */
+export function consoleResponse(path: string): Response | undefined {
+  if (/\.[a-z0-9]+$/i.test(path) || !existsSync(INDEX)) return undefined
+  return new Response(Bun.file(INDEX), { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } })
+}

@@ -1,0 +1,28 @@
+// Turns anything thrown during a request into the error body of decisions.md §3.
+import { AppError } from '../services/errors'
+
+export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' }
+
+export function errorResponse(status: number, code: string, error: string, details?: unknown, extra?: Record<string, string>): Response {
+  return new Response(JSON.stringify(details === undefined ? { error, code } : { error, code, details }), {
+    status,
+    headers: { ...JSON_HEADERS, ...extra },
+  })
+}
+
+export const fromAppError = (e: AppError): Response => errorResponse(e.status, e.code, e.message, e.details)
+
+interface ElysiaValidationIssue {
+  path?: string
+  message?: string
+  summary?: string
+}
+
+/** Elysia's schema errors -> `details.issues` with dotted field paths (`/targeting/rules/0` -> `targeting.rules[0]`). */
+export function validationIssues(error: { all?: ElysiaValidationIssue[]; type?: string } & Record<string, unknown>, where: string): { path: string; message: string }[] {
+  const all = (error.all ?? []) as ElysiaValidationIssue[]
+  const toPath = (p = '') =>
+    p.split('/').filter(Boolean).reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), '')
+  const issues = all.map((i) => ({ path: toPath(i.path) || where, message: i.summary ?? i.message ?? 'invalid' }))
+  return issues.length ? issues : [{ path: where, message: 'invalid' }]
+}

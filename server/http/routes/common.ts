@@ -1,0 +1,29 @@
+// What every resource route shares: the permission guard (checked before body validation), OpenAPI
+// metadata, and the list/pagination shape of decisions.md §2.
+import type { Permission } from '../../services/tokens'
+import { callerOf, requirePermission } from '../auth'
+
+export type RoutePermission = Permission | 'any'
+
+/** Route options: permission enforced in `transform` (before validation: 403 wins over 400) plus its OpenAPI detail. */
+export function guard(permission: RoutePermission, tag: string, summary: string) {
+  return {
+    transform({ request }: { request: Request }) {
+      if (permission === 'any') callerOf(request)
+      else requirePermission(request, permission)
+    },
+    detail: { tags: [tag], summary, security: [{ bearer: [] }], description: `Permission: \`${permission === 'any' ? 'any valid token' : permission}\`` },
+  }
+}
+
+export function paging(query: { limit?: number; offset?: number }): { limit: number; offset: number } {
+  return { limit: query.limit ?? 100, offset: query.offset ?? 0 }
+}
+
+export function listBody<K extends string, T>(plural: K, items: T[], total: number, offset: number) {
+  return { [plural]: items, total, has_more: offset + items.length < total } as { [P in K]: T[] } & { total: number; has_more: boolean }
+}
+
+/** A JSON request body: the schema validates it, and naming the json parser lets the OpenAPI document list
+ *  `application/json` (the app's own onParse runs first and enforces media type, size and syntax). */
+export const jsonBody = <T>(schema: T) => ({ body: schema, parse: 'json' as const })

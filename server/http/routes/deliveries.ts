@@ -1,0 +1,40 @@
+// /api/v1/webhooks/:id/deliveries (permission *): the delivery log of one webhook and manual redelivery.
+import { Elysia, t } from 'elysia'
+import { deliveryLog } from '../../webhooks/delivery-log'
+import type { AppDeps } from '../app'
+import { callerOf } from '../auth'
+import * as S from '../schemas'
+import { guard } from './common'
+
+const Delivery = t.Object({
+  id: t.String({ description: 'the X-Webhook-Delivery id, the same on every attempt' }),
+  event: t.String(),
+  status: t.UnionEnum(['pending', 'delivering', 'delivered', 'failed']),
+  attempts: t.Integer({ description: 'attempts made so far (at most 3 per queueing)' }),
+  last_status_code: t.Nullable(t.Integer()),
+  last_error: t.Nullable(t.String()),
+  next_attempt_at: t.Nullable(t.String({ description: 'when a pending delivery is tried next' })),
+  created_at: t.String(),
+  updated_at: t.String(),
+}, { title: 'WebhookDelivery' })
+
+export const deliveryRoutes = ({ store }: AppDeps) => {
+  const log = deliveryLog(store)
+  return new Elysia({ name: 'deliveries' })
+    .get('/api/v1/webhooks/:id/deliveries', async ({ request, params, query }) => {
+      return { deliveries: await log.list(callerOf(request).actor.projectId, params.id, query.limit) }
+    }, {
+      ...guard('*', 'webhooks', "List a webhook's recent deliveries, newest first"),
+      params: t.Object({ id: t.String() }),
+      query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 100 })) }),
+      response: { 200: t.Object({ deliveries: t.Array(Delivery) }), ...S.errors(400, 401, 403, 404, 429) },
+    })
+    .post('/api/v1/webhooks/:id/deliveries/:delivery_id/redeliver', async ({ request, params }) => {
+      const row = await log.redeliver(callerOf(request).actor.projectId, params.id, params.delivery_id)
+      return { success: true as const, id: row.id }
+    }, {
+      ...guard('*', 'webhooks', 'Queue a failed delivery again (same id and payload; 409 unless it failed)'),
+      params: t.Object({ id: t.String(), delivery_id: t.String() }),
+      response: { 200: t.Object({ success: S.Success, id: t.String() }), ...S.errors(401, 403, 404, 409, 429) },
+    })
+}

@@ -1,0 +1,64 @@
+// POST /api/v1/evaluate: many flags and configs for one context, from the in-memory snapshot.
+import { Elysia, t } from 'elysia'
+import type { Json } from '../../engine'
+import { AppError } from '../../services/errors'
+import { configValue } from '../../services/configs'
+import type { AppDeps } from '../app'
+import { callerOf, can } from '../auth'
+import { checkContext } from '../evaluation-context'
+import { JSON_HEADERS } from '../errors'
+import * as S from '../schemas'
+
+const forbidden = (required: string) => new AppError(403, 'FORBIDDEN', `This token lacks the "${required}" permission`, { required })
+
+export const evaluateRoutes = ({ snapshots }: AppDeps) =>
+  new Elysia({ name: 'evaluate' }).post('/api/v1/evaluate', ({ request, body }) => {
+    const { token, actor } = callerOf(request)
+    const readFlags = can(token, 'read:flags')
+    const readConfigs = can(token, 'read:configs')
+    // An omitted list means "everything this token may read"; an explicit list needs the permission.
+    if (body.flags !== undefined && !readFlags) throw forbidden('read:flags')
+    if (body.configs !== undefined && !readConfigs) throw forbidden('read:configs')
+    const context = checkContext(body.context)
+    const snap = snapshots.project(actor.projectId)
+    const flags: Record<string, Json> = {}
+    const configs: Record<string, Json> = {}
+    const missing: { flags: string[]; configs: string[] } = { flags: [], configs: [] }
+    if (snap && readFlags) {
+      if (body.flags === undefined) for (const [key, f] of snap.flags) flags[key] = f.compiled.evaluate(context).value
+      else for (const key of body.flags) {
+        const f = snap.flags.get(key)
+        if (f) flags[key] = f.compiled.evaluate(context).value
+        else missing.flags.push(key)
+      }
+    }
+    if (snap && readConfigs) {
+      if (body.configs === undefined) for (const [key, row] of snap.configs) configs[key] = configValue(row, context.environment)
+      else for (const key of body.configs) {
+        const row = snap.configs.get(key)
+        if (row) configs[key] = configValue(row, context.environment)
+        else missing.configs.push(key)
+      }
+    }
+    return new Response(JSON.stringify({ flags, configs, missing }), { headers: { ...JSON_HEADERS, 'Cache-Control': 'private, no-store' } })
+  }, {
+    transform({ request }) {
+      const { token } = callerOf(request)
+      if (!can(token, 'read:flags') && !can(token, 'read:configs')) throw forbidden('read:flags')
+    },
+    detail: { tags: ['evaluation'], summary: 'Evaluate many flags and configs for one context', security: [{ bearer: [] }], description: 'Permission: `read:flags` and/or `read:configs`' },
+    parse: 'json',
+    body: t.Object({
+      context: t.Optional(S.EvaluationContext),
+      flags: t.Optional(t.Array(t.String(), { description: 'flag keys; omitted = every flag the token may read' })),
+      configs: t.Optional(t.Array(t.String(), { description: 'config keys; omitted = every config the token may read' })),
+    }),
+    response: {
+      200: t.Object({
+        flags: S.Dict(t.Any()),
+        configs: S.Dict(t.Any()),
+        missing: t.Object({ flags: t.Array(t.String()), configs: t.Array(t.String()) }),
+      }),
+      ...S.errors(400, 401, 403, 413, 415, 429),
+    },
+  })

@@ -1,0 +1,79 @@
+// /api/v1/flags: list, evaluate one, stored definition, create, partial update, delete, environment overrides.
+import { Elysia, t } from 'elysia'
+import { notFound } from '../../services/errors'
+import { flagView } from '../../services/flags'
+import { parseIfMatch } from '../../services/keys'
+import type { AppDeps } from '../app'
+import { callerOf } from '../auth'
+import { cachedJson } from '../caching'
+import { parseContextParam } from '../evaluation-context'
+import * as S from '../schemas'
+import { guard, listBody, paging, jsonBody } from './common'
+
+export const flagRoutes = ({ services, snapshots }: AppDeps) =>
+  new Elysia({ name: 'flags' })
+    .get('/api/v1/flags', async ({ request, query }) => {
+      const { projectId } = callerOf(request).actor
+      const { limit, offset } = paging(query)
+      const { rows, total } = await services.flags.page(projectId, limit, offset)
+      return cachedJson(request, listBody('flags', rows.map((r) => ({ key: r.key, flag: flagView(r) })), total, offset), { maxAge: 30 })
+    }, {
+      ...guard('read:flags', 'flags', 'List flags'),
+      query: S.Page,
+      response: { 200: t.Object({ flags: t.Array(t.Object({ key: t.String(), flag: S.Flag })), total: t.Integer(), has_more: t.Boolean() }), ...S.errors(400, 401, 403, 429) },
+    })
+    // The hot path: compiled flag from the in-memory snapshot, no database.
+    .get('/api/v1/flags/:key', ({ request, params, query }) => {
+      const flag = snapshots.project(callerOf(request).actor.projectId)?.flags.get(params.key)
+      if (!flag) throw notFound('FLAG_NOT_FOUND', `Flag "${params.key}"`)
+      return cachedJson(request, flag.compiled.evaluate(parseContextParam(query.context)), { maxAge: 10 })
+    }, {
+      ...guard('read:flags', 'evaluation', 'Evaluate one flag for a context'),
+      params: S.KeyParam,
+      query: t.Object({ context: t.Optional(t.String({ description: 'URL-encoded JSON evaluation context' })) }),
+      response: { 200: S.EvaluationResult, ...S.errors(400, 401, 403, 404, 429) },
+    })
+    .get('/api/v1/flags/:key/definition', async ({ request, params }) => {
+      const row = await services.flags.get(callerOf(request).actor.projectId, params.key)
+      return cachedJson(request, { key: row.key, flag: flagView(row) }, { maxAge: 0 })
+    }, {
+      ...guard('read:flags', 'flags', 'The stored flag (for editors); evaluation is GET /flags/:key'),
+      params: S.KeyParam,
+      response: { 200: t.Object({ key: t.String(), flag: S.Flag }), ...S.errors(401, 403, 404, 429) },
+    })
+    .post('/api/v1/flags', async ({ request, body, set }) => {
+      const row = await services.flags.create(callerOf(request).actor, body)
+      set.status = 201
+      return { success: true as const, key: row.key, flag: flagView(row) }
+    }, {
+      ...guard('write:flags', 'flags', 'Create a flag'),
+      ...jsonBody(S.FlagCreate),
+      response: { 201: t.Object({ success: S.Success, key: t.String(), flag: S.Flag }), ...S.errors(400, 401, 403, 409, 413, 415, 429) },
+    })
+    .put('/api/v1/flags/:key', async ({ request, params, body, headers }) => {
+      const row = await services.flags.update(callerOf(request).actor, params.key, body, parseIfMatch(headers['if-match']))
+      return { success: true as const, key: row.key, flag: flagView(row) }
+    }, {
+      ...guard('write:flags', 'flags', 'Update a flag (only the fields sent; null clears an optional field)'),
+      params: S.KeyParam,
+      ...jsonBody(S.FlagPatch),
+      headers: t.Object({ 'if-match': t.Optional(t.String({ description: 'the version in double quotes, e.g. "3"' })) }),
+      response: { 200: t.Object({ success: S.Success, key: t.String(), flag: S.Flag }), ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
+    })
+    .delete('/api/v1/flags/:key', async ({ request, params }) => {
+      await services.flags.delete(callerOf(request).actor, params.key)
+      return { success: true as const, key: params.key }
+    }, { ...guard('write:flags', 'flags', 'Delete a flag'), params: S.KeyParam, response: { 200: S.Deleted, ...S.errors(401, 403, 404, 429) } })
+    .put('/api/v1/flags/:key/environments/:env', async ({ request, params, body }) => {
+      const { override } = await services.flags.putOverride(callerOf(request).actor, params.key, params.env, body)
+      return { success: true as const, key: params.key, environment: params.env, override }
+    }, {
+      ...guard('write:flags', 'flags', "Set a flag's override for one environment"),
+      params: S.KeyEnvParams,
+      ...jsonBody(S.FlagEnvironmentOverride),
+      response: { 200: t.Object({ success: S.Success, key: t.String(), environment: t.String(), override: S.FlagEnvironmentOverride }), ...S.errors(400, 401, 403, 404, 413, 415, 429) },
+    })
+    .delete('/api/v1/flags/:key/environments/:env', async ({ request, params }) => {
+      await services.flags.deleteOverride(callerOf(request).actor, params.key, params.env)
+      return { success: true as const, key: params.key, environment: params.env }
+    }, { ...guard('write:flags', 'flags', "Remove a flag's override for one environment"), params: S.KeyEnvParams, response: { 200: S.DeletedOverride, ...S.errors(401, 403, 404, 429) } })

@@ -1,0 +1,19 @@
+// GET /health: public liveness, with the store's reachability.
+import { Elysia, t } from 'elysia'
+import type { AppDeps } from '../app'
+import { cachedJson } from '../caching'
+
+export const healthRoutes = ({ settings, store }: AppDeps) =>
+  new Elysia({ name: 'health' }).get('/health', async ({ request }) => {
+    let storeStatus = 'ok'
+    try {
+      await store.database.ping()
+    } catch {
+      storeStatus = 'unavailable'
+    }
+    // Evaluation keeps serving from memory while the store is down, so the service is degraded, not down.
+    return cachedJson(request, { status: storeStatus === 'ok' ? 'ok' : 'degraded', environment: settings.appEnv, store: storeStatus }, { maxAge: 10, staleWhileRevalidate: 30, public: true })
+  }, {
+    detail: { tags: ['system'], summary: 'Liveness' },
+    response: { 200: t.Object({ status: t.String(), environment: t.String(), store: t.String() }) },
+  })

@@ -1,0 +1,153 @@
+// Wire schemas: the one source for request validation, response shapes and the OpenAPI document.
+import { t, type TSchema } from 'elysia'
+import { OPERATORS, REASONS } from '../engine/types'
+import { EVENT_KINDS } from '../services/events'
+import { PERMISSIONS } from '../services/tokens'
+
+const Json = t.Any({ description: 'any JSON value' })
+/** A string-keyed map. Spelled with additionalProperties (not t.Record's patternProperties) for OpenAPI 3.0. */
+export const Dict = <T extends TSchema>(value: T, description?: string) => t.Object({}, { additionalProperties: value, ...(description && { description }) })
+const Timestamp = t.String({ description: 'ISO 8601 timestamp' })
+const OptionalTimestamp = t.Optional(t.Nullable(Timestamp))
+
+/** `success: true` on every write (a boolean: OpenAPI 3.0 has no `const`). */
+export const Success = t.Boolean({ description: 'always true' })
+
+export const ErrorBody = t.Object({
+  error: t.String(),
+  code: t.String(),
+  details: t.Optional(Dict(t.Any())),
+}, { title: 'Error' })
+
+// Nested targeting shapes stay structural: the engine's validator checks operators, value shapes and
+// ranges and reports exact paths (TypeBox reports any failure inside a nullable union at its root).
+export const Condition = t.Object({
+  property: t.String(),
+  operator: t.String({ description: `one of: ${OPERATORS.join(', ')}` }),
+  value: t.Optional(Json),
+}, { title: 'Condition' })
+
+export const Rule = t.Object({ conditions: t.Array(Condition), value: Json }, { title: 'Rule' })
+export const Rollout = t.Object({ percentage: t.Number({ description: '0 to 100' }), attribute: t.String({ description: 'context attribute to bucket on' }) }, { title: 'Rollout' })
+export const Targeting = t.Object({
+  rules: t.Optional(t.Array(Rule)),
+  rollout: t.Optional(t.Nullable(Rollout)),
+  overrides: t.Optional(Dict(Json, 'individual targeting: user_id -> value')),
+}, { title: 'Targeting' })
+export const FlagEnvironmentOverride = t.Object({ enabled: t.Boolean(), value: t.Optional(Json) }, { title: 'FlagEnvironmentOverride' })
+
+const flagFields = {
+  enabled: t.Optional(t.Boolean()),
+  value: t.Optional(Json),
+  targeting: t.Optional(t.Nullable(Targeting)),
+  environments: t.Optional(t.Nullable(Dict(FlagEnvironmentOverride))),
+  active_from: OptionalTimestamp,
+  active_until: OptionalTimestamp,
+}
+export const FlagCreate = t.Object({ key: t.String(), ...flagFields }, { title: 'FlagCreate' })
+export const FlagPatch = t.Object(flagFields, { title: 'FlagPatch' })
+export const Flag = t.Object({
+  key: t.String(),
+  enabled: t.Boolean(),
+  value: Json,
+  targeting: t.Optional(t.Nullable(Targeting)),
+  environments: t.Optional(Dict(FlagEnvironmentOverride)),
+  active_from: OptionalTimestamp,
+  active_until: OptionalTimestamp,
+  version: t.Integer(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+}, { title: 'Flag' })
+
+export const EvaluationContext = t.Object({
+  user_id: t.Optional(t.String()),
+  plan: t.Optional(t.String()),
+  environment: t.Optional(t.String()),
+  custom: t.Optional(Dict(Json)),
+}, { title: 'EvaluationContext', additionalProperties: true, description: 'other top-level attributes are looked up before `custom`' })
+export const EvaluationResult = t.Object({
+  value: Json,
+  type: t.UnionEnum(['boolean', 'string', 'number', 'object', 'array', 'null']),
+  reason: t.UnionEnum([...REASONS]),
+}, { title: 'EvaluationResult' })
+
+export const ConfigEnvironmentOverride = t.Object({ value: Json }, { title: 'ConfigEnvironmentOverride' })
+export const ConfigCreate = t.Object({ key: t.String(), value: Json, environments: t.Optional(Dict(ConfigEnvironmentOverride)) }, { title: 'ConfigCreate' })
+export const ConfigPatch = t.Object({ value: t.Optional(Json), environments: t.Optional(t.Nullable(Dict(ConfigEnvironmentOverride))) }, { title: 'ConfigPatch' })
+export const Config = t.Object({
+  value: Json,
+  environments: Dict(ConfigEnvironmentOverride),
+  version: t.Integer(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+}, { title: 'Config' })
+
+export const SegmentCreate = t.Object({ key: t.String(), conditions: t.Array(Condition) }, { title: 'SegmentCreate' })
+export const SegmentPatch = t.Object({ conditions: t.Optional(t.Array(Condition)) }, { title: 'SegmentPatch' })
+export const Segment = t.Object({ conditions: t.Array(Condition), version: t.Integer(), created_at: Timestamp, updated_at: Timestamp }, { title: 'Segment' })
+
+export const Permission = t.UnionEnum([...PERMISSIONS])
+export const TokenCreate = t.Object({
+  name: t.String({ minLength: 1, maxLength: 200 }),
+  project_id: t.String(),
+  permissions: t.Array(Permission, { minItems: 1 }),
+  expires_at: OptionalTimestamp,
+}, { title: 'TokenCreate' })
+export const TokenMeta = t.Object({
+  hash: t.String({ description: 'lowercase hex SHA-256 of the token; identifies it for DELETE /tokens/:hash' }),
+  name: t.String(),
+  token_prefix: t.String(),
+  project_id: t.String(),
+  permissions: t.Array(t.String()),
+  expires_at: t.Optional(Timestamp),
+  created_at: Timestamp,
+}, { title: 'TokenMeta' })
+export const TokenEntry = t.Object({
+  hash: t.String(),
+  name: t.String(),
+  token_prefix: t.String(),
+  project_id: t.String(),
+  permissions: t.Array(t.String()),
+  expires_at: t.Nullable(Timestamp),
+  created_at: Timestamp,
+  last_used_at: t.Nullable(Timestamp),
+}, { title: 'Token' })
+
+export const WebhookCreate = t.Object({
+  url: t.String(),
+  events: t.Array(t.String(), { description: `event kinds (${EVENT_KINDS.join(', ')}) or ["*"]` }),
+  secret: t.Optional(t.Nullable(t.String({ description: 'write-only; never returned' }))),
+}, { title: 'WebhookCreate' })
+export const Webhook = t.Object({
+  id: t.String(),
+  config: t.Object({ url: t.String(), has_secret: t.Boolean(), events: t.Array(t.String()) }),
+}, { title: 'Webhook' })
+
+export const AuditEntry = t.Object({
+  id: t.Integer(),
+  timestamp: Timestamp,
+  actor: t.String(),
+  action: t.String({ description: 'create, update or delete' }),
+  resource_type: t.String({ description: 'flag, config, segment, token, webhook or project' }),
+  resource_key: t.String(),
+  project_id: t.String(),
+  before: t.Nullable(t.Any()),
+  after: t.Nullable(t.Any()),
+}, { title: 'AuditEntry' })
+
+export const Project = t.Object({ id: t.String(), name: t.String(), slug: t.String(), environments: t.Array(t.String()) }, { title: 'Project' })
+export const ProjectPatch = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 200 })), slug: t.Optional(t.String()) }, { title: 'ProjectPatch' })
+
+export const Page = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
+})
+export const KeyParam = t.Object({ key: t.String() })
+export const KeyEnvParams = t.Object({ key: t.String(), env: t.String() })
+export const Force = t.Object({ force: t.Optional(t.BooleanString()) })
+
+export const Deleted = t.Object({ success: Success, key: t.String() })
+export const DeletedOverride = t.Object({ success: Success, key: t.String(), environment: t.String() })
+
+/** The error statuses a route may answer, for its OpenAPI responses. */
+export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorBody]))

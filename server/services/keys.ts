@@ -1,0 +1,20 @@
+// Shared name rules (decisions.md §2) and If-Match parsing.
+import { AppError, validationError } from './errors'
+
+export const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+export const ENV_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/
+
+export function checkKey(key: unknown, path = 'key'): string {
+  if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+    throw validationError([{ path, message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' }])
+  }
+  return key
+}
+
+/** `If-Match: "3"` (or W/"3", or 3) -> 3; absent or `*` -> undefined, meaning "apply unconditionally". */
+export function parseIfMatch(header: string | null | undefined): number | undefined {
+  if (header === undefined || header === null || header.trim() === '' || header.trim() === '*') return undefined
+  const m = /^(?:W\/)?"?(\d{1,15})"?$/.exec(header.trim())
+  if (!m) throw new AppError(400, 'VALIDATION_ERROR', 'If-Match must be the resource version in double quotes, e.g. "3"', { issues: [{ path: 'If-Match', message: 'must be a quoted integer version' }] })
+  return Number(m[1])
+}

@@ -1,0 +1,99 @@
+// The caller's project: name, slug and environment list; projects themselves are created by bootstrap or the CLI.
+import type { Db } from '../store'
+import type { DocumentRow } from '../store/documents'
+import type { ProjectRow } from '../store/projects'
+import type { RecordChange } from './change-runner'
+import type { Actor, ServiceDeps } from './context'
+import { AppError, notFound, validationError } from './errors'
+import { ENV_PATTERN } from './keys'
+import { flagView } from './flags'
+import { configView } from './configs'
+
+const MAX_ENVIRONMENTS = 100
+export const DEFAULT_ENVIRONMENTS = ['development', 'staging', 'production']
+
+export const projectView = (p: ProjectRow) => ({ id: p.id, name: p.name, slug: p.slug, environments: p.environments })
+const eventData = (p: ProjectRow) => ({ name: p.name, slug: p.slug, environments: p.environments })
+
+type EnvMap = Record<string, unknown> | undefined
+const envsOf = (row: DocumentRow): EnvMap => row.body.environments as EnvMap
+
+export function projectService({ store, changes }: ServiceDeps) {
+  async function mustGet(tx: Db, id: string): Promise<ProjectRow> {
+    const p = await store.projects.get(tx, id)
+    if (!p) throw notFound('NOT_FOUND', 'Project')
+    return p
+  }
+
+  async function save(tx: Db, record: RecordChange, actor: Actor, before: ProjectRow, changes_: Partial<ProjectRow>): Promise<ProjectRow> {
+    const after: ProjectRow = { ...before, ...changes_, updatedAt: new Date().toISOString() }
+    await store.projects.update(tx, before.id, { name: after.name, slug: after.slug, environments: after.environments, updatedAt: after.updatedAt })
+    await record({
+      projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'project', resourceKey: before.id,
+      before: projectView(before), after: projectView(after), event: { kind: 'project.updated', environment: '', data: eventData(after) },
+    })
+    return after
+  }
+
+  /** Drops one environment's override from a flag or config, as a normal versioned, audited update. */
+  async function dropOverride(tx: Db, record: RecordChange, actor: Actor, kind: 'flag' | 'config', row: DocumentRow, env: string) {
+    const { [env]: _gone, ...rest } = envsOf(row) ?? {}
+    const repo = kind === 'flag' ? store.flags : store.configs
+    const view = kind === 'flag' ? (r: DocumentRow) => flagView(r) : (r: DocumentRow) => configView(r)
+    const updated = await repo.update(tx, actor.projectId, row.key, { ...row.body, environments: rest }, row.version, new Date().toISOString())
+    if (!updated) throw new AppError(409, 'CONFLICT', `${kind} "${row.key}" changed concurrently; retry`)
+    const data = kind === 'flag'
+      ? { enabled: updated.body.enabled, value: updated.body.value, version: updated.version }
+      : { value: updated.body.value, version: updated.version }
+    await record({
+      projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: kind, resourceKey: row.key,
+      before: view(row), after: view(updated), event: { kind: `${kind}.updated`, environment: env, data },
+    })
+  }
+
+  return {
+    get: (id: string) => mustGet(store.db, id),
+
+    update(actor: Actor, input: { name?: string; slug?: string }) {
+      const issues: { path: string; message: string }[] = []
+      if (input.name !== undefined && (typeof input.name !== 'string' || input.name.length < 1 || input.name.length > 200)) issues.push({ path: 'name', message: 'must be 1 to 200 characters' })
+      if (input.slug !== undefined && (typeof input.slug !== 'string' || !ENV_PATTERN.test(input.slug))) issues.push({ path: 'slug', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' })
+      if (issues.length) throw validationError(issues)
+      return changes.run(async (tx, record) => {
+        const before = await mustGet(tx, actor.projectId)
+        if (input.slug !== undefined && input.slug !== before.slug) {
+          const other = await store.projects.bySlug(tx, input.slug)
+          if (other) throw new AppError(409, 'ALREADY_EXISTS', `Slug "${input.slug}" is taken`)
+        }
+        return save(tx, record, actor, before, { ...(input.name !== undefined && { name: input.name }), ...(input.slug !== undefined && { slug: input.slug }) })
+      })
+    },
+
+    addEnvironment(actor: Actor, name: string) {
+      if (typeof name !== 'string' || !ENV_PATTERN.test(name)) throw validationError([{ path: 'name', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' }])
+      return changes.run(async (tx, record) => {
+        const before = await mustGet(tx, actor.projectId)
+        if (before.environments.includes(name)) throw new AppError(409, 'ALREADY_EXISTS', `Environment "${name}" already exists`)
+        if (before.environments.length >= MAX_ENVIRONMENTS) throw new AppError(409, 'LIMIT_REACHED', `A project holds at most ${MAX_ENVIRONMENTS} environments`)
+        return save(tx, record, actor, before, { environments: [...before.environments, name] })
+      })
+    },
+
+    /** 409 IN_USE while flag or config overrides use the environment; with force they are removed first. */
+    removeEnvironment(actor: Actor, name: string, force: boolean) {
+      return changes.run(async (tx, record) => {
+        const before = await mustGet(tx, actor.projectId)
+        if (!before.environments.includes(name)) throw notFound('NOT_FOUND', `Environment "${name}"`)
+        const flags = (await store.flags.all(tx, actor.projectId)).filter((r) => envsOf(r)?.[name] !== undefined)
+        const configs = (await store.configs.all(tx, actor.projectId)).filter((r) => envsOf(r)?.[name] !== undefined)
+        if ((flags.length || configs.length) && !force) {
+          throw new AppError(409, 'IN_USE', `Environment "${name}" has overrides; remove them or pass ?force=true`, { flags: flags.map((f) => f.key), configs: configs.map((c) => c.key) })
+        }
+        for (const f of flags) await dropOverride(tx, record, actor, 'flag', f, name)
+        for (const c of configs) await dropOverride(tx, record, actor, 'config', c, name)
+        return save(tx, record, actor, before, { environments: before.environments.filter((e) => e !== name) })
+      })
+    },
+  }
+}
+export type ProjectService = ReturnType<typeof projectService>

@@ -1,0 +1,109 @@
+// Access tokens: `ff_<4 chars of project id>_<20 random>`; only the SHA-256 hash is stored.
+import type { Db } from '../store'
+import type { TokenRow } from '../store/tokens'
+import type { Actor, ServiceDeps } from './context'
+import { AppError, notFound, validationError } from './errors'
+
+export const PERMISSIONS = ['read:flags', 'read:configs', 'write:flags', 'write:configs', '*'] as const
+export type Permission = (typeof PERMISSIONS)[number]
+const MAX_TOKENS_PER_PROJECT = 1000
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+export const hashToken = (token: string): string => new Bun.CryptoHasher('sha256').update(token).digest('hex')
+
+/** 20 characters of [A-Za-z0-9] by rejection sampling over crypto random bytes (no modulo bias). */
+function randomPart(): string {
+  let out = ''
+  while (out.length < 20) {
+    for (const b of crypto.getRandomValues(new Uint8Array(32))) {
+      if (b < 248 && out.length < 20) out += ALPHABET[b % 62]
+    }
+  }
+  return out
+}
+
+export const newTokenPlaintext = (projectId: string): string => `ff_${projectId.slice(0, 4)}_${randomPart()}`
+export const tokenPrefixOf = (token: string): string => token.slice(0, 12)
+
+/** The wire form: never the plaintext; the hash identifies the token for deletion. */
+export function tokenView(row: TokenRow) {
+  return {
+    hash: row.hash, name: row.name, token_prefix: row.tokenPrefix, project_id: row.projectId,
+    permissions: row.permissions, expires_at: row.expiresAt, created_at: row.createdAt, last_used_at: row.lastUsedAt,
+  }
+}
+/** What the audit log keeps of a token: no hash, no plaintext. */
+const auditView = (row: TokenRow) => ({
+  name: row.name, token_prefix: row.tokenPrefix, project_id: row.projectId, permissions: row.permissions, expires_at: row.expiresAt, created_at: row.createdAt,
+})
+const eventData = (row: TokenRow) => ({ name: row.name, token_prefix: row.tokenPrefix, permissions: row.permissions })
+
+export const isExpired = (row: TokenRow, now = Date.now()): boolean => row.expiresAt !== null && Date.parse(row.expiresAt) <= now
+
+export interface NewToken {
+  name: string
+  project_id: string
+  permissions: string[]
+  expires_at?: string | null
+}
+
+/** Inserts a token row in an open transaction and returns the plaintext once. Shared by the API, bootstrap and the CLI. */
+export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, input: NewToken, plaintext?: string): Promise<{ token: string; row: TokenRow }> {
+  const issues: { path: string; message: string }[] = []
+  if (typeof input.name !== 'string' || input.name.length < 1 || input.name.length > 200) issues.push({ path: 'name', message: 'must be 1 to 200 characters' })
+  if (!Array.isArray(input.permissions) || input.permissions.length === 0) issues.push({ path: 'permissions', message: 'must be a non-empty list' })
+  else input.permissions.forEach((p, i) => { if (!(PERMISSIONS as readonly string[]).includes(p)) issues.push({ path: `permissions[${i}]`, message: `must be one of ${PERMISSIONS.join(', ')}` }) })
+  if (input.expires_at != null && (typeof input.expires_at !== 'string' || Number.isNaN(Date.parse(input.expires_at)))) issues.push({ path: 'expires_at', message: 'must be an ISO 8601 timestamp' })
+  else if (input.expires_at != null && Date.parse(input.expires_at) <= Date.now()) issues.push({ path: 'expires_at', message: 'must be in the future' })
+  if (issues.length) throw validationError(issues)
+  if ((await deps.store.tokens.count(tx, input.project_id)) >= MAX_TOKENS_PER_PROJECT) {
+    throw new AppError(409, 'LIMIT_REACHED', `A project holds at most ${MAX_TOKENS_PER_PROJECT} tokens`)
+  }
+  const token = plaintext ?? newTokenPlaintext(input.project_id)
+  const row: TokenRow = {
+    hash: hashToken(token), projectId: input.project_id, name: input.name, tokenPrefix: tokenPrefixOf(token),
+    permissions: [...new Set(input.permissions)], expiresAt: input.expires_at ? new Date(input.expires_at).toISOString() : null,
+    createdAt: new Date().toISOString(), lastUsedAt: null,
+  }
+  await deps.store.tokens.insert(tx, row)
+  return { token, row }
+}
+
+export function tokenService(deps: ServiceDeps) {
+  const { store, changes } = deps
+  return {
+    page: (projectId: string, limit: number, offset: number) => store.tokens.page(store.db, projectId, limit, offset),
+
+    create(actor: Actor, input: NewToken) {
+      if (input.project_id !== actor.projectId) {
+        throw new AppError(403, 'FORBIDDEN', 'A token can only create tokens for its own project', { required: '*', project_id: actor.projectId })
+      }
+      return changes.run(async (tx, record) => {
+        const created = await insertToken(deps, tx, input)
+        await record({
+          projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'token', resourceKey: created.row.tokenPrefix,
+          before: null, after: auditView(created.row), event: { kind: 'token.created', environment: '', data: eventData(created.row) },
+        })
+        return created
+      })
+    },
+
+    /** Refuses to delete the project's last unexpired `*` token, which would lock admins out. */
+    delete(actor: Actor, hash: string) {
+      return changes.run(async (tx, record) => {
+        const row = await store.tokens.get(tx, actor.projectId, hash)
+        if (!row) throw notFound('NOT_FOUND', 'Token')
+        if (row.permissions.includes('*') && !isExpired(row)) {
+          const admins = (await store.tokens.byProject(tx, actor.projectId)).filter((t) => t.permissions.includes('*') && !isExpired(t))
+          if (admins.length <= 1) throw new AppError(409, 'IN_USE', "Cannot delete the project's last unexpired admin (*) token", { token_prefix: row.tokenPrefix })
+        }
+        await store.tokens.delete(tx, hash)
+        await record({
+          projectId: actor.projectId, actor: actor.name, action: 'delete', resourceType: 'token', resourceKey: row.tokenPrefix,
+          before: auditView(row), after: null, event: { kind: 'token.deleted', environment: '', data: eventData(row) },
+        })
+      })
+    },
+  }
+}
+export type TokenService = ReturnType<typeof tokenService>

@@ -1,0 +1,53 @@
+// Webhook registrations. The URL rules are checked here; delivery lives in server/webhooks/.
+import { checkWebhookUrl } from '../webhooks/url-guard'
+import type { WebhookRow } from '../store/webhooks'
+import type { Actor, ServiceDeps } from './context'
+import { AppError, notFound, validationError } from './errors'
+import { EVENT_KINDS } from './events'
+
+const MAX_WEBHOOKS_PER_PROJECT = 100
+
+/** The wire form: the secret is write-only, `has_secret` stands in for it. */
+export function webhookView(row: WebhookRow) {
+  return { id: row.id, config: { url: row.url, has_secret: row.secret !== null, events: row.events } }
+}
+
+export function webhookService({ store, changes, settings }: ServiceDeps) {
+  return {
+    list: (projectId: string) => store.webhooks.byProject(store.db, projectId),
+
+    create(actor: Actor, input: { url: string; events: string[]; secret?: string | null }) {
+      const issues: { path: string; message: string }[] = []
+      if (!Array.isArray(input.events) || input.events.length === 0) issues.push({ path: 'events', message: 'must be a non-empty list of event kinds (or ["*"])' })
+      else input.events.forEach((e, i) => {
+        if (e !== '*' && !(EVENT_KINDS as readonly string[]).includes(e)) issues.push({ path: `events[${i}]`, message: `unknown event kind "${e}"` })
+      })
+      if (input.secret != null && (typeof input.secret !== 'string' || input.secret.length < 1 || input.secret.length > 512)) issues.push({ path: 'secret', message: 'must be 1 to 512 characters' })
+      if (issues.length) throw validationError(issues)
+      const verdict = checkWebhookUrl(input.url, { allowPrivate: settings.webhookAllowPrivateTargets })
+      if (!verdict.ok) throw new AppError(400, 'INVALID_WEBHOOK_URL', `Webhook URL rejected: ${verdict.reason}`, { reason: verdict.reason })
+      return changes.run(async (tx, record) => {
+        if ((await store.webhooks.count(tx, actor.projectId)) >= MAX_WEBHOOKS_PER_PROJECT) {
+          throw new AppError(409, 'LIMIT_REACHED', `A project holds at most ${MAX_WEBHOOKS_PER_PROJECT} webhooks`)
+        }
+        const row: WebhookRow = {
+          id: crypto.randomUUID(), projectId: actor.projectId, url: input.url, secret: input.secret ?? null,
+          events: [...new Set(input.events)], createdAt: new Date().toISOString(),
+        }
+        await store.webhooks.insert(tx, row)
+        await record({ projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'webhook', resourceKey: row.id, before: null, after: webhookView(row).config })
+        return row
+      })
+    },
+
+    delete(actor: Actor, id: string) {
+      return changes.run(async (tx, record) => {
+        const row = await store.webhooks.get(tx, actor.projectId, id)
+        if (!row) throw notFound('NOT_FOUND', `Webhook "${id}"`)
+        await store.webhooks.delete(tx, id)
+        await record({ projectId: actor.projectId, actor: actor.name, action: 'delete', resourceType: 'webhook', resourceKey: id, before: webhookView(row).config, after: null })
+      })
+    },
+  }
+}
+export type WebhookService = ReturnType<typeof webhookService>

@@ -1,0 +1,58 @@
+// Every environment variable the service reads, parsed and validated once (decisions.md §1).
+
+export interface Settings {
+  port: number
+  host: string
+  databaseUrl: string
+  redisUrl: string | undefined
+  bootstrapToken: string | undefined
+  appEnv: string
+  rateLimitEvaluationPerMinute: number
+  rateLimitManagementPerMinute: number
+  webhookAllowPrivateTargets: boolean
+  /** how often an instance re-reads every project to heal a missed change notice (ms) */
+  reconcileIntervalMs: number
+}
+
+export const TOKEN_PATTERN = /^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/
+
+function int(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`)
+  return n
+}
+
+function flag(env: Record<string, string | undefined>, name: string): boolean {
+  const raw = (env[name] ?? '').toLowerCase()
+  if (['', '0', 'false', 'no', 'off'].includes(raw)) return false
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true
+  throw new Error(`${name} must be a boolean (1/0, true/false), got "${env[name]}"`)
+}
+
+export function loadSettings(env: Record<string, string | undefined> = process.env): Settings {
+  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/flags.db'
+  if (!databaseUrl.startsWith('sqlite:') && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${databaseUrl}"`)
+  }
+  const bootstrapToken = env.BOOTSTRAP_TOKEN || undefined
+  if (bootstrapToken !== undefined && !TOKEN_PATTERN.test(bootstrapToken)) {
+    throw new Error('BOOTSTRAP_TOKEN must match the token format ff_<4 chars of [a-z0-9]>_<20 chars of [A-Za-z0-9]>')
+  }
+  if (bootstrapToken !== undefined && !bootstrapToken.startsWith('ff_defa_')) {
+    throw new Error('BOOTSTRAP_TOKEN belongs to project "default", so it must start with ff_defa_')
+  }
+  return {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    databaseUrl,
+    redisUrl: env.REDIS_URL || undefined,
+    bootstrapToken,
+    appEnv: env.APP_ENV || 'development',
+    rateLimitEvaluationPerMinute: int(env, 'RATE_LIMIT_EVALUATION_PER_MINUTE', 10000, 1, 1e9),
+    rateLimitManagementPerMinute: int(env, 'RATE_LIMIT_MANAGEMENT_PER_MINUTE', 1000, 1, 1e9),
+    webhookAllowPrivateTargets: flag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
+    reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30000, 100, 86400000),
+  }
+}

@@ -1,0 +1,38 @@
+// Repository for the audit log.
+import { and, count, desc, eq, gte, lt, type SQL } from 'drizzle-orm'
+import type { Db, Tables } from './database'
+
+export type AuditRow = Tables['audit']['$inferSelect']
+export type NewAuditRow = Tables['audit']['$inferInsert']
+
+export interface AuditFilter {
+  resourceType?: string
+  resourceKey?: string
+  action?: string
+  actor?: string
+  since?: string
+  until?: string
+}
+
+export function auditRepository(t: Tables) {
+  const a = t.audit
+  return {
+    async insert(db: Db, row: NewAuditRow): Promise<void> {
+      await db.insert(a).values(row)
+    },
+    async page(db: Db, projectId: string, f: AuditFilter, limit: number, offset: number): Promise<{ rows: AuditRow[]; total: number }> {
+      const where: SQL[] = [eq(a.projectId, projectId)]
+      if (f.resourceType) where.push(eq(a.resourceType, f.resourceType))
+      if (f.resourceKey) where.push(eq(a.resourceKey, f.resourceKey))
+      if (f.action) where.push(eq(a.action, f.action))
+      if (f.actor) where.push(eq(a.actor, f.actor))
+      if (f.since) where.push(gte(a.timestamp, f.since))
+      if (f.until) where.push(lt(a.timestamp, f.until))
+      const cond = and(...where)
+      const rows = await db.select().from(a).where(cond).orderBy(desc(a.timestamp), desc(a.id)).limit(limit).offset(offset)
+      const [{ total }] = await db.select({ total: count() }).from(a).where(cond)
+      return { rows, total: Number(total) }
+    },
+  }
+}
+export type AuditRepository = ReturnType<typeof auditRepository>

@@ -1,0 +1,72 @@
+// Opens the configured database (SQLite embedded, or PostgreSQL), runs its migrations, and gives the
+// one way the service opens a transaction. Repositories are written once against the SQLite table
+// types; PostgreSQL gets column-identical tables from schema.pg.ts at run time.
+import { Database as SQLite } from 'bun:sqlite'
+import { mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { drizzle as drizzleSqlite, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { migrate as migrateSqlite } from 'drizzle-orm/bun-sqlite/migrator'
+import { sql } from 'drizzle-orm'
+import * as sqliteSchema from './schema.sqlite'
+
+export type Tables = typeof sqliteSchema
+/** The query surface repositories use; identical builder API in both dialects. */
+export type Db = BunSQLiteDatabase<Tables>
+
+export interface Database {
+  dialect: 'sqlite' | 'postgres'
+  db: Db
+  tables: Tables
+  /** Runs fn in one transaction: everything it writes commits together or not at all. */
+  transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>
+  /** Cheap round trip used by /health and to tell "store unavailable" apart. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+const MIGRATIONS = join(import.meta.dir, '..', '..', 'drizzle')
+
+export async function openDatabase(url: string): Promise<Database> {
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length))
+  const { openPostgres } = await import('./database.pg')
+  return openPostgres(url)
+}
+
+function openSqlite(path: string): Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const client = new SQLite(path, { create: true })
+  client.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;')
+  const db = drizzleSqlite(client, { schema: sqliteSchema })
+  migrateSqlite(db, { migrationsFolder: join(MIGRATIONS, 'sqlite') })
+
+  // bun:sqlite transactions are synchronous, but services are async. SQLite has one writer anyway, so
+  // writers queue here and run BEGIN IMMEDIATE .. COMMIT around the async body.
+  let queue: Promise<unknown> = Promise.resolve()
+  return {
+    dialect: 'sqlite',
+    db,
+    tables: sqliteSchema,
+    transaction<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+      const run = async () => {
+        client.exec('BEGIN IMMEDIATE')
+        try {
+          const result = await fn(db)
+          client.exec('COMMIT')
+          return result
+        } catch (err) {
+          client.exec('ROLLBACK')
+          throw err
+        }
+      }
+      const next = queue.then(run, run)
+      queue = next.catch(() => undefined)
+      return next
+    },
+    async ping() {
+      db.run(sql`select 1`)
+    },
+    async close() {
+      client.close()
+    },
+  }
+}

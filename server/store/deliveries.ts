@@ -1,0 +1,125 @@
+// Repository for the webhook outbox (one row per event and subscribed webhook).
+// Life of a row: pending -> delivering (claimed by one worker, attempts + 1) -> delivered | pending (retry
+// later) | failed. The claim is a lease: a row left in `delivering` by a crashed process is claimable again
+// once claimed_until has passed.
+import { and, asc, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm'
+import type { Db, Tables } from './database'
+
+export type DeliveryRow = Tables['deliveries']['$inferSelect']
+
+export interface AttemptOutcome {
+  now: string
+  statusCode: number | null
+  error: string
+  /** when to try again; null: no attempts left, the row becomes `failed` */
+  nextAttemptAt: string | null
+}
+
+export function deliveryRepository(t: Tables) {
+  const d = t.deliveries
+  const claimExpired = (now: string) => or(isNull(d.claimedUntil), lt(d.claimedUntil, now))
+  /** Rows a worker may take now: pending and due, or stuck in `delivering` under an expired claim. */
+  const claimable = (now: string, maxAttempts: number) =>
+    and(
+      or(eq(d.status, 'pending'), and(eq(d.status, 'delivering'), lt(d.attempts, maxAttempts))),
+      lte(d.nextAttemptAt, now),
+      claimExpired(now),
+    )
+
+  return {
+    async insert(db: Db, rows: DeliveryRow[]): Promise<void> {
+      if (rows.length) await db.insert(d).values(rows)
+    },
+    recent(db: Db, webhookId: string, limit: number): Promise<DeliveryRow[]> {
+      return db.select().from(d).where(eq(d.webhookId, webhookId)).orderBy(desc(d.createdAt), desc(d.id)).limit(limit)
+    },
+    async get(db: Db, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
+      const [row] = await db.select().from(d).where(and(eq(d.webhookId, webhookId), eq(d.id, id)))
+      return row
+    },
+
+    /** Cheap read used by the poll loop before it opens a write transaction. */
+    async anyDue(db: Db, now: string, maxAttempts: number): Promise<boolean> {
+      const rows = await db.select({ id: d.id }).from(d).where(claimable(now, maxAttempts)).limit(1)
+      return rows.length > 0
+    },
+
+    /**
+     * Atomically claims up to `limit` due rows for `owner` until `claimUntil` and counts the attempt that
+     * is about to start (attempts + 1). One statement, so two workers never get the same row.
+     * PostgreSQL: give the inner select `.for('update', { skipLocked: true })` so concurrent instances
+     * skip each other's rows instead of waiting.
+     */
+    claimDue(db: Db, args: { owner: string; now: string; claimUntil: string; limit: number; maxAttempts: number }): Promise<DeliveryRow[]> {
+      const { owner, now, claimUntil, limit, maxAttempts } = args
+      const due = db
+        .select({ id: d.id })
+        .from(d)
+        .where(claimable(now, maxAttempts))
+        .orderBy(asc(d.nextAttemptAt), asc(d.createdAt))
+        .limit(limit)
+      return db
+        .update(d)
+        .set({ status: 'delivering', claimedBy: owner, claimedUntil: claimUntil, attempts: sql`${d.attempts} + 1`, updatedAt: now })
+        .where(and(inArray(d.id, due), claimable(now, maxAttempts)))
+        .returning()
+    },
+
+    /**
+     * Rows whose last attempt was interrupted (claim expired while `delivering`) with no attempts left:
+     * they become `failed`. Returns them so the worker can log the warning.
+     */
+    abandonInterrupted(db: Db, now: string, maxAttempts: number): Promise<DeliveryRow[]> {
+      return db
+        .update(d)
+        .set({
+          status: 'failed',
+          lastError: 'the final attempt was interrupted (the delivering process stopped before recording its outcome)',
+          claimedBy: null,
+          claimedUntil: null,
+          updatedAt: now,
+        })
+        .where(and(eq(d.status, 'delivering'), sql`${d.attempts} >= ${maxAttempts}`, lt(d.claimedUntil, now)))
+        .returning()
+    },
+
+    /** Success. Only the claim owner records an outcome; false when the claim was lost. */
+    async markDelivered(db: Db, id: string, owner: string, now: string, statusCode: number): Promise<boolean> {
+      const rows = await db
+        .update(d)
+        .set({ status: 'delivered', lastStatusCode: statusCode, lastError: null, claimedBy: null, claimedUntil: null, updatedAt: now })
+        .where(and(eq(d.id, id), eq(d.claimedBy, owner), eq(d.status, 'delivering')))
+        .returning({ id: d.id })
+      return rows.length > 0
+    },
+
+    /** A failed attempt: back to `pending` at nextAttemptAt, or `failed` when none is left. */
+    async markFailedAttempt(db: Db, id: string, owner: string, o: AttemptOutcome): Promise<boolean> {
+      const rows = await db
+        .update(d)
+        .set({
+          status: o.nextAttemptAt === null ? 'failed' : 'pending',
+          nextAttemptAt: o.nextAttemptAt ?? undefined,
+          lastStatusCode: o.statusCode,
+          lastError: o.error,
+          claimedBy: null,
+          claimedUntil: null,
+          updatedAt: o.now,
+        })
+        .where(and(eq(d.id, id), eq(d.claimedBy, owner), eq(d.status, 'delivering')))
+        .returning({ id: d.id })
+      return rows.length > 0
+    },
+
+    /** Redeliver: a `failed` row is queued again with the same id and payload and a fresh set of attempts. */
+    async requeue(db: Db, webhookId: string, id: string, now: string): Promise<DeliveryRow | undefined> {
+      const [row] = await db
+        .update(d)
+        .set({ status: 'pending', attempts: 0, nextAttemptAt: now, claimedBy: null, claimedUntil: null, updatedAt: now })
+        .where(and(eq(d.webhookId, webhookId), eq(d.id, id), eq(d.status, 'failed')))
+        .returning()
+      return row
+    },
+  }
+}
+export type DeliveryRepository = ReturnType<typeof deliveryRepository>

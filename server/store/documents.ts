@@ -1,0 +1,41 @@
+// Repository for the three keyed, versioned documents: flags, configs and segments.
+import { and, asc, count, eq, sql } from 'drizzle-orm'
+import type { Db, Tables } from './database'
+
+export type DocumentTable = Tables['flags'] | Tables['configs'] | Tables['segments']
+export type DocumentRow = Tables['flags']['$inferSelect']
+
+export function documentRepository(table: DocumentTable) {
+  const byKey = (projectId: string, key: string) => and(eq(table.projectId, projectId), eq(table.key, key))
+  return {
+    async page(db: Db, projectId: string, limit: number, offset: number): Promise<{ rows: DocumentRow[]; total: number }> {
+      const rows = await db.select().from(table).where(eq(table.projectId, projectId)).orderBy(asc(table.key)).limit(limit).offset(offset)
+      const [{ total }] = await db.select({ total: count() }).from(table).where(eq(table.projectId, projectId))
+      return { rows, total: Number(total) }
+    },
+    all(db: Db, projectId: string): Promise<DocumentRow[]> {
+      return db.select().from(table).where(eq(table.projectId, projectId)).orderBy(asc(table.key))
+    },
+    async get(db: Db, projectId: string, key: string): Promise<DocumentRow | undefined> {
+      const [row] = await db.select().from(table).where(byKey(projectId, key))
+      return row
+    },
+    async insert(db: Db, row: DocumentRow): Promise<void> {
+      await db.insert(table).values(row)
+    },
+    /** Writes a new body and bumps the version, only if the stored version is still `fromVersion`.
+     *  The version check sits in the UPDATE itself, so concurrent writers cannot both win. */
+    async update(db: Db, projectId: string, key: string, body: DocumentRow['body'], fromVersion: number, now: string): Promise<DocumentRow | undefined> {
+      const [row] = await db
+        .update(table)
+        .set({ body, version: sql`${table.version} + 1`, updatedAt: now })
+        .where(and(byKey(projectId, key), eq(table.version, fromVersion)))
+        .returning()
+      return row
+    },
+    async delete(db: Db, projectId: string, key: string): Promise<void> {
+      await db.delete(table).where(byKey(projectId, key))
+    },
+  }
+}
+export type DocumentRepository = ReturnType<typeof documentRepository>

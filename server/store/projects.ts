@@ -1,0 +1,28 @@
+// Repository for projects.
+import { asc, eq } from 'drizzle-orm'
+import type { Db, Tables } from './database'
+
+export type ProjectRow = Tables['projects']['$inferSelect']
+
+export function projectRepository(t: Tables) {
+  return {
+    async get(db: Db, id: string): Promise<ProjectRow | undefined> {
+      const [row] = await db.select().from(t.projects).where(eq(t.projects.id, id))
+      return row
+    },
+    async bySlug(db: Db, slug: string): Promise<ProjectRow | undefined> {
+      const [row] = await db.select().from(t.projects).where(eq(t.projects.slug, slug))
+      return row
+    },
+    all(db: Db): Promise<ProjectRow[]> {
+      return db.select().from(t.projects).orderBy(asc(t.projects.id))
+    },
+    async insert(db: Db, row: ProjectRow): Promise<void> {
+      await db.insert(t.projects).values(row)
+    },
+    async update(db: Db, id: string, changes: Partial<Pick<ProjectRow, 'name' | 'slug' | 'environments' | 'updatedAt'>>): Promise<void> {
+      await db.update(t.projects).set(changes).where(eq(t.projects.id, id))
+    },
+  }
+}
+export type ProjectRepository = ReturnType<typeof projectRepository>

@@ -1,0 +1,95 @@
+// PostgreSQL schema: column-for-column the same as schema.sqlite.ts (same names, ISO text timestamps),
+// so the repositories written against the SQLite types run unchanged on PostgreSQL.
+import { pgTable, text, integer, serial, jsonb, primaryKey, index } from 'drizzle-orm/pg-core'
+
+export const projects = pgTable('projects', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  slug: text('slug').notNull().unique(),
+  environments: jsonb('environments').$type<string[]>().notNull(),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+})
+
+const keyedDocument = (name: string) =>
+  pgTable(
+    name,
+    {
+      projectId: text('project_id').notNull(),
+      key: text('key').notNull(),
+      body: jsonb('body').$type<Record<string, unknown>>().notNull(),
+      version: integer('version').notNull(),
+      createdAt: text('created_at').notNull(),
+      updatedAt: text('updated_at').notNull(),
+    },
+    (t) => [primaryKey({ columns: [t.projectId, t.key] })],
+  )
+
+export const flags = keyedDocument('flags')
+export const configs = keyedDocument('configs')
+export const segments = keyedDocument('segments')
+
+export const tokens = pgTable(
+  'tokens',
+  {
+    hash: text('hash').primaryKey(),
+    projectId: text('project_id').notNull(),
+    name: text('name').notNull(),
+    tokenPrefix: text('token_prefix').notNull(),
+    permissions: jsonb('permissions').$type<string[]>().notNull(),
+    expiresAt: text('expires_at'),
+    createdAt: text('created_at').notNull(),
+    lastUsedAt: text('last_used_at'),
+  },
+  (t) => [index('tokens_project_idx').on(t.projectId)],
+)
+
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    url: text('url').notNull(),
+    secret: text('secret'),
+    events: jsonb('events').$type<string[]>().notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('webhooks_project_idx').on(t.projectId)],
+)
+
+export const audit = pgTable(
+  'audit',
+  {
+    id: serial('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    timestamp: text('timestamp').notNull(),
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    resourceType: text('resource_type').notNull(),
+    resourceKey: text('resource_key').notNull(),
+    before: jsonb('before'),
+    after: jsonb('after'),
+  },
+  (t) => [index('audit_project_ts_idx').on(t.projectId, t.timestamp)],
+)
+
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: text('id').primaryKey(),
+    webhookId: text('webhook_id').notNull(),
+    projectId: text('project_id').notNull(),
+    event: text('event').notNull(),
+    payload: text('payload').notNull(),
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull(),
+    nextAttemptAt: text('next_attempt_at').notNull(),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    claimedBy: text('claimed_by'),
+    claimedUntil: text('claimed_until'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [index('deliveries_due_idx').on(t.status, t.nextAttemptAt), index('deliveries_webhook_idx').on(t.webhookId, t.createdAt)],
+)

@@ -1,0 +1,297 @@
+// The webhook delivery worker. Changes write outbox rows (`deliveries`) in their own transaction
+// (services/change-runner.ts); this worker is the only thing that sends them, so a crash or restart at any
+// moment loses nothing: whatever is still pending is sent by the next worker that runs.
+//
+// Per row: claim (lease of CLAIM_TTL_MS, attempts + 1) -> check URL -> resolve + check every address ->
+// POST to one of exactly the checked addresses -> record the outcome. Attempts: immediately, +1 s, +4 s;
+// 5 s timeout each; any 2xx is success; redirects are not followed (3xx is a failure).
+//
+// A row left in `delivering` by a crashed process is claimed again once its lease has expired; the
+// interrupted attempt counts (its outcome is unknown, and counting it keeps a row that crashes the process
+// from looping forever). Receivers de-duplicate by X-Webhook-Delivery, which is the same on every attempt.
+import { isIP } from 'node:net'
+import type { Store } from '../store'
+import type { DeliveryRow } from '../store/deliveries'
+import type { WebhookRow } from '../store/webhooks'
+import type { Settings } from '../settings'
+import type { Log } from '../log'
+import { checkResolvedAddresses, checkWebhookUrl, type Resolver } from './url-guard'
+import { sign } from './signer'
+
+export const USER_AGENT = 'flagship-webhooks/1.0'
+/** Gaps after failed attempt 1 and 2; the number of attempts is one more than this. */
+export const RETRY_DELAYS_MS = [1000, 4000]
+export const ATTEMPT_TIMEOUT_MS = 5000
+export const CLAIM_TTL_MS = 15_000
+export const POLL_INTERVAL_MS = 200
+export const CONCURRENCY = 8
+/** How much of a receiver's response body is read (and kept in last_error). */
+export const MAX_RESPONSE_BYTES = 4096
+
+export interface DeliveryWorkerOptions {
+  store: Store
+  settings: Pick<Settings, 'webhookAllowPrivateTargets'>
+  /** claim owner; unique per process */
+  instanceId: string
+  log: Log
+  // Tuning and test seams; the defaults are the contract.
+  pollIntervalMs?: number
+  concurrency?: number
+  claimTtlMs?: number
+  attemptTimeoutMs?: number
+  retryDelaysMs?: number[]
+  resolve?: Resolver
+  /** extra TLS trust (tests with a self-signed receiver) */
+  tls?: { ca?: string | string[] }
+}
+
+export interface DeliveryWorker {
+  /** look for due rows now (called after every committed change) */
+  kick(): void
+  /** stop claiming; resolves when in-flight attempts have finished and been recorded */
+  stop(): Promise<void>
+}
+
+type AttemptResult =
+  | { ok: true; statusCode: number }
+  | { ok: false; statusCode: number | null; error: string; /** retrying cannot help */ permanent?: boolean }
+
+export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker {
+  const { store, instanceId, log } = opts
+  const allowPrivate = opts.settings.webhookAllowPrivateTargets
+  const pollIntervalMs = opts.pollIntervalMs ?? POLL_INTERVAL_MS
+  const concurrency = opts.concurrency ?? CONCURRENCY
+  const claimTtlMs = opts.claimTtlMs ?? CLAIM_TTL_MS
+  const timeoutMs = opts.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS
+  const delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS
+  const maxAttempts = delays.length + 1
+
+  let stopped = false
+  let ticking = false
+  let again = false
+  const inFlight = new Set<Promise<void>>()
+  const retryTimers = new Set<ReturnType<typeof setTimeout>>()
+
+  const pollTimer = setInterval(() => kick(), pollIntervalMs)
+  // Interrupted final attempts are only found once their lease expires; look for them now and then.
+  const sweepTimer = setInterval(() => void sweepInterrupted(), Math.max(1000, Math.floor(claimTtlMs / 3)))
+  void sweepInterrupted().then(() => kick())
+
+  function kick(): void {
+    if (stopped) return
+    void tick()
+  }
+
+  async function tick(): Promise<void> {
+    if (ticking) {
+      again = true
+      return
+    }
+    ticking = true
+    try {
+      for (;;) {
+        again = false
+        const free = concurrency - inFlight.size
+        let claimed = 0
+        if (free > 0 && !stopped) {
+          const now = Date.now()
+          const nowIso = new Date(now).toISOString()
+          if (await store.deliveries.anyDue(store.db, nowIso, maxAttempts)) {
+            const rows = await store.transaction((tx) =>
+              store.deliveries.claimDue(tx, { owner: instanceId, now: nowIso, claimUntil: new Date(now + claimTtlMs).toISOString(), limit: free, maxAttempts }),
+            )
+            for (const row of rows) launch(row)
+            claimed = rows.length
+          }
+        }
+        if (stopped) break
+        if (claimed > 0 && claimed === free) continue // there may be more due rows than free slots
+        if (!again) break
+      }
+    } catch (e) {
+      log('webhook worker: polling the outbox failed', { error: errorText(e) }, 'warn')
+    } finally {
+      ticking = false
+    }
+  }
+
+  function launch(row: DeliveryRow): void {
+    const p: Promise<void> = deliver(row)
+      .catch((e) => log('webhook worker: delivery crashed', { delivery_id: row.id, webhook_id: row.webhookId, error: errorText(e) }, 'error'))
+      .finally(() => {
+        inFlight.delete(p)
+        kick()
+      })
+    inFlight.add(p)
+  }
+
+  async function sweepInterrupted(): Promise<void> {
+    if (stopped) return
+    try {
+      const rows = await store.transaction((tx) => store.deliveries.abandonInterrupted(tx, new Date().toISOString(), maxAttempts))
+      for (const r of rows) giveUpWarning(r, r.lastError ?? 'interrupted')
+    } catch (e) {
+      log('webhook worker: sweeping interrupted deliveries failed', { error: errorText(e) }, 'warn')
+    }
+  }
+
+  function giveUpWarning(row: DeliveryRow, reason: string): void {
+    // Never the URL (it may carry a token in its path) and never the secret.
+    log('webhook delivery failed', { webhook_id: row.webhookId, delivery_id: row.id, event: row.event, attempts: row.attempts, reason }, 'warn')
+  }
+
+  async function deliver(row: DeliveryRow): Promise<void> {
+    const hook = await store.webhooks.byId(store.db, row.webhookId)
+    const result: AttemptResult = hook
+      ? await attempt(hook, row)
+      : { ok: false, statusCode: null, error: 'the webhook was deleted', permanent: true }
+    const now = Date.now()
+    const nowIso = new Date(now).toISOString()
+    if (result.ok) {
+      await store.transaction((tx) => store.deliveries.markDelivered(tx, row.id, instanceId, nowIso, result.statusCode))
+      return
+    }
+    const final = result.permanent === true || row.attempts >= maxAttempts
+    const delay = delays[Math.min(row.attempts, delays.length) - 1] ?? 0
+    const recorded = await store.transaction((tx) =>
+      store.deliveries.markFailedAttempt(tx, row.id, instanceId, {
+        now: nowIso,
+        statusCode: result.statusCode,
+        error: result.error,
+        nextAttemptAt: final ? null : new Date(now + delay).toISOString(),
+      }),
+    )
+    if (!recorded) return // the lease was lost; whoever holds the row now records its outcome
+    if (final) {
+      if (hook) giveUpWarning(row, result.error)
+      else log('webhook delivery dropped: its webhook was deleted', { webhook_id: row.webhookId, delivery_id: row.id, event: row.event })
+    } else if (!stopped) {
+      const timer = setTimeout(() => {
+        retryTimers.delete(timer)
+        kick()
+      }, delay + 5)
+      retryTimers.add(timer)
+    }
+  }
+
+  /** One HTTP attempt, bounded by the timeout from DNS lookup to the last byte read. */
+  async function attempt(hook: WebhookRow, row: DeliveryRow): Promise<AttemptResult> {
+    const verdict = checkWebhookUrl(hook.url, { allowPrivate })
+    if (!verdict.ok) return { ok: false, statusCode: null, error: `webhook URL rejected: ${verdict.reason}`, permanent: true }
+    const url = new URL(hook.url)
+    const signal = AbortSignal.timeout(timeoutMs)
+    const timedOut = () => ({ ok: false as const, statusCode: null, error: `timed out after ${timeoutMs / 1000} s` })
+
+    const resolved = await Promise.race([
+      checkResolvedAddresses(url.hostname, { allowPrivate, resolve: opts.resolve }),
+      new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true })),
+    ])
+    if (resolved === null) return timedOut()
+    if (!resolved.ok) return { ok: false, statusCode: null, error: resolved.reason }
+
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'User-Agent': USER_AGENT,
+      'X-Webhook-Event': row.event,
+      'X-Webhook-Delivery': row.id,
+      'X-Webhook-Attempt': String(row.attempts),
+      // The connection goes to the checked IP address; the Host header (and TLS SNI below) keep the name.
+      Host: url.host,
+    }
+    if (hook.secret) headers['X-Webhook-Signature'] = sign(row.payload, hook.secret)
+    const serverName = url.hostname.replace(/\.$/, '')
+
+    let last: AttemptResult = { ok: false, statusCode: null, error: 'no address to connect to' }
+    for (const address of resolved.addresses) {
+      // Pinning: connect to exactly the address that was checked, so DNS rebinding between the check and
+      // the connect cannot point the request elsewhere. For https, tls.serverName keeps SNI and certificate
+      // verification on the URL's host name.
+      const target = new URL(url)
+      target.hostname = isIP(address) === 6 ? `[${address}]` : address
+      try {
+        const res = await fetch(target, {
+          method: 'POST',
+          body: row.payload,
+          headers,
+          redirect: 'manual',
+          signal,
+          keepalive: false,
+          proxy: false,
+          tls: url.protocol === 'https:' ? { ...(isIP(serverName) ? {} : { serverName }), ...(opts.tls ?? {}) } : undefined,
+        } as RequestInit)
+        if (res.status >= 200 && res.status < 300) {
+          // Any 2xx is success; the body is not needed.
+          res.body?.cancel().catch(() => undefined)
+          return { ok: true, statusCode: res.status }
+        }
+        if (res.status >= 300 && res.status < 400) {
+          res.body?.cancel().catch(() => undefined)
+          const location = res.headers.get('location')
+          return { ok: false, statusCode: res.status, error: `HTTP ${res.status}: redirects are not followed${location ? ` (Location: ${location.slice(0, 512)})` : ''}` }
+        }
+        const body = await readBounded(res, MAX_RESPONSE_BYTES).catch(() => '(response body not read: timed out or aborted)')
+        return { ok: false, statusCode: res.status, error: `HTTP ${res.status}${body ? `: ${body}` : ''}` }
+      } catch (e) {
+        if (signal.aborted) return timedOut()
+        last = { ok: false, statusCode: null, error: sanitize(errorText(e), [target.href, hook.url]) }
+        // Connection-level failure: the next address of the host may work.
+      }
+    }
+    return last
+  }
+
+  return {
+    kick,
+    async stop() {
+      stopped = true
+      clearInterval(pollTimer)
+      clearInterval(sweepTimer)
+      for (const t of retryTimers) clearTimeout(t)
+      retryTimers.clear()
+      while (ticking) await Bun.sleep(5)
+      await Promise.allSettled([...inFlight])
+    },
+  }
+}
+
+/** Reads at most max bytes of the body (as text) and drops the rest. */
+async function readBounded(res: Response, max: number): Promise<string> {
+  if (!res.body) return ''
+  const reader = res.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  try {
+    while (total < max) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks.push(value)
+      total += value.byteLength
+    }
+  } finally {
+    reader.cancel().catch(() => undefined)
+  }
+  const all = new Uint8Array(Math.min(total, max))
+  let at = 0
+  for (const c of chunks) {
+    const part = c.subarray(0, all.length - at)
+    all.set(part, at)
+    at += part.length
+    if (at >= all.length) break
+  }
+  return new TextDecoder().decode(all).trim()
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof Error) {
+    const code = (e as { code?: string }).code
+    return code && !e.message.includes(code) ? `${code}: ${e.message}` : e.message
+  }
+  return String(e)
+}
+
+/** Error messages from fetch quote the URL; the URL can carry a token in its path, so it is cut out. */
+function sanitize(message: string, urls: string[]): string {
+  let m = message
+  for (const u of urls) m = m.split(u).join('<url>')
+  return m.replace(/fetching "[^"]*"/g, 'fetching <url>').replace(/\s*For more information, pass `verbose: true`[^.]*\.?/g, '').slice(0, 1024)
+}

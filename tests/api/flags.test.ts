@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { api, startServer, type TestServer } from '../helpers/server'
+
+let srv: TestServer
+let admin: string
+beforeAll(async () => {
+  srv = await startServer()
+  admin = srv.adminToken
+})
+afterAll(() => srv.stop())
+
+const create = (body: unknown) => api(srv, 'POST', '/api/v1/flags', { token: admin, body })
+
+describe('flags', () => {
+  test('create applies defaults, answers 201 with version 1 and the whole stored flag', async () => {
+    const res = await create({ key: 'new-checkout' })
+    expect(res.status).toBe(201)
+    expect(res.body).toMatchObject({ success: true, key: 'new-checkout', flag: { key: 'new-checkout', enabled: false, value: true, version: 1 } })
+    expect(res.body.flag.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect(res.body.flag.updated_at).toBe(res.body.flag.created_at)
+  })
+
+  test('duplicate key: 409 ALREADY_EXISTS, nothing changed', async () => {
+    await create({ key: 'dup', value: 'a' })
+    const res = await create({ key: 'dup', value: 'b' })
+    expect(res.status).toBe(409)
+    expect(res.body.code).toBe('ALREADY_EXISTS')
+    const def = await api(srv, 'GET', '/api/v1/flags/dup/definition', { token: admin })
+    expect(def.body.flag.value).toBe('a')
+  })
+
+  test('bad keys and bad fields: 400 VALIDATION_ERROR with field paths', async () => {
+    for (const key of ['', '-lead', 'sp ace', 'x'.repeat(129), 'ü']) {
+      const res = await create({ key })
+      expect(res.status).toBe(400)
+      expect(res.body.code).toBe('VALIDATION_ERROR')
+      expect(res.body.details.issues[0].path).toBe('key')
+    }
+    const wrongType = await create({ key: 'typed', enabled: 'yes' })
+    expect(wrongType.status).toBe(400)
+    expect(wrongType.body.details.issues.some((i: any) => i.path === 'enabled')).toBe(true)
+    const badOp = await create({ key: 'badop', targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'smells_like', value: 'x' }], value: 1 }] } })
+    expect(badOp.status).toBe(400)
+    expect(JSON.stringify(badOp.body.details.issues)).toContain('targeting.rules[0].conditions[0].operator')
+    const badRollout = await create({ key: 'badroll', targeting: { rollout: { percentage: 120, attribute: 'user_id' } } })
+    expect(badRollout.status).toBe(400)
+    expect(JSON.stringify(badRollout.body.details.issues)).toContain('targeting.rollout')
+    const badSeg = await create({ key: 'badseg', targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'nope' }], value: 1 }] } })
+    expect(badSeg.status).toBe(400)
+    const badEnv = await create({ key: 'badenv', environments: { moon: { enabled: true } } })
+    expect(badEnv.status).toBe(400)
+    expect(JSON.stringify(badEnv.body.details.issues)).toContain('environments.moon')
+    for (const key of ['typed', 'badop', 'badroll', 'badseg', 'badenv']) {
+      expect((await api(srv, 'GET', `/api/v1/flags/${key}`, { token: admin })).status).toBe(404)
+    }
+  })
+
+  test('list: ordered by key, limit/offset, total, has_more; bad paging is 400', async () => {
+    for (const k of ['list-c', 'list-a', 'list-b']) await create({ key: k })
+    const all = await api(srv, 'GET', '/api/v1/flags?limit=1000', { token: admin })
+    expect(all.status).toBe(200)
+    const keys = all.body.flags.map((f: any) => f.key)
+    expect(keys).toEqual([...keys].sort())
+    expect(all.body.total).toBe(keys.length)
+    expect(all.body.has_more).toBe(false)
+    expect(all.body.flags[0]).toHaveProperty('flag.version')
+    const page = await api(srv, 'GET', '/api/v1/flags?limit=2&offset=1', { token: admin })
+    expect(page.body.flags.length).toBe(2)
+    expect(page.body.flags[0].key).toBe(keys[1])
+    expect(page.body.has_more).toBe(keys.length > 3)
+    for (const q of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'offset=-1']) {
+      const res = await api(srv, 'GET', `/api/v1/flags?${q}`, { token: admin })
+      expect(res.status).toBe(400)
+      expect(res.body.code).toBe('VALIDATION_ERROR')
+    }
+  })
+
+  test('update merges fields, bumps the version, null clears an optional field', async () => {
+    await create({ key: 'upd', value: 'blue', active_from: '2020-01-01T00:00:00.000Z' })
+    const res = await api(srv, 'PUT', '/api/v1/flags/upd', { token: admin, body: { enabled: true, key: 'ignored', version: 99 } })
+    expect(res.status).toBe(200)
+    expect(res.body.flag).toMatchObject({ key: 'upd', enabled: true, value: 'blue', version: 2, active_from: '2020-01-01T00:00:00.000Z' })
+    const cleared = await api(srv, 'PUT', '/api/v1/flags/upd', { token: admin, body: { active_from: null } })
+    expect(cleared.body.flag.version).toBe(3)
+    expect(cleared.body.flag).not.toHaveProperty('active_from')
+  })
+
+  test('update of a missing flag: 404 FLAG_NOT_FOUND', async () => {
+    const res = await api(srv, 'PUT', '/api/v1/flags/ghost', { token: admin, body: { enabled: true } })
+    expect(res.status).toBe(404)
+    expect(res.body.code).toBe('FLAG_NOT_FOUND')
+  })
+
+  test('If-Match: match applies, mismatch is 409 with the exact body', async () => {
+    await create({ key: 'im' })
+    const ok = await api(srv, 'PUT', '/api/v1/flags/im', { token: admin, body: { value: 1 }, headers: { 'if-match': '"1"' } })
+    expect(ok.status).toBe(200)
+    expect(ok.body.flag.version).toBe(2)
+    const stale = await api(srv, 'PUT', '/api/v1/flags/im', { token: admin, body: { value: 2 }, headers: { 'if-match': '"1"' } })
+    expect(stale.status).toBe(409)
+    expect(stale.body).toEqual({ error: 'Version conflict', code: 'CONFLICT', details: { current_version: 2 } })
+    const bad = await api(srv, 'PUT', '/api/v1/flags/im', { token: admin, body: { value: 2 }, headers: { 'if-match': 'banana' } })
+    expect(bad.status).toBe(400)
+  })
+
+  test('20 concurrent PUTs with the same If-Match: exactly one wins', async () => {
+    await create({ key: 'race' })
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => api(srv, 'PUT', '/api/v1/flags/race', { token: admin, body: { value: i }, headers: { 'if-match': '"1"' } })),
+    )
+    const statuses = results.map((r) => r.status)
+    expect(statuses.filter((s) => s === 200).length).toBe(1)
+    expect(statuses.filter((s) => s === 409).length).toBe(19)
+    const def = await api(srv, 'GET', '/api/v1/flags/race/definition', { token: admin })
+    expect(def.body.flag.version).toBe(2)
+    const audit = await api(srv, 'GET', '/api/v1/audit?resource_type=flag&resource_key=race', { token: admin })
+    expect(audit.body.entries.filter((e: any) => e.action === 'update').length).toBe(1)
+  })
+
+  test('delete: success, then 404', async () => {
+    await create({ key: 'gone' })
+    const res = await api(srv, 'DELETE', '/api/v1/flags/gone', { token: admin })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({ success: true, key: 'gone' })
+    expect((await api(srv, 'DELETE', '/api/v1/flags/gone', { token: admin })).status).toBe(404)
+    expect((await api(srv, 'GET', '/api/v1/flags/gone', { token: admin })).status).toBe(404)
+  })
+
+  test('environment overrides: put, evaluate, delete; unknown environment 400; missing override 404', async () => {
+    await create({ key: 'envy', enabled: false, value: 'base' })
+    const put = await api(srv, 'PUT', '/api/v1/flags/envy/environments/staging', { token: admin, body: { enabled: true, value: 'stg' } })
+    expect(put.status).toBe(200)
+    expect(put.body).toEqual({ success: true, key: 'envy', environment: 'staging', override: { enabled: true, value: 'stg' } })
+    const ctx = encodeURIComponent(JSON.stringify({ environment: 'staging' }))
+    const ev = await api(srv, 'GET', `/api/v1/flags/envy?context=${ctx}`, { token: admin })
+    expect(ev.body).toEqual({ value: 'stg', type: 'string', reason: 'environment_override' })
+    const def = await api(srv, 'GET', '/api/v1/flags/envy/definition', { token: admin })
+    expect(def.body.flag.version).toBe(2)
+    const unknown = await api(srv, 'PUT', '/api/v1/flags/envy/environments/moon', { token: admin, body: { enabled: true } })
+    expect(unknown.status).toBe(400)
+    const badBody = await api(srv, 'PUT', '/api/v1/flags/envy/environments/staging', { token: admin, body: { value: 1 } })
+    expect(badBody.status).toBe(400)
+    const del = await api(srv, 'DELETE', '/api/v1/flags/envy/environments/staging', { token: admin })
+    expect(del.status).toBe(200)
+    expect(del.body).toEqual({ success: true, key: 'envy', environment: 'staging' })
+    expect((await api(srv, 'DELETE', '/api/v1/flags/envy/environments/staging', { token: admin })).status).toBe(404)
+    const after = await api(srv, 'GET', `/api/v1/flags/envy?context=${ctx}`, { token: admin })
+    expect(after.body).toEqual({ value: null, type: 'null', reason: 'disabled' })
+  })
+})

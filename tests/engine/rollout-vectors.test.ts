@@ -1,0 +1,47 @@
+// Every reference vector of the shared fixture must reproduce (decisions §4): hash and bucket.
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { bucketOf, inRollout, murmur3, murmur3Bytes } from '../../server/engine'
+
+interface Vector { flag: string; value: string; hash: number; bucket: number }
+const fixture = JSON.parse(
+  readFileSync(new URL('../../../shared/fixtures/rollout-vectors.json', import.meta.url), 'utf8'),
+) as { algorithm: string; vectors: Vector[] }
+
+describe('rollout reference vectors', () => {
+  test('fixture is loaded', () => {
+    expect(fixture.vectors.length).toBeGreaterThan(0)
+  })
+
+  test('every vector reproduces hash and bucket', () => {
+    const failures: string[] = []
+    for (const v of fixture.vectors) {
+      const hash = murmur3(`${v.flag}:${v.value}`)
+      const bucket = bucketOf(v.flag, v.value)
+      if (hash !== v.hash || bucket !== v.bucket) failures.push(`${v.flag}:${v.value} -> ${hash}/${bucket}, want ${v.hash}/${v.bucket}`)
+    }
+    expect(failures).toEqual([])
+  })
+
+  test('long strings (beyond the scratch buffer) hash like their bytes', () => {
+    const long = 'é用'.repeat(400) + 'x'
+    expect(murmur3(long)).toBe(murmur3Bytes(new TextEncoder().encode(long)))
+  })
+
+  test('known MurmurHash3 x86_32 values (seed handling)', () => {
+    expect(murmur3('')).toBe(0)
+    expect(murmur3('', 1)).toBe(0x514e28b7)
+    expect(murmur3('', 0xffffffff)).toBe(0x81f16f39)
+    expect(murmur3('test')).toBe(0xba6bd213)
+    expect(murmur3('Hello, world!', 1234)).toBe(0xfaf6cdb3)
+    expect(murmur3('The quick brown fox jumps over the lazy dog')).toBe(0x2e4ff723)
+  })
+
+  test('inside when bucket < percentage', () => {
+    const v = fixture.vectors[0]!
+    expect(inRollout(v.flag, v.value, v.bucket)).toBe(false)
+    expect(inRollout(v.flag, v.value, v.bucket + 0.01)).toBe(true)
+    expect(inRollout(v.flag, v.value, 0)).toBe(false)
+    expect(inRollout(v.flag, v.value, 100)).toBe(true)
+  })
+})

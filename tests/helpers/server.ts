@@ -1,0 +1,133 @@
+// Starts the real service as a child process (as `npm start` does) on a free port with a fresh database.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+
+const ROOT = join(import.meta.dir, '..', '..')
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+export const randomAdminToken = (): string =>
+  `ff_defa_${Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => ALPHABET[b % 62]).join('')}`
+
+export interface TestServer {
+  url: string
+  port: number
+  adminToken: string
+  dbPath: string
+  /** DATABASE_URL the server was started with */
+  databaseUrl: string
+  process: Subprocess
+  /** everything the process printed so far */
+  output: () => string
+  stop(): Promise<void>
+  /** SIGKILL, no cleanup: for crash tests */
+  kill(): Promise<void>
+}
+
+export interface StartOptions {
+  env?: Record<string, string>
+  /** reuse a database file (restart tests); default: a new temp file */
+  dbPath?: string
+  adminToken?: string
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
+  const dbPath = opts.dbPath ?? join(mkdtempSync(join(tmpdir(), 'flagship-test-')), 'flags.db')
+  const adminToken = opts.adminToken ?? randomAdminToken()
+  const databaseUrl = opts.env?.DATABASE_URL ?? `sqlite:${dbPath}`
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'server', 'index.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      BOOTSTRAP_TOKEN: adminToken,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+      APP_ENV: 'test',
+      ...opts.env,
+      DATABASE_URL: databaseUrl,
+    },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  let out = ''
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) out += decoder.decode(chunk)
+  }
+  void pump(proc.stdout as ReadableStream<Uint8Array>)
+  void pump(proc.stderr as ReadableStream<Uint8Array>)
+
+  const deadline = Date.now() + 60_000
+  let port = 0
+  while (!port) {
+    const m = /"msg":"listening"[^\n]*"port":(\d+)/.exec(out)
+    if (m) port = Number(m[1])
+    else if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}:\n${out}`)
+    else if (Date.now() > deadline) {
+      proc.kill('SIGKILL')
+      throw new Error(`server did not start in time:\n${out}`)
+    }
+    else await Bun.sleep(25)
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    adminToken,
+    dbPath,
+    databaseUrl,
+    process: proc,
+    output: () => out,
+    async stop() {
+      if (proc.exitCode !== null) return
+      proc.kill('SIGTERM')
+      await Promise.race([proc.exited, Bun.sleep(5000)])
+      if (proc.exitCode === null) proc.kill('SIGKILL')
+      await proc.exited
+    },
+    async kill() {
+      proc.kill('SIGKILL')
+      await proc.exited
+    },
+  }
+}
+
+export interface ApiResponse<T = any> {
+  status: number
+  headers: Headers
+  body: T
+  text: string
+}
+
+/** A client call: JSON in, JSON out, with the given token (or none). */
+export async function api<T = any>(
+  srv: { url: string },
+  method: string,
+  path: string,
+  opts: { token?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...opts.headers }
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`
+  let body: string | undefined = opts.rawBody
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  const res = await fetch(srv.url + path, { method, headers, body })
+  const text = await res.text()
+  let parsed: any = undefined
+  try {
+    parsed = text ? JSON.parse(text) : undefined
+  } catch {
+    parsed = text
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text }
+}
+
+/** Creates a token with the given permissions through the API and returns its plaintext. */
+export async function createToken(srv: TestServer, permissions: string[], extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await api(srv, 'POST', '/api/v1/tokens', { token: srv.adminToken, body: { name: `t-${permissions.join('+')}`, project_id: 'default', permissions, ...extra } })
+  if (res.status !== 201) throw new Error(`token create failed: ${res.status} ${res.text}`)
+  return res.body.token
+}

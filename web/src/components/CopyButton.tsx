@@ -1,0 +1,20 @@
+// Copies text to the clipboard and says so.
+import { useState } from 'react'
+
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState<null | 'ok' | 'fail'>(null)
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text)
+      setCopied('ok')
+    } catch {
+      setCopied('fail')
+    }
+    setTimeout(() => setCopied(null), 2000)
+  }
+  return (
+    <button type="button" className="btn btn-small" onClick={copy} aria-live="polite">
+      {copied === 'ok' ? 'Copied' : copied === 'fail' ? 'Copy failed — select and copy' : label}
+    </button>
+  )
+}

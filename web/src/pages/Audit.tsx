@@ -1,0 +1,187 @@
+// The audit log: filter by resource, action, actor and dates; open an entry's before/after diff.
+import { useState, type FormEvent } from 'react'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { api, keys, type AuditEntry, type AuditFilter } from '../api'
+import { Link, pathFor } from '../router'
+import { dateTime, relativeTime } from '../format'
+import { Dialog } from '../components/Dialog'
+import { DiffView } from '../components/DiffView'
+import { ErrorMessage } from '../components/ErrorMessage'
+import { Pagination } from '../components/Pagination'
+import { Empty, Loading, PageHeader } from '../components/State'
+
+const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project']
+const ACTIONS = ['create', 'update', 'delete']
+
+interface FilterForm { resource_type: string; resource_key: string; action: string; actor: string; since: string; until: string }
+const EMPTY: FilterForm = { resource_type: '', resource_key: '', action: '', actor: '', since: '', until: '' }
+
+/** Local calendar dates -> the API's ISO bounds (until is inclusive of its whole day). */
+function toFilter(f: FilterForm, limit: number, offset: number): AuditFilter {
+  const day = (d: string, plusDays = 0) => {
+    if (!d) return undefined
+    const [y, m, dd] = d.split('-').map(Number)
+    return new Date(y, m - 1, dd + plusDays).toISOString()
+  }
+  return {
+    resource_type: f.resource_type || undefined,
+    resource_key: f.resource_key.trim() || undefined,
+    action: f.action || undefined,
+    actor: f.actor.trim() || undefined,
+    since: day(f.since),
+    until: day(f.until, 1),
+    limit,
+    offset,
+  }
+}
+
+function resourceLink(e: AuditEntry) {
+  if (e.action === 'delete') return <span className="mono">{e.resource_key}</span>
+  const to = e.resource_type === 'flag' ? pathFor.flag(e.resource_key) : e.resource_type === 'config' ? pathFor.config(e.resource_key) : e.resource_type === 'segment' ? pathFor.segment(e.resource_key) : null
+  return to ? (
+    <Link to={to} className="mono">
+      {e.resource_key}
+    </Link>
+  ) : (
+    <span className="mono">{e.resource_key}</span>
+  )
+}
+
+export function Audit() {
+  const [form, setForm] = useState<FilterForm>(EMPTY)
+  const [applied, setApplied] = useState<FilterForm>(EMPTY)
+  const [page, setPage] = useState({ offset: 0, limit: 50 })
+  const [open, setOpen] = useState<AuditEntry | null>(null)
+  const filter = toFilter(applied, page.limit, page.offset)
+  const audit = useQuery({ queryKey: keys.auditPage(filter), queryFn: () => api.audit(filter), placeholderData: keepPreviousData })
+  const set = (p: Partial<FilterForm>) => setForm({ ...form, ...p })
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    setApplied(form)
+    setPage({ ...page, offset: 0 })
+  }
+  const filtered = JSON.stringify(applied) !== JSON.stringify(EMPTY)
+
+  return (
+    <>
+      <PageHeader title="Audit log" subtitle="Every change, who made it, and what it changed. Newest first." />
+      <form className="card filters" onSubmit={submit} aria-label="Audit filters">
+        <label className="field">
+          <span className="field-label">Resource type</span>
+          <select value={form.resource_type} onChange={(e) => set({ resource_type: e.target.value })}>
+            <option value="">Any</option>
+            {RESOURCE_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span className="field-label">Resource key</span>
+          <input value={form.resource_key} onChange={(e) => set({ resource_key: e.target.value })} className="mono" />
+        </label>
+        <label className="field">
+          <span className="field-label">Action</span>
+          <select value={form.action} onChange={(e) => set({ action: e.target.value })}>
+            <option value="">Any</option>
+            {ACTIONS.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span className="field-label">Actor</span>
+          <input value={form.actor} onChange={(e) => set({ actor: e.target.value })} placeholder="ff_defa_AbCd" className="mono" />
+        </label>
+        <label className="field">
+          <span className="field-label">Since</span>
+          <input type="date" value={form.since} onChange={(e) => set({ since: e.target.value })} />
+        </label>
+        <label className="field">
+          <span className="field-label">Until</span>
+          <input type="date" value={form.until} onChange={(e) => set({ until: e.target.value })} />
+        </label>
+        <div className="filters-actions btn-group">
+          <button type="submit" className="btn btn-primary">
+            Apply filters
+          </button>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              setForm(EMPTY)
+              setApplied(EMPTY)
+              setPage({ ...page, offset: 0 })
+            }}
+          >
+            Reset
+          </button>
+        </div>
+      </form>
+      {audit.isLoading ? (
+        <Loading label="Loading the audit log…" />
+      ) : audit.isError ? (
+        <ErrorMessage error={audit.error} title="Could not load the audit log" />
+      ) : !audit.data?.entries.length ? (
+        <Empty title={filtered ? 'No entries match these filters' : 'No changes recorded yet'} />
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className={`table responsive${audit.isPlaceholderData ? ' loading' : ''}`}>
+              <caption className="sr-only">Audit entries</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Resource</th>
+                  <th scope="col">Actor</th>
+                  <th scope="col">
+                    <span className="sr-only">Details</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {audit.data.entries.map((e, i) => (
+                  <tr key={e.id ?? `${e.timestamp}-${i}`}>
+                    <td data-label="When">
+                      <time dateTime={e.timestamp} title={dateTime(e.timestamp)}>
+                        {relativeTime(e.timestamp)}
+                      </time>
+                      <div className="muted small">{dateTime(e.timestamp)}</div>
+                    </td>
+                    <td data-label="Action">
+                      <span className={`badge action-${e.action}`}>{e.action}</span>
+                    </td>
+                    <td data-label="Resource">
+                      <span className="muted small">{e.resource_type}</span> {resourceLink(e)}
+                    </td>
+                    <td data-label="Actor">
+                      <code className="small">{e.actor}</code>
+                    </td>
+                    <td data-label="Details" className="cell-actions">
+                      <button type="button" className="btn btn-small" onClick={() => setOpen(e)} aria-label={`View changes: ${e.action} ${e.resource_type} ${e.resource_key}`}>
+                        View changes
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pagination offset={page.offset} limit={page.limit} total={audit.data.total} onChange={(offset, limit) => setPage({ offset, limit })} label="Audit pages" />
+        </>
+      )}
+      {open && (
+        <Dialog title={`${open.action} ${open.resource_type} “${open.resource_key}”`} onClose={() => setOpen(null)} wide>
+          <p className="muted">
+            {dateTime(open.timestamp)} by <code>{open.actor}</code>
+          </p>
+          <DiffView before={open.before} after={open.after} caption="Entry changes" />
+        </Dialog>
+      )}
+    </>
+  )
+}

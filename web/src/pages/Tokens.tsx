@@ -1,0 +1,186 @@
+// Access tokens: create (plaintext shown once), list by prefix, revoke by hash.
+import { useState, type FormEvent } from 'react'
+import { useQuery } from '@tanstack/react-query'
+import { api, keys, PERMISSIONS, type Permission, type Token } from '../api'
+import { useSession } from '../session'
+import { dateTime, localInputToIso, plural, relativeTime } from '../format'
+import { useApiMutation } from '../mutations'
+import { ConfirmDialog } from '../components/ConfirmDialog'
+import { CopyButton } from '../components/CopyButton'
+import { ErrorMessage } from '../components/ErrorMessage'
+import { Empty, Loading, PageHeader } from '../components/State'
+
+const PERMISSION_TEXT: Record<Permission, string> = {
+  'read:flags': 'Evaluate and list flags',
+  'write:flags': 'Create, change and delete flags and segments',
+  'read:configs': 'Read and list configs',
+  'write:configs': 'Create, change and delete configs',
+  '*': 'Everything, including tokens, webhooks, audit log and settings',
+}
+
+export function Tokens() {
+  const { me } = useSession()
+  const tokens = useQuery({ queryKey: keys.tokens, queryFn: api.tokens })
+  const [created, setCreated] = useState<{ token: string; name: string } | null>(null)
+  const [revoking, setRevoking] = useState<Token | null>(null)
+  const revoke = useApiMutation((hash: string) => api.deleteToken(hash), [keys.tokens], () => setRevoking(null))
+
+  return (
+    <>
+      <PageHeader title="Access tokens" subtitle="Tokens let applications and people call the API. Only their prefixes are stored in readable form." />
+      {created && (
+        <section className="card callout" aria-labelledby="new-token-title">
+          <h2 className="card-title" id="new-token-title">
+            New token “{created.name}”
+          </h2>
+          <p>
+            <strong>Copy it now — it will not be shown again.</strong>
+          </p>
+          <div className="input-row">
+            <input readOnly value={created.token} aria-label="New token" className="mono" onFocus={(e) => e.target.select()} />
+            <CopyButton text={created.token} label="Copy token" />
+          </div>
+          <button type="button" className="btn btn-small" onClick={() => setCreated(null)}>
+            Done, I saved it
+          </button>
+        </section>
+      )}
+      <CreateToken projectId={me.data?.project_id ?? ''} onCreated={setCreated} />
+      <section className="section">
+        <h2 className="section-title">{tokens.data ? plural(tokens.data.length, 'token') : 'Tokens'}</h2>
+        {tokens.isLoading ? (
+          <Loading label="Loading tokens…" />
+        ) : tokens.isError ? (
+          <ErrorMessage error={tokens.error} title="Could not load tokens" />
+        ) : !tokens.data?.length ? (
+          <Empty title="No tokens" />
+        ) : (
+          <div className="table-wrap">
+            <table className="table responsive">
+              <caption className="sr-only">Tokens</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Permissions</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {tokens.data.map((t) => {
+                  const expired = !!t.expires_at && Date.parse(t.expires_at) <= Date.now()
+                  const mine = t.token_prefix === me.data?.token_prefix
+                  return (
+                    <tr key={t.hash}>
+                      <td data-label="Name">
+                        <strong>{t.name}</strong> {mine && <span className="badge badge-accent">this session</span>}
+                        <div className="muted small mono">{t.token_prefix}…</div>
+                      </td>
+                      <td data-label="Permissions">
+                        <ul className="chips">
+                          {t.permissions.map((p) => (
+                            <li key={p} className="chip">
+                              {p}
+                            </li>
+                          ))}
+                        </ul>
+                      </td>
+                      <td data-label="Created">
+                        <time dateTime={t.created_at} title={dateTime(t.created_at)}>
+                          {relativeTime(t.created_at)}
+                        </time>
+                      </td>
+                      <td data-label="Expires">
+                        {t.expires_at ? (
+                          <span className={expired ? 'badge badge-warn' : undefined} title={dateTime(t.expires_at)}>
+                            {expired ? 'expired' : relativeTime(t.expires_at)}
+                          </span>
+                        ) : (
+                          <span className="muted">never</span>
+                        )}
+                      </td>
+                      <td data-label="Last used">{t.last_used_at ? relativeTime(t.last_used_at) : <span className="muted">never</span>}</td>
+                      <td data-label="Actions" className="cell-actions">
+                        <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Revoke token ${t.name} (${t.token_prefix})`} onClick={() => (revoke.reset(), setRevoking(t))}>
+                          Revoke
+                        </button>
+                      </td>
+                    </tr>
+                  )
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      {revoking && (
+        <ConfirmDialog title={`Revoke token “${revoking.name}”?`} confirmLabel="Revoke token" onConfirm={() => revoke.mutate(revoking.hash)} onCancel={() => setRevoking(null)} pending={revoke.isPending} error={revoke.error}>
+          <p>
+            Anything using <code>{revoking.token_prefix}…</code> stops working immediately.
+          </p>
+          {revoking.token_prefix === me.data?.token_prefix && (
+            <p className="alert alert-warning">This is the token you are signed in with: you will be signed out.</p>
+          )}
+        </ConfirmDialog>
+      )}
+    </>
+  )
+}
+
+function CreateToken({ projectId, onCreated }: { projectId: string; onCreated: (t: { token: string; name: string }) => void }) {
+  const [name, setName] = useState('')
+  const [permissions, setPermissions] = useState<Permission[]>(['read:flags'])
+  const [expires, setExpires] = useState('')
+  const create = useApiMutation(api.createToken, [keys.tokens], (res, vars) => {
+    onCreated({ token: res.token, name: vars.name })
+    setName('')
+    setExpires('')
+  })
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    const expires_at = localInputToIso(expires)
+    create.mutate({ name: name.trim(), project_id: projectId, permissions, ...(expires_at ? { expires_at } : {}) })
+  }
+  const toggle = (p: Permission, on: boolean) => setPermissions(on ? [...permissions, p] : permissions.filter((x) => x !== p))
+  return (
+    <section className="card">
+      <h2 className="card-title">Create a token</h2>
+      <form className="form" onSubmit={submit}>
+        <div className="row-fields">
+          <label className="field">
+            <span className="field-label">Name</span>
+            <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} placeholder="web frontend (production)" />
+          </label>
+          <label className="field">
+            <span className="field-label">Expires (optional)</span>
+            <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
+          </label>
+        </div>
+        <fieldset className="fieldset">
+          <legend>Permissions</legend>
+          <div className="checkbox-grid">
+            {PERMISSIONS.map((p) => (
+              <label key={p} className="checkbox checkbox-card">
+                <input type="checkbox" checked={permissions.includes(p)} onChange={(e) => toggle(p, e.target.checked)} />
+                <span>
+                  <code>{p}</code>
+                  <span className="muted small block">{PERMISSION_TEXT[p]}</span>
+                </span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <ErrorMessage error={create.error} title="Could not create the token" />
+        <div className="form-actions">
+          <button type="submit" className="btn btn-primary" disabled={!name.trim() || permissions.length === 0 || create.isPending}>
+            {create.isPending ? 'Creating…' : 'Create token'}
+          </button>
+        </div>
+      </form>
+    </section>
+  )
+}

@@ -1,0 +1,198 @@
+// Webhooks: register (URL, events, optional secret), delete, and inspect recent deliveries.
+import { useState, type FormEvent } from 'react'
+import { useQuery } from '@tanstack/react-query'
+import { ApiError, EVENT_KINDS, api, keys, type Webhook } from '../api'
+import { dateTime, plural, relativeTime } from '../format'
+import { useApiMutation } from '../mutations'
+import { ConfirmDialog } from '../components/ConfirmDialog'
+import { ErrorMessage } from '../components/ErrorMessage'
+import { Empty, Loading, PageHeader } from '../components/State'
+
+export function Webhooks() {
+  const webhooks = useQuery({ queryKey: keys.webhooks, queryFn: api.webhooks })
+  const [deleting, setDeleting] = useState<Webhook | null>(null)
+  const del = useApiMutation((id: string) => api.deleteWebhook(id), [keys.webhooks], () => setDeleting(null))
+  return (
+    <>
+      <PageHeader title="Webhooks" subtitle="HTTP notifications when flags, configs, segments, tokens or settings change." />
+      <CreateWebhook />
+      <section className="section">
+        <h2 className="section-title">{webhooks.data ? plural(webhooks.data.length, 'webhook') : 'Webhooks'}</h2>
+        {webhooks.isLoading ? (
+          <Loading label="Loading webhooks…" />
+        ) : webhooks.isError ? (
+          <ErrorMessage error={webhooks.error} title="Could not load webhooks" />
+        ) : !webhooks.data?.length ? (
+          <Empty title="No webhooks yet">Register one above to be told about changes.</Empty>
+        ) : (
+          <ul className="card-list">
+            {webhooks.data.map((w) => (
+              <li key={w.id} className="card webhook">
+                <div className="webhook-head">
+                  <div className="webhook-url">
+                    <strong className="mono break">{w.config.url}</strong>
+                    <div className="muted small">
+                      id <code>{w.id}</code> · {w.config.has_secret ? <span className="badge badge-accent">signed</span> : <span className="badge">no secret</span>}
+                    </div>
+                  </div>
+                  <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Delete webhook ${w.config.url}`} onClick={() => (del.reset(), setDeleting(w))}>
+                    Delete
+                  </button>
+                </div>
+                <ul className="chips" aria-label="Events">
+                  {w.config.events.map((e) => (
+                    <li key={e} className="chip">
+                      {e === '*' ? 'all events' : e}
+                    </li>
+                  ))}
+                </ul>
+                <Deliveries webhook={w} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      {deleting && (
+        <ConfirmDialog title="Delete webhook?" confirmLabel="Delete webhook" onConfirm={() => del.mutate(deleting.id)} onCancel={() => setDeleting(null)} pending={del.isPending} error={del.error}>
+          <p>
+            <code className="break">{deleting.config.url}</code> will no longer receive events.
+          </p>
+        </ConfirmDialog>
+      )}
+    </>
+  )
+}
+
+function Deliveries({ webhook }: { webhook: Webhook }) {
+  const [open, setOpen] = useState(false)
+  const deliveries = useQuery({ queryKey: keys.deliveries(webhook.id), queryFn: () => api.deliveries(webhook.id), enabled: open, refetchInterval: open ? 5000 : false })
+  const redeliver = useApiMutation((deliveryId: string) => api.redeliver(webhook.id, deliveryId), [keys.deliveries(webhook.id)])
+  const unavailable = deliveries.error instanceof ApiError && deliveries.error.status === 404
+  return (
+    <div className="deliveries">
+      <button type="button" className="btn-link" aria-expanded={open} onClick={() => setOpen(!open)}>
+        {open ? '▾' : '▸'} Recent deliveries
+      </button>
+      {open &&
+        (deliveries.isLoading ? (
+          <Loading label="Loading deliveries…" />
+        ) : unavailable ? (
+          <p className="muted">Delivery history is not available from this server yet.</p>
+        ) : deliveries.isError ? (
+          <ErrorMessage error={deliveries.error} title="Could not load deliveries" />
+        ) : !deliveries.data?.length ? (
+          <p className="muted">No deliveries yet. Change a subscribed resource to send one.</p>
+        ) : (
+          <>
+            <ErrorMessage error={redeliver.error} title="Could not redeliver" />
+            <div className="table-wrap">
+              <table className="table responsive compact">
+                <caption className="sr-only">Deliveries to {webhook.config.url}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Event</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Last response</th>
+                    <th scope="col">When</th>
+                    <th scope="col">
+                      <span className="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {deliveries.data.map((d) => (
+                    <tr key={d.id}>
+                      <td data-label="Event">
+                        <code>{d.event}</code>
+                      </td>
+                      <td data-label="Status">
+                        <span className={`badge status-${d.status}`}>{d.status}</span>
+                      </td>
+                      <td data-label="Attempts">{d.attempts}</td>
+                      <td data-label="Last response">
+                        {d.last_status_code ?? '—'}
+                        {d.last_error && <div className="muted small break">{d.last_error}</div>}
+                      </td>
+                      <td data-label="When">
+                        <time dateTime={d.created_at} title={dateTime(d.created_at)}>
+                          {relativeTime(d.created_at)}
+                        </time>
+                      </td>
+                      <td data-label="Actions" className="cell-actions">
+                        <button
+                          type="button"
+                          className="btn btn-small"
+                          disabled={d.status === 'pending' || d.status === 'delivering' || (redeliver.isPending && redeliver.variables === d.id)}
+                          onClick={() => redeliver.mutate(d.id)}
+                          aria-label={`Redeliver ${d.event} delivery ${d.id}`}
+                        >
+                          Redeliver
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
+        ))}
+    </div>
+  )
+}
+
+function CreateWebhook() {
+  const [url, setUrl] = useState('')
+  const [secret, setSecret] = useState('')
+  const [all, setAll] = useState(false)
+  const [events, setEvents] = useState<string[]>(['flag.updated'])
+  const create = useApiMutation(api.createWebhook, [keys.webhooks], () => {
+    setUrl('')
+    setSecret('')
+  })
+  const chosen = all ? ['*'] : events
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    create.mutate({ url: url.trim(), events: chosen, ...(secret ? { secret } : {}) })
+  }
+  return (
+    <section className="card">
+      <h2 className="card-title">Register a webhook</h2>
+      <form className="form" onSubmit={submit}>
+        <div className="row-fields">
+          <label className="field">
+            <span className="field-label">URL</span>
+            <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} required placeholder="https://example.com/hooks/flags" />
+            <span className="hint">HTTPS on a public host.</span>
+          </label>
+          <label className="field">
+            <span className="field-label">Secret (optional)</span>
+            <input type="password" value={secret} onChange={(e) => setSecret(e.target.value)} autoComplete="new-password" />
+            <span className="hint">Signs each delivery (X-Webhook-Signature, HMAC-SHA256).</span>
+          </label>
+        </div>
+        <fieldset className="fieldset">
+          <legend>Events</legend>
+          <label className="checkbox">
+            <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} />
+            All events (<code>*</code>)
+          </label>
+          <div className="checkbox-grid events-grid">
+            {EVENT_KINDS.map((k) => (
+              <label key={k} className="checkbox">
+                <input type="checkbox" disabled={all} checked={all || events.includes(k)} onChange={(e) => setEvents(e.target.checked ? [...events, k] : events.filter((x) => x !== k))} />
+                <code>{k}</code>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <ErrorMessage error={create.error} title="Could not register the webhook" />
+        <div className="form-actions">
+          <button type="submit" className="btn btn-primary" disabled={!url.trim() || chosen.length === 0 || create.isPending}>
+            {create.isPending ? 'Registering…' : 'Register webhook'}
+          </button>
+        </div>
+      </form>
+    </section>
+  )
+}
