@@ -8,6 +8,8 @@ import { Snapshots } from './cache/snapshots'
 import { createServices } from './services'
 import { Authenticator } from './http/auth'
 import { MemoryRateLimiter } from './http/rate-limit'
+import { RedisRateLimiter } from './http/rate-limit-redis'
+import { startFanout } from './cluster/fanout'
 import { createApp } from './http/app'
 import { ensureConsoleBuilt } from './http/console'
 import { log } from './log'
@@ -25,6 +27,8 @@ export async function startService(settings: Settings) {
     console.log(`\n==== ADMIN TOKEN for project "default" (shown once, store it now) ====\n${boot.generatedToken}\n====\n`)
   }
 
+  // One id per process: tells this instance's own change notices and outbox claims apart from others'.
+  const instanceId = crypto.randomUUID()
   const bus = new ChangeBus()
   const snapshots = new Snapshots(store)
   await snapshots.reconcile()
@@ -33,9 +37,10 @@ export async function startService(settings: Settings) {
   const authenticator = new Authenticator(snapshots, store)
   // Webhook outbox: rows are written in each change's transaction; the worker sends them (and whatever a
   // previous process left queued). A committed change kicks it; it also polls for retries and other instances' rows.
-  const deliveryWorker = startDeliveryWorker({ store, settings, instanceId: crypto.randomUUID(), log })
+  const deliveryWorker = startDeliveryWorker({ store, settings, instanceId, log })
   bus.subscribe(() => deliveryWorker.kick())
-  const limiter = new MemoryRateLimiter()
+  const limiter = settings.redisUrl ? new RedisRateLimiter(settings.redisUrl, log) : new MemoryRateLimiter()
+  const fanout = await startFanout({ instanceId, redisUrl: settings.redisUrl, pg: database.pg, bus, apply: (n) => snapshots.apply(n), log })
 
   await ensureConsoleBuilt(log)
   const app = createApp({ settings, store, snapshots, services, authenticator, limiter, log })
@@ -47,7 +52,7 @@ export async function startService(settings: Settings) {
     setInterval(() => snapshots.reconcile().catch((e) => log('reconcile failed', { error: String(e) }, 'warn')), settings.reconcileIntervalMs),
   ]
   const server = app.server!
-  log('listening', { url: `http://${settings.host}:${server.port}`, port: server.port, database: database.dialect })
+  log('listening', { url: `http://${settings.host}:${server.port}`, port: server.port, database: database.dialect, fanout: fanout.kind, instance: instanceId })
 
   return {
     app,
@@ -56,6 +61,8 @@ export async function startService(settings: Settings) {
       timers.forEach(clearInterval)
       await app.stop()
       await deliveryWorker.stop()
+      await fanout.stop()
+      if (limiter instanceof RedisRateLimiter) await limiter.stop()
       await authenticator.stop()
       await database.close()
     },

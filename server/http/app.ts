@@ -4,8 +4,10 @@ import { Elysia } from 'elysia'
 import { openapi } from '@elysiajs/openapi'
 import type { Snapshots } from '../cache/snapshots'
 import type { Settings } from '../settings'
+import type { Log } from '../log'
 import type { Store } from '../store'
 import { AppError } from '../services/errors'
+import { isStoreUnavailable, storeUnavailable } from '../store/unavailable'
 import type { Services } from '../services'
 import { Authenticator } from './auth'
 import { cachedJson } from './caching'
@@ -31,8 +33,7 @@ export interface AppDeps {
   services: Services
   authenticator: Authenticator
   limiter: RateLimiter
-  /** store unavailable -> 503 on writes (the hot path keeps serving from memory) */
-  log: (msg: string, fields?: Record<string, unknown>) => void
+  log: Log
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -96,8 +97,12 @@ export function createApp(deps: AppDeps) {
     })
     .onError(({ code, error, request, path }) => {
       if (error instanceof AppError) {
-        if (error.status === 503) deps.log('store unavailable', { path, error: error.message })
+        if (error.status === 503) deps.log('store unavailable', { path, error: error.message }, 'warn')
         return fromAppError(error)
+      }
+      if (isStoreUnavailable(error)) {
+        deps.log('store unavailable', { path, error: String(error) }, 'warn')
+        return fromAppError(storeUnavailable())
       }
       switch (code) {
         case 'VALIDATION': {
@@ -129,7 +134,9 @@ export function createApp(deps: AppDeps) {
         path: '/docs',
         specPath: '/openapi.json',
         openapiVersion: '3.0.3',
-        scalar: { cdn: '/docs/assets/scalar.js' },
+        // The page's script comes from this server (routes/docs.ts), not a CDN. The plugin's type wants
+        // every Scalar option spelled out; only cdn is ours to set.
+        scalar: { cdn: '/docs/assets/scalar.js' } as never,
         documentation: {
           info: { title: 'Flagship: feature flag and configuration service', version: '1.0.0', description: 'Flags, remote configs and segments per project; evaluation over HTTP.' },
           components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'ff_<project>_<random> access token' } } },

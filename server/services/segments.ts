@@ -37,13 +37,13 @@ export function segmentService({ store, changes }: ServiceDeps) {
     page: (projectId: string, limit: number, offset: number) => store.segments.page(store.db, projectId, limit, offset),
     get: (projectId: string, key: string) => mustGet(store.db, projectId, key),
 
-    create(actor: Actor, input: { key: string; conditions: Condition[] }) {
+    create(actor: Actor, input: { key: string; conditions: unknown[] }) {
       const key = checkKey(input.key)
       return changes.run(async (tx, record) => {
         await validate(tx, actor.projectId, input.conditions)
         if (await store.segments.get(tx, actor.projectId, key)) throw new AppError(409, 'ALREADY_EXISTS', `Segment "${key}" already exists`)
         const now = new Date().toISOString()
-        const row: DocumentRow = { projectId: actor.projectId, key, body: { conditions: input.conditions }, version: 1, createdAt: now, updatedAt: now }
+        const row: DocumentRow = { projectId: actor.projectId, key, body: { conditions: input.conditions as Condition[] }, version: 1, createdAt: now, updatedAt: now }
         await store.segments.insert(tx, row)
         await record({
           projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'segment', resourceKey: key,
@@ -54,11 +54,11 @@ export function segmentService({ store, changes }: ServiceDeps) {
     },
 
     /** Replaces the conditions. */
-    update(actor: Actor, key: string, input: { conditions?: Condition[] }, ifMatch: number | undefined) {
+    update(actor: Actor, key: string, input: { conditions?: unknown[] }, ifMatch: number | undefined) {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
         if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
-        const conditions = input.conditions ?? (current.body.conditions as Condition[])
+        const conditions = (input.conditions ?? current.body.conditions) as Condition[]
         await validate(tx, actor.projectId, conditions)
         const updated = await store.segments.update(tx, actor.projectId, key, { conditions }, current.version, new Date().toISOString())
         if (!updated) throw versionConflict((await mustGet(tx, actor.projectId, key)).version)

@@ -7,15 +7,9 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator'
 import { sql } from 'drizzle-orm'
 import * as pgSchema from './schema.pg'
 import type { Database, Db, Tables } from './database'
-import { AppError } from '../services/errors'
+import { isStoreUnavailable, storeUnavailable } from './unavailable'
 
 const MIGRATIONS = join(import.meta.dir, '..', '..', 'drizzle', 'pg')
-
-/** Connection-level failures (not constraint violations) mean the store is unreachable. */
-function unavailable(e: unknown): boolean {
-  const code = (e as { code?: string })?.code ?? ''
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P03'].includes(code)
-}
 
 export async function openPostgres(url: string): Promise<Database> {
   const client = postgres(url, { max: 10, onnotice: () => {}, connect_timeout: 5 })
@@ -38,7 +32,7 @@ export async function openPostgres(url: string): Promise<Database> {
       try {
         return await pg.transaction((tx) => fn(tx as unknown as Db))
       } catch (e) {
-        if (unavailable(e)) throw new AppError(503, 'STORE_UNAVAILABLE', 'The database is unavailable; retry shortly')
+        if (isStoreUnavailable(e)) throw storeUnavailable()
         throw e
       }
     },
@@ -48,7 +42,6 @@ export async function openPostgres(url: string): Promise<Database> {
     async close() {
       await client.end({ timeout: 5 })
     },
-    /** for LISTEN/NOTIFY fan-out */
-    client,
-  } as Database & { client: typeof client }
+    pg: client,
+  }
 }

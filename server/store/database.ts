@@ -22,6 +22,8 @@ export interface Database {
   /** Cheap round trip used by /health and to tell "store unavailable" apart. */
   ping(): Promise<void>
   close(): Promise<void>
+  /** the PostgreSQL client, for LISTEN/NOTIFY change fan-out (absent on SQLite) */
+  pg?: import('postgres').Sql
 }
 
 const MIGRATIONS = join(import.meta.dir, '..', '..', 'drizzle')

@@ -111,6 +111,15 @@ export function deliveryRepository(t: Tables) {
       return rows.length > 0
     },
 
+    /** Retention: finished rows (delivered or failed) last touched before `before` are deleted. */
+    async prune(db: Db, before: string): Promise<number> {
+      const rows = await db
+        .delete(d)
+        .where(and(inArray(d.status, ['delivered', 'failed']), lt(d.updatedAt, before)))
+        .returning({ id: d.id })
+      return rows.length
+    },
+
     /** Redeliver: a `failed` row is queued again with the same id and payload and a fresh set of attempts. */
     async requeue(db: Db, webhookId: string, id: string, now: string): Promise<DeliveryRow | undefined> {
       const [row] = await db

@@ -4,12 +4,13 @@ import type { DeliveryRow } from '../store/deliveries'
 import { AppError, notFound } from '../services/errors'
 
 export const DEFAULT_DELIVERY_LIST_LIMIT = 100
+export type DeliveryStatus = 'pending' | 'delivering' | 'delivered' | 'failed'
 
 export function deliveryView(row: DeliveryRow) {
   return {
     id: row.id,
     event: row.event,
-    status: row.status,
+    status: row.status as DeliveryStatus,
     attempts: row.attempts,
     last_status_code: row.lastStatusCode,
     last_error: row.lastError,

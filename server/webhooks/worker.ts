@@ -9,6 +9,10 @@
 // A row left in `delivering` by a crashed process is claimed again once its lease has expired; the
 // interrupted attempt counts (its outcome is unknown, and counting it keeps a row that crashes the process
 // from looping forever). Receivers de-duplicate by X-Webhook-Delivery, which is the same on every attempt.
+//
+// Connections go directly to the checked address (proxy: false): going through an HTTP(S)_PROXY would let
+// the proxy resolve the name again and undo the pinning. Deployments that must egress through a proxy
+// need a proxy-aware variant of attempt() (and the proxy then owns the SSRF policy).
 import { isIP } from 'node:net'
 import type { Store } from '../store'
 import type { DeliveryRow } from '../store/deliveries'
@@ -27,6 +31,9 @@ export const POLL_INTERVAL_MS = 200
 export const CONCURRENCY = 8
 /** How much of a receiver's response body is read (and kept in last_error). */
 export const MAX_RESPONSE_BYTES = 4096
+/** Delivered and failed rows are kept this long for the delivery log, then deleted. */
+export const RETENTION_MS = 14 * 24 * 3600_000
+const PRUNE_EVERY_MS = 3600_000
 
 export interface DeliveryWorkerOptions {
   store: Store
@@ -41,6 +48,7 @@ export interface DeliveryWorkerOptions {
   attemptTimeoutMs?: number
   retryDelaysMs?: number[]
   resolve?: Resolver
+  retentionMs?: number
   /** extra TLS trust (tests with a self-signed receiver) */
   tls?: { ca?: string | string[] }
 }
@@ -65,6 +73,8 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
   const timeoutMs = opts.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS
   const delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS
   const maxAttempts = delays.length + 1
+  const retentionMs = opts.retentionMs ?? RETENTION_MS
+  let lastPrune = 0
 
   let stopped = false
   let ticking = false
@@ -130,6 +140,11 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
     try {
       const rows = await store.transaction((tx) => store.deliveries.abandonInterrupted(tx, new Date().toISOString(), maxAttempts))
       for (const r of rows) giveUpWarning(r, r.lastError ?? 'interrupted')
+      if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
+        lastPrune = Date.now()
+        const before = new Date(Date.now() - retentionMs).toISOString()
+        await store.transaction((tx) => store.deliveries.prune(tx, before))
+      }
     } catch (e) {
       log('webhook worker: sweeping interrupted deliveries failed', { error: errorText(e) }, 'warn')
     }

@@ -105,7 +105,7 @@ describe('authentication', () => {
 
   test('a * token acts only inside its own project', async () => {
     const cli = (args: string[]) => {
-      const p = Bun.spawnSync([process.execPath, join(import.meta.dir, '..', '..', 'server', 'cli.ts'), ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${srv.dbPath}` } })
+      const p = Bun.spawnSync([process.execPath, join(import.meta.dir, '..', '..', 'server', 'cli.ts'), ...args], { env: { ...process.env, DATABASE_URL: srv.databaseUrl } })
       return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() }
     }
     const made = cli(['projects', 'create', '--name', 'Shop', '--slug', 'shop'])

@@ -92,6 +92,7 @@ describe('evaluation properties', () => {
     }), { numRuns: 200 })
   })
 
+  const COVERAGE_SEED = 20261121
   test('valid flag + any context: never throws, known reason, matching type', () => {
     const seen = new Set<string>()
     fc.assert(fc.property(flagDefinition, fc.array(context, { minLength: 1, maxLength: 5 }), now, (flag, contexts, t) => {
@@ -106,8 +107,9 @@ describe('evaluation properties', () => {
         // Deterministic: the same input gives the same answer.
         expect(compiled.evaluate(ctx as EvaluationContext, t)).toBe(r)
       }
-    }), { numRuns: NUM_RUNS })
-    // The generator reaches every step of the evaluation order.
+    }), { numRuns: NUM_RUNS, seed: COVERAGE_SEED })
+    // The generator reaches every step of the evaluation order. Whether a random run reaches all six is
+    // itself random, so this property runs on a fixed seed (the others stay randomly seeded).
     expect([...seen].sort()).toEqual([...REASONS].sort())
   })
 

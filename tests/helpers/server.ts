@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { createTestDatabase, type TestDatabase } from './postgres'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
@@ -32,10 +33,16 @@ export interface StartOptions {
   adminToken?: string
 }
 
+/** The store the suites run against: `TEST_STORE=postgres` runs every API suite on a fresh PostgreSQL
+ *  database per server (see package.json's test script); the default is the embedded SQLite. */
+export const TEST_STORE = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite'
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dbPath = opts.dbPath ?? join(mkdtempSync(join(tmpdir(), 'flagship-test-')), 'flags.db')
   const adminToken = opts.adminToken ?? randomAdminToken()
-  const databaseUrl = opts.env?.DATABASE_URL ?? `sqlite:${dbPath}`
+  let ownDatabase: TestDatabase | undefined
+  if (!opts.env?.DATABASE_URL && !opts.dbPath && TEST_STORE === 'postgres') ownDatabase = await createTestDatabase()
+  const databaseUrl = opts.env?.DATABASE_URL ?? ownDatabase?.url ?? `sqlite:${dbPath}`
   const proc = Bun.spawn([process.execPath, join(ROOT, 'server', 'index.ts')], {
     cwd: ROOT,
     env: {
@@ -80,11 +87,13 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     process: proc,
     output: () => out,
     async stop() {
-      if (proc.exitCode !== null) return
-      proc.kill('SIGTERM')
-      await Promise.race([proc.exited, Bun.sleep(5000)])
-      if (proc.exitCode === null) proc.kill('SIGKILL')
-      await proc.exited
+      if (proc.exitCode === null) {
+        proc.kill('SIGTERM')
+        await Promise.race([proc.exited, Bun.sleep(5000)])
+        if (proc.exitCode === null) proc.kill('SIGKILL')
+        await proc.exited
+      }
+      await ownDatabase?.drop()
     },
     async kill() {
       proc.kill('SIGKILL')

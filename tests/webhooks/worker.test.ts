@@ -329,6 +329,21 @@ describe('delivery worker', () => {
     expect(await store.transaction((tx) => store.deliveries.requeue(tx, row.webhookId, row.id, new Date().toISOString()))).toBeUndefined()
   })
 
+  test('finished rows older than the retention are pruned; queued ones never', async () => {
+    const store = await newStore()
+    const hook = await addWebhook(store, 'http://127.0.0.1:9/')
+    const old = new Date(Date.now() - 20 * 24 * 3600_000).toISOString()
+    const future = new Date(Date.now() + 3600_000).toISOString()
+    const oldDelivered = await enqueue(store, hook, { status: 'delivered', attempts: 1, createdAt: old, updatedAt: old })
+    const oldFailed = await enqueue(store, hook, { status: 'failed', attempts: 3, createdAt: old, updatedAt: old })
+    const oldPending = await enqueue(store, hook, { createdAt: old, updatedAt: old, nextAttemptAt: future })
+    const recent = await enqueue(store, hook, { status: 'delivered', attempts: 1 })
+    worker(store)
+    await until(async () => !(await rowOf(store, oldDelivered)) && !(await rowOf(store, oldFailed)))
+    expect(await rowOf(store, oldPending)).toBeDefined()
+    expect(await rowOf(store, recent)).toBeDefined()
+  })
+
   test('stop() waits for the attempt in flight and records it', async () => {
     const store = await newStore()
     const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async () => (await Bun.sleep(200), new Response('ok')) })

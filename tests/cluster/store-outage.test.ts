@@ -1,0 +1,97 @@
+// PostgreSQL briefly unreachable: evaluations keep serving from memory, writes fail with a clear 503,
+// and everything works again once the database is back. The server reaches PostgreSQL through a TCP
+// proxy this test controls, so "down" is real (connections refused and cut) without touching the server.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { Socket, TCPSocketListener } from 'bun'
+import { api, startServer, type TestServer } from '../helpers/server'
+import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../helpers/postgres'
+import { requireServices } from '../helpers/requirements'
+
+const ready = await requireServices({ postgres: true })
+
+/** A loopback TCP proxy to PostgreSQL that can be cut (refuse + drop every connection) and restored. */
+function pgProxy(target: URL) {
+  const open = new Set<Socket<{ peer?: Socket<any> }>>()
+  let listener: TCPSocketListener<{ peer?: Socket<any> }> | undefined
+  let port = 0
+  const listen = () => {
+    listener = Bun.listen<{ peer?: Socket<any> }>({
+      hostname: '127.0.0.1',
+      port,
+      socket: {
+        async open(client) {
+          open.add(client)
+          client.data = {}
+          client.data.peer = await Bun.connect<{ peer?: Socket<any> }>({
+            hostname: target.hostname,
+            port: Number(target.port || 5432),
+            socket: {
+              data(_s, chunk) { client.write(chunk) },
+              close() { client.end() },
+              error() { client.end() },
+            },
+          })
+        },
+        data(client, chunk) { client.data.peer?.write(chunk) },
+        close(client) { open.delete(client); client.data.peer?.end() },
+        error(client) { client.data.peer?.end() },
+      },
+    })
+    port = listener.port
+  }
+  listen()
+  return {
+    get port() { return port },
+    cut() {
+      listener?.stop(true)
+      for (const s of open) { s.data.peer?.end(); s.end() }
+      open.clear()
+    },
+    restore: listen,
+  }
+}
+
+describe.skipIf(!ready)('PostgreSQL briefly unavailable', () => {
+  let db: TestDatabase
+  let srv: TestServer
+  let proxy: ReturnType<typeof pgProxy>
+  beforeAll(async () => {
+    db = await createTestDatabase()
+    proxy = pgProxy(new URL(ADMIN_URL))
+    const url = new URL(db.url)
+    url.hostname = '127.0.0.1'
+    url.port = String(proxy.port)
+    srv = await startServer({ env: { DATABASE_URL: url.toString() } })
+  }, 60_000)
+  afterAll(async () => {
+    await srv?.stop()
+    proxy?.cut()
+    await db?.drop()
+  })
+
+  test('evaluations keep serving, writes answer 503 STORE_UNAVAILABLE, and recover afterwards', async () => {
+    const admin = srv.adminToken
+    expect((await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'steady', enabled: true, value: 'on' } })).status).toBe(201)
+    proxy.cut()
+    const ev = await api(srv, 'GET', '/api/v1/flags/steady', { token: admin })
+    expect(ev.status).toBe(200)
+    expect(ev.body).toEqual({ value: 'on', type: 'string', reason: 'default' })
+    const bulk = await api(srv, 'POST', '/api/v1/evaluate', { token: admin, body: { flags: ['steady'] } })
+    expect(bulk.body.flags).toEqual({ steady: 'on' })
+
+    const write = await api(srv, 'PUT', '/api/v1/flags/steady', { token: admin, body: { value: 'off' } })
+    expect(write.status).toBe(503)
+    expect(write.body.code).toBe('STORE_UNAVAILABLE')
+    const health = await api(srv, 'GET', '/health')
+    expect(health.body.status).toBe('degraded')
+
+    proxy.restore()
+    let status = 0
+    for (let i = 0; i < 100 && status !== 200; i++) {
+      status = (await api(srv, 'PUT', '/api/v1/flags/steady', { token: admin, body: { value: 'off' } })).status
+      if (status !== 200) await Bun.sleep(100)
+    }
+    expect(status).toBe(200)
+    expect((await api(srv, 'GET', '/api/v1/flags/steady', { token: admin })).body.value).toBe('off')
+  }, 30_000)
+})

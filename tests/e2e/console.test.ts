@@ -1,0 +1,360 @@
+// End-to-end: the admin console in a real Chromium against the real server (fresh SQLite per run).
+// Needs Debian's chromium at /usr/bin/chromium: absent, the suite fails on CI and is skipped elsewhere.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { api, createToken, startServer, type TestServer } from '../helpers/server'
+
+const CHROMIUM = '/usr/bin/chromium'
+const SHOTS = join(import.meta.dir, 'screenshots')
+const TIMEOUT = 60_000
+const haveChromium = existsSync(CHROMIUM)
+
+if (!haveChromium) {
+  if (process.env.CI === 'true') {
+    test('chromium is installed for the e2e suite', () => {
+      throw new Error(`${CHROMIUM} not found: install it (apt-get install -y chromium) so the console e2e tests can run`)
+    })
+  } else {
+    console.warn(`[e2e] SKIPPED: ${CHROMIUM} not found. Install it with \`apt-get install -y chromium\` to run the console tests.`)
+  }
+}
+
+const suite = haveChromium ? describe : describe.skip
+
+suite('admin console', () => {
+  let srv: TestServer
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+  /** console errors and uncaught exceptions from every page of the run */
+  const problems: string[] = []
+
+  const watch = (p: Page) => {
+    p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+    p.on('console', (m) => {
+      // the browser logs every non-2xx fetch; the app reports those itself
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`)
+    })
+  }
+
+  const newPage = async (width = 1280, height = 900) => {
+    const ctx = await browser.newContext({ viewport: { width, height } })
+    const p = await ctx.newPage()
+    p.setDefaultTimeout(15_000)
+    watch(p)
+    return { ctx, page: p }
+  }
+
+  const signIn = async (p: Page, token: string) => {
+    await p.goto(`${srv.url}/`)
+    await p.waitForURL('**/signin')
+    await p.getByLabel('Access token').fill(token)
+    await p.getByRole('button', { name: 'Sign in' }).click()
+    await p.getByRole('button', { name: 'Sign out' }).waitFor()
+  }
+
+  const go = async (p: Page, path: string) => {
+    // in-app navigation (keeps sessionStorage in the same tab and exercises the router)
+    await p.evaluate((to) => {
+      window.history.pushState(null, '', to)
+      window.dispatchEvent(new PopStateEvent('popstate'))
+    }, path)
+  }
+
+  const shot = async (p: Page, name: string) => {
+    await p.waitForLoadState('networkidle').catch(() => {})
+    await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
+  }
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true })
+    srv = await startServer()
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    })
+    ;({ ctx: context, page } = await newPage())
+  }, TIMEOUT)
+
+  afterAll(async () => {
+    await browser?.close()
+    await srv?.stop()
+  }, TIMEOUT)
+
+  test('sign-in shows the project and the token permissions; the token never enters the URL', async () => {
+    await page.goto(`${srv.url}/`)
+    await page.waitForURL('**/signin')
+    await shot(page, 'signin-1280')
+    await page.getByLabel('Access token').fill('ff_defa_notARealTokenAtAll12')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Sign-in failed')
+
+    await page.getByLabel('Access token').fill(srv.adminToken)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Flags' }).waitFor()
+    expect(await page.locator('.brand-project').textContent()).toBe('Default')
+    expect(await page.getByRole('list', { name: 'Token permissions' }).textContent()).toContain('* (admin)')
+    expect(page.url()).not.toContain(srv.adminToken)
+    expect(await page.evaluate(() => sessionStorage.getItem('flagship.token'))).toBe(srv.adminToken)
+    for (const name of ['Flags', 'Configs', 'Segments', 'Tokens', 'Webhooks', 'Audit log', 'Settings']) {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).waitFor()
+    }
+    await page.getByText('No flags yet').waitFor()
+  }, TIMEOUT)
+
+  test('create a flag and edit it with a targeting rule', async () => {
+    await page.getByRole('button', { name: 'New flag' }).click()
+    const dialog = page.getByRole('dialog', { name: 'New flag' })
+    await dialog.getByLabel('Key').fill('checkout-v2')
+    await dialog.getByLabel('Value').fill('"blue"')
+    await dialog.getByRole('button', { name: 'Create flag' }).click()
+    await page.waitForURL('**/flags/checkout-v2')
+    await page.getByRole('heading', { name: 'checkout-v2' }).waitFor()
+
+    await page.getByRole('button', { name: '+ Add rule' }).click()
+    await page.getByLabel('Rule 1 condition 1 property').fill('plan')
+    await page.getByLabel('Rule 1 condition 1 operator').selectOption('in')
+    await page.getByLabel('Rule 1 condition 1 value').fill('pro, enterprise')
+    // invalid JSON is reported inline and blocks saving
+    await page.getByLabel('Rule 1 value').fill('"gold')
+    await page.getByText(/Invalid JSON/).first().waitFor()
+    expect(await page.getByRole('button', { name: 'Save changes' }).isDisabled()).toBe(true)
+    await page.getByLabel('Rule 1 value').fill('"gold"')
+    await page.getByRole('button', { name: 'Save changes' }).click()
+    await page.getByText('All changes saved').waitFor()
+
+    const flags = await api(srv, 'GET', '/api/v1/flags', { token: srv.adminToken })
+    const flag = flags.body.flags.find((f: { key: string }) => f.key === 'checkout-v2').flag
+    expect(flag.value).toBe('blue')
+    expect(flag.targeting.rules).toEqual([{ conditions: [{ property: 'plan', operator: 'in', value: ['pro', 'enterprise'] }], value: 'gold' }])
+    expect(flag.version).toBe(2)
+  }, TIMEOUT)
+
+  test('switching the flag on changes the playground evaluation', async () => {
+    const playground = page.getByRole('region', { name: 'Evaluation playground' })
+    await playground.getByLabel('Context user_id').fill('u-42')
+    await playground.getByLabel('Context plan').fill('pro')
+    await playground.getByRole('button', { name: 'Evaluate' }).click()
+    await expect(playground.getByTestId('eval-reason').textContent()).resolves.toBe('disabled')
+    expect(await playground.getByTestId('eval-value').textContent()).toBe('null')
+
+    await page.getByRole('switch', { name: 'Flag enabled' }).click()
+    await page.getByRole('button', { name: 'Save changes' }).click()
+    await page.getByText('All changes saved').waitFor()
+    await playground.getByTestId('eval-reason').filter({ hasText: 'targeting' }).waitFor()
+    expect(await playground.getByTestId('eval-value').textContent()).toBe('"gold"')
+    expect(await playground.getByTestId('eval-type').textContent()).toBe('string')
+
+    await playground.getByLabel('Context plan').fill('free')
+    await playground.getByRole('button', { name: 'Evaluate' }).click()
+    await playground.getByTestId('eval-reason').filter({ hasText: 'default' }).waitFor()
+    expect(await playground.getByTestId('eval-value').textContent()).toBe('"blue"')
+    await shot(page, 'flag-1280')
+  }, TIMEOUT)
+
+  test('a concurrent change is shown as a conflict and can be overwritten', async () => {
+    await page.getByLabel('Value', { exact: true }).fill('"green"')
+    const other = await api(srv, 'PUT', '/api/v1/flags/checkout-v2', { token: srv.adminToken, body: { value: 'red' } })
+    expect(other.status).toBe(200)
+    await page.getByRole('button', { name: 'Save changes' }).click()
+    const dialog = page.getByRole('dialog', { name: 'This was changed by someone else' })
+    await dialog.waitFor()
+    const diff = await dialog.locator('table').first().textContent()
+    expect(diff).toContain('"red"')
+    expect(diff).toContain('"green"')
+    await shot(page, 'conflict-1280')
+    await dialog.getByRole('button', { name: 'Overwrite with my changes' }).click()
+    await page.getByText('All changes saved').waitFor()
+    const flags = await api(srv, 'GET', '/api/v1/flags', { token: srv.adminToken })
+    expect(flags.body.flags[0].flag.value).toBe('green')
+  }, TIMEOUT)
+
+  test('the list switches a flag per environment', async () => {
+    await go(page, '/')
+    const sw = page.getByRole('switch', { name: 'staging: checkout-v2' })
+    expect(await sw.getAttribute('aria-checked')).toBe('true')
+    await sw.click()
+    await page.locator('[role=switch][aria-label="staging: checkout-v2"][aria-checked=false]').waitFor()
+    const flags = await api(srv, 'GET', '/api/v1/flags', { token: srv.adminToken })
+    expect(flags.body.flags[0].flag.environments).toEqual({ staging: { enabled: false } })
+    await page.getByLabel('Search flags').fill('nothing-like-this')
+    await page.getByText('No flags match').waitFor()
+    await page.getByLabel('Search flags').fill('checkout')
+    await page.getByRole('link', { name: 'checkout-v2' }).waitFor()
+    await shot(page, 'flags-1280')
+  }, TIMEOUT)
+
+  test('a new token is shown once and is gone after navigating away', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tokens' }).click()
+    await page.getByRole('heading', { name: 'Access tokens' }).waitFor()
+    await page.getByLabel('Name').fill('ci reader')
+    await page.getByRole('checkbox', { name: /read:configs/ }).check()
+    await page.getByRole('button', { name: 'Create token' }).click()
+    const plaintext = await page.getByLabel('New token').inputValue()
+    expect(plaintext).toMatch(/^ff_defa_[A-Za-z0-9]{20}$/)
+    await page.getByRole('button', { name: 'Copy token' }).waitFor()
+    await page.getByRole('cell', { name: /ci reader/ }).waitFor()
+    await shot(page, 'tokens-1280')
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flags' }).click()
+    await page.getByRole('heading', { name: 'Flags' }).waitFor()
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tokens' }).click()
+    await page.getByRole('cell', { name: /ci reader/ }).waitFor()
+    expect(await page.getByLabel('New token').count()).toBe(0)
+    expect(await page.content()).not.toContain(plaintext)
+  }, TIMEOUT)
+
+  test('the audit log filters and shows a before/after diff', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor()
+    await page.getByRole('button', { name: /View changes/ }).first().waitFor()
+    await page.getByLabel('Resource type').selectOption('flag')
+    await page.getByLabel('Action').selectOption('update')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await page.locator('tbody tr').filter({ hasText: 'token' }).waitFor({ state: 'detached' })
+    const rows = page.getByRole('button', { name: /View changes: update flag checkout-v2/ })
+    await rows.first().waitFor()
+    expect(await page.getByRole('button', { name: /View changes: create/ }).count()).toBe(0)
+    await shot(page, 'audit-1280')
+    // the oldest update: the rule was added
+    await rows.last().click()
+    const dialog = page.getByRole('dialog', { name: 'update flag “checkout-v2”' })
+    await dialog.waitFor()
+    const text = await dialog.locator('table').textContent()
+    expect(text).toContain('targeting.rules[0].value')
+    expect(text).toContain('"gold"')
+    await shot(page, 'audit-diff-1280')
+    await dialog.getByRole('button', { name: 'Close dialog' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+  }, TIMEOUT)
+
+  test('the other admin pages render', async () => {
+    const configRes = await api(srv, 'POST', '/api/v1/configs', { token: srv.adminToken, body: { key: 'checkout.limits', value: { max_items: 20, currency: 'EUR' }, environments: { production: { value: { max_items: 50, currency: 'EUR' } } } } })
+    expect(configRes.status).toBe(201)
+    const segRes = await api(srv, 'POST', '/api/v1/segments', { token: srv.adminToken, body: { key: 'beta-testers', conditions: [{ property: 'custom.beta', operator: 'equals', value: true }] } })
+    expect(segRes.status).toBe(201)
+    const hook = await api(srv, 'POST', '/api/v1/webhooks', { token: srv.adminToken, body: { url: 'https://hooks.example.com/flags', events: ['flag.updated', 'flag.created'], secret: 's3cret' } })
+    expect(hook.status).toBe(201)
+
+    const nav = page.getByRole('navigation', { name: 'Main' })
+    await nav.getByRole('link', { name: 'Configs' }).click()
+    await page.getByRole('link', { name: 'checkout.limits' }).click()
+    await page.getByLabel('Value in production').waitFor()
+    await shot(page, 'config-1280')
+    await nav.getByRole('link', { name: 'Configs' }).click()
+    await page.getByRole('link', { name: 'checkout.limits' }).waitFor()
+    await shot(page, 'configs-1280')
+
+    await nav.getByRole('link', { name: 'Segments' }).click()
+    await page.getByRole('link', { name: 'beta-testers' }).click()
+    await page.getByLabel('Segment condition 1 property').waitFor()
+    await shot(page, 'segment-1280')
+    await nav.getByRole('link', { name: 'Segments' }).click()
+    await page.getByRole('link', { name: 'beta-testers' }).waitFor()
+    await shot(page, 'segments-1280')
+
+    await nav.getByRole('link', { name: 'Webhooks' }).click()
+    await page.getByText('https://hooks.example.com/flags').waitFor()
+    await page.getByRole('button', { name: /Recent deliveries/ }).click()
+    await page.getByText(/No deliveries yet|Delivery history is not available|flag\./).first().waitFor()
+    await shot(page, 'webhooks-1280')
+
+    await nav.getByRole('link', { name: 'Settings' }).click()
+    await page.getByRole('heading', { name: 'Project settings' }).waitFor()
+    await shot(page, 'settings-1280')
+  }, TIMEOUT)
+
+  test('a rule can use a segment, and removing an environment in use offers force', async () => {
+    await go(page, '/flags/checkout-v2')
+    await page.getByRole('button', { name: '+ Add rule' }).click()
+    await page.getByLabel('Rule 2 condition 1 operator').selectOption('in_segment')
+    await page.getByLabel('Rule 2 condition 1 value').selectOption('beta-testers')
+    await page.getByLabel('Move rule 2 up').click()
+    await page.getByRole('button', { name: 'Save changes' }).click()
+    await page.getByText('All changes saved').waitFor()
+    const flags = await api(srv, 'GET', '/api/v1/flags', { token: srv.adminToken })
+    expect(flags.body.flags[0].flag.targeting.rules[0].conditions[0]).toEqual({ property: 'plan', operator: 'in_segment', value: 'beta-testers' })
+
+    await go(page, '/settings')
+    await page.getByRole('button', { name: 'Remove environment staging' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Remove environment “staging”?' })
+    await dialog.getByRole('button', { name: 'Remove environment' }).click()
+    await dialog.getByText('is still in use').waitFor()
+    await dialog.getByRole('button', { name: 'Force: remove overrides too' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await page.getByRole('button', { name: 'Remove environment staging' }).waitFor({ state: 'detached' })
+    const project = await api(srv, 'GET', '/api/v1/project', { token: srv.adminToken })
+    expect(project.body.environments).toEqual(['development', 'production'])
+  }, TIMEOUT)
+
+  test('a read:flags token sees read-only views and no admin navigation', async () => {
+    const reader = await createToken(srv, ['read:flags'])
+    const { ctx, page: p } = await newPage()
+    try {
+      await signIn(p, reader)
+      await p.getByRole('link', { name: 'checkout-v2' }).waitFor()
+      const nav = p.getByRole('navigation', { name: 'Main' })
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Flags'])
+      expect(await p.getByRole('switch').count()).toBe(0)
+      expect(await p.getByRole('button', { name: 'New flag' }).count()).toBe(0)
+      await shot(p, 'flags-readonly-1280')
+
+      await p.getByRole('link', { name: 'checkout-v2' }).click()
+      await p.getByText('Read-only: this token can read flags but not change them.').waitFor()
+      for (const name of ['Delete flag', 'Save changes', '+ Add rule']) expect(await p.getByRole('button', { name }).count()).toBe(0)
+      expect(await p.getByRole('switch').count()).toBe(0)
+      // evaluating is reading: the playground works
+      await p.getByLabel('Context plan').fill('pro')
+      await p.getByRole('button', { name: 'Evaluate' }).click()
+      await p.getByTestId('eval-reason').waitFor()
+      await go(p, '/tokens')
+      await p.getByText('This token cannot open this page').waitFor()
+    } finally {
+      await ctx.close()
+    }
+  }, TIMEOUT)
+
+  test('narrow (400px) screens', async () => {
+    const { ctx, page: p } = await newPage(400, 860)
+    try {
+      await p.goto(`${srv.url}/signin`)
+      await p.getByLabel('Access token').waitFor()
+      await shot(p, 'signin-400')
+      await signIn(p, srv.adminToken)
+      await p.getByRole('link', { name: 'checkout-v2' }).waitFor()
+      await shot(p, 'flags-400')
+      for (const [path, name] of [
+        ['/flags/checkout-v2', 'flag-400'],
+        ['/configs/checkout.limits', 'config-400'],
+        ['/segments/beta-testers', 'segment-400'],
+        ['/tokens', 'tokens-400'],
+        ['/webhooks', 'webhooks-400'],
+        ['/audit', 'audit-400'],
+        ['/settings', 'settings-400'],
+      ]) {
+        await go(p, path)
+        await p.locator('.page-header h1').waitFor()
+        await p.locator('.state[role=status]').waitFor({ state: 'detached' })
+        // nothing may force horizontal scrolling
+        const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+        expect({ path, overflow }).toEqual({ path, overflow: 0 })
+        await shot(p, name)
+      }
+    } finally {
+      await ctx.close()
+    }
+  }, TIMEOUT)
+
+  test('sign-out forgets the token', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL('**/signin')
+    expect(await page.evaluate(() => sessionStorage.getItem('flagship.token'))).toBeNull()
+    await context.close()
+  }, TIMEOUT)
+
+  test('no console errors or uncaught exceptions', () => {
+    expect(problems).toEqual([])
+  })
+})
