@@ -11,18 +11,19 @@ const ready = await requireServices({ postgres: true })
 
 /** A loopback TCP proxy to PostgreSQL that can be cut (refuse + drop every connection) and restored. */
 function pgProxy(target: URL) {
-  const open = new Set<Socket<{ peer?: Socket<any> }>>()
-  let listener: TCPSocketListener<{ peer?: Socket<any> }> | undefined
+  type Conn = { peer?: Socket<unknown>; pending: Uint8Array[] }
+  const open = new Set<Socket<Conn>>()
+  let listener: TCPSocketListener<Conn> | undefined
   let port = 0
   const listen = () => {
-    listener = Bun.listen<{ peer?: Socket<any> }>({
+    listener = Bun.listen<Conn>({
       hostname: '127.0.0.1',
       port,
       socket: {
         async open(client) {
           open.add(client)
-          client.data = {}
-          client.data.peer = await Bun.connect<{ peer?: Socket<any> }>({
+          client.data = { pending: [] }
+          const peer = await Bun.connect<unknown>({
             hostname: target.hostname,
             port: Number(target.port || 5432),
             socket: {
@@ -31,8 +32,15 @@ function pgProxy(target: URL) {
               error() { client.end() },
             },
           })
+          // Bytes the client sent while the upstream connection was opening go first.
+          for (const chunk of client.data.pending) peer.write(chunk)
+          client.data.pending = []
+          client.data.peer = peer
         },
-        data(client, chunk) { client.data.peer?.write(chunk) },
+        data(client, chunk) {
+          if (client.data.peer) client.data.peer.write(chunk)
+          else client.data.pending.push(new Uint8Array(chunk))
+        },
         close(client) { open.delete(client); client.data.peer?.end() },
         error(client) { client.data.peer?.end() },
       },
@@ -67,7 +75,7 @@ describe.skipIf(!ready)('PostgreSQL briefly unavailable', () => {
     await srv?.stop()
     proxy?.cut()
     await db?.drop()
-  })
+  }, 30_000)
 
   test('evaluations keep serving, writes answer 503 STORE_UNAVAILABLE, and recover afterwards', async () => {
     const admin = srv.adminToken
