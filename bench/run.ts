@@ -341,12 +341,12 @@ async function main(): Promise<void> {
 
   // --- (a) (b) (c) ---------------------------------------------------------------------------------
   console.log(`\n[${elapsed()}] starting the real server (100 flags) and the bare Bun.serve`)
-  const main = await startFlagServer('server (100 flags)')
-  const keys = await populate(main, 100)
-  const bResponse = await call(main, 'GET', evalPath('bench-flag'))
+  const srv = await startFlagServer('server (100 flags)')
+  const keys = await populate(srv, 100)
+  const bResponse = await call(srv, 'GET', evalPath('bench-flag'))
   if (bResponse.status !== 200) throw new Error(`evaluation failed: ${bResponse.status} ${bResponse.text}`)
   const bulkBody = JSON.stringify({ context: CONTEXT, flags: keys })
-  const bulkResponse = await call(main, 'POST', '/api/v1/evaluate', JSON.parse(bulkBody))
+  const bulkResponse = await call(srv, 'POST', '/api/v1/evaluate', JSON.parse(bulkBody))
   if (bulkResponse.status !== 200 || Object.keys(JSON.parse(bulkResponse.text).flags).length !== 100) {
     throw new Error(`bulk evaluation failed: ${bulkResponse.status} ${bulkResponse.text.slice(0, 300)}`)
   }
@@ -364,8 +364,8 @@ async function main(): Promise<void> {
 
   const targets: Target[] = [
     { name: '(a) bare Bun.serve', url: bare.url + '/' },
-    { name: '(b) GET /flags/:key (3 rules+rollout)', url: main.url + evalPath('bench-flag'), token: main.token },
-    { name: '(c) POST /evaluate (100 flags)', url: main.url + '/api/v1/evaluate', token: main.token, script: postScript },
+    { name: '(b) GET /flags/:key (3 rules+rollout)', url: srv.url + evalPath('bench-flag'), token: srv.token },
+    { name: '(c) POST /evaluate (100 flags)', url: srv.url + '/api/v1/evaluate', token: srv.token, script: postScript },
   ]
   console.log(`\n[${elapsed()}] HTTP: interleaved rounds`)
   const [a, b, c] = (await interleaved(targets)) as [WrkResult, WrkResult, WrkResult]
@@ -381,9 +381,9 @@ async function main(): Promise<void> {
   const aSingle = await wrk(targets[0]!, 3, 1)
   console.log(`  one connection (-c1, 3 s): (a) ${line(aSingle)}`)
   console.log(`                             (b) ${line(bSingle)}`)
-  const rssMain = rssKiB(main.pid)
+  const rssMain = rssKiB(srv.pid)
   await bare.stop()
-  await main.stop()
+  await srv.stop()
 
   // --- engine ----------------------------------------------------------------------------------------
   console.log(`\n[${elapsed()}] engine, in process (bench/engine.ts)`)

@@ -75,7 +75,8 @@ export function createApp(deps: AppDeps) {
         if (e instanceof AppError) return fromAppError(e)
         throw e
       }
-      const verdict = await limiter.hit(`${caller.token.hash}:${rateClassOf(request.method, path)}`, limits[rateClassOf(request.method, path)])
+      const rateClass = rateClassOf(request.method, path)
+      const verdict = await limiter.hit(`${caller.token.hash}:${rateClass}`, limits[rateClass])
       Object.assign(set.headers, rateHeaders(verdict))
       if (!verdict.allowed) {
         return errorResponse(429, 'RATE_LIMITED', 'Rate limit exceeded', undefined, { 'Retry-After': String(verdict.retryAfter), ...rateHeaders(verdict) })

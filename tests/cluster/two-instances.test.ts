@@ -136,3 +136,50 @@ describe.skipIf(!ready)('webhook deliveries across two instances', () => {
     }
   }, 60_000)
 })
+
+describe.skipIf(!ready)('a killed instance', () => {
+  test("its claimed, in-flight delivery is taken over by another instance when the lease expires", async () => {
+    const attempts: { id: string; at: number }[] = []
+    let hang = true
+    const receiver = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      idleTimeout: 30,
+      async fetch(req) {
+        attempts.push({ id: req.headers.get('x-webhook-delivery')!, at: Date.now() })
+        await req.text()
+        if (hang) await Bun.sleep(20_000) // the first attempt never answers in time
+        return new Response('ok')
+      },
+    })
+    const db = await createTestDatabase()
+    const admin = randomAdminToken()
+    const env = { DATABASE_URL: db.url, REDIS_URL }
+    const a = await startServer({ env, adminToken: admin })
+    let b: TestServer | undefined
+    try {
+      await api(a, 'POST', '/api/v1/webhooks', { token: admin, body: { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['*'] } })
+      await api(a, 'POST', '/api/v1/flags', { token: admin, body: { key: 'orphan' } })
+      while (attempts.length === 0) await Bun.sleep(20)
+      await a.kill() // SIGKILL while A holds the claim and the attempt is in flight
+      hang = false
+      b = await startServer({ env, adminToken: admin })
+      const deadline = Date.now() + 30_000
+      while (attempts.length < 2 && Date.now() < deadline) await Bun.sleep(100)
+      expect(attempts.length).toBe(2)
+      expect(attempts[1].id).toBe(attempts[0].id)
+      const hooks = await api(b, 'GET', '/api/v1/webhooks', { token: admin })
+      let delivery: any
+      for (let i = 0; i < 50 && delivery?.status !== 'delivered'; i++) {
+        delivery = (await api(b, 'GET', `/api/v1/webhooks/${hooks.body.webhooks[0].id}/deliveries`, { token: admin })).body.deliveries[0]
+        if (delivery?.status !== 'delivered') await Bun.sleep(100)
+      }
+      expect(delivery).toMatchObject({ id: attempts[0].id, status: 'delivered', attempts: 2 })
+    } finally {
+      receiver.stop(true)
+      await b?.stop()
+      await a.stop()
+      await db.drop()
+    }
+  }, 60_000)
+})
