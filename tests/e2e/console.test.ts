@@ -41,6 +41,10 @@ suite('admin console', () => {
 
   const newPage = async (width = 1280, height = 900) => {
     const ctx = await browser.newContext({ viewport: { width, height } })
+    if (process.env.E2E_LOCAL_ASSETS === '1') {
+      // TEMPORARY (until the server serves web/dist/assets): answer asset requests from web/dist
+      await ctx.route('**/assets/**', (route) => route.fulfill({ path: join(import.meta.dir, '../../web/dist', new URL(route.request().url()).pathname) }))
+    }
     const p = await ctx.newPage()
     p.setDefaultTimeout(15_000)
     watch(p)
@@ -63,9 +67,11 @@ suite('admin console', () => {
     }, path)
   }
 
+  /** full-page screenshots, except with a dialog open (then the viewport, as the user sees it) */
   const shot = async (p: Page, name: string) => {
     await p.waitForLoadState('networkidle').catch(() => {})
-    await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
+    const modal = (await p.locator('dialog[open]').count()) > 0
+    await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: !modal })
   }
 
   beforeAll(async () => {
@@ -94,7 +100,7 @@ suite('admin console', () => {
     await page.getByLabel('Access token').fill(srv.adminToken)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('heading', { name: 'Flags' }).waitFor()
-    expect(await page.locator('.brand-project').textContent()).toBe('Default')
+    await page.locator('.brand-project').filter({ hasText: /^Default$/ }).waitFor()
     expect(await page.getByRole('list', { name: 'Token permissions' }).textContent()).toContain('* (admin)')
     expect(page.url()).not.toContain(srv.adminToken)
     expect(await page.evaluate(() => sessionStorage.getItem('flagship.token'))).toBe(srv.adminToken)
@@ -108,7 +114,7 @@ suite('admin console', () => {
     await page.getByRole('button', { name: 'New flag' }).click()
     const dialog = page.getByRole('dialog', { name: 'New flag' })
     await dialog.getByLabel('Key').fill('checkout-v2')
-    await dialog.getByLabel('Value').fill('"blue"')
+    await dialog.getByRole('textbox', { name: 'Value', exact: true }).fill('"blue"')
     await dialog.getByRole('button', { name: 'Create flag' }).click()
     await page.waitForURL('**/flags/checkout-v2')
     await page.getByRole('heading', { name: 'checkout-v2' }).waitFor()
@@ -118,10 +124,10 @@ suite('admin console', () => {
     await page.getByLabel('Rule 1 condition 1 operator').selectOption('in')
     await page.getByLabel('Rule 1 condition 1 value').fill('pro, enterprise')
     // invalid JSON is reported inline and blocks saving
-    await page.getByLabel('Rule 1 value').fill('"gold')
+    await page.getByRole('textbox', { name: 'Rule 1 value', exact: true }).fill('"gold')
     await page.getByText(/Invalid JSON/).first().waitFor()
     expect(await page.getByRole('button', { name: 'Save changes' }).isDisabled()).toBe(true)
-    await page.getByLabel('Rule 1 value').fill('"gold"')
+    await page.getByRole('textbox', { name: 'Rule 1 value', exact: true }).fill('"gold"')
     await page.getByRole('button', { name: 'Save changes' }).click()
     await page.getByText('All changes saved').waitFor()
 
@@ -155,7 +161,7 @@ suite('admin console', () => {
   }, TIMEOUT)
 
   test('a concurrent change is shown as a conflict and can be overwritten', async () => {
-    await page.getByLabel('Value', { exact: true }).fill('"green"')
+    await page.getByRole('textbox', { name: 'Value', exact: true }).fill('"green"')
     const other = await api(srv, 'PUT', '/api/v1/flags/checkout-v2', { token: srv.adminToken, body: { value: 'red' } })
     expect(other.status).toBe(200)
     await page.getByRole('button', { name: 'Save changes' }).click()
@@ -169,6 +175,41 @@ suite('admin console', () => {
     await page.getByText('All changes saved').waitFor()
     const flags = await api(srv, 'GET', '/api/v1/flags', { token: srv.adminToken })
     expect(flags.body.flags[0].flag.value).toBe('green')
+  }, TIMEOUT)
+
+  test('individual targeting, rollout, environment override and active window are saved', async () => {
+    await page.getByRole('button', { name: '+ Add user override' }).click()
+    await page.getByLabel('Override 1 user id').fill('vip-1')
+    await page.getByLabel('Override 1 value').fill('"platinum"')
+    await page.getByLabel('Roll out to a percentage of contexts').check()
+    await page.getByRole('spinbutton', { name: 'Percentage' }).fill('25')
+    await page.getByLabel('Override in production').check()
+    await page.getByRole('switch', { name: 'Enabled in production' }).click()
+    await page.getByLabel('Active from').fill('2020-01-01T09:30')
+    await shot(page, 'flag-editing-1280')
+    await page.getByRole('button', { name: 'Save changes' }).click()
+    await page.getByText('All changes saved').waitFor()
+
+    const flags = await api(srv, 'GET', '/api/v1/flags', { token: srv.adminToken })
+    const flag = flags.body.flags[0].flag
+    expect(flag.targeting.overrides).toEqual({ 'vip-1': 'platinum' })
+    expect(flag.targeting.rollout).toEqual({ percentage: 25, attribute: 'user_id' })
+    expect(flag.environments).toEqual({ production: { enabled: false } })
+    expect(Date.parse(flag.active_from)).toBe(new Date(2020, 0, 1, 9, 30).getTime())
+
+    const playground = page.getByRole('region', { name: 'Evaluation playground' })
+    await playground.getByLabel('Context user_id').fill('vip-1')
+    await playground.getByRole('button', { name: 'Evaluate' }).click()
+    await playground.getByTestId('eval-reason').filter({ hasText: 'override' }).waitFor()
+    await playground.getByLabel('Context environment').selectOption('production')
+    await playground.getByRole('button', { name: 'Evaluate' }).click()
+    await playground.getByTestId('eval-reason').filter({ hasText: 'disabled' }).waitFor()
+
+    // undo the production override and the rollout so later steps see a plain flag
+    await page.getByLabel('Override in production').uncheck()
+    await page.getByLabel('Roll out to a percentage of contexts').uncheck()
+    await page.getByRole('button', { name: 'Save changes' }).click()
+    await page.getByText('All changes saved').waitFor()
   }, TIMEOUT)
 
   test('the list switches a flag per environment', async () => {
@@ -192,17 +233,17 @@ suite('admin console', () => {
     await page.getByLabel('Name').fill('ci reader')
     await page.getByRole('checkbox', { name: /read:configs/ }).check()
     await page.getByRole('button', { name: 'Create token' }).click()
-    const plaintext = await page.getByLabel('New token').inputValue()
+    const plaintext = await page.getByRole('textbox', { name: 'New token' }).inputValue()
     expect(plaintext).toMatch(/^ff_defa_[A-Za-z0-9]{20}$/)
     await page.getByRole('button', { name: 'Copy token' }).waitFor()
-    await page.getByRole('cell', { name: /ci reader/ }).waitFor()
+    await page.getByRole('cell', { name: /^ci reader/ }).waitFor()
     await shot(page, 'tokens-1280')
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flags' }).click()
     await page.getByRole('heading', { name: 'Flags' }).waitFor()
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tokens' }).click()
-    await page.getByRole('cell', { name: /ci reader/ }).waitFor()
-    expect(await page.getByLabel('New token').count()).toBe(0)
+    await page.getByRole('cell', { name: /^ci reader/ }).waitFor()
+    expect(await page.getByRole('textbox', { name: 'New token' }).count()).toBe(0)
     expect(await page.content()).not.toContain(plaintext)
   }, TIMEOUT)
 
@@ -241,7 +282,7 @@ suite('admin console', () => {
     const nav = page.getByRole('navigation', { name: 'Main' })
     await nav.getByRole('link', { name: 'Configs' }).click()
     await page.getByRole('link', { name: 'checkout.limits' }).click()
-    await page.getByLabel('Value in production').waitFor()
+    await page.getByRole('textbox', { name: 'Value in production' }).waitFor()
     await shot(page, 'config-1280')
     await nav.getByRole('link', { name: 'Configs' }).click()
     await page.getByRole('link', { name: 'checkout.limits' }).waitFor()
@@ -287,6 +328,67 @@ suite('admin console', () => {
     await page.getByRole('button', { name: 'Remove environment staging' }).waitFor({ state: 'detached' })
     const project = await api(srv, 'GET', '/api/v1/project', { token: srv.adminToken })
     expect(project.body.environments).toEqual(['development', 'production'])
+  }, TIMEOUT)
+
+  test('configs and segments are edited through their forms', async () => {
+    await go(page, '/configs/checkout.limits')
+    await page.getByRole('textbox', { name: 'Value in production' }).fill('{"max_items": 99}')
+    await page.getByLabel('Override in development').check()
+    await page.getByRole('textbox', { name: 'Value in development' }).fill('{"max_items": 5')
+    await page.getByText('Fix before saving').waitFor()
+    await page.getByRole('textbox', { name: 'Value in development' }).fill('{"max_items": 5}')
+    await page.getByRole('button', { name: 'Save changes' }).click()
+    await page.getByText('All changes saved').waitFor()
+    const configs = await api(srv, 'GET', '/api/v1/configs', { token: srv.adminToken })
+    expect(configs.body.configs[0].config.environments).toEqual({ production: { value: { max_items: 99 } }, development: { value: { max_items: 5 } } })
+
+    await go(page, '/segments/beta-testers')
+    await page.getByRole('button', { name: '+ Add condition to segment' }).click()
+    await page.getByLabel('Segment condition 2 property').fill('custom.country')
+    await page.getByLabel('Segment condition 2 operator').selectOption('not_in')
+    await page.getByLabel('Segment condition 2 value').fill('NL, BE')
+    await page.getByRole('button', { name: 'Save changes' }).click()
+    await page.getByText('All changes saved').waitFor()
+    const segment = await api(srv, 'GET', '/api/v1/segments/beta-testers', { token: srv.adminToken })
+    expect(segment.body.segment.conditions[1]).toEqual({ property: 'custom.country', operator: 'not_in', value: ['NL', 'BE'] })
+    expect(segment.body.segment.version).toBe(2)
+  }, TIMEOUT)
+
+  test('a webhook registered in the form shows its deliveries; a failed one can be redelivered', async () => {
+    let answer = 500
+    const hits: string[] = []
+    const receiver = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch(req) {
+        hits.push(req.headers.get('x-webhook-event') ?? '')
+        return new Response('', { status: answer })
+      },
+    })
+    try {
+      const url = `http://127.0.0.1:${receiver.port}/hook`
+      await go(page, '/webhooks')
+      await page.getByLabel('URL').fill(url)
+      await page.getByLabel('All events').check()
+      await page.getByRole('button', { name: 'Register webhook' }).click()
+      const card = page.locator('li.card', { hasText: url })
+      await card.waitFor()
+      expect(await card.getByRole('list', { name: 'Events' }).textContent()).toBe('all events')
+
+      const put = await api(srv, 'PUT', '/api/v1/flags/checkout-v2', { token: srv.adminToken, body: { value: 'teal' } })
+      expect(put.status).toBe(200)
+      await card.getByRole('button', { name: 'Recent deliveries' }).click()
+      // three attempts (now, +1 s, +4 s), then the delivery is marked failed
+      await card.locator('.badge', { hasText: 'failed' }).waitFor({ timeout: 30_000 })
+      expect(hits.length).toBe(3)
+      await shot(page, 'webhooks-deliveries-1280')
+      answer = 200
+      await card.getByRole('button', { name: /Redeliver flag.updated delivery/ }).click()
+      await card.locator('.badge', { hasText: 'delivered' }).waitFor({ timeout: 30_000 })
+      expect(hits.at(-1)).toBe('flag.updated')
+    } finally {
+      receiver.stop(true)
+    }
   }, TIMEOUT)
 
   test('a read:flags token sees read-only views and no admin navigation', async () => {
@@ -342,9 +444,32 @@ suite('admin console', () => {
         expect({ path, overflow }).toEqual({ path, overflow: 0 })
         await shot(p, name)
       }
+      await go(p, '/audit')
+      await p.getByRole('button', { name: /View changes: update flag/ }).first().click()
+      await p.getByRole('dialog').waitFor()
+      await shot(p, 'audit-diff-400')
     } finally {
       await ctx.close()
     }
+  }, TIMEOUT)
+
+  test('deleting a flag and revoking a token ask for confirmation', async () => {
+    await go(page, '/flags/checkout-v2')
+    await page.getByRole('button', { name: 'Delete flag' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Delete flag “checkout-v2”?' })
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await page.getByRole('button', { name: 'Delete flag' }).click()
+    await dialog.getByRole('button', { name: 'Delete flag' }).click()
+    await page.waitForURL(`${srv.url}/`)
+    await page.getByText('No flags yet').waitFor()
+
+    await go(page, '/tokens')
+    await page.getByRole('button', { name: /Revoke token ci reader/ }).click()
+    const confirm = page.getByRole('dialog', { name: 'Revoke token “ci reader”?' })
+    await confirm.getByRole('button', { name: 'Revoke token' }).click()
+    await confirm.waitFor({ state: 'hidden' })
+    await page.getByRole('cell', { name: /^ci reader/ }).waitFor({ state: 'detached' })
   }, TIMEOUT)
 
   test('sign-out forgets the token', async () => {

@@ -66,6 +66,7 @@ export interface Delivery {
   attempts: number
   last_status_code: number | null
   last_error: string | null
+  next_attempt_at?: string | null
   created_at: string
   updated_at: string
 }

@@ -18,7 +18,7 @@ const queryClient: QueryClient = new QueryClient({
   mutationCache: new MutationCache({ onError }),
   defaultOptions: {
     queries: {
-      staleTime: 5_000,
+      staleTime: 0,
       retry: (count, error) => (error instanceof ApiError && error.status >= 400 && error.status < 500 ? false : count < 2),
     },
   },

@@ -194,7 +194,7 @@ export function ConditionEditor({ conditions, onChange, label, readOnly, allowSe
                 <select aria-label={`${name} operator`} value={c.operator} onChange={(e) => update(i, { operator: e.target.value as Operator })}>
                   {operators.map((op) => (
                     <option key={op} value={op}>
-                      {OPERATOR_LABEL[op]} ({op})
+                      {OPERATOR_LABEL[op] === op ? op : `${OPERATOR_LABEL[op]} (${op})`}
                     </option>
                   ))}
                 </select>

@@ -82,10 +82,10 @@ export function DiffView({ before, after, beforeLabel = 'Before', afterLabel = '
                   <th scope="row">
                     <code>{r.path}</code>
                   </th>
-                  <td className="diff-before">
+                  <td className="diff-before" data-label={beforeLabel}>
                     <code>{show(r.before)}</code>
                   </td>
-                  <td className="diff-after">
+                  <td className="diff-after" data-label={afterLabel}>
                     <code>{show(r.after)}</code>
                   </td>
                 </tr>

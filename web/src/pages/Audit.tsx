@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { api, keys, type AuditEntry, type AuditFilter } from '../api'
 import { Link, pathFor } from '../router'
-import { dateTime, relativeTime } from '../format'
+import { dateTime, jsonEqual, relativeTime } from '../format'
 import { Dialog } from '../components/Dialog'
 import { DiffView } from '../components/DiffView'
 import { ErrorMessage } from '../components/ErrorMessage'
@@ -45,6 +45,16 @@ function resourceLink(e: AuditEntry) {
   ) : (
     <span className="mono">{e.resource_key}</span>
   )
+}
+
+const BOOKKEEPING = new Set(['version', 'updated_at', 'created_at'])
+
+/** Top-level fields an update changed (for the list; the dialog shows the full diff). */
+function changedKeys(e: AuditEntry): string[] {
+  const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {})
+  const a = obj(e.before)
+  const b = obj(e.after)
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !BOOKKEEPING.has(k) && !jsonEqual(a[k], b[k]))
 }
 
 export function Audit() {
@@ -157,6 +167,7 @@ export function Audit() {
                     </td>
                     <td data-label="Resource">
                       <span className="muted small">{e.resource_type}</span> {resourceLink(e)}
+                      {e.action === 'update' && changedKeys(e).length > 0 && <div className="muted small">changed {changedKeys(e).join(', ')}</div>}
                     </td>
                     <td data-label="Actor">
                       <code className="small">{e.actor}</code>

@@ -297,28 +297,25 @@ function FlagEditor({ flag, environments, refetch }: { flag: Flag; environments:
         <p className="hint">Specific users get a fixed value, before any rule.</p>
         {draft.overrides.length > 0 && (
           <ul className="override-list">
-            {draft.overrides.map((o, i) => (
-              <li key={o.id} className="override-row">
-                <label className="field">
-                  <span className="field-label">User id</span>
-                  <input aria-label={`Override ${i + 1} user id`} value={o.userId} onChange={(e) => setOverride(i, { userId: e.target.value })} className="mono" />
-                </label>
-                <label className="field">
-                  <span className="field-label">Value (JSON)</span>
-                  <input
-                    aria-label={`Override ${i + 1} value`}
-                    value={o.valueText}
-                    onChange={(e) => setOverride(i, { valueText: e.target.value })}
-                    className="mono"
-                    aria-invalid={!parseJson(o.valueText).ok}
-                  />
-                </label>
-                <button type="button" className="btn-icon btn-icon-danger" aria-label={`Remove override ${i + 1}`} onClick={() => set({ overrides: draft.overrides.filter((_, n) => n !== i) })}>
-                  ✕
-                </button>
-                {!parseJson(o.valueText).ok && <p className="field-error override-error">{(parseJson(o.valueText) as { error: string }).error}</p>}
-              </li>
-            ))}
+            {draft.overrides.map((o, i) => {
+              const parsed = parseJson(o.valueText)
+              return (
+                <li key={o.id} className="override-row">
+                  <label className="field">
+                    <span className="field-label">User id</span>
+                    <input aria-label={`Override ${i + 1} user id`} value={o.userId} onChange={(e) => setOverride(i, { userId: e.target.value })} className="mono" />
+                  </label>
+                  <label className="field">
+                    <span className="field-label">Value (JSON)</span>
+                    <input aria-label={`Override ${i + 1} value`} value={o.valueText} onChange={(e) => setOverride(i, { valueText: e.target.value })} className="mono" aria-invalid={!parsed.ok} />
+                  </label>
+                  <button type="button" className="btn-icon btn-icon-danger" aria-label={`Remove override ${i + 1}`} onClick={() => set({ overrides: draft.overrides.filter((_, n) => n !== i) })}>
+                    ✕
+                  </button>
+                  {!parsed.ok && <p className="field-error override-error">{parsed.error}</p>}
+                </li>
+              )
+            })}
           </ul>
         )}
         <button type="button" className="btn" onClick={() => set({ overrides: [...draft.overrides, { id: newDraftId(), userId: '', valueText: toJsonText(jsonOr(draft.valueText, true), false) }] })}>

@@ -108,6 +108,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                       </td>
                       <td data-label="Status">
                         <span className={`badge status-${d.status}`}>{d.status}</span>
+                        {d.status === 'pending' && d.next_attempt_at && <div className="muted small">next try {relativeTime(d.next_attempt_at)}</div>}
                       </td>
                       <td data-label="Attempts">{d.attempts}</td>
                       <td data-label="Last response">
@@ -120,15 +121,17 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                         </time>
                       </td>
                       <td data-label="Actions" className="cell-actions">
-                        <button
-                          type="button"
-                          className="btn btn-small"
-                          disabled={d.status === 'pending' || d.status === 'delivering' || (redeliver.isPending && redeliver.variables === d.id)}
-                          onClick={() => redeliver.mutate(d.id)}
-                          aria-label={`Redeliver ${d.event} delivery ${d.id}`}
-                        >
-                          Redeliver
-                        </button>
+                        {d.status === 'failed' && (
+                          <button
+                            type="button"
+                            className="btn btn-small"
+                            disabled={redeliver.isPending && redeliver.variables === d.id}
+                            onClick={() => redeliver.mutate(d.id)}
+                            aria-label={`Redeliver ${d.event} delivery ${d.id}`}
+                          >
+                            Redeliver
+                          </button>
+                        )}
                       </td>
                     </tr>
                   ))}

@@ -1,0 +1,355 @@
+// Shared helpers of the benchmarks (bench/run.ts, request-path.ts, request-costs.ts): child processes that are always
+// stopped (exit, error, SIGINT/SIGTERM, watchdog), the real server started as tests/helpers/server.ts
+// starts it, wrk runs and their parsing, and output formatting.
+import type { Subprocess } from 'bun'
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs'
+import { tmpdir, cpus } from 'node:os'
+import { join } from 'node:path'
+
+export const ROOT = join(import.meta.dir, '..')
+export const BUN = process.execPath
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
+export const LARGE = Number(process.env.BENCH_FLAGS_LARGE ?? 10_000)
+export const MAX_SECONDS = Number(process.env.BENCH_MAX_SECONDS ?? 360)
+
+// ---------------------------------------------------------------------------------------------------
+// Processes, cleanup, time bound
+
+export const children = new Set<Subprocess>()
+export const tempDirs: string[] = []
+
+export function cleanup(): void {
+  for (const p of children) {
+    if (p.exitCode === null && p.signalCode === null) {
+      try {
+        p.kill('SIGKILL')
+      } catch {}
+    }
+  }
+  children.clear()
+  for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true })
+}
+process.on('exit', cleanup)
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping everything`)
+    cleanup()
+    process.exit(130)
+  })
+}
+export const watchdog = setTimeout(() => {
+  console.error(`\nbench exceeded ${MAX_SECONDS} s: stopping everything`)
+  cleanup()
+  process.exit(3)
+}, MAX_SECONDS * 1000)
+
+export const hasTaskset = Bun.which('taskset') !== null && cpus().length >= 2
+export const pinned = (cpu: number, argv: string[]): string[] => (hasTaskset ? ['taskset', '-c', String(cpu), ...argv] : argv)
+export const SERVER_CPU = 0
+export const LOAD_CPU = 1
+
+export function spawnTracked(argv: string[], env: Record<string, string | undefined> = {}): { proc: Subprocess; output: () => string } {
+  const proc = Bun.spawn(argv, { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+  children.add(proc)
+  void proc.exited.then(() => children.delete(proc))
+  let out = ''
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) {
+      out += decoder.decode(chunk)
+      if (out.length > 200_000) out = out.slice(-100_000)
+    }
+  }
+  void pump(proc.stdout as ReadableStream<Uint8Array>)
+  void pump(proc.stderr as ReadableStream<Uint8Array>)
+  return { proc, output: () => out }
+}
+
+/** `promise`, or 'timeout' after `ms` (the timer is cleared, so it never keeps the process alive). */
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)))
+  try {
+    return await Promise.race([promise, expired])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+export async function stopProcess(proc: Subprocess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return
+  proc.kill('SIGTERM')
+  await within(proc.exited, 5000)
+  if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
+  await proc.exited
+}
+
+export async function waitForPort(name: string, proc: Subprocess, output: () => string, timeoutMs = 120_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const m = /"msg":"listening"[^\n]*"port":(\d+)/.exec(output())
+    if (m) return Number(m[1])
+    if (proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode}:\n${output()}`)
+    if (Date.now() > deadline) throw new Error(`${name} did not start in time:\n${output()}`)
+    await Bun.sleep(25)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Servers
+
+export interface FlagServer {
+  name: string
+  url: string
+  pid: number
+  token: string
+  stop(): Promise<void>
+}
+
+export const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+export const randomAdminToken = () => `ff_defa_${Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => ALPHABET[b % 62]).join('')}`
+
+/** The real service, as tests/helpers/server.ts starts it: fresh SQLite file, random port, bootstrap token. */
+export async function startFlagServer(name: string): Promise<FlagServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'flagship-bench-'))
+  tempDirs.push(dir)
+  const token = randomAdminToken()
+  const { proc, output } = spawnTracked(pinned(SERVER_CPU, [BUN, join(ROOT, 'server', 'index.ts')]), {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    BOOTSTRAP_TOKEN: token,
+    APP_ENV: 'bench',
+    DATABASE_URL: `sqlite:${join(dir, 'flags.db')}`,
+    REDIS_URL: '',
+    RATE_LIMIT_EVALUATION_PER_MINUTE: '1000000000',
+    RATE_LIMIT_MANAGEMENT_PER_MINUTE: '1000000000',
+  })
+  const port = await waitForPort(name, proc, output)
+  return { name, url: `http://127.0.0.1:${port}`, pid: proc.pid, token, stop: () => stopProcess(proc) }
+}
+
+/** A bench/ script that listens on a random port and prints `{"msg":"listening","port":N}`, pinned like the servers. */
+export async function startScriptServer(name: string, script: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const { proc, output } = spawnTracked(pinned(SERVER_CPU, [BUN, join(ROOT, 'bench', script)]), env)
+  const port = await waitForPort(name, proc, output)
+  return { url: `http://127.0.0.1:${port}`, pid: proc.pid, stop: () => stopProcess(proc) }
+}
+
+export const startBareServer = (body: string) => startScriptServer('bare Bun.serve', 'bare-server.ts', { BENCH_BODY: body })
+
+export async function call(srv: FlagServer, method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+  const res = await fetch(srv.url + path, {
+    method,
+    headers: { authorization: `Bearer ${srv.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  return { status: res.status, text: await res.text() }
+}
+
+export async function mustCall(srv: FlagServer, method: string, path: string, body: unknown, expected: number): Promise<string> {
+  const res = await call(srv, method, path, body)
+  if (res.status !== expected) throw new Error(`${method} ${path}: expected ${expected}, got ${res.status}: ${res.text.slice(0, 300)}`)
+  return res.text
+}
+
+/** Runs `jobs` with at most `concurrency` in flight. */
+export async function pool(count: number, concurrency: number, job: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
+    while (next < count) await job(next++)
+  }))
+}
+
+export function rssKiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return m ? Number(m[1]) : NaN
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Fixtures: the benchmark flag (3 rules + rollout) and its context
+
+export const CONTEXT = {
+  user_id: 'user-4242',
+  plan: 'free',
+  environment: 'production',
+  custom: { country: 'us', app_version: '1.2.0', email: 'u4242@example.com' },
+}
+// The context matches none of the rules, so evaluation walks all three and ends in the rollout.
+export const benchFlag = (key: string) => ({
+  key,
+  enabled: true,
+  value: true,
+  targeting: {
+    rules: [
+      { conditions: [{ property: 'user_id', operator: 'in_segment', value: 'beta' }], value: true },
+      { conditions: [{ property: 'country', operator: 'in', value: ['jp', 'kr'] }, { property: 'plan', operator: 'equals', value: 'pro' }], value: true },
+      { conditions: [{ property: 'custom.email', operator: 'ends_with', value: '@internal.example' }, { property: 'app_version', operator: 'semver_greater_than', value: '1.15.0' }], value: true },
+    ],
+    rollout: { percentage: 30, attribute: 'user_id' },
+  },
+})
+export const simpleFlag = (key: string, n: number) => ({ key, enabled: n % 3 !== 0, value: n % 2 ? 'variant-b' : true })
+
+/** Creates the segment, the benchmark flag and `total - 1` other flags (every other one with rules). */
+export async function populate(srv: FlagServer, total: number, concurrency = 16): Promise<string[]> {
+  await mustCall(srv, 'POST', '/api/v1/segments', { key: 'beta', conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] }, 201)
+  await mustCall(srv, 'POST', '/api/v1/flags', benchFlag('bench-flag'), 201)
+  const keys = ['bench-flag']
+  for (let n = 1; n < total; n++) keys.push(`flag-${String(n).padStart(5, '0')}`)
+  await pool(total - 1, concurrency, (i) => {
+    const n = i + 1
+    return mustCall(srv, 'POST', '/api/v1/flags', n % 2 ? benchFlag(keys[n]!) : simpleFlag(keys[n]!, n), 201)
+  })
+  return keys
+}
+
+export const evalPath = (key: string) => `/api/v1/flags/${key}?context=${encodeURIComponent(JSON.stringify(CONTEXT))}`
+
+// ---------------------------------------------------------------------------------------------------
+// wrk
+
+export interface WrkResult {
+  rps: number
+  p50: number // ms
+  p99: number // ms
+  requests: number
+  errors: number // non-2xx/3xx + socket errors
+  /** after summarise(): requests/s of each round, in order */
+  rounds?: number[]
+}
+
+export function toMs(value: string, unit: string): number {
+  const v = Number(value)
+  switch (unit) {
+    case 'us':
+      return v / 1000
+    case 'ms':
+      return v
+    case 's':
+      return v * 1000
+    case 'm':
+      return v * 60_000
+    default:
+      return NaN
+  }
+}
+
+export function parseWrk(out: string): WrkResult {
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1])
+  const pct = (p: string) => {
+    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(out)
+    return m ? toMs(m[1]!, m[2]!) : NaN
+  }
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0)
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
+  const socketErrors = socket ? socket.slice(1).reduce((s, x) => s + Number(x), 0) : 0
+  if (!Number.isFinite(rps)) throw new Error(`could not parse wrk output:\n${out}`)
+  return { rps, p50: pct('50'), p99: pct('99'), requests, errors: non2xx + socketErrors }
+}
+
+let luaDir: string | undefined
+export function luaScript(name: string, lua: string): string {
+  luaDir ??= (() => {
+    const d = mkdtempSync(join(tmpdir(), 'flagship-bench-lua-'))
+    tempDirs.push(d)
+    return d
+  })()
+  const path = join(luaDir, `${name}.lua`)
+  writeFileSync(path, lua)
+  return path
+}
+
+export interface Target {
+  name: string
+  url: string
+  token?: string
+  script?: string
+  /** extra request headers, `Name: value` */
+  headers?: string[]
+}
+
+/** Exits with install instructions when wrk is not on PATH. */
+export function requireWrk(): void {
+  if (Bun.which('wrk')) return
+  console.error([
+    'wrk is not installed; the HTTP benchmarks need it.',
+    '  Debian/Ubuntu: sudo apt-get update && sudo apt-get install -y wrk',
+    '  macOS:         brew install wrk',
+    '  other:         https://github.com/wg/wrk (make; put `wrk` on PATH)',
+  ].join('\n'))
+  process.exit(2)
+}
+
+export async function wrk(t: Target, seconds = SECONDS, connections = CONNECTIONS): Promise<WrkResult> {
+  const argv = pinned(LOAD_CPU, ['wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '5s'])
+  if (t.token) argv.push('-H', `Authorization: Bearer ${t.token}`)
+  for (const h of t.headers ?? []) argv.push('-H', h)
+  if (t.script) argv.push('-s', t.script)
+  argv.push(t.url)
+  const { proc, output } = spawnTracked(argv)
+  const code = await within(proc.exited, (seconds + 15) * 1000)
+  if (code === 'timeout') {
+    proc.kill('SIGKILL')
+    throw new Error(`wrk on ${t.name} did not finish`)
+  }
+  await Bun.sleep(20) // let the pipes drain
+  if (code !== 0) throw new Error(`wrk on ${t.name} exited with ${code}:\n${output()}`)
+  return parseWrk(output())
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Output helpers
+
+export const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US')
+export const fmtMs = (n: number) => (Number.isFinite(n) ? `${n.toFixed(n < 10 ? 2 : 1)} ms` : 'n/a')
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+export const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - s.length))
+export const line = (r: WrkResult) => `${pad(fmtInt(r.rps) + ' req/s', 16)} p50 ${pad(fmtMs(r.p50), 9)} p99 ${pad(fmtMs(r.p99), 9)}${r.errors ? `  (${r.errors} errors!)` : ''}`
+export const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS')
+export const t0 = Date.now()
+export const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(0)}s`
+
+export function summarise(results: WrkResult[]): WrkResult {
+  return {
+    rps: median(results.map((r) => r.rps)),
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    requests: results.reduce((s, r) => s + r.requests, 0),
+    errors: results.reduce((s, r) => s + r.errors, 0),
+    rounds: results.map((r) => r.rps),
+  }
+}
+
+/** The best round (highest requests/s): the least disturbed by other work on the machine. */
+export const best = (r: WrkResult): number => Math.max(...(r.rounds ?? [r.rps]))
+
+/** Median over rounds of x.rounds[i] / y.rounds[i] (interleaved rounds: slow drifts cancel out). */
+export const roundRatio = (x: WrkResult, y: WrkResult): number =>
+  median((x.rounds ?? [x.rps]).map((v, i) => v / (y.rounds ?? [y.rps])[i]!))
+
+export const loadavg = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
+
+/** Warm-up, then ROUNDS interleaved rounds over the targets; the median of each. */
+export async function interleaved(targets: Target[], rounds = ROUNDS, warmupSeconds = 2, seconds = SECONDS): Promise<WrkResult[]> {
+  const width = Math.max(...targets.map((t) => t.name.length)) + 1
+  for (const t of targets) {
+    const w = await wrk(t, warmupSeconds)
+    console.log(`  warm-up  ${pad(t.name, width)} ${line(w)}`)
+  }
+  const all: WrkResult[][] = targets.map(() => [])
+  for (let round = 1; round <= rounds; round++) {
+    for (const [i, t] of targets.entries()) {
+      const r = await wrk(t, seconds)
+      all[i]!.push(r)
+      console.log(`  round ${round}  ${pad(t.name, width)} ${line(r)}`)
+    }
+  }
+  return all.map(summarise)
+}
+
