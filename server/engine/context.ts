@@ -1,6 +1,6 @@
-// Reading a condition property (or rollout attribute) out of an evaluation context (decisions §4):
-// `user_id`, `plan` and `environment` are top-level fields, checked first; anything else, and the
-// `custom.<name>` form, is read from `custom`. Contexts arrive from clients, so every read here tolerates
+// Reading a condition property (or rollout attribute) out of an evaluation context (decisions §4): a
+// top-level field of the context (`user_id`, `plan`, `environment`, or any other attribute the client put
+// there) is checked first, then `custom`; the `custom.<name>` form reads only `custom`. Contexts arrive from clients, so every read here tolerates
 // garbage (a non-object context or custom, inherited names such as `toString` or `__proto__`).
 import type { EvaluationContext } from './types'
 
@@ -8,7 +8,6 @@ import type { EvaluationContext } from './types'
 export type PropertyAccessor = (context: EvaluationContext) => unknown
 
 const hasOwn = Object.prototype.hasOwnProperty
-const TOP_LEVEL: ReadonlySet<string> = new Set(['user_id', 'plan', 'environment'])
 const CUSTOM_PREFIX = 'custom.'
 
 /** `context.custom[name]` when custom is a plain object holding that own, non-null field. */
@@ -26,15 +25,20 @@ export function customValue(context: EvaluationContext, name: string): unknown {
  * The accessor expects an object context (the compiled flag guarantees that).
  */
 export function compileAccessor(property: string): PropertyAccessor {
-  if (TOP_LEVEL.has(property)) {
-    return (context) => {
+  if (property.startsWith(CUSTOM_PREFIX)) {
+    const name = property.slice(CUSTOM_PREFIX.length)
+    return (context) => customValue(context, name)
+  }
+  // `custom` itself is the attribute bag, never an attribute.
+  if (property === 'custom') return (context) => customValue(context, property)
+  return (context) => {
+    // Own properties only, as in customValue.
+    if (hasOwn.call(context, property)) {
       const v = (context as Record<string, unknown>)[property]
       if (v !== undefined && v !== null) return v
-      return customValue(context, property)
     }
+    return customValue(context, property)
   }
-  const name = property.startsWith(CUSTOM_PREFIX) ? property.slice(CUSTOM_PREFIX.length) : property
-  return (context) => customValue(context, name)
 }
 
 /** One-off lookup (tests, tooling); the engine itself uses compiled accessors. */

@@ -59,7 +59,7 @@ export function createApp(deps: AppDeps) {
     management: settings.rateLimitManagementPerMinute,
   }
 
-  const app = new Elysia()
+  const app = new Elysia({ normalize: false })
     // Authentication and the rate limit run before parsing and validation: an unauthenticated client
     // learns nothing about a route's schema, and X-RateLimit-* rides on every authenticated response.
     .onRequest(async ({ request, set }) => {

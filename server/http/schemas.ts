@@ -44,8 +44,15 @@ const flagFields = {
   active_from: OptionalTimestamp,
   active_until: OptionalTimestamp,
 }
+/** Read-only fields a client may echo back in an update (e.g. PUT of what it read): accepted, ignored. */
+const readOnlyEcho = {
+  key: t.Optional(t.Any({ description: 'ignored on update' })),
+  version: t.Optional(t.Any({ description: 'ignored on update; use If-Match' })),
+  created_at: t.Optional(t.Any({ description: 'ignored' })),
+  updated_at: t.Optional(t.Any({ description: 'ignored' })),
+}
 export const FlagCreate = t.Object({ key: t.String(), ...flagFields }, { title: 'FlagCreate' })
-export const FlagPatch = t.Object(flagFields, { title: 'FlagPatch' })
+export const FlagPatch = t.Object({ ...flagFields, ...readOnlyEcho }, { title: 'FlagPatch' })
 export const Flag = t.Object({
   key: t.String(),
   enabled: t.Boolean(),
@@ -73,7 +80,7 @@ export const EvaluationResult = t.Object({
 
 export const ConfigEnvironmentOverride = t.Object({ value: Json }, { title: 'ConfigEnvironmentOverride' })
 export const ConfigCreate = t.Object({ key: t.String(), value: Json, environments: t.Optional(Dict(ConfigEnvironmentOverride)) }, { title: 'ConfigCreate' })
-export const ConfigPatch = t.Object({ value: t.Optional(Json), environments: t.Optional(t.Nullable(Dict(ConfigEnvironmentOverride))) }, { title: 'ConfigPatch' })
+export const ConfigPatch = t.Object({ value: t.Optional(Json), environments: t.Optional(t.Nullable(Dict(ConfigEnvironmentOverride))), ...readOnlyEcho }, { title: 'ConfigPatch' })
 export const Config = t.Object({
   value: Json,
   environments: Dict(ConfigEnvironmentOverride),
@@ -83,7 +90,7 @@ export const Config = t.Object({
 }, { title: 'Config' })
 
 export const SegmentCreate = t.Object({ key: t.String(), conditions: t.Array(Condition) }, { title: 'SegmentCreate' })
-export const SegmentPatch = t.Object({ conditions: t.Optional(t.Array(Condition)) }, { title: 'SegmentPatch' })
+export const SegmentPatch = t.Object({ conditions: t.Optional(t.Array(Condition)), ...readOnlyEcho }, { title: 'SegmentPatch' })
 export const Segment = t.Object({ conditions: t.Array(Condition), version: t.Integer(), created_at: Timestamp, updated_at: Timestamp }, { title: 'Segment' })
 
 export const Permission = t.UnionEnum([...PERMISSIONS])

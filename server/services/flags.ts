@@ -54,7 +54,8 @@ export function flagService({ store, changes }: ServiceDeps) {
 
     create(actor: Actor, input: Record<string, unknown>) {
       const key = checkKey(input.key)
-      const body: FlagBody = { enabled: (input.enabled as boolean) ?? false, value: (input.value as FlagBody['value']) ?? true }
+      // Defaults for what was not sent; an explicit `value: null` is a value (off value null), not "absent".
+      const body: FlagBody = { enabled: (input.enabled as boolean | undefined) ?? false, value: input.value === undefined ? true : (input.value as FlagBody['value']) }
       for (const f of OPTIONAL_FIELDS) if (input[f] !== undefined && input[f] !== null) (body as Record<string, unknown>)[f] = input[f]
       return changes.run(async (tx, record) => {
         await validate(tx, actor.projectId, body)

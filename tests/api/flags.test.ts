@@ -55,6 +55,45 @@ describe('flags', () => {
     }
   })
 
+  test('bodies are validated as sent, never rewritten: wrong shapes are 400 and nothing is stored', async () => {
+    for (const [key, extra] of [
+      ['shape-a', { targeting: 'abc' }],
+      ['shape-b', { targeting: { overrides: ['a'] } }],
+      ['shape-c', { environments: ['staging'] }],
+      ['shape-d', { targeting: { rules: 'all' } }],
+    ] as const) {
+      const res = await create({ key, ...extra })
+      expect(res.status).toBe(400)
+      expect(res.body.code).toBe('VALIDATION_ERROR')
+      expect((await api(srv, 'GET', `/api/v1/flags/${key}/definition`, { token: admin })).status).toBe(404)
+    }
+  })
+
+  test('unknown fields are refused (a typo must not be silently dropped); echoed read-only fields are ignored', async () => {
+    const typo = await create({ key: 'typo', enable: true })
+    expect(typo.status).toBe(400)
+    await create({ key: 'echo', value: 1 })
+    const def = (await api(srv, 'GET', '/api/v1/flags/echo/definition', { token: admin })).body.flag
+    const put = await api(srv, 'PUT', '/api/v1/flags/echo', { token: admin, body: { ...def, value: 2 } })
+    expect(put.status).toBe(200)
+    expect(put.body.flag).toMatchObject({ key: 'echo', value: 2, version: 2 })
+  })
+
+  test('a top-level context attribute is matched like custom.<name>', async () => {
+    await create({ key: 'geo', enabled: true, value: 'off', targeting: { rules: [{ conditions: [{ property: 'country', operator: 'equals', value: 'de' }], value: 'on' }] } })
+    const ev = (c: object) => api(srv, 'GET', `/api/v1/flags/geo?context=${encodeURIComponent(JSON.stringify(c))}`, { token: admin })
+    expect((await ev({ country: 'de' })).body.value).toBe('on')
+    expect((await ev({ custom: { country: 'de' } })).body.value).toBe('on')
+    expect((await ev({ country: 'fr' })).body.value).toBe('off')
+  })
+
+  test('an explicit null value is stored as null (off value null, type null)', async () => {
+    const res = await create({ key: 'nullv', enabled: true, value: null })
+    expect(res.status).toBe(201)
+    expect(res.body.flag.value).toBeNull()
+    expect((await api(srv, 'GET', '/api/v1/flags/nullv', { token: admin })).body).toEqual({ value: null, type: 'null', reason: 'default' })
+  })
+
   test('list: ordered by key, limit/offset, total, has_more; bad paging is 400', async () => {
     for (const k of ['list-c', 'list-a', 'list-b']) await create({ key: k })
     const all = await api(srv, 'GET', '/api/v1/flags?limit=1000', { token: admin })

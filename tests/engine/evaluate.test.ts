@@ -229,3 +229,24 @@ describe('types and robustness', () => {
     expect(f.evaluate(hostile as EvaluationContext).reason).toBe('disabled')
   })
 })
+
+describe('attribute lookup: top-level first, then custom', () => {
+  const flag = compileFlag({
+    key: 'geo', enabled: true, value: 'off',
+    targeting: { rules: [{ conditions: [{ property: 'country', operator: 'equals', value: 'de' }], value: 'on' }] },
+  }, new Map())
+  test('a top-level attribute other than user_id/plan/environment is found', () => {
+    expect(flag.evaluate({ country: 'de' } as never).value).toBe('on')
+  })
+  test('custom is read when the top level lacks it, and the top level wins when both have it', () => {
+    expect(flag.evaluate({ custom: { country: 'de' } }).value).toBe('on')
+    expect(flag.evaluate({ country: 'fr', custom: { country: 'de' } } as never).value).toBe('off')
+  })
+  test('custom.<name> reads only custom; inherited names are never attributes', () => {
+    const explicit = compileFlag({ key: 'geo2', enabled: true, value: 'off', targeting: { rules: [{ conditions: [{ property: 'custom.country', operator: 'equals', value: 'de' }], value: 'on' }] } }, new Map())
+    expect(explicit.evaluate({ country: 'de' } as never).value).toBe('off')
+    expect(explicit.evaluate({ custom: { country: 'de' } }).value).toBe('on')
+    const proto = compileFlag({ key: 'p', enabled: true, value: 'off', targeting: { rules: [{ conditions: [{ property: 'toString', operator: 'exists' }], value: 'on' }] } }, new Map())
+    expect(proto.evaluate({}).value).toBe('off')
+  })
+})

@@ -1,18 +1,18 @@
 // GET /api/v1/audit (permission *): newest first, with filters.
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { auditView } from '../../services/audit'
 import { validationError } from '../../services/errors'
 import type { AppDeps } from '../app'
 import { callerOf } from '../auth'
 import * as S from '../schemas'
-import { guard, listBody, paging } from './common'
+import { guard, listBody, paging, routeModule } from './common'
 
 const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project']
 const ACTIONS = ['create', 'update', 'delete']
 const isoDate = t.String({ format: 'date-time', description: 'ISO 8601' })
 
 export const auditRoutes = ({ services }: AppDeps) =>
-  new Elysia({ name: 'audit' }).get('/api/v1/audit', async ({ request, query }) => {
+  routeModule('audit').get('/api/v1/audit', async ({ request, query }) => {
     // Checked here rather than with t.UnionEnum: Elysia fills an absent optional enum query with its first member.
     const issues = [
       ...(query.resource_type !== undefined && !RESOURCE_TYPES.includes(query.resource_type) ? [{ path: 'resource_type', message: `must be one of ${RESOURCE_TYPES.join(', ')}` }] : []),

@@ -1,5 +1,6 @@
 // What every resource route shares: the permission guard (checked before body validation), OpenAPI
 // metadata, and the list/pagination shape of decisions.md §2.
+import { Elysia } from 'elysia'
 import type { Permission } from '../../services/tokens'
 import { callerOf, requirePermission } from '../auth'
 
@@ -27,3 +28,8 @@ export function listBody<K extends string, T>(plural: K, items: T[], total: numb
 /** A JSON request body: the schema validates it, and naming the json parser lets the OpenAPI document list
  *  `application/json` (the app's own onParse runs first and enforces media type, size and syntax). */
 export const jsonBody = <T>(schema: T) => ({ body: schema, parse: 'json' as const })
+
+/** Every route module is one of these. Normalisation is off: Elysia's default rewrites a body before
+ *  validating it (a string where an object belongs becomes `{}`, an array `{ "0": … }`), which would store
+ *  data the client never sent; schemas must accept or refuse what was actually sent. */
+export const routeModule = (name: string) => new Elysia({ name, normalize: false })

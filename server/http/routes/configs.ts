@@ -1,5 +1,5 @@
 // /api/v1/configs: list, read one (per environment), stored definition, create, update, delete, overrides.
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { notFound } from '../../services/errors'
 import { configValue, configView } from '../../services/configs'
 import { parseIfMatch } from '../../services/keys'
@@ -7,10 +7,10 @@ import type { AppDeps } from '../app'
 import { callerOf } from '../auth'
 import { cachedJson } from '../caching'
 import * as S from '../schemas'
-import { guard, listBody, paging, jsonBody } from './common'
+import { guard, listBody, paging, jsonBody, routeModule } from './common'
 
 export const configRoutes = ({ services, snapshots }: AppDeps) =>
-  new Elysia({ name: 'configs' })
+  routeModule('configs')
     .get('/api/v1/configs', async ({ request, query }) => {
       const { limit, offset } = paging(query)
       const { rows, total } = await services.configs.page(callerOf(request).actor.projectId, limit, offset)

@@ -1,10 +1,10 @@
 // /api/v1/webhooks/:id/deliveries (permission *): the delivery log of one webhook and manual redelivery.
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { deliveryLog } from '../../webhooks/delivery-log'
 import type { AppDeps } from '../app'
 import { callerOf } from '../auth'
 import * as S from '../schemas'
-import { guard } from './common'
+import { guard, routeModule } from './common'
 
 const Delivery = t.Object({
   id: t.String({ description: 'the X-Webhook-Delivery id, the same on every attempt' }),
@@ -20,7 +20,7 @@ const Delivery = t.Object({
 
 export const deliveryRoutes = ({ store }: AppDeps) => {
   const log = deliveryLog(store)
-  return new Elysia({ name: 'deliveries' })
+  return routeModule('deliveries')
     .get('/api/v1/webhooks/:id/deliveries', async ({ request, params, query }) => {
       return { deliveries: await log.list(callerOf(request).actor.projectId, params.id, query.limit) }
     }, {

@@ -1,6 +1,6 @@
 // The /docs page's script, served from the installed @scalar/api-reference package so the interactive
 // documentation works on machines without internet access.
-import { Elysia } from 'elysia'
+import { routeModule } from './common'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 
@@ -8,7 +8,7 @@ const require = createRequire(import.meta.url)
 const SCALAR = join(dirname(require.resolve('@scalar/api-reference/package.json')), 'dist', 'browser', 'standalone.js')
 
 export const docsAssetRoutes = () =>
-  new Elysia({ name: 'docs-assets' }).get('/docs/assets/scalar.js', () =>
+  routeModule('docs-assets').get('/docs/assets/scalar.js', () =>
     new Response(Bun.file(SCALAR), { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' } }),
     { detail: { hide: true } },
   )

@@ -1,5 +1,6 @@
 // POST /api/v1/evaluate: many flags and configs for one context, from the in-memory snapshot.
-import { Elysia, t } from 'elysia'
+import { routeModule } from './common'
+import { t } from 'elysia'
 import type { Json } from '../../engine'
 import { AppError } from '../../services/errors'
 import { configValue } from '../../services/configs'
@@ -12,7 +13,7 @@ import * as S from '../schemas'
 const forbidden = (required: string) => new AppError(403, 'FORBIDDEN', `This token lacks the "${required}" permission`, { required })
 
 export const evaluateRoutes = ({ snapshots }: AppDeps) =>
-  new Elysia({ name: 'evaluate' }).post('/api/v1/evaluate', ({ request, body }) => {
+  routeModule('evaluate').post('/api/v1/evaluate', ({ request, body }) => {
     const { token, actor } = callerOf(request)
     const readFlags = can(token, 'read:flags')
     const readConfigs = can(token, 'read:configs')

@@ -1,5 +1,5 @@
 // /api/v1/flags: list, evaluate one, stored definition, create, partial update, delete, environment overrides.
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { notFound } from '../../services/errors'
 import { flagView } from '../../services/flags'
 import { parseIfMatch } from '../../services/keys'
@@ -8,10 +8,10 @@ import { callerOf } from '../auth'
 import { cachedJson } from '../caching'
 import { parseContextParam } from '../evaluation-context'
 import * as S from '../schemas'
-import { guard, listBody, paging, jsonBody } from './common'
+import { guard, listBody, paging, jsonBody, routeModule } from './common'
 
 export const flagRoutes = ({ services, snapshots }: AppDeps) =>
-  new Elysia({ name: 'flags' })
+  routeModule('flags')
     .get('/api/v1/flags', async ({ request, query }) => {
       const { projectId } = callerOf(request).actor
       const { limit, offset } = paging(query)

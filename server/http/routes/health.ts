@@ -1,10 +1,11 @@
 // GET /health: public liveness, with the store's reachability.
-import { Elysia, t } from 'elysia'
+import { routeModule } from './common'
+import { t } from 'elysia'
 import type { AppDeps } from '../app'
 import { cachedJson } from '../caching'
 
 export const healthRoutes = ({ settings, store }: AppDeps) =>
-  new Elysia({ name: 'health' }).get('/health', async ({ request }) => {
+  routeModule('health').get('/health', async ({ request }) => {
     let storeStatus = 'ok'
     try {
       await store.database.ping()

@@ -1,16 +1,16 @@
 // /api/v1/project: the caller's project and its environments; /api/v1/me: the caller's own token.
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { projectView } from '../../services/project'
 import type { AppDeps } from '../app'
 import { callerOf } from '../auth'
 import * as S from '../schemas'
-import { guard, jsonBody } from './common'
+import { guard, jsonBody, routeModule } from './common'
 
 const Environments = t.Object({ environments: t.Array(t.String()) })
 const EnvironmentsChanged = t.Object({ success: S.Success, environments: t.Array(t.String()) })
 
 export const projectRoutes = ({ services }: AppDeps) =>
-  new Elysia({ name: 'project' })
+  routeModule('project')
     .get('/api/v1/me', ({ request }) => {
       const { token } = callerOf(request)
       return { name: token.name, token_prefix: token.tokenPrefix, project_id: token.projectId, permissions: token.permissions, expires_at: token.expiresAt }

@@ -1,17 +1,17 @@
 // /api/v1/segments: every endpoint, reads included, needs write:flags (segments exist to target flags).
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { parseIfMatch } from '../../services/keys'
 import { segmentView } from '../../services/segments'
 import type { AppDeps } from '../app'
 import { callerOf } from '../auth'
 import { cachedJson } from '../caching'
 import * as S from '../schemas'
-import { guard, listBody, paging, jsonBody } from './common'
+import { guard, listBody, paging, jsonBody, routeModule } from './common'
 
 const SegmentEnvelope = t.Object({ key: t.String(), segment: S.Segment })
 
 export const segmentRoutes = ({ services }: AppDeps) =>
-  new Elysia({ name: 'segments' })
+  routeModule('segments')
     .get('/api/v1/segments', async ({ request, query }) => {
       const { limit, offset } = paging(query)
       const { rows, total } = await services.segments.page(callerOf(request).actor.projectId, limit, offset)

@@ -1,13 +1,13 @@
 // /api/v1/tokens (permission *): list by prefix and hash, create (plaintext returned once), revoke by hash.
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { tokenView } from '../../services/tokens'
 import type { AppDeps } from '../app'
 import { callerOf } from '../auth'
 import * as S from '../schemas'
-import { guard, listBody, paging, jsonBody } from './common'
+import { guard, listBody, paging, jsonBody, routeModule } from './common'
 
 export const tokenRoutes = ({ services }: AppDeps) =>
-  new Elysia({ name: 'tokens' })
+  routeModule('tokens')
     .get('/api/v1/tokens', async ({ request, query }) => {
       const { limit, offset } = paging(query)
       const { rows, total } = await services.tokens.page(callerOf(request).actor.projectId, limit, offset)

@@ -1,13 +1,13 @@
 // /api/v1/webhooks (permission *): registrations. Deliveries are under routes/deliveries.ts.
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { webhookView } from '../../services/webhooks'
 import type { AppDeps } from '../app'
 import { callerOf } from '../auth'
 import * as S from '../schemas'
-import { guard, jsonBody } from './common'
+import { guard, jsonBody, routeModule } from './common'
 
 export const webhookRoutes = ({ services }: AppDeps) =>
-  new Elysia({ name: 'webhooks' })
+  routeModule('webhooks')
     .get('/api/v1/webhooks', async ({ request }) => {
       const rows = await services.webhooks.list(callerOf(request).actor.projectId)
       return { webhooks: rows.map(webhookView) }
