@@ -31,6 +31,8 @@ const compile = (row: DocumentRow, segments: ReadonlyMap<string, SegmentDefiniti
 export class Snapshots {
   private projects = new Map<string, ProjectSnapshot>()
   private tokens = new Map<string, TokenRow>()
+  /** changes identity whenever any token is added, changed or removed (lets callers drop derived caches) */
+  tokensVersion: object = {}
 
   constructor(private store: Store) {}
 
@@ -51,6 +53,7 @@ export class Snapshots {
     const tokens = new Map((await this.store.tokens.all(db)).map((t) => [t.hash, t]))
     this.projects = next
     this.tokens = tokens
+    this.tokensVersion = {}
   }
 
   private async loadProject(project: ProjectRow): Promise<ProjectSnapshot> {
@@ -104,10 +107,12 @@ export class Snapshots {
 
   async reloadAllTokens(): Promise<void> {
     this.tokens = new Map((await this.store.tokens.all(this.store.db)).map((t) => [t.hash, t]))
+    this.tokensVersion = {}
   }
 
   private async reloadTokens(projectId: string): Promise<void> {
     for (const [hash, t] of this.tokens) if (t.projectId === projectId) this.tokens.delete(hash)
     for (const t of await this.store.tokens.byProject(this.store.db, projectId)) this.tokens.set(t.hash, t)
+    this.tokensVersion = {}
   }
 }

@@ -2,6 +2,9 @@
 // the OpenAPI document, the console, and one plugin per resource under routes/.
 import { Elysia } from 'elysia'
 import { openapi } from '@elysiajs/openapi'
+import { staticPlugin } from '@elysiajs/static'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Snapshots } from '../cache/snapshots'
 import type { Settings } from '../settings'
 import type { Log } from '../log'
@@ -11,7 +14,7 @@ import { isStoreUnavailable, storeUnavailable } from '../store/unavailable'
 import type { Services } from '../services'
 import { Authenticator } from './auth'
 import { cachedJson } from './caching'
-import { consoleResponse } from './console'
+import { CONSOLE_DIST, consoleResponse } from './console'
 import { errorResponse, fromAppError, validationIssues } from './errors'
 import { rateHeaders, type RateClass, type RateLimiter } from './rate-limit'
 import { healthRoutes } from './routes/health'
@@ -145,6 +148,8 @@ export function createApp(deps: AppDeps) {
         },
       }),
     )
+    // The console's built files; their names carry a content hash, so they may be cached for good.
+    .use(existsSync(join(CONSOLE_DIST, 'assets')) ? staticPlugin({ assets: join(CONSOLE_DIST, 'assets'), prefix: '/assets', indexHTML: false, alwaysStatic: true, maxAge: 31536000, directive: 'public', detail: { hide: true } }) : new Elysia())
     .use(docsAssetRoutes())
     .use(healthRoutes(deps))
     .use(flagRoutes(deps))

@@ -35,9 +35,17 @@ export function requirePermission(request: Request, permission: Permission): Cal
 const MISS_REFRESH_MS = 1000
 const TOUCH_FLUSH_MS = 10_000
 
+/** Bound on remembered bearer strings; past it the map starts over (lookups then hash again). */
+const MAX_REMEMBERED = 10_000
+
 export class Authenticator {
   private lastMissRefresh = 0
-  private touched = new Map<string, string>()
+  /** bearer string -> token row, so the hot path hashes each token once, not per request; emptied
+   *  whenever the token map is rebuilt, so a revoked token is never served from here */
+  private byBearer = new Map<string, TokenRow>()
+  private tokensSeen: unknown
+  /** hash -> ms of last use, written to the store in batches */
+  private touched = new Map<string, number>()
   private flushTimer: ReturnType<typeof setInterval>
 
   constructor(private snapshots: Snapshots, private store: Store) {
@@ -45,22 +53,35 @@ export class Authenticator {
     this.flushTimer = setInterval(() => void this.flush(), TOUCH_FLUSH_MS)
   }
 
+  private lookup(bearer: string): TokenRow | undefined {
+    if (this.tokensSeen !== this.snapshots.tokensVersion) {
+      this.byBearer.clear()
+      this.tokensSeen = this.snapshots.tokensVersion
+    }
+    let token = this.byBearer.get(bearer)
+    if (token) return token
+    token = this.snapshots.token(hashToken(bearer))
+    if (token) {
+      if (this.byBearer.size >= MAX_REMEMBERED) this.byBearer.clear()
+      this.byBearer.set(bearer, token)
+    }
+    return token
+  }
+
   async authenticate(request: Request): Promise<Caller> {
     const header = request.headers.get('authorization')
     const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
     if (!m) throw new AppError(401, 'UNAUTHORIZED', 'Missing or malformed Authorization header; expected "Bearer <token>"')
-    const hash = hashToken(m[1])
-    let token = this.snapshots.token(hash)
+    const bearer = m[1]
+    let token = this.lookup(bearer)
     if (!token && Date.now() - this.lastMissRefresh > MISS_REFRESH_MS) {
       this.lastMissRefresh = Date.now()
       await this.snapshots.reloadAllTokens()
-      token = this.snapshots.token(hash)
+      token = this.lookup(bearer)
     }
     if (!token) throw new AppError(401, 'UNAUTHORIZED', 'Unknown token')
     if (isExpired(token)) throw new AppError(401, 'TOKEN_EXPIRED', 'Token expired')
-    const now = new Date().toISOString()
-    token.lastUsedAt = now
-    this.touched.set(hash, now)
+    this.touched.set(token.hash, Date.now())
     const caller = { token, actor: { projectId: token.projectId, name: token.tokenPrefix } }
     callers.set(request, caller)
     return caller
@@ -72,7 +93,7 @@ export class Authenticator {
     this.touched.clear()
     try {
       await this.store.transaction(async (tx) => {
-        for (const [hash, at] of batch) await this.store.tokens.touch(tx, hash, at)
+        for (const [hash, at] of batch) await this.store.tokens.touch(tx, hash, new Date(at).toISOString())
       })
     } catch {
       // Best effort: last_used_at is informational, and the store may be briefly unavailable.

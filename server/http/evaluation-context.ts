@@ -26,3 +26,19 @@ export function parseContextParam(raw: string | undefined): EvaluationContext {
   }
   return checkContext(parsed)
 }
+
+/** The raw `context` query parameter, read straight from the URL: the evaluation hot path skips the
+ *  router's generic query parsing, which costs more than the evaluation itself. */
+export function contextFromUrl(url: string): string | undefined {
+  const q = url.indexOf('?')
+  if (q === -1) return undefined
+  for (const part of url.slice(q + 1).split('&')) {
+    if (!part.startsWith('context=')) continue
+    try {
+      return decodeURIComponent(part.slice(8).replace(/\+/g, ' '))
+    } catch {
+      throw validationError([{ path: 'context', message: 'must be URL-encoded JSON' }])
+    }
+  }
+  return undefined
+}

@@ -9,7 +9,7 @@ export type Permission = (typeof PERMISSIONS)[number]
 const MAX_TOKENS_PER_PROJECT = 1000
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
-export const hashToken = (token: string): string => new Bun.CryptoHasher('sha256').update(token).digest('hex')
+export const hashToken = (token: string): string => Bun.SHA256.hash(token, 'hex') as string
 
 /** 20 characters of [A-Za-z0-9] by rejection sampling over crypto random bytes (no modulo bias). */
 function randomPart(): string {

@@ -41,10 +41,6 @@ suite('admin console', () => {
 
   const newPage = async (width = 1280, height = 900) => {
     const ctx = await browser.newContext({ viewport: { width, height } })
-    if (process.env.E2E_LOCAL_ASSETS === '1') {
-      // TEMPORARY (until the server serves web/dist/assets): answer asset requests from web/dist
-      await ctx.route('**/assets/**', (route) => route.fulfill({ path: join(import.meta.dir, '../../web/dist', new URL(route.request().url()).pathname) }))
-    }
     const p = await ctx.newPage()
     p.setDefaultTimeout(15_000)
     watch(p)

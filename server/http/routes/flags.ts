@@ -5,10 +5,13 @@ import { flagView } from '../../services/flags'
 import { parseIfMatch } from '../../services/keys'
 import type { AppDeps } from '../app'
 import { callerOf } from '../auth'
-import { cachedJson } from '../caching'
-import { parseContextParam } from '../evaluation-context'
+import { cacheControl, cachedJson, renderFrozen, sendCached } from '../caching'
+import { contextFromUrl, parseContextParam } from '../evaluation-context'
 import * as S from '../schemas'
 import { guard, listBody, paging, jsonBody, routeModule } from './common'
+
+const EVALUATION_CACHE_CONTROL = cacheControl({ maxAge: 10 })
+const EVALUATE_GUARD = guard('read:flags', 'evaluation', 'Evaluate one flag for a context')
 
 export const flagRoutes = ({ services, snapshots }: AppDeps) =>
   routeModule('flags')
@@ -22,15 +25,20 @@ export const flagRoutes = ({ services, snapshots }: AppDeps) =>
       query: S.Page,
       response: { 200: t.Object({ flags: t.Array(t.Object({ key: t.String(), flag: S.Flag })), total: t.Integer(), has_more: t.Boolean() }), ...S.errors(400, 401, 403, 429) },
     })
-    // The hot path: compiled flag from the in-memory snapshot, no database.
-    .get('/api/v1/flags/:key', ({ request, params, query }) => {
+    // The hot path: compiled flag from the in-memory snapshot, no database; body and ETag memoised per result.
+    .get('/api/v1/flags/:key', ({ request, params }) => {
       const flag = snapshots.project(callerOf(request).actor.projectId)?.flags.get(params.key)
       if (!flag) throw notFound('FLAG_NOT_FOUND', `Flag "${params.key}"`)
-      return cachedJson(request, flag.compiled.evaluate(parseContextParam(query.context)), { maxAge: 10 })
+      const { body, etag } = renderFrozen(flag.compiled.evaluate(parseContextParam(contextFromUrl(request.url))))
+      return sendCached(request, body, etag, EVALUATION_CACHE_CONTROL)
     }, {
-      ...guard('read:flags', 'evaluation', 'Evaluate one flag for a context'),
+      ...EVALUATE_GUARD,
       params: S.KeyParam,
-      query: t.Object({ context: t.Optional(t.String({ description: 'URL-encoded JSON evaluation context' })) }),
+      // `context` is read from the URL by the handler, so it is documented here rather than as a query schema.
+      detail: {
+        ...EVALUATE_GUARD.detail,
+        parameters: [{ name: 'context', in: 'query', required: false, description: 'URL-encoded JSON evaluation context', schema: { type: 'string' } }],
+      },
       response: { 200: S.EvaluationResult, ...S.errors(400, 401, 403, 404, 429) },
     })
     .get('/api/v1/flags/:key/definition', async ({ request, params }) => {
