@@ -1,9 +1,10 @@
 // In-process benchmark of the evaluation engine (no HTTP, no store). Run: bun bench/engine.ts
 // Prints plain lines such as `engine simple flag: 12,345,678 evals/s`.
 import { compileFlag, type CompiledFlag, type EvaluationContext, type FlagDefinition, type SegmentDefinition } from '../server/engine'
+import { BETA_SEGMENT, benchFlag } from './fixtures'
 
 const segments = new Map<string, SegmentDefinition>([
-  ['beta', { key: 'beta', conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] }],
+  ['beta', BETA_SEGMENT],
 ])
 
 // Contexts vary per iteration so nothing is trivially constant-folded and rollout buckets differ.
@@ -16,19 +17,7 @@ const CONTEXTS: EvaluationContext[] = Array.from({ length: 1024 }, (_, i) => ({
 const MASK = CONTEXTS.length - 1
 
 const simple: FlagDefinition = { key: 'simple', enabled: true, value: true }
-const targeted: FlagDefinition = {
-  key: 'targeted',
-  enabled: true,
-  value: true,
-  targeting: {
-    rules: [
-      { conditions: [{ property: 'user_id', operator: 'in_segment', value: 'beta' }], value: true },
-      { conditions: [{ property: 'country', operator: 'in', value: ['jp', 'kr'] }, { property: 'plan', operator: 'equals', value: 'pro' }], value: true },
-      { conditions: [{ property: 'custom.email', operator: 'ends_with', value: '@internal.example' }, { property: 'app_version', operator: 'semver_greater_than', value: '1.15.0' }], value: true },
-    ],
-    rollout: { percentage: 30, attribute: 'user_id' },
-  },
-}
+const targeted = benchFlag('targeted')
 
 let sink = 0 // consumed results, so the loop cannot be optimised away
 

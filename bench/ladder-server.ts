@@ -11,6 +11,7 @@
 // Prints `{"msg":"listening","port":N}` once listening.
 import { Elysia, t } from 'elysia'
 import { compileFlag, type FlagDefinition, type SegmentDefinition } from '../server/engine'
+import { BETA_SEGMENT, benchFlag } from './fixtures'
 import { cachedJson } from '../server/http/caching'
 import { parseContextParam } from '../server/http/evaluation-context'
 import { MemoryRateLimiter, rateHeaders } from '../server/http/rate-limit'
@@ -21,20 +22,8 @@ const body = process.env.BENCH_BODY ?? '{"value":false,"type":"boolean","reason"
 const token = process.env.BENCH_TOKEN ?? ''
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' }
 
-const segments = new Map<string, SegmentDefinition>([['beta', { key: 'beta', conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] }]])
-const flagDef: FlagDefinition = {
-  key: 'bench-flag',
-  enabled: true,
-  value: true,
-  targeting: {
-    rules: [
-      { conditions: [{ property: 'user_id', operator: 'in_segment', value: 'beta' }], value: true },
-      { conditions: [{ property: 'country', operator: 'in', value: ['jp', 'kr'] }, { property: 'plan', operator: 'equals', value: 'pro' }], value: true },
-      { conditions: [{ property: 'custom.email', operator: 'ends_with', value: '@internal.example' }, { property: 'app_version', operator: 'semver_greater_than', value: '1.15.0' }], value: true },
-    ],
-    rollout: { percentage: 30, attribute: 'user_id' },
-  },
-}
+const segments = new Map<string, SegmentDefinition>([['beta', BETA_SEGMENT]])
+const flagDef = benchFlag('bench-flag')
 const flags = new Map([['bench-flag', compileFlag(flagDef, segments)]])
 const tokens = new Map([[hashToken(token), { hash: hashToken(token), projectId: 'default', permissions: ['*'] }]])
 const limiter = new MemoryRateLimiter()

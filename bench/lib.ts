@@ -111,8 +111,9 @@ export interface FlagServer {
 export const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 export const randomAdminToken = () => `ff_defa_${Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => ALPHABET[b % 62]).join('')}`
 
-/** The real service, as tests/helpers/server.ts starts it: fresh SQLite file, random port, bootstrap token. */
-export async function startFlagServer(name: string): Promise<FlagServer> {
+/** The real service, as tests/helpers/server.ts starts it: fresh SQLite file (unless `env` names another
+ *  DATABASE_URL), random port, bootstrap token. */
+export async function startFlagServer(name: string, env: Record<string, string> = {}): Promise<FlagServer> {
   const dir = mkdtempSync(join(tmpdir(), 'flagship-bench-'))
   tempDirs.push(dir)
   const token = randomAdminToken()
@@ -125,6 +126,7 @@ export async function startFlagServer(name: string): Promise<FlagServer> {
     REDIS_URL: '',
     RATE_LIMIT_EVALUATION_PER_MINUTE: '1000000000',
     RATE_LIMIT_MANAGEMENT_PER_MINUTE: '1000000000',
+    ...env,
   })
   const port = await waitForPort(name, proc, output)
   return { name, url: `http://127.0.0.1:${port}`, pid: proc.pid, token, stop: () => stopProcess(proc) }
@@ -167,30 +169,8 @@ export function rssKiB(pid: number): number {
   return m ? Number(m[1]) : NaN
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Fixtures: the benchmark flag (3 rules + rollout) and its context
-
-export const CONTEXT = {
-  user_id: 'user-4242',
-  plan: 'free',
-  environment: 'production',
-  custom: { country: 'us', app_version: '1.2.0', email: 'u4242@example.com' },
-}
-// The context matches none of the rules, so evaluation walks all three and ends in the rollout.
-export const benchFlag = (key: string) => ({
-  key,
-  enabled: true,
-  value: true,
-  targeting: {
-    rules: [
-      { conditions: [{ property: 'user_id', operator: 'in_segment', value: 'beta' }], value: true },
-      { conditions: [{ property: 'country', operator: 'in', value: ['jp', 'kr'] }, { property: 'plan', operator: 'equals', value: 'pro' }], value: true },
-      { conditions: [{ property: 'custom.email', operator: 'ends_with', value: '@internal.example' }, { property: 'app_version', operator: 'semver_greater_than', value: '1.15.0' }], value: true },
-    ],
-    rollout: { percentage: 30, attribute: 'user_id' },
-  },
-})
-export const simpleFlag = (key: string, n: number) => ({ key, enabled: n % 3 !== 0, value: n % 2 ? 'variant-b' : true })
+import { CONTEXT, benchFlag, simpleFlag } from './fixtures'
+export { CONTEXT, BETA_SEGMENT, benchFlag, simpleFlag } from './fixtures'
 
 /** Creates the segment, the benchmark flag and `total - 1` other flags (every other one with rules). */
 export async function populate(srv: FlagServer, total: number, concurrency = 16): Promise<string[]> {

@@ -1,53 +1,30 @@
 // The console's one HTTP client: same-origin `/api/v1`, bearer token from sessionStorage, JSON errors thrown
 // as ApiError. Also holds the resource types, the react-query keys and the endpoint functions.
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+// Domain types come from the server's pure modules (no I/O): one schema source for server and console.
+import type { Condition, EvaluationContext, EvaluationResult, FlagDefinition, Json, SegmentDefinition, ValidationIssue } from '../../server/engine/types'
 
-export const OPERATORS = [
-  'equals', 'not_equals', 'in', 'not_in', 'contains', 'not_contains', 'starts_with', 'ends_with', 'matches',
-  'greater_than', 'greater_than_or_equal', 'less_than', 'less_than_or_equal', 'before', 'after',
-  'semver_equals', 'semver_greater_than', 'semver_less_than', 'exists', 'not_exists', 'in_segment', 'not_in_segment',
-] as const
-export type Operator = (typeof OPERATORS)[number]
+export {
+  OPERATORS, REASONS,
+  type Condition, type EnvironmentOverride, type EvaluationContext, type EvaluationResult, type FlagDefinition, type Json,
+  type Operator, type Reason, type Rollout, type Rule, type Targeting, type ValueType,
+} from '../../server/engine/types'
+export { EVENT_KINDS, type EventKind } from '../../server/services/events'
 
-export const EVENT_KINDS = [
-  'flag.created', 'flag.updated', 'flag.deleted',
-  'config.created', 'config.updated', 'config.deleted',
-  'segment.created', 'segment.updated', 'segment.deleted',
-  'token.created', 'token.deleted', 'project.updated',
-] as const
-
+// The server declares PERMISSIONS in services/tokens.ts, which is not a pure module (store, Bun APIs), so the
+// console keeps its own list (same members, display order).
 export const PERMISSIONS = ['read:flags', 'write:flags', 'read:configs', 'write:configs', '*'] as const
 export type Permission = (typeof PERMISSIONS)[number]
 
-export interface Condition { property: string; operator: Operator; value?: Json }
-export interface Rule { conditions: Condition[]; value: Json }
-export interface Targeting {
-  rules?: Rule[]
-  rollout?: { percentage: number; attribute: string } | null
-  overrides?: Record<string, Json>
-}
-export interface Flag {
-  key: string
-  enabled: boolean
-  value: Json
-  targeting?: Targeting | null
-  environments?: Record<string, { enabled: boolean; value?: Json }>
-  active_from?: string | null
-  active_until?: string | null
-  version: number
-  created_at: string
-  updated_at: string
-}
-export interface Config {
+/** What every stored document carries besides its body. */
+export interface Versioned { version: number; created_at: string; updated_at: string }
+export type Flag = FlagDefinition & Versioned
+export type Segment = SegmentDefinition & Versioned
+export interface Config extends Versioned {
   key: string
   value: Json
   environments: Record<string, { value: Json }>
-  version: number
-  created_at: string
-  updated_at: string
 }
-export interface Segment { key: string; conditions: Condition[]; version: number; created_at?: string; updated_at?: string }
 export interface Token {
   hash: string
   name: string
@@ -83,8 +60,6 @@ export interface AuditEntry {
 }
 export interface Project { id: string; name: string; slug: string; environments: string[] }
 export interface Me { name: string; token_prefix: string; project_id: string; permissions: Permission[]; expires_at: string | null }
-export interface Evaluation { value: Json; type: string; reason: string }
-export interface EvaluationContext { user_id?: string; plan?: string; environment?: string; custom?: Record<string, Json> }
 export interface AuditFilter {
   resource_type?: string
   resource_key?: string
@@ -95,7 +70,9 @@ export interface AuditFilter {
   limit: number
   offset: number
 }
-export interface Issue { path: string; message: string }
+/** One page of a list endpoint, as the list pages ask for it. */
+export interface PageParams { limit: number; offset: number }
+export interface ListPage<T> { items: T[]; total: number }
 
 export class ApiError extends Error {
   constructor(
@@ -107,9 +84,15 @@ export class ApiError extends Error {
     super(message)
     this.name = 'ApiError'
   }
-  get issues(): Issue[] {
+  get issues(): ValidationIssue[] {
     const issues = this.details?.issues
-    return Array.isArray(issues) ? (issues as Issue[]) : []
+    return Array.isArray(issues) ? (issues as ValidationIssue[]) : []
+  }
+  get isNotFound(): boolean {
+    return this.status === 404
+  }
+  get isConflict(): boolean {
+    return this.code === 'CONFLICT'
   }
 }
 
@@ -186,29 +169,58 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
 }
 
 
-/** Reads every page of a list endpoint (1000 per request). */
-async function fetchAll<T>(path: string, plural: string): Promise<T[]> {
-  const out: T[] = []
-  for (let offset = 0; ; ) {
-    const page = await request<{ has_more: boolean } & Record<string, unknown>>('GET', path, { query: { limit: 1000, offset } })
-    const items = (page[plural] as T[] | undefined) ?? []
-    out.push(...items)
-    offset += items.length
-    if (!page.has_more || items.length === 0) return out
+type Envelope = Record<string, unknown> & { key: string }
+/** `{ key, flag: {...} }` -> `{ ...flag, key }` */
+const unwrap = <T>(singular: string) => (e: Envelope): T => ({ ...(e[singular] as object), key: e.key }) as T
+
+/** A list endpoint's items, one page (ListPage) or all of them. */
+function listEndpoint<T>(path: string, plural: string, item: (e: Envelope) => T) {
+  type Body = { total: number; has_more: boolean } & Record<string, unknown>
+  const itemsOf = (body: Body) => ((body[plural] as Envelope[] | undefined) ?? []).map(item)
+  return {
+    page: async ({ limit, offset }: PageParams): Promise<ListPage<T>> => {
+      const body = await request<Body>('GET', path, { query: { limit, offset } })
+      return { items: itemsOf(body), total: body.total }
+    },
+    /** every page (1000 per request) */
+    all: async (): Promise<T[]> => {
+      const out: T[] = []
+      for (let offset = 0; ; ) {
+        const body = await request<Body>('GET', path, { query: { limit: 1000, offset } })
+        const items = itemsOf(body)
+        out.push(...items)
+        offset += items.length
+        if (!body.has_more || items.length === 0) return out
+      }
+    },
   }
 }
+
+/** One resource read as `{ key, <singular> }`, flattened. */
+const one = async <T>(path: string, singular: string): Promise<T> => unwrap<T>(singular)(await request<Envelope>('GET', path))
 
 const enc = encodeURIComponent
 
 // ---- react-query keys: one place, so invalidation matches reads ----
+// Everything about one resource kind sits under its root key (`keys.flags` etc.), so invalidating the root
+// refreshes its list pages, the full list and every single-resource read together.
 
 export const keys = {
   me: ['me'] as const,
   project: ['project'] as const,
   flags: ['flags'] as const,
-  evaluation: (key: string, context: EvaluationContext) => ['flags', key, 'evaluation', context] as const,
+  flagPage: (p: PageParams) => ['flags', 'page', p] as const,
+  flagsAll: ['flags', 'all'] as const,
+  flag: (key: string) => ['flags', 'one', key] as const,
+  evaluation: (key: string, context: EvaluationContext) => ['flags', 'evaluation', key, context] as const,
   configs: ['configs'] as const,
+  configPage: (p: PageParams) => ['configs', 'page', p] as const,
+  configsAll: ['configs', 'all'] as const,
+  config: (key: string) => ['configs', 'one', key] as const,
   segments: ['segments'] as const,
+  segmentPage: (p: PageParams) => ['segments', 'page', p] as const,
+  segmentsAll: ['segments', 'all'] as const,
+  segment: (key: string) => ['segments', 'one', key] as const,
   tokens: ['tokens'] as const,
   webhooks: ['webhooks'] as const,
   deliveries: (id: string) => ['webhooks', id, 'deliveries'] as const,
@@ -220,6 +232,11 @@ export const keys = {
 
 type Ok<T> = { success: true } & T
 
+const flagList = listEndpoint('/flags', 'flags', unwrap<Flag>('flag'))
+const configList = listEndpoint('/configs', 'configs', unwrap<Config>('config'))
+const segmentList = listEndpoint('/segments', 'segments', unwrap<Segment>('segment'))
+const tokenList = listEndpoint('/tokens', 'tokens', (e) => e as unknown as Token)
+
 export const api = {
   me: (token?: string) => request<Me>('GET', '/me', { token }),
 
@@ -229,33 +246,36 @@ export const api = {
   removeEnvironment: (name: string, force = false) =>
     request<Ok<{ environments: string[] }>>('DELETE', `/project/environments/${enc(name)}`, { query: { force: force || undefined } }),
 
-  flags: async (): Promise<Flag[]> =>
-    (await fetchAll<{ key: string; flag: Flag }>('/flags', 'flags')).map(({ key, flag }) => ({ ...flag, key })),
+  flagPage: flagList.page,
+  flags: flagList.all,
+  /** the stored flag, for editors (GET /flags/:key evaluates it) */
+  flag: (key: string) => one<Flag>(`/flags/${enc(key)}/definition`, 'flag'),
   evaluate: (key: string, context: EvaluationContext) =>
-    request<Evaluation>('GET', `/flags/${enc(key)}`, { query: { context: JSON.stringify(context) } }),
+    request<EvaluationResult>('GET', `/flags/${enc(key)}`, { query: { context: JSON.stringify(context) } }),
   createFlag: (flag: Partial<Flag> & { key: string }) => request<Ok<{ key: string; flag: Flag }>>('POST', '/flags', { body: flag }),
   updateFlag: (key: string, patch: Partial<Flag>, version?: number) =>
     request<Ok<{ key: string; flag: Flag }>>('PUT', `/flags/${enc(key)}`, { body: patch, ifMatch: version }),
   deleteFlag: (key: string) => request<Ok<{ key: string }>>('DELETE', `/flags/${enc(key)}`),
-  setFlagEnvironment: (key: string, env: string, override: { enabled: boolean; value?: Json }) =>
-    request<Ok<{ key: string }>>('PUT', `/flags/${enc(key)}/environments/${enc(env)}`, { body: override }),
 
-  configs: async (): Promise<Config[]> =>
-    (await fetchAll<{ key: string; config: Config }>('/configs', 'configs')).map(({ key, config }) => ({ ...config, key })),
+  configPage: configList.page,
+  configs: configList.all,
+  /** the stored config with its environment values (GET /configs/:key reads one value) */
+  config: (key: string) => one<Config>(`/configs/${enc(key)}/definition`, 'config'),
   createConfig: (c: { key: string; value: Json; environments?: Config['environments'] }) =>
     request<Ok<{ key: string }>>('POST', '/configs', { body: c }),
   updateConfig: (key: string, patch: Partial<Pick<Config, 'value' | 'environments'>>, version?: number) =>
     request<Ok<{ key: string }>>('PUT', `/configs/${enc(key)}`, { body: patch, ifMatch: version }),
   deleteConfig: (key: string) => request<Ok<{ key: string }>>('DELETE', `/configs/${enc(key)}`),
 
-  segments: async (): Promise<Segment[]> =>
-    (await fetchAll<{ key: string; segment: Segment }>('/segments', 'segments')).map(({ key, segment }) => ({ ...segment, key })),
+  segmentPage: segmentList.page,
+  segments: segmentList.all,
+  segment: (key: string) => one<Segment>(`/segments/${enc(key)}`, 'segment'),
   createSegment: (s: { key: string; conditions: Condition[] }) => request<Ok<{ key: string }>>('POST', '/segments', { body: s }),
   updateSegment: (key: string, patch: { conditions: Condition[] }, version?: number) =>
     request<Ok<{ key: string }>>('PUT', `/segments/${enc(key)}`, { body: patch, ifMatch: version }),
   deleteSegment: (key: string, force = false) => request<Ok<{ key: string }>>('DELETE', `/segments/${enc(key)}`, { query: { force: force || undefined } }),
 
-  tokens: () => fetchAll<Token>('/tokens', 'tokens'),
+  tokens: tokenList.all,
   createToken: (t: { name: string; project_id: string; permissions: string[]; expires_at?: string }) =>
     request<Ok<{ token: string; meta: Token }>>('POST', '/tokens', { body: t }),
   deleteToken: (hash: string) => request<Ok<{ hash: string }>>('DELETE', `/tokens/${enc(hash)}`),

@@ -16,12 +16,9 @@ export function parseJson(text: string): ParseResult {
 export const toJsonText = (v: Json | undefined, pretty = true): string =>
   v === undefined ? '' : pretty ? JSON.stringify(v, null, 2) : JSON.stringify(v)
 
-/** The evaluation `type` of a value, as the server names it. */
-export function valueType(v: Json | undefined): string {
-  if (v === null || v === undefined) return 'null'
-  if (Array.isArray(v)) return 'array'
-  return typeof v
-}
+/** The evaluation `type` of a value: the engine's own function. */
+export { typeOf as valueType } from '../../server/engine/value-type'
+
 
 /** A short one-line preview of a JSON value. */
 export function preview(v: Json | undefined, max = 48): string {
