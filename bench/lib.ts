@@ -5,6 +5,8 @@ import type { Subprocess } from 'bun'
 import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs'
 import { tmpdir, cpus } from 'node:os'
 import { join } from 'node:path'
+import { BETA_SEGMENT, CONTEXT, benchFlag, simpleFlag } from './fixtures'
+export { CONTEXT, BETA_SEGMENT, benchFlag, simpleFlag } from './fixtures'
 
 export const ROOT = join(import.meta.dir, '..')
 export const BUN = process.execPath
@@ -169,12 +171,10 @@ export function rssKiB(pid: number): number {
   return m ? Number(m[1]) : NaN
 }
 
-import { CONTEXT, benchFlag, simpleFlag } from './fixtures'
-export { CONTEXT, BETA_SEGMENT, benchFlag, simpleFlag } from './fixtures'
 
 /** Creates the segment, the benchmark flag and `total - 1` other flags (every other one with rules). */
 export async function populate(srv: FlagServer, total: number, concurrency = 16): Promise<string[]> {
-  await mustCall(srv, 'POST', '/api/v1/segments', { key: 'beta', conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] }, 201)
+  await mustCall(srv, 'POST', '/api/v1/segments', BETA_SEGMENT, 201)
   await mustCall(srv, 'POST', '/api/v1/flags', benchFlag('bench-flag'), 201)
   const keys = ['bench-flag']
   for (let n = 1; n < total; n++) keys.push(`flag-${String(n).padStart(5, '0')}`)

@@ -13,7 +13,7 @@ import { MemoryRateLimiter, rateHeaders } from '../server/http/rate-limit'
 import { hashToken } from '../server/services/tokens'
 import { loadSettings } from '../server/settings'
 import { startService } from '../server/index'
-import { CONTEXT, benchFlag, randomAdminToken } from './lib'
+import { BETA_SEGMENT, CONTEXT, benchFlag, randomAdminToken } from './lib'
 
 // Elysia's query decoder (an untyped dependency of elysia).
 const { default: decodeFast } = (await import('fast-decode-uri-component' as string)) as { default: (s: string) => string | null }
@@ -54,7 +54,7 @@ async function costAsync(name: string, fn: (i: number) => Promise<unknown>, ms =
 const token = randomAdminToken()
 const raw = JSON.stringify(CONTEXT)
 const encoded = encodeURIComponent(raw)
-const segments = new Map<string, SegmentDefinition>([['beta', { key: 'beta', conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] }]])
+const segments = new Map<string, SegmentDefinition>([['beta', BETA_SEGMENT]])
 const flag = compileFlag(benchFlag('bench-flag') as never, segments)
 const result = flag.evaluate(parseContextParam(raw))
 const body = JSON.stringify(result)

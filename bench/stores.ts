@@ -3,7 +3,7 @@
 // entry and the change notice each) is printed for both. Needs wrk, and PostgreSQL on 127.0.0.1:5432.
 import { createTestDatabase } from '../tests/helpers/postgres'
 import {
-  CONTEXT, benchFlag, cleanup, elapsed, evalPath, fmtInt, interleaved, line, luaScript, mustCall, pad, requireWrk, roundRatio,
+  CONTEXT, cleanup, elapsed, evalPath, fmtInt, interleaved, line, luaScript, mustCall, pad, populate, requireWrk, roundRatio,
   startFlagServer, type Target,
 } from './lib'
 
@@ -13,7 +13,7 @@ try {
   const sqlite = await startFlagServer('sqlite')
   const pg = await startFlagServer('postgres', { DATABASE_URL: db.url })
   for (const s of [sqlite, pg]) {
-    await mustCall(s, 'POST', '/api/v1/flags', benchFlag('bench-flag'), 201)
+    await populate(s, 1)
     await mustCall(s, 'POST', '/api/v1/flags', { key: 'write-target', enabled: true, value: 0 }, 201)
   }
   console.log(`[${elapsed()}] servers ready; context ${JSON.stringify(CONTEXT)}`)

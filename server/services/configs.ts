@@ -37,8 +37,9 @@ export function configService({ store, changes }: ServiceDeps) {
     if (issues.length) throw validationError(issues)
   }
 
-  async function mustGet(tx: Db, projectId: string, key: string): Promise<DocumentRow> {
-    const row = await store.configs.get(tx, projectId, key)
+  /** The stored row; inside a change's transaction it is locked until commit (see getForUpdate). */
+  async function mustGet(tx: Db, projectId: string, key: string, forUpdate = true): Promise<DocumentRow> {
+    const row = await (forUpdate ? store.configs.getForUpdate(tx, projectId, key) : store.configs.get(tx, projectId, key))
     if (!row) throw notFound('CONFIG_NOT_FOUND', `Config "${key}"`)
     return row
   }
@@ -56,7 +57,7 @@ export function configService({ store, changes }: ServiceDeps) {
 
   return {
     page: (projectId: string, limit: number, offset: number) => store.configs.page(store.db, projectId, limit, offset),
-    get: (projectId: string, key: string) => mustGet(store.db, projectId, key),
+    get: (projectId: string, key: string) => mustGet(store.db, projectId, key, false),
 
     create(actor: Actor, input: { key: string; value: Json; environments?: Record<string, { value: Json }> }) {
       const key = checkKey(input.key)

@@ -29,8 +29,9 @@ export function flagService({ store, changes }: ServiceDeps) {
     if (issues.length) throw validationError(issues)
   }
 
-  async function mustGet(tx: Db, projectId: string, key: string): Promise<DocumentRow> {
-    const row = await store.flags.get(tx, projectId, key)
+  /** The stored row; inside a change's transaction it is locked until commit (see getForUpdate). */
+  async function mustGet(tx: Db, projectId: string, key: string, forUpdate = true): Promise<DocumentRow> {
+    const row = await (forUpdate ? store.flags.getForUpdate(tx, projectId, key) : store.flags.get(tx, projectId, key))
     if (!row) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
     return row
   }
@@ -50,7 +51,7 @@ export function flagService({ store, changes }: ServiceDeps) {
 
   return {
     page: (projectId: string, limit: number, offset: number) => store.flags.page(store.db, projectId, limit, offset),
-    get: (projectId: string, key: string) => mustGet(store.db, projectId, key),
+    get: (projectId: string, key: string) => mustGet(store.db, projectId, key, false),
 
     create(actor: Actor, input: Record<string, unknown>) {
       const key = checkKey(input.key)

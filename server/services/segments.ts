@@ -27,15 +27,16 @@ export function segmentService({ store, changes }: ServiceDeps) {
     const issues = validateConditions(conditions, 'conditions', segmentKeys)
     if (issues.length) throw validationError(issues)
   }
-  async function mustGet(tx: Db, projectId: string, key: string): Promise<DocumentRow> {
-    const row = await store.segments.get(tx, projectId, key)
+  /** The stored row; inside a change's transaction it is locked until commit (see getForUpdate). */
+  async function mustGet(tx: Db, projectId: string, key: string, forUpdate = true): Promise<DocumentRow> {
+    const row = await (forUpdate ? store.segments.getForUpdate(tx, projectId, key) : store.segments.get(tx, projectId, key))
     if (!row) throw notFound('SEGMENT_NOT_FOUND', `Segment "${key}"`)
     return row
   }
 
   return {
     page: (projectId: string, limit: number, offset: number) => store.segments.page(store.db, projectId, limit, offset),
-    get: (projectId: string, key: string) => mustGet(store.db, projectId, key),
+    get: (projectId: string, key: string) => mustGet(store.db, projectId, key, false),
 
     create(actor: Actor, input: { key: string; conditions: unknown[] }) {
       const key = checkKey(input.key)

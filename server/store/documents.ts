@@ -20,6 +20,15 @@ export function documentRepository(table: DocumentTable) {
       const [row] = await db.select().from(table).where(byKey(projectId, key))
       return row
     },
+    /** Reads a row for a change inside a transaction. On PostgreSQL the row is locked (FOR UPDATE) until
+     *  commit, so concurrent writers queue instead of racing: an update without If-Match always applies.
+     *  SQLite transactions are already serialised. */
+    async getForUpdate(db: Db, projectId: string, key: string): Promise<DocumentRow | undefined> {
+      const query = db.select().from(table).where(byKey(projectId, key))
+      const locking = query as unknown as { for?: (strength: 'update') => typeof query }
+      const [row] = await (typeof locking.for === 'function' ? locking.for('update') : query)
+      return row
+    },
     async insert(db: Db, row: DocumentRow): Promise<void> {
       await db.insert(table).values(row)
     },

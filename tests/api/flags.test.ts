@@ -156,6 +156,15 @@ describe('flags', () => {
     expect(audit.body.entries.filter((e: any) => e.action === 'update').length).toBe(1)
   })
 
+  test('20 concurrent PUTs without If-Match: every one applies, versions 2..21, one audit entry each', async () => {
+    await create({ key: 'free-for-all' })
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => api(srv, 'PUT', '/api/v1/flags/free-for-all', { token: admin, body: { value: i } })))
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200))
+    expect(results.map((r) => r.body.flag.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2))
+    const audit = await api(srv, 'GET', '/api/v1/audit?resource_key=free-for-all&action=update', { token: admin })
+    expect(audit.body.total).toBe(20)
+  })
+
   test('delete: success, then 404', async () => {
     await create({ key: 'gone' })
     const res = await api(srv, 'DELETE', '/api/v1/flags/gone', { token: admin })

@@ -107,6 +107,21 @@ for (const variant of ['postgres+redis', 'postgres only'] as const) {
   })
 }
 
+describe.skipIf(!ready)('unconditional writes across two instances', () => {
+  test('concurrent PUTs without If-Match on both instances all apply (rows are locked, not raced)', async () => {
+    const c = await startCluster({})
+    try {
+      await api(c.a, 'POST', '/api/v1/flags', { token: c.admin, body: { key: 'both', value: 0 } })
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => api(i % 2 ? c.a : c.b, 'PUT', '/api/v1/flags/both', { token: c.admin, body: { value: i } })))
+      expect(results.map((r) => r.status)).toEqual(Array(20).fill(200))
+      const def = await api(c.a, 'GET', '/api/v1/flags/both/definition', { token: c.admin })
+      expect(def.body.flag.version).toBe(21)
+    } finally {
+      await c.stop()
+    }
+  }, 60_000)
+})
+
 describe.skipIf(!ready)('webhook deliveries across two instances', () => {
   test('every event is delivered exactly once, whichever instance wrote it', async () => {
     const seen = new Map<string, number>()

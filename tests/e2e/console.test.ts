@@ -223,6 +223,42 @@ suite('admin console', () => {
     await shot(page, 'flags-1280')
   }, TIMEOUT)
 
+  test('list switches send If-Match: a concurrent change is explained, nothing is overwritten, the row is reread', async () => {
+    const definition = async () => (await api(srv, 'GET', '/api/v1/flags/checkout-v2/definition', { token: srv.adminToken })).body.flag
+    const enabledSwitch = (on: boolean) => page.locator(`[role=switch][aria-label="Enabled: checkout-v2"][aria-checked=${on}]`)
+    const refusal = page.getByRole('alert').filter({ hasText: 'Not switched' })
+    await enabledSwitch(true).waitFor()
+
+    // someone else changes the flag's value; this list still shows the version before
+    const other = await api(srv, 'PUT', '/api/v1/flags/checkout-v2', { token: srv.adminToken, body: { value: 'red' } })
+    expect(other.status).toBe(200)
+    const version = other.body.flag.version
+    await enabledSwitch(true).click()
+    await refusal.waitFor()
+    expect(await refusal.textContent()).toContain(`it is at version ${version}, this list showed version ${version - 1}`)
+    expect(await refusal.textContent()).toContain('the flag is on now')
+    // the row shows the server's copy; the server still has it
+    await page.getByRole('row').filter({ hasText: '"red"' }).getByText(`v${version}`, { exact: true }).waitFor()
+    expect(await enabledSwitch(true).count()).toBe(1)
+    expect(await definition()).toMatchObject({ enabled: true, value: 'red', version })
+    await shot(page, 'flags-conflict-1280')
+
+    // switching again, at the version now shown, is applied
+    await enabledSwitch(true).click()
+    await enabledSwitch(false).waitFor()
+    expect(await refusal.count()).toBe(0)
+    expect(await definition()).toMatchObject({ enabled: false, version: version + 1 })
+    await enabledSwitch(false).click()
+    await enabledSwitch(true).waitFor()
+
+    // an environment switch is checked the same way
+    const again = await api(srv, 'PUT', '/api/v1/flags/checkout-v2', { token: srv.adminToken, body: { value: 'blue' } })
+    await page.getByRole('switch', { name: 'production: checkout-v2' }).click()
+    await refusal.waitFor()
+    expect(await refusal.textContent()).toContain('production is on (follows the flag) now')
+    expect(await definition()).toMatchObject({ version: again.body.flag.version, environments: { staging: { enabled: false } } })
+  }, TIMEOUT)
+
   test('a new token is shown once and is gone after navigating away', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tokens' }).click()
     await page.getByRole('heading', { name: 'Access tokens' }).waitFor()

@@ -2,6 +2,7 @@
 // as ApiError. Also holds the resource types, the react-query keys and the endpoint functions.
 
 // Domain types come from the server's pure modules (no I/O): one schema source for server and console.
+import type { Action, EventKind, ResourceType } from '../../server/services/events'
 import type { Condition, EvaluationContext, EvaluationResult, FlagDefinition, Json, SegmentDefinition, ValidationIssue } from '../../server/engine/types'
 
 export {
@@ -9,7 +10,7 @@ export {
   type Condition, type EnvironmentOverride, type EvaluationContext, type EvaluationResult, type FlagDefinition, type Json,
   type Operator, type Reason, type Rollout, type Rule, type Targeting, type ValueType,
 } from '../../server/engine/types'
-export { EVENT_KINDS, type EventKind } from '../../server/services/events'
+export { EVENT_KINDS, type Action as AuditAction, type EventKind, type ResourceType } from '../../server/services/events'
 
 // The server declares PERMISSIONS in services/tokens.ts, which is not a pure module (store, Bun APIs), so the
 // console keeps its own list (same members, display order).
@@ -35,10 +36,10 @@ export interface Token {
   created_at: string
   last_used_at: string | null
 }
-export interface Webhook { id: string; config: { url: string; has_secret: boolean; events: string[] } }
+export interface Webhook { id: string; config: { url: string; has_secret: boolean; events: (EventKind | '*')[] } }
 export interface Delivery {
   id: string
-  event: string
+  event: EventKind
   status: 'pending' | 'delivering' | 'delivered' | 'failed'
   attempts: number
   last_status_code: number | null
@@ -51,8 +52,8 @@ export interface AuditEntry {
   id?: string | number
   timestamp: string
   actor: string
-  action: string
-  resource_type: string
+  action: Action
+  resource_type: ResourceType
   resource_key: string
   project_id: string
   before: Json

@@ -9,16 +9,17 @@ import { Dialog } from './Dialog'
 import { DiffView } from './DiffView'
 import { ErrorMessage } from './ErrorMessage'
 
-type Doc = Record<string, unknown> & { version: number }
+/** A stored document: any resource with a version. */
+export interface Doc { version: number }
 const META = new Set(['key', 'version', 'created_at', 'updated_at'])
 
-const pick = (doc: Record<string, unknown>, fields: string[]) =>
-  Object.fromEntries(fields.map((f) => [f, doc[f] === undefined ? null : doc[f]])) as Json
+const field = (doc: object, f: string) => (doc as Record<string, unknown>)[f]
+const pick = (doc: object, fields: string[]) => Object.fromEntries(fields.map((f) => [f, field(doc, f) ?? null])) as Json
 
 /** The top-level fields of `draft` that differ from `base` (absent and null count as equal). */
-export function changedFields(base: Record<string, unknown>, draft: Record<string, unknown>): Record<string, unknown> {
+export function changedFields(base: object, draft: object): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(draft)) if (!jsonEqual(base[k] ?? null, v ?? null)) out[k] = v
+  for (const [k, v] of Object.entries(draft)) if (!jsonEqual(field(base, k) ?? null, v ?? null)) out[k] = v
   return out
 }
 
@@ -55,7 +56,7 @@ export function useVersionedSave<R extends Doc>({ name, put, fetchCurrent, inval
       { patch, version, base },
       {
         onError: async (e) => {
-          if (!(e instanceof ApiError) || e.code !== 'CONFLICT') return
+          if (!(e instanceof ApiError) || !e.isConflict) return
           setChecking(true)
           try {
             setConflict({ patch, base, current: await fetchCurrent() })
@@ -69,7 +70,7 @@ export function useVersionedSave<R extends Doc>({ name, put, fetchCurrent, inval
     )
   }
 
-  const isConflict = mutation.error instanceof ApiError && mutation.error.code === 'CONFLICT'
+  const isConflict = mutation.error instanceof ApiError && mutation.error.isConflict
   const dialog = conflict && (
     <ConflictDialog
       name={name}
@@ -112,7 +113,7 @@ function ConflictDialog<R extends Doc>({ name, conflict, pending, error, onCance
   const { patch, base, current } = conflict
   const mine = Object.keys(patch)
   const others = current ? Object.keys({ ...base, ...current }).filter((k) => !META.has(k) && !mine.includes(k)) : []
-  const otherChanges = others.filter((k) => !jsonEqual(base[k] ?? null, current?.[k] ?? null))
+  const otherChanges = current ? others.filter((k) => !jsonEqual(field(base, k) ?? null, field(current, k) ?? null)) : []
   return (
     <Dialog
       title="This was changed by someone else"

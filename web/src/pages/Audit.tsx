@@ -1,17 +1,18 @@
 // The audit log: filter by resource, action, actor and dates; open an entry's before/after diff.
 import { useState, type FormEvent } from 'react'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { api, keys, type AuditEntry, type AuditFilter } from '../api'
+import { api, keys, type AuditAction, type AuditEntry, type AuditFilter, type ResourceType } from '../api'
 import { Link, pathFor } from '../router'
 import { dateTime, jsonEqual, relativeTime } from '../format'
+import { DataTable } from '../components/DataTable'
 import { Dialog } from '../components/Dialog'
 import { DiffView } from '../components/DiffView'
 import { ErrorMessage } from '../components/ErrorMessage'
 import { Pagination } from '../components/Pagination'
 import { Empty, Loading, PageHeader } from '../components/State'
 
-const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project']
-const ACTIONS = ['create', 'update', 'delete']
+const RESOURCE_TYPES: ResourceType[] = ['flag', 'config', 'segment', 'token', 'webhook', 'project']
+const ACTIONS: AuditAction[] = ['create', 'update', 'delete']
 
 interface FilterForm { resource_type: string; resource_key: string; action: string; actor: string; since: string; until: string }
 const EMPTY: FilterForm = { resource_type: '', resource_key: '', action: '', actor: '', since: '', until: '' }
@@ -139,49 +140,33 @@ export function Audit() {
         <Empty title={filtered ? 'No entries match these filters' : 'No changes recorded yet'} />
       ) : (
         <>
-          <div className="table-wrap">
-            <table className={`table responsive${audit.isPlaceholderData ? ' loading' : ''}`}>
-              <caption className="sr-only">Audit entries</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Resource</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">
-                    <span className="sr-only">Details</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {audit.data.entries.map((e, i) => (
-                  <tr key={e.id ?? `${e.timestamp}-${i}`}>
-                    <td data-label="When">
-                      <time dateTime={e.timestamp} title={dateTime(e.timestamp)}>
-                        {relativeTime(e.timestamp)}
-                      </time>
-                      <div className="muted small">{dateTime(e.timestamp)}</div>
-                    </td>
-                    <td data-label="Action">
-                      <span className={`badge action-${e.action}`}>{e.action}</span>
-                    </td>
-                    <td data-label="Resource">
-                      <span className="muted small">{e.resource_type}</span> {resourceLink(e)}
-                      {e.action === 'update' && changedKeys(e).length > 0 && <div className="muted small">changed {changedKeys(e).join(', ')}</div>}
-                    </td>
-                    <td data-label="Actor">
-                      <code className="small">{e.actor}</code>
-                    </td>
-                    <td data-label="Details" className="cell-actions">
-                      <button type="button" className="btn btn-small" onClick={() => setOpen(e)} aria-label={`View changes: ${e.action} ${e.resource_type} ${e.resource_key}`}>
-                        View changes
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Audit entries" className={audit.isPlaceholderData ? 'loading' : undefined} columns={['When', 'Action', 'Resource', 'Actor', { label: 'Details', hidden: true }]}>
+            {audit.data.entries.map((e, i) => (
+              <tr key={e.id ?? `${e.timestamp}-${i}`}>
+                <td data-label="When">
+                  <time dateTime={e.timestamp} title={dateTime(e.timestamp)}>
+                    {relativeTime(e.timestamp)}
+                  </time>
+                  <div className="muted small">{dateTime(e.timestamp)}</div>
+                </td>
+                <td data-label="Action">
+                  <span className={`badge action-${e.action}`}>{e.action}</span>
+                </td>
+                <td data-label="Resource">
+                  <span className="muted small">{e.resource_type}</span> {resourceLink(e)}
+                  {e.action === 'update' && changedKeys(e).length > 0 && <div className="muted small">changed {changedKeys(e).join(', ')}</div>}
+                </td>
+                <td data-label="Actor">
+                  <code className="small">{e.actor}</code>
+                </td>
+                <td data-label="Details" className="cell-actions">
+                  <button type="button" className="btn btn-small" onClick={() => setOpen(e)} aria-label={`View changes: ${e.action} ${e.resource_type} ${e.resource_key}`}>
+                    View changes
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           <Pagination offset={page.offset} limit={page.limit} total={audit.data.total} onChange={(offset, limit) => setPage({ offset, limit })} label="Audit pages" />
         </>
       )}

@@ -1,20 +1,17 @@
 // One config: its JSON value and per-environment values, saved with If-Match; delete.
-import { useState, type FormEvent } from 'react'
-import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, keys, type Config, type Json } from '../api'
 import { Link, navigate } from '../router'
 import { useSession } from '../session'
-import { dateTime, parseJson, relativeTime, toJsonText, valueType } from '../format'
-import { useApiMutation } from '../mutations'
-import { ConfirmDialog } from '../components/ConfirmDialog'
-import { changedFields, useVersionedSave } from '../components/ConflictDialog'
-import { ErrorMessage } from '../components/ErrorMessage'
+import { useResource } from '../queries'
+import { parseJson, toJsonText, valueType } from '../format'
+import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
+import { DocumentForm, VersionStamp, useDocumentEditor, type Built } from '../components/DocumentEditor'
 import { JsonEditor } from '../components/JsonEditor'
-import { SaveBar } from '../components/SaveBar'
-import { Empty, Loading, PageHeader } from '../components/State'
+import { Loaded } from '../components/Loaded'
+import { Loading, PageHeader } from '../components/State'
 
 interface ConfigDraft { valueText: string; envs: Record<string, { overridden: boolean; valueText: string }> }
-type ConfigDoc = Config & Record<string, unknown>
+type ConfigBody = Pick<Config, 'value' | 'environments'>
 
 function toDraft(c: Config, environments: string[]): ConfigDraft {
   const envs: ConfigDraft['envs'] = {}
@@ -25,7 +22,7 @@ function toDraft(c: Config, environments: string[]): ConfigDraft {
   return { valueText: toJsonText(c.value), envs }
 }
 
-function fromDraft(d: ConfigDraft): { ok: true; body: Pick<Config, 'value' | 'environments'> } | { ok: false; problems: string[] } {
+function fromDraft(d: ConfigDraft): Built<ConfigBody> {
   const problems: string[] = []
   const v = parseJson(d.valueText)
   if (!v.ok) problems.push(`Value: ${v.error}`)
@@ -41,109 +38,76 @@ function fromDraft(d: ConfigDraft): { ok: true; body: Pick<Config, 'value' | 'en
 
 export function ConfigPage({ configKey }: { configKey: string }) {
   const { can, project } = useSession()
-  const qc = useQueryClient()
-  const configs = useQuery({ queryKey: keys.configs, queryFn: api.configs })
-  const config = configs.data?.find((c) => c.key === configKey)
-  const [deleting, setDeleting] = useState(false)
-  const del = useApiMutation(() => api.deleteConfig(configKey), [keys.configs], () => navigate('/configs'))
+  const { query, fetchCurrent } = useResource(keys.config(configKey), () => api.config(configKey))
+  const del = useConfirmAction(() => api.deleteConfig(configKey), [keys.configs], () => navigate('/configs'))
 
-  if (configs.isLoading || project.isLoading) return <Loading label="Loading config…" />
-  if (configs.isError) return <ErrorMessage error={configs.error} title="Could not load the config" />
-  if (!config) {
-    return (
-      <Empty title={`Config “${configKey}” was not found`}>
-        <Link to="/configs">Back to configs</Link>
-      </Empty>
-    )
-  }
+  if (project.isLoading) return <Loading label="Loading config…" />
   return (
-    <>
-      <PageHeader
-        back={<Link to="/configs">← Configs</Link>}
-        title={<span className="mono">{config.key}</span>}
-        subtitle={
-          <>
-            <span className="badge">{valueType(config.value)}</span> version {config.version} · changed{' '}
-            <time dateTime={config.updated_at} title={dateTime(config.updated_at)}>
-              {relativeTime(config.updated_at)}
-            </time>
-          </>
-        }
-        actions={
-          can.writeConfigs && (
-            <button type="button" className="btn btn-danger-outline" onClick={() => setDeleting(true)}>
-              Delete config
-            </button>
-          )
-        }
-      />
-      {can.writeConfigs ? (
-        <ConfigEditor
-          config={config}
-          environments={project.data?.environments ?? []}
-          refetch={async () => (await qc.fetchQuery({ queryKey: keys.configs, queryFn: api.configs, staleTime: 0 })).find((c) => c.key === configKey) as ConfigDoc | undefined}
-        />
-      ) : (
-        <div className="form">
-          <div className="alert alert-info" role="status">
-            Read-only: this token can read configs but not change them.
-          </div>
-          <section className="card">
-            <h2 className="card-title">Value</h2>
-            <pre className="code">{toJsonText(config.value)}</pre>
-          </section>
-          {Object.entries(config.environments ?? {}).map(([env, o]) => (
-            <section className="card" key={env}>
-              <h2 className="card-title">Value in {env}</h2>
-              <pre className="code">{toJsonText(o.value)}</pre>
-            </section>
-          ))}
-        </div>
+    <Loaded query={query} what="config" name={configKey} back={{ to: '/configs', label: 'Back to configs' }}>
+      {(config) => (
+        <>
+          <PageHeader
+            back={<Link to="/configs">← Configs</Link>}
+            title={<span className="mono">{config.key}</span>}
+            subtitle={
+              <>
+                <span className="badge">{valueType(config.value)}</span> <VersionStamp doc={config} />
+              </>
+            }
+            actions={
+              can.writeConfigs && (
+                <button type="button" className="btn btn-danger-outline" onClick={() => del.ask(config.key)}>
+                  Delete config
+                </button>
+              )
+            }
+          />
+          {can.writeConfigs ? (
+            <ConfigEditor config={config} environments={project.data?.environments ?? []} fetchCurrent={fetchCurrent} />
+          ) : (
+            <div className="form">
+              <div className="alert alert-info" role="status">
+                Read-only: this token can read configs but not change them.
+              </div>
+              <section className="card">
+                <h2 className="card-title">Value</h2>
+                <pre className="code">{toJsonText(config.value)}</pre>
+              </section>
+              {Object.entries(config.environments ?? {}).map(([env, o]) => (
+                <section className="card" key={env}>
+                  <h2 className="card-title">Value in {env}</h2>
+                  <pre className="code">{toJsonText(o.value)}</pre>
+                </section>
+              ))}
+            </div>
+          )}
+          {del.target !== null && (
+            <ConfirmDialog title={`Delete config “${config.key}”?`} confirmLabel="Delete config" {...del.dialogProps}>
+              <p>Applications reading this config will get “not found”. This cannot be undone.</p>
+            </ConfirmDialog>
+          )}
+        </>
       )}
-      {deleting && (
-        <ConfirmDialog title={`Delete config “${config.key}”?`} confirmLabel="Delete config" onConfirm={() => del.mutate()} onCancel={() => setDeleting(false)} pending={del.isPending} error={del.error}>
-          <p>Applications reading this config will get “not found”. This cannot be undone.</p>
-        </ConfirmDialog>
-      )}
-    </>
+    </Loaded>
   )
 }
 
-function ConfigEditor({ config, environments, refetch }: { config: Config; environments: string[]; refetch: () => Promise<ConfigDoc | undefined> }) {
-  const [base, setBase] = useState<Config | null>(null)
-  const [draft, setDraft] = useState<ConfigDraft | null>(null)
-  const built = draft ? fromDraft(draft) : null
-  const patch = base && built?.ok ? changedFields({ value: base.value, environments: base.environments ?? {} }, built.body) : {}
-  const dirty = !!built && (!built.ok || Object.keys(patch).length > 0)
-  if (!base || (config.version !== base.version && !dirty)) {
-    setBase(config)
-    setDraft(toDraft(config, environments))
-  }
-  const saver = useVersionedSave<ConfigDoc>({
+function ConfigEditor({ config, environments, fetchCurrent }: { config: Config; environments: string[]; fetchCurrent: () => Promise<Config | undefined> }) {
+  const { draft, base, setDraft, form } = useDocumentEditor({
+    doc: config,
     name: `Config “${config.key}”`,
+    toDraft: (c: Config) => toDraft(c, environments),
+    build: fromDraft,
+    bodyOf: (c: Config): ConfigBody => ({ value: c.value, environments: c.environments ?? {} }),
     put: (p, version) => api.updateConfig(config.key, p, version),
-    fetchCurrent: refetch,
+    fetchCurrent,
     invalidate: [keys.configs],
-    onSaved: () => setBase(null),
-    onReload: (current) => {
-      if (!current) return navigate('/configs')
-      setBase(current)
-      setDraft(toDraft(current, environments))
-    },
+    listPath: '/configs',
   })
   if (!base || !draft) return null
   const setEnv = (env: string, p: Partial<ConfigDraft['envs'][string]>) => setDraft({ ...draft, envs: { ...draft.envs, [env]: { ...draft.envs[env], ...p } } })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    if (built?.ok && Object.keys(patch).length) saver.save(patch, base as ConfigDoc)
-  }
   return (
-    <form className="form" onSubmit={submit} aria-label="Edit config">
-      {config.version !== base.version && (
-        <div className="alert alert-warning" role="status">
-          Someone saved version {config.version} while you were editing. Saving will ask how to merge.
-        </div>
-      )}
+    <DocumentForm form={form} label="Edit config">
       <section className="card">
         <h2 className="card-title">Value</h2>
         <JsonEditor label="Value" value={draft.valueText} onChange={(valueText) => setDraft({ ...draft, valueText })} rows={8} />
@@ -169,8 +133,6 @@ function ConfigEditor({ config, environments, refetch }: { config: Config; envir
           ))}
         </ul>
       </section>
-      <SaveBar dirty={dirty} problems={built && !built.ok ? built.problems : []} pending={saver.pending} error={saver.error} onDiscard={() => setDraft(toDraft(base, environments))} />
-      {saver.dialog}
-    </form>
+    </DocumentForm>
   )
 }

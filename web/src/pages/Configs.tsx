@@ -1,34 +1,34 @@
 // Config list and creation.
-import { useMemo, useState, type FormEvent } from 'react'
-import { useQuery } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
 import { api, keys } from '../api'
 import { Link, navigate, pathFor } from '../router'
 import { useSession } from '../session'
-import { dateTime, parseJson, plural, preview, relativeTime, valueType } from '../format'
+import { usePagedList } from '../queries'
+import { parseJson, plural, preview, valueType } from '../format'
 import { useApiMutation } from '../mutations'
+import { DataTable, LastChangeCell } from '../components/DataTable'
 import { Dialog } from '../components/Dialog'
-import { ErrorMessage } from '../components/ErrorMessage'
+import { FormActions } from '../components/FormActions'
 import { JsonEditor } from '../components/JsonEditor'
-import { Pagination } from '../components/Pagination'
-import { Empty, Loading, PageHeader } from '../components/State'
+import { SearchableList } from '../components/SearchableList'
+import { Empty, PageHeader } from '../components/State'
 
 export function Configs() {
   const { can } = useSession()
-  const configs = useQuery({ queryKey: keys.configs, queryFn: api.configs })
-  const [search, setSearch] = useState('')
-  const [page, setPage] = useState({ offset: 0, limit: 25 })
+  const list = usePagedList({
+    pageKey: keys.configPage,
+    allKey: keys.configsAll,
+    fetchPage: api.configPage,
+    fetchAll: api.configs,
+    matches: (c, q) => c.key.toLowerCase().includes(q),
+  })
   const [creating, setCreating] = useState(false)
-  const filtered = useMemo(() => {
-    const q = search.trim().toLowerCase()
-    return (configs.data ?? []).filter((c) => !q || c.key.toLowerCase().includes(q))
-  }, [configs.data, search])
-  const shown = filtered.slice(page.offset, page.offset + page.limit)
 
   return (
     <>
       <PageHeader
         title="Configs"
-        subtitle={configs.data ? plural(configs.data.length, 'config') : 'JSON configuration values per environment'}
+        subtitle={list.count !== undefined ? plural(list.count, 'config') : 'JSON configuration values per environment'}
         actions={
           can.writeConfigs && (
             <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
@@ -37,80 +37,54 @@ export function Configs() {
           )
         }
       />
-      <div className="toolbar">
-        <label className="field search">
-          <span className="sr-only">Search configs</span>
-          <input type="search" placeholder="Search configs by key…" aria-label="Search configs" value={search} onChange={(e) => (setSearch(e.target.value), setPage({ ...page, offset: 0 }))} />
-        </label>
-      </div>
-      {configs.isLoading ? (
-        <Loading label="Loading configs…" />
-      ) : configs.isError ? (
-        <ErrorMessage error={configs.error} title="Could not load configs" />
-      ) : !configs.data?.length ? (
-        <Empty title="No configs yet">
-          {can.writeConfigs ? (
-            <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
-              Create your first config
-            </button>
-          ) : (
-            'Configs created by an admin appear here.'
-          )}
-        </Empty>
-      ) : !filtered.length ? (
-        <Empty title={`No configs match “${search}”`} />
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table className="table responsive">
-              <caption className="sr-only">Configs</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Config</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Environment overrides</th>
-                  <th scope="col">Last change</th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((c) => (
-                  <tr key={c.key}>
-                    <td data-label="Config">
-                      <Link to={pathFor.config(c.key)} className="row-title">
-                        {c.key}
-                      </Link>
-                      <div className="muted small mono truncate">{preview(c.value, 64)}</div>
-                    </td>
-                    <td data-label="Type">
-                      <span className="badge">{valueType(c.value)}</span>
-                    </td>
-                    <td data-label="Environment overrides">
-                      {Object.keys(c.environments ?? {}).length ? (
-                        <ul className="chips">
-                          {Object.keys(c.environments).map((env) => (
-                            <li key={env} className="chip">
-                              {env}
-                            </li>
-                          ))}
-                        </ul>
-                      ) : (
-                        <span className="muted">none</span>
-                      )}
-                    </td>
-                    <td data-label="Last change">
-                      <time dateTime={c.updated_at} title={dateTime(c.updated_at)}>
-                        {relativeTime(c.updated_at)}
-                      </time>
-                      <div className="muted small">v{c.version}</div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pagination offset={page.offset} limit={page.limit} total={filtered.length} onChange={(offset, limit) => setPage({ offset, limit })} label="Config pages" />
-        </>
-      )}
+      <SearchableList
+        list={list}
+        noun={{ one: 'config', many: 'configs' }}
+        searchPlaceholder="Search configs by key…"
+        empty={
+          <Empty title="No configs yet">
+            {can.writeConfigs ? (
+              <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+                Create your first config
+              </button>
+            ) : (
+              'Configs created by an admin appear here.'
+            )}
+          </Empty>
+        }
+      >
+        {(rows) => (
+          <DataTable caption="Configs" columns={['Config', 'Type', 'Environment overrides', 'Last change']}>
+            {rows.map((c) => (
+              <tr key={c.key}>
+                <td data-label="Config">
+                  <Link to={pathFor.config(c.key)} className="row-title">
+                    {c.key}
+                  </Link>
+                  <div className="muted small mono truncate">{preview(c.value, 64)}</div>
+                </td>
+                <td data-label="Type">
+                  <span className="badge">{valueType(c.value)}</span>
+                </td>
+                <td data-label="Environment overrides">
+                  {Object.keys(c.environments ?? {}).length ? (
+                    <ul className="chips">
+                      {Object.keys(c.environments).map((env) => (
+                        <li key={env} className="chip">
+                          {env}
+                        </li>
+                      ))}
+                    </ul>
+                  ) : (
+                    <span className="muted">none</span>
+                  )}
+                </td>
+                <LastChangeCell doc={c} />
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </SearchableList>
       {creating && <CreateConfigDialog onClose={() => setCreating(false)} />}
     </>
   )
@@ -133,15 +107,7 @@ function CreateConfigDialog({ onClose }: { onClose: () => void }) {
           <input value={key} onChange={(e) => setKey(e.target.value)} required placeholder="checkout.limits" autoFocus className="mono" />
         </label>
         <JsonEditor label="Value" value={valueText} onChange={setValueText} rows={6} />
-        <ErrorMessage error={create.error} title="Could not create the config" />
-        <div className="form-actions">
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={!key.trim() || !parsed.ok || create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create config'}
-          </button>
-        </div>
+        <FormActions mutation={create} errorTitle="Could not create the config" label="Create config" pendingLabel="Creating…" disabled={!key.trim() || !parsed.ok} onCancel={onClose} />
       </form>
     </Dialog>
   )

@@ -1,20 +1,20 @@
 // One flag: edit value, rules, individual targeting, rollout, environments and active window (saved with
 // If-Match), delete it, and try it in the evaluation playground.
-import { useEffect, useState, type FormEvent } from 'react'
-import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { api, keys, type Flag, type Json, type Rule, type Targeting } from '../api'
+import { useState, type FormEvent } from 'react'
+import { useQuery } from '@tanstack/react-query'
+import { api, keys, type EvaluationContext, type Flag, type Json, type Reason, type Rule, type Targeting } from '../api'
 import { Link, navigate } from '../router'
 import { useSession } from '../session'
-import { dateTime, isoToLocalInput, jsonOr, localInputToIso, parseJson, preview, relativeTime, toJsonText, valueType } from '../format'
-import { useApiMutation } from '../mutations'
+import { useResource } from '../queries'
+import { dateTime, isoToLocalInput, jsonOr, localInputToIso, parseJson, preview, toJsonText, valueType } from '../format'
 import { ConditionEditor, conditionToDraft, describeCondition, draftsToConditions, emptyCondition, move, newDraftId, type ConditionDraft } from '../components/ConditionEditor'
-import { ConfirmDialog } from '../components/ConfirmDialog'
-import { changedFields, useVersionedSave } from '../components/ConflictDialog'
+import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
+import { DocumentForm, VersionStamp, useDocumentEditor, type Built } from '../components/DocumentEditor'
 import { ErrorMessage } from '../components/ErrorMessage'
 import { JsonEditor } from '../components/JsonEditor'
-import { Empty, Loading, PageHeader, StatusPill } from '../components/State'
+import { Loaded } from '../components/Loaded'
+import { Loading, PageHeader, StatusPill } from '../components/State'
 import { Switch } from '../components/Switch'
-import { SaveBar } from '../components/SaveBar'
 
 // ---- the editable form of a flag ----
 
@@ -79,7 +79,7 @@ function toDraft(f: Flag, environments: string[]): FlagDraft {
 }
 
 /** The draft as flag fields, or the problems that block saving. */
-function fromDraft(d: FlagDraft, base: Flag): { ok: true; body: FlagBody } | { ok: false; problems: string[] } {
+function fromDraft(d: FlagDraft, base: Flag): Built<FlagBody> {
   const problems: string[] = []
   const json = (text: string, where: string): Json => {
     const r = parseJson(text)
@@ -134,101 +134,59 @@ function fromDraft(d: FlagDraft, base: Flag): { ok: true; body: FlagBody } | { o
 
 export function FlagPage({ flagKey }: { flagKey: string }) {
   const { can, project } = useSession()
-  const qc = useQueryClient()
-  const flags = useQuery({ queryKey: keys.flags, queryFn: api.flags })
-  const flag = flags.data?.find((f) => f.key === flagKey)
+  const { query, fetchCurrent } = useResource(keys.flag(flagKey), () => api.flag(flagKey))
   const environments = project.data?.environments ?? []
+  const del = useConfirmAction(() => api.deleteFlag(flagKey), [keys.flags], () => navigate('/'))
 
-  if (flags.isLoading || project.isLoading) return <Loading label="Loading flag…" />
-  if (flags.isError) return <ErrorMessage error={flags.error} title="Could not load the flag" />
-  if (!flag) {
-    return (
-      <Empty title={`Flag “${flagKey}” was not found`}>
-        <Link to="/">Back to flags</Link>
-      </Empty>
-    )
-  }
+  if (project.isLoading) return <Loading label="Loading flag…" />
   return (
-    <>
-      <PageHeader
-        back={<Link to="/">← Flags</Link>}
-        title={<span className="mono">{flag.key}</span>}
-        subtitle={
-          <>
-            <StatusPill on={flag.enabled} /> <span className="badge">{valueType(flag.value)}</span> version {flag.version} · changed{' '}
-            <time dateTime={flag.updated_at} title={dateTime(flag.updated_at)}>
-              {relativeTime(flag.updated_at)}
-            </time>
-          </>
-        }
-        actions={can.writeFlags && <DeleteFlag flagKey={flag.key} />}
-      />
-      <div className="detail-grid">
-        <div className="detail-main">
-          {can.writeFlags ? (
-            <FlagEditor flag={flag} environments={environments} refetch={async () => (await qc.fetchQuery({ queryKey: keys.flags, queryFn: api.flags, staleTime: 0 })).find((f) => f.key === flagKey)} />
-          ) : (
-            <FlagReadOnly flag={flag} />
+    <Loaded query={query} what="flag" name={flagKey} back={{ to: '/', label: 'Back to flags' }}>
+      {(flag) => (
+        <>
+          <PageHeader
+            back={<Link to="/">← Flags</Link>}
+            title={<span className="mono">{flag.key}</span>}
+            subtitle={
+              <>
+                <StatusPill on={flag.enabled} /> <span className="badge">{valueType(flag.value)}</span> <VersionStamp doc={flag} />
+              </>
+            }
+            actions={
+              can.writeFlags && (
+                <button type="button" className="btn btn-danger-outline" onClick={() => del.ask(flag.key)}>
+                  Delete flag
+                </button>
+              )
+            }
+          />
+          <div className="detail-grid">
+            <div className="detail-main">{can.writeFlags ? <FlagEditor flag={flag} environments={environments} fetchCurrent={fetchCurrent} /> : <FlagReadOnly flag={flag} />}</div>
+            <aside className="detail-side">
+              <Playground flagKey={flag.key} environments={environments} />
+            </aside>
+          </div>
+          {del.target !== null && (
+            <ConfirmDialog title={`Delete flag “${flag.key}”?`} confirmLabel="Delete flag" {...del.dialogProps}>
+              <p>Applications evaluating this flag will get “not found” from now on. This cannot be undone (the audit log keeps its last state).</p>
+            </ConfirmDialog>
           )}
-        </div>
-        <aside className="detail-side">
-          <Playground flagKey={flag.key} environments={environments} />
-        </aside>
-      </div>
-    </>
-  )
-}
-
-function DeleteFlag({ flagKey }: { flagKey: string }) {
-  const [open, setOpen] = useState(false)
-  const del = useApiMutation(() => api.deleteFlag(flagKey), [keys.flags], () => navigate('/'))
-  return (
-    <>
-      <button type="button" className="btn btn-danger-outline" onClick={() => setOpen(true)}>
-        Delete flag
-      </button>
-      {open && (
-        <ConfirmDialog title={`Delete flag “${flagKey}”?`} confirmLabel="Delete flag" onConfirm={() => del.mutate()} onCancel={() => setOpen(false)} pending={del.isPending} error={del.error}>
-          <p>Applications evaluating this flag will get “not found” from now on. This cannot be undone (the audit log keeps its last state).</p>
-        </ConfirmDialog>
+        </>
       )}
-    </>
+    </Loaded>
   )
 }
 
-function FlagEditor({ flag, environments, refetch }: { flag: Flag; environments: string[]; refetch: () => Promise<Flag | undefined> }) {
-  const [base, setBase] = useState<Flag | null>(null)
-  const [draft, setDraft] = useState<FlagDraft | null>(null)
-
-  const built = base && draft ? fromDraft(draft, base) : null
-  const patch = base && built?.ok ? changedFields(bodyOf(base), built.body) : {}
-  const dirty = !!built && (!built.ok || Object.keys(patch).length > 0)
-
-  // Take the server's copy when starting, and whenever it changes while there is nothing unsaved.
-  if (!base || (flag.version !== base.version && !dirty)) {
-    setBase(flag)
-    setDraft(toDraft(flag, environments))
-  }
-
-  useEffect(() => {
-    if (!dirty) return
-    const warn = (e: BeforeUnloadEvent) => e.preventDefault()
-    window.addEventListener('beforeunload', warn)
-    return () => window.removeEventListener('beforeunload', warn)
-  }, [dirty])
-
-  const saver = useVersionedSave<Flag & Record<string, unknown>>({
+function FlagEditor({ flag, environments, fetchCurrent }: { flag: Flag; environments: string[]; fetchCurrent: () => Promise<Flag | undefined> }) {
+  const { draft, base, setDraft, form } = useDocumentEditor({
+    doc: flag,
     name: `Flag “${flag.key}”`,
+    toDraft: (f: Flag) => toDraft(f, environments),
+    build: fromDraft,
+    bodyOf,
     put: (p, version) => api.updateFlag(flag.key, p as Partial<Flag>, version),
-    fetchCurrent: refetch as () => Promise<(Flag & Record<string, unknown>) | undefined>,
+    fetchCurrent,
     invalidate: [keys.flags],
-    onSaved: () => setBase(null),
-    onReload: (current) => {
-      if (current) {
-        setBase(current)
-        setDraft(toDraft(current, environments))
-      } else navigate('/')
-    },
+    listPath: '/',
   })
 
   if (!base || !draft) return null
@@ -237,19 +195,8 @@ function FlagEditor({ flag, environments, refetch }: { flag: Flag; environments:
   const setOverride = (i: number, p: Partial<OverrideDraft>) => set({ overrides: draft.overrides.map((o, n) => (n === i ? { ...o, ...p } : o)) })
   const setEnv = (env: string, p: Partial<EnvDraft>) => set({ envs: { ...draft.envs, [env]: { ...draft.envs[env], ...p } } })
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    if (built?.ok && Object.keys(patch).length) saver.save(patch, base as Flag & Record<string, unknown>)
-  }
-
   return (
-    <form className="form flag-form" onSubmit={submit} aria-label="Edit flag">
-      {flag.version !== base.version && (
-        <div className="alert alert-warning" role="status">
-          Someone saved version {flag.version} while you were editing (you started from version {base.version}). Saving will ask how to merge.
-        </div>
-      )}
-
+    <DocumentForm form={form} label="Edit flag" className="form flag-form">
       <section className="card">
         <h2 className="card-title">Status and value</h2>
         <Switch checked={draft.enabled} onChange={(enabled) => set({ enabled })} label="Flag enabled" showLabel />
@@ -383,40 +330,28 @@ function FlagEditor({ flag, environments, refetch }: { flag: Flag; environments:
         <h2 className="card-title">Active window</h2>
         <p className="hint">Outside this window the flag evaluates as disabled. Times are in your local time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).</p>
         <div className="row-fields">
-          <div className="field">
-            <label htmlFor="active-from">Active from</label>
-            <div className="input-row">
-              <input id="active-from" type="datetime-local" value={draft.activeFrom} onChange={(e) => set({ activeFrom: e.target.value })} />
-              {draft.activeFrom && (
-                <button type="button" className="btn btn-small" onClick={() => set({ activeFrom: '' })} aria-label="Clear active from">
-                  Clear
-                </button>
-              )}
-            </div>
-          </div>
-          <div className="field">
-            <label htmlFor="active-until">Active until</label>
-            <div className="input-row">
-              <input id="active-until" type="datetime-local" value={draft.activeUntil} onChange={(e) => set({ activeUntil: e.target.value })} />
-              {draft.activeUntil && (
-                <button type="button" className="btn btn-small" onClick={() => set({ activeUntil: '' })} aria-label="Clear active until">
-                  Clear
-                </button>
-              )}
-            </div>
-          </div>
+          <DateTimeField id="active-from" label="Active from" value={draft.activeFrom} onChange={(activeFrom) => set({ activeFrom })} />
+          <DateTimeField id="active-until" label="Active until" value={draft.activeUntil} onChange={(activeUntil) => set({ activeUntil })} />
         </div>
       </section>
+    </DocumentForm>
+  )
+}
 
-      <SaveBar
-        dirty={dirty}
-        problems={built && !built.ok ? built.problems : []}
-        pending={saver.pending}
-        error={saver.error}
-        onDiscard={() => setDraft(toDraft(base, environments))}
-      />
-      {saver.dialog}
-    </form>
+/** A local date-time input with a Clear button (empty: no bound). */
+function DateTimeField({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (v: string) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <div className="input-row">
+        <input id={id} type="datetime-local" value={value} onChange={(e) => onChange(e.target.value)} />
+        {value && (
+          <button type="button" className="btn btn-small" onClick={() => onChange('')} aria-label={`Clear ${label.toLowerCase()}`}>
+            Clear
+          </button>
+        )}
+      </div>
+    </div>
   )
 }
 
@@ -493,7 +428,7 @@ function FlagReadOnly({ flag }: { flag: Flag }) {
 
 // ---- evaluation playground ----
 
-const REASON_TEXT: Record<string, string> = {
+const REASON_TEXT: Record<Reason, string> = {
   disabled: 'The flag (or its environment override) is off, or now is outside the active window.',
   override: 'Individual targeting for this user_id decided.',
   targeting: 'A targeting rule matched.',
@@ -507,7 +442,7 @@ function Playground({ flagKey, environments }: { flagKey: string; environments: 
   const [plan, setPlan] = useState('')
   const [environment, setEnvironment] = useState('')
   const [customText, setCustomText] = useState('{}')
-  const [context, setContext] = useState<Parameters<typeof keys.evaluation>[1] | null>(null)
+  const [context, setContext] = useState<EvaluationContext | null>(null)
   const custom = parseJson(customText)
   const customOk = custom.ok && custom.value !== null && typeof custom.value === 'object' && !Array.isArray(custom.value)
   const result = useQuery({
@@ -520,7 +455,7 @@ function Playground({ flagKey, environments }: { flagKey: string; environments: 
   const submit = (e: FormEvent) => {
     e.preventDefault()
     if (!customOk) return
-    const ctx: NonNullable<typeof context> = {}
+    const ctx: EvaluationContext = {}
     if (userId.trim()) ctx.user_id = userId.trim()
     if (plan.trim()) ctx.plan = plan.trim()
     if (environment) ctx.environment = environment
@@ -581,7 +516,7 @@ function Playground({ flagKey, environments }: { flagKey: string; environments: 
                 <span className={`badge reason reason-${result.data.reason}`} data-testid="eval-reason">
                   {result.data.reason}
                 </span>
-                <div className="muted small">{REASON_TEXT[result.data.reason] ?? ''}</div>
+                <div className="muted small">{REASON_TEXT[result.data.reason]}</div>
               </dd>
             </dl>
           ) : null}

@@ -1,47 +1,39 @@
-// Flag list: search, paging, an on/off switch per flag and per environment, and flag creation.
-import { useMemo, useState, type FormEvent } from 'react'
-import { useQuery } from '@tanstack/react-query'
-import { api, keys, type Flag } from '../api'
+// Flag list: search, paging, an on/off switch per flag and per environment (sent with If-Match), and flag creation.
+import { useState, type FormEvent } from 'react'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { ApiError, api, keys, type Flag } from '../api'
 import { Link, navigate, pathFor } from '../router'
 import { useSession } from '../session'
-import { preview, relativeTime, dateTime, valueType, parseJson, plural } from '../format'
+import { usePagedList } from '../queries'
+import { preview, valueType, parseJson, plural } from '../format'
 import { useApiMutation } from '../mutations'
+import { DataTable, LastChangeCell } from '../components/DataTable'
 import { Dialog } from '../components/Dialog'
 import { ErrorMessage } from '../components/ErrorMessage'
+import { FormActions } from '../components/FormActions'
 import { JsonEditor } from '../components/JsonEditor'
-import { Pagination } from '../components/Pagination'
-import { Empty, Loading, PageHeader, StatusPill } from '../components/State'
+import { SearchableList } from '../components/SearchableList'
+import { Empty, PageHeader, StatusPill } from '../components/State'
 import { Switch } from '../components/Switch'
 
 export function Flags() {
   const { can, project } = useSession()
-  const flags = useQuery({ queryKey: keys.flags, queryFn: api.flags })
-  const [search, setSearch] = useState('')
-  const [page, setPage] = useState({ offset: 0, limit: 25 })
+  const list = usePagedList({
+    pageKey: keys.flagPage,
+    allKey: keys.flagsAll,
+    fetchPage: api.flagPage,
+    fetchAll: api.flags,
+    matches: (f, q) => f.key.toLowerCase().includes(q) || JSON.stringify(f.value).toLowerCase().includes(q),
+  })
   const [creating, setCreating] = useState(false)
+  const switches = useFlagSwitches()
   const environments = project.data?.environments ?? []
-
-  const filtered = useMemo(() => {
-    const q = search.trim().toLowerCase()
-    const all = flags.data ?? []
-    return q ? all.filter((f) => f.key.toLowerCase().includes(q) || JSON.stringify(f.value).toLowerCase().includes(q)) : all
-  }, [flags.data, search])
-  const shown = filtered.slice(page.offset, page.offset + page.limit)
-
-  const toggle = useApiMutation((v: { key: string; enabled: boolean }) => api.updateFlag(v.key, { enabled: v.enabled }), [keys.flags])
-  const toggleEnv = useApiMutation(
-    (v: { flag: Flag; env: string; enabled: boolean }) => {
-      const o = v.flag.environments?.[v.env]
-      return api.setFlagEnvironment(v.flag.key, v.env, o?.value !== undefined ? { enabled: v.enabled, value: o.value } : { enabled: v.enabled })
-    },
-    [keys.flags],
-  )
 
   return (
     <>
       <PageHeader
         title="Flags"
-        subtitle={flags.data ? plural(flags.data.length, 'flag') : 'Feature switches and their targeting'}
+        subtitle={list.count !== undefined ? plural(list.count, 'flag') : 'Feature switches and their targeting'}
         actions={
           can.writeFlags && (
             <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
@@ -50,119 +42,148 @@ export function Flags() {
           )
         }
       />
-      <div className="toolbar">
-        <label className="field search">
-          <span className="sr-only">Search flags</span>
-          <input
-            type="search"
-            placeholder="Search flags by key or value…"
-            value={search}
-            aria-label="Search flags"
-            onChange={(e) => {
-              setSearch(e.target.value)
-              setPage({ ...page, offset: 0 })
-            }}
-          />
-        </label>
-      </div>
-      <ErrorMessage error={toggle.error ?? toggleEnv.error} title="Could not switch the flag" />
-      {flags.isLoading ? (
-        <Loading label="Loading flags…" />
-      ) : flags.isError ? (
-        <ErrorMessage error={flags.error} title="Could not load flags" />
-      ) : !flags.data?.length ? (
-        <Empty title="No flags yet">
-          {can.writeFlags ? (
-            <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
-              Create your first flag
-            </button>
-          ) : (
-            'Flags created by an admin appear here.'
-          )}
-        </Empty>
-      ) : !filtered.length ? (
-        <Empty title={`No flags match “${search}”`} />
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table className="table responsive flags-table">
-              <caption className="sr-only">Flags</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Flag</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Enabled</th>
-                  {environments.length > 0 && <th scope="col">Environments</th>}
-                  <th scope="col">Last change</th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((f) => (
-                  <tr key={f.key}>
-                    <td data-label="Flag">
-                      <Link to={pathFor.flag(f.key)} className="row-title">
-                        {f.key}
-                      </Link>
-                      <div className="muted small mono truncate">{preview(f.value)}</div>
-                    </td>
-                    <td data-label="Type">
-                      <span className="badge">{valueType(f.value)}</span>
-                    </td>
-                    <td data-label="Enabled">
-                      {can.writeFlags ? (
-                        <Switch
-                          checked={f.enabled}
-                          label={`Enabled: ${f.key}`}
-                          disabled={toggle.isPending && toggle.variables?.key === f.key}
-                          onChange={(enabled) => toggle.mutate({ key: f.key, enabled })}
-                        />
-                      ) : (
-                        <StatusPill on={f.enabled} />
-                      )}
-                    </td>
-                    {environments.length > 0 && (
-                      <td data-label="Environments">
-                        <ul className="env-switches">
-                          {environments.map((env) => {
-                            const o = f.environments?.[env]
-                            const on = o ? o.enabled : f.enabled
-                            return (
-                              <li key={env} title={o ? `${env}: overridden` : `${env}: follows the flag`}>
-                                <span className={o ? 'env-name overridden' : 'env-name'}>{env}</span>
-                                {can.writeFlags ? (
-                                  <Switch
-                                    checked={on}
-                                    inherited={!o}
-                                    label={`${env}: ${f.key}`}
-                                    disabled={toggleEnv.isPending && toggleEnv.variables?.flag.key === f.key && toggleEnv.variables.env === env}
-                                    onChange={(enabled) => toggleEnv.mutate({ flag: f, env, enabled })}
-                                  />
-                                ) : (
-                                  <StatusPill on={on} />
-                                )}
-                              </li>
-                            )
-                          })}
-                        </ul>
-                      </td>
-                    )}
-                    <td data-label="Last change">
-                      <time dateTime={f.updated_at} title={dateTime(f.updated_at)}>
-                        {relativeTime(f.updated_at)}
-                      </time>
-                      <div className="muted small">v{f.version}</div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pagination offset={page.offset} limit={page.limit} total={filtered.length} onChange={(offset, limit) => setPage({ offset, limit })} label="Flag pages" />
-        </>
-      )}
+      <SearchableList
+        list={list}
+        noun={{ one: 'flag', many: 'flags' }}
+        searchPlaceholder="Search flags by key or value…"
+        notice={switches.notice}
+        empty={
+          <Empty title="No flags yet">
+            {can.writeFlags ? (
+              <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+                Create your first flag
+              </button>
+            ) : (
+              'Flags created by an admin appear here.'
+            )}
+          </Empty>
+        }
+      >
+        {(rows) => (
+          <DataTable caption="Flags" className="flags-table" columns={['Flag', 'Type', 'Enabled', ...(environments.length ? ['Environments'] : []), 'Last change']}>
+            {rows.map((f) => (
+              <tr key={f.key}>
+                <td data-label="Flag">
+                  <Link to={pathFor.flag(f.key)} className="row-title">
+                    {f.key}
+                  </Link>
+                  <div className="muted small mono truncate">{preview(f.value)}</div>
+                </td>
+                <td data-label="Type">
+                  <span className="badge">{valueType(f.value)}</span>
+                </td>
+                <td data-label="Enabled">
+                  {can.writeFlags ? (
+                    <Switch checked={f.enabled} label={`Enabled: ${f.key}`} disabled={switches.busy(f.key)} onChange={(enabled) => switches.flip(f, enabled)} />
+                  ) : (
+                    <StatusPill on={f.enabled} />
+                  )}
+                </td>
+                {environments.length > 0 && (
+                  <td data-label="Environments">
+                    <ul className="env-switches">
+                      {environments.map((env) => {
+                        const o = f.environments?.[env]
+                        const on = o ? o.enabled : f.enabled
+                        return (
+                          <li key={env} title={o ? `${env}: overridden` : `${env}: follows the flag`}>
+                            <span className={o ? 'env-name overridden' : 'env-name'}>{env}</span>
+                            {can.writeFlags ? (
+                              <Switch checked={on} inherited={!o} label={`${env}: ${f.key}`} disabled={switches.busy(f.key)} onChange={(enabled) => switches.flip(f, enabled, env)} />
+                            ) : (
+                              <StatusPill on={on} />
+                            )}
+                          </li>
+                        )
+                      })}
+                    </ul>
+                  </td>
+                )}
+                <LastChangeCell doc={f} />
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </SearchableList>
       {creating && <CreateFlagDialog onClose={() => setCreating(false)} />}
     </>
   )
+}
+
+// ---- the list's switches ----
+
+interface Flip {
+  flag: Flag
+  enabled: boolean
+  /** the environment whose override is switched; none: the flag itself */
+  env?: string
+}
+
+const onOff = (on: boolean) => (on ? 'on' : 'off')
+
+/** The change a switch asks for, as the fields of a flag update. An environment override is written through
+ *  the flag (`environments`), not PUT /flags/:key/environments/:env, because only the flag update takes If-Match. */
+function patchFor({ flag, enabled, env }: Flip): Partial<Flag> {
+  if (env === undefined) return { enabled }
+  const o = flag.environments?.[env]
+  return { environments: { ...flag.environments, [env]: o?.value !== undefined ? { enabled, value: o.value } : { enabled } } }
+}
+
+/** Why a switch was refused, in words, from the flag as the server has it now (null: deleted). */
+function explainRefusal({ flag, enabled, env }: Flip, now: Flag | null): string {
+  const wanted = env === undefined ? `switching it ${onOff(enabled)}` : `switching it ${onOff(enabled)} in ${env}`
+  if (!now) return `Flag “${flag.key}” was deleted by someone else, so ${wanted} was not applied.`
+  const o = env === undefined ? undefined : now.environments?.[env]
+  const state = env === undefined ? `the flag is ${onOff(now.enabled)}` : `${env} is ${onOff(o ? o.enabled : now.enabled)}${o ? '' : ' (follows the flag)'}`
+  return (
+    `Flag “${flag.key}” was changed by someone else: it is at version ${now.version}, this list showed version ${flag.version}. ` +
+    `${wanted[0].toUpperCase()}${wanted.slice(1)} was not applied; ${state} now. The row shows the current state: switch again if you still want the change.`
+  )
+}
+
+/** Each switch sends If-Match with the version its row shows. On 409 (or 404) nothing is written: the notice
+ *  says what happened and the list is read again, so the row shows the server's state. */
+function useFlagSwitches() {
+  const qc = useQueryClient()
+  const [busy, setBusy] = useState<ReadonlySet<string>>(new Set())
+  const [refusal, setRefusal] = useState<string | null>(null)
+  const mutation = useMutation({
+    mutationFn: async (v: Flip): Promise<string | null> => {
+      try {
+        await api.updateFlag(v.flag.key, patchFor(v), v.flag.version)
+        return null
+      } catch (e) {
+        if (!(e instanceof ApiError) || !(e.isConflict || e.isNotFound)) throw e
+        return explainRefusal(v, await api.flag(v.flag.key).catch(() => null))
+      }
+    },
+    onMutate: (v) => {
+      setRefusal(null)
+      setBusy((b) => new Set(b).add(v.flag.key))
+    },
+    onSuccess: (why) => why && setRefusal(why),
+    onSettled: async (_data, _error, v) => {
+      await Promise.all([keys.flags, keys.audit].map((queryKey) => qc.invalidateQueries({ queryKey })))
+      setBusy((b) => new Set([...b].filter((k) => k !== v.flag.key)))
+    },
+  })
+  return {
+    flip: (flag: Flag, enabled: boolean, env?: string) => mutation.mutate({ flag, enabled, env }),
+    busy: (key: string) => busy.has(key),
+    notice: (
+      <>
+        {refusal && (
+          <div className="alert alert-warning" role="alert">
+            <strong>Not switched.</strong> {refusal}{' '}
+            <button type="button" className="btn-link" onClick={() => setRefusal(null)}>
+              Dismiss
+            </button>
+          </div>
+        )}
+        <ErrorMessage error={mutation.error} title="Could not switch the flag" />
+      </>
+    ),
+  }
 }
 
 function CreateFlagDialog({ onClose }: { onClose: () => void }) {
@@ -188,15 +209,7 @@ function CreateFlagDialog({ onClose }: { onClose: () => void }) {
           <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
           Enabled right away
         </label>
-        <ErrorMessage error={create.error} title="Could not create the flag" />
-        <div className="form-actions">
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={!key.trim() || !parsed.ok || create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create flag'}
-          </button>
-        </div>
+        <FormActions mutation={create} errorTitle="Could not create the flag" label="Create flag" pendingLabel="Creating…" disabled={!key.trim() || !parsed.ok} onCancel={onClose} />
       </form>
     </Dialog>
   )

@@ -1,153 +1,111 @@
 // One segment: its conditions (saved with If-Match), the flags that use it, delete (force when in use).
-import { useState, type FormEvent } from 'react'
-import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { ApiError, api, keys, type Segment } from '../api'
+import { ApiError, api, keys, type Condition, type Segment } from '../api'
 import { Link, navigate, pathFor } from '../router'
-import { dateTime, relativeTime } from '../format'
-import { useApiMutation } from '../mutations'
+import { useResource } from '../queries'
 import { ConditionEditor, conditionToDraft, draftsToConditions, type ConditionDraft } from '../components/ConditionEditor'
-import { ConfirmDialog } from '../components/ConfirmDialog'
-import { changedFields, useVersionedSave } from '../components/ConflictDialog'
-import { ErrorMessage } from '../components/ErrorMessage'
-import { SaveBar } from '../components/SaveBar'
-import { Empty, Loading, PageHeader } from '../components/State'
+import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
+import { DocumentForm, VersionStamp, useDocumentEditor, type Built } from '../components/DocumentEditor'
+import { Loaded } from '../components/Loaded'
+import { PageHeader } from '../components/State'
 import { flagsUsingSegment, useFlagsForUsage } from './Segments'
 
-type SegmentDoc = Segment & Record<string, unknown>
-
 export function SegmentPage({ segmentKey }: { segmentKey: string }) {
-  const qc = useQueryClient()
-  const segments = useQuery({ queryKey: keys.segments, queryFn: api.segments })
+  const { query, fetchCurrent } = useResource(keys.segment(segmentKey), () => api.segment(segmentKey))
   const flags = useFlagsForUsage()
-  const segment = segments.data?.find((s) => s.key === segmentKey)
-  const [deleting, setDeleting] = useState(false)
-  const del = useApiMutation((force: boolean) => api.deleteSegment(segmentKey, force), [keys.segments, keys.flags], () => navigate('/segments'))
-
-  if (segments.isLoading) return <Loading label="Loading segment…" />
-  if (segments.isError) return <ErrorMessage error={segments.error} title="Could not load the segment" />
-  if (!segment) {
-    return (
-      <Empty title={`Segment “${segmentKey}” was not found`}>
-        <Link to="/segments">Back to segments</Link>
-      </Empty>
-    )
-  }
-  const users = flags.data ? flagsUsingSegment(flags.data, segment.key) : null
+  const del = useConfirmAction((_: string, force: boolean) => api.deleteSegment(segmentKey, force), [keys.segments, keys.flags], () => navigate('/segments'))
   const inUse = del.error instanceof ApiError && del.error.code === 'IN_USE'
+
   return (
-    <>
-      <PageHeader
-        back={<Link to="/segments">← Segments</Link>}
-        title={<span className="mono">{segment.key}</span>}
-        subtitle={
+    <Loaded query={query} what="segment" name={segmentKey} back={{ to: '/segments', label: 'Back to segments' }}>
+      {(segment) => {
+        const users = flags.data ? flagsUsingSegment(flags.data, segment.key) : null
+        return (
           <>
-            version {segment.version}
-            {segment.updated_at && (
-              <>
-                {' '}
-                · changed{' '}
-                <time dateTime={segment.updated_at} title={dateTime(segment.updated_at)}>
-                  {relativeTime(segment.updated_at)}
-                </time>
-              </>
+            <PageHeader
+              back={<Link to="/segments">← Segments</Link>}
+              title={<span className="mono">{segment.key}</span>}
+              subtitle={<VersionStamp doc={segment} />}
+              actions={
+                <button type="button" className="btn btn-danger-outline" onClick={() => del.ask(segment.key)}>
+                  Delete segment
+                </button>
+              }
+            />
+            <div className="detail-grid">
+              <div className="detail-main">
+                <SegmentEditor segment={segment} fetchCurrent={fetchCurrent} />
+              </div>
+              <aside className="detail-side">
+                <section className="card">
+                  <h2 className="card-title">Used by flags</h2>
+                  {users === null ? (
+                    <p className="muted">{flags.isLoading ? 'Checking flags…' : 'This token cannot read flags, so usage is unknown.'}</p>
+                  ) : users.length ? (
+                    <ul className="link-list">
+                      {users.map((k) => (
+                        <li key={k}>
+                          <Link to={pathFor.flag(k)} className="mono">
+                            {k}
+                          </Link>
+                        </li>
+                      ))}
+                    </ul>
+                  ) : (
+                    <p className="muted">No flag rule uses this segment.</p>
+                  )}
+                </section>
+              </aside>
+            </div>
+            {del.target !== null && (
+              <ConfirmDialog
+                title={`Delete segment “${segment.key}”?`}
+                confirmLabel="Delete segment"
+                {...del.dialogProps}
+                extra={
+                  inUse && (
+                    <button type="button" className="btn btn-danger-outline" onClick={del.force}>
+                      Force delete
+                    </button>
+                  )
+                }
+              >
+                <p>{users?.length ? `${users.length} flag rule(s) reference this segment; their segment conditions will never match after deletion.` : 'No flag uses this segment.'}</p>
+              </ConfirmDialog>
             )}
           </>
-        }
-        actions={
-          <button type="button" className="btn btn-danger-outline" onClick={() => (del.reset(), setDeleting(true))}>
-            Delete segment
-          </button>
-        }
-      />
-      <div className="detail-grid">
-        <div className="detail-main">
-          <SegmentEditor segment={segment} refetch={async () => (await qc.fetchQuery({ queryKey: keys.segments, queryFn: api.segments, staleTime: 0 })).find((s) => s.key === segmentKey) as SegmentDoc | undefined} />
-        </div>
-        <aside className="detail-side">
-          <section className="card">
-            <h2 className="card-title">Used by flags</h2>
-            {users === null ? (
-              <p className="muted">{flags.isLoading ? 'Checking flags…' : 'This token cannot read flags, so usage is unknown.'}</p>
-            ) : users.length ? (
-              <ul className="link-list">
-                {users.map((k) => (
-                  <li key={k}>
-                    <Link to={pathFor.flag(k)} className="mono">
-                      {k}
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            ) : (
-              <p className="muted">No flag rule uses this segment.</p>
-            )}
-          </section>
-        </aside>
-      </div>
-      {deleting && (
-        <ConfirmDialog
-          title={`Delete segment “${segment.key}”?`}
-          confirmLabel="Delete segment"
-          onConfirm={() => del.mutate(false)}
-          onCancel={() => setDeleting(false)}
-          pending={del.isPending}
-          error={del.error}
-          extra={
-            inUse && (
-              <button type="button" className="btn btn-danger-outline" onClick={() => del.mutate(true)}>
-                Force delete
-              </button>
-            )
-          }
-        >
-          <p>{users?.length ? `${users.length} flag rule(s) reference this segment; their segment conditions will never match after deletion.` : 'No flag uses this segment.'}</p>
-        </ConfirmDialog>
-      )}
-    </>
+        )
+      }}
+    </Loaded>
   )
 }
 
-function SegmentEditor({ segment, refetch }: { segment: Segment; refetch: () => Promise<SegmentDoc | undefined> }) {
-  const [base, setBase] = useState<Segment | null>(null)
-  const [drafts, setDrafts] = useState<ConditionDraft[]>([])
+const segmentBody = (s: Segment) => ({ conditions: s.conditions })
+
+function buildSegment(drafts: ConditionDraft[]): Built<{ conditions: Condition[] }> {
   const built = draftsToConditions(drafts, 'Segment')
-  const patch = base && built.ok ? changedFields({ conditions: base.conditions }, { conditions: built.conditions }) : {}
-  const dirty = !built.ok || Object.keys(patch).length > 0
-  if (!base || (segment.version !== base.version && !dirty)) {
-    setBase(segment)
-    setDrafts(segment.conditions.map(conditionToDraft))
-  }
-  const saver = useVersionedSave<SegmentDoc>({
+  return built.ok ? { ok: true, body: { conditions: built.conditions } } : { ok: false, problems: [built.error] }
+}
+
+function SegmentEditor({ segment, fetchCurrent }: { segment: Segment; fetchCurrent: () => Promise<Segment | undefined> }) {
+  const { draft, setDraft, form } = useDocumentEditor({
+    doc: segment,
     name: `Segment “${segment.key}”`,
-    put: (p, version) => api.updateSegment(segment.key, p as { conditions: Segment['conditions'] }, version),
-    fetchCurrent: refetch,
+    toDraft: (s: Segment) => s.conditions.map(conditionToDraft),
+    build: buildSegment,
+    bodyOf: segmentBody,
+    put: (p, version) => api.updateSegment(segment.key, p as { conditions: Condition[] }, version),
+    fetchCurrent,
     invalidate: [keys.segments],
-    onSaved: () => setBase(null),
-    onReload: (current) => {
-      if (!current) return navigate('/segments')
-      setBase(current)
-      setDrafts(current.conditions.map(conditionToDraft))
-    },
+    listPath: '/segments',
   })
-  if (!base) return null
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    if (built.ok && Object.keys(patch).length) saver.save(patch, base as SegmentDoc)
-  }
+  if (!draft) return null
   return (
-    <form className="form" onSubmit={submit} aria-label="Edit segment">
-      {segment.version !== base.version && (
-        <div className="alert alert-warning" role="status">
-          Someone saved version {segment.version} while you were editing. Saving will ask how to merge.
-        </div>
-      )}
+    <DocumentForm form={form} label="Edit segment">
       <section className="card">
         <h2 className="card-title">Conditions</h2>
         <p className="hint">A context is in the segment when every condition holds.</p>
-        <ConditionEditor label="Segment" conditions={drafts} onChange={setDrafts} allowSegments={false} />
+        <ConditionEditor label="Segment" conditions={draft} onChange={setDraft} allowSegments={false} />
       </section>
-      <SaveBar dirty={dirty} problems={built.ok ? [] : [built.error]} pending={saver.pending} error={saver.error} onDiscard={() => setDrafts(base.conditions.map(conditionToDraft))} />
-      {saver.dialog}
-    </form>
+    </DocumentForm>
   )
 }

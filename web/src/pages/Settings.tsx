@@ -3,8 +3,9 @@ import { useState, type FormEvent } from 'react'
 import { ApiError, api, keys, type Project } from '../api'
 import { useSession } from '../session'
 import { useApiMutation } from '../mutations'
-import { ConfirmDialog } from '../components/ConfirmDialog'
+import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
 import { ErrorMessage } from '../components/ErrorMessage'
+import { FormActions } from '../components/FormActions'
 import { Loading, PageHeader } from '../components/State'
 
 export function Settings() {
@@ -47,17 +48,13 @@ function ProjectForm({ project }: { project: Project }) {
             <span className="hint">Lowercase letters, digits, “-” and “_”.</span>
           </label>
         </div>
-        <ErrorMessage error={save.error} title="Could not save the project" />
-        <div className="form-actions">
+        <FormActions mutation={save} errorTitle="Could not save the project" label="Save project" pendingLabel="Saving…" disabled={!dirty}>
           {saved && !dirty && (
             <span className="muted" role="status">
               Saved.
             </span>
           )}
-          <button type="submit" className="btn btn-primary" disabled={!dirty || save.isPending}>
-            {save.isPending ? 'Saving…' : 'Save project'}
-          </button>
-        </div>
+        </FormActions>
       </form>
     </section>
   )
@@ -65,9 +62,9 @@ function ProjectForm({ project }: { project: Project }) {
 
 function Environments({ project }: { project: Project }) {
   const [name, setName] = useState('')
-  const [removing, setRemoving] = useState<string | null>(null)
   const add = useApiMutation(api.addEnvironment, [keys.project], () => setName(''))
-  const remove = useApiMutation((v: { name: string; force: boolean }) => api.removeEnvironment(v.name, v.force), [keys.project, keys.flags, keys.configs], () => setRemoving(null))
+  const remove = useConfirmAction((env: string, force: boolean) => api.removeEnvironment(env, force), [keys.project, keys.flags, keys.configs])
+  const removing = remove.target
   const inUse = remove.error instanceof ApiError && remove.error.code === 'IN_USE' ? (remove.error.details as { flags?: string[]; configs?: string[] }) : null
   const submit = (e: FormEvent) => {
     e.preventDefault()
@@ -81,7 +78,7 @@ function Environments({ project }: { project: Project }) {
         {project.environments.map((env) => (
           <li key={env}>
             <span className="mono">{env}</span>
-            <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Remove environment ${env}`} onClick={() => (remove.reset(), setRemoving(env))}>
+            <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Remove environment ${env}`} onClick={() => remove.ask(env)}>
               Remove
             </button>
           </li>
@@ -102,13 +99,11 @@ function Environments({ project }: { project: Project }) {
         <ConfirmDialog
           title={`Remove environment “${removing}”?`}
           confirmLabel="Remove environment"
-          onConfirm={() => remove.mutate({ name: removing, force: false })}
-          onCancel={() => setRemoving(null)}
-          pending={remove.isPending}
+          {...remove.dialogProps}
           error={inUse ? null : remove.error}
           extra={
             inUse && (
-              <button type="button" className="btn btn-danger" onClick={() => remove.mutate({ name: removing, force: true })} disabled={remove.isPending}>
+              <button type="button" className="btn btn-danger" onClick={remove.force} disabled={remove.dialogProps.pending}>
                 Force: remove overrides too
               </button>
             )

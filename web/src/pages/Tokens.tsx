@@ -5,9 +5,11 @@ import { api, keys, PERMISSIONS, type Permission, type Token } from '../api'
 import { useSession } from '../session'
 import { dateTime, localInputToIso, plural, relativeTime } from '../format'
 import { useApiMutation } from '../mutations'
-import { ConfirmDialog } from '../components/ConfirmDialog'
+import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
 import { CopyButton } from '../components/CopyButton'
+import { DataTable } from '../components/DataTable'
 import { ErrorMessage } from '../components/ErrorMessage'
+import { FormActions } from '../components/FormActions'
 import { Empty, Loading, PageHeader } from '../components/State'
 
 const PERMISSION_TEXT: Record<Permission, string> = {
@@ -22,8 +24,8 @@ export function Tokens() {
   const { me } = useSession()
   const tokens = useQuery({ queryKey: keys.tokens, queryFn: api.tokens })
   const [created, setCreated] = useState<{ token: string; name: string } | null>(null)
-  const [revoking, setRevoking] = useState<Token | null>(null)
-  const revoke = useApiMutation((hash: string) => api.deleteToken(hash), [keys.tokens], () => setRevoking(null))
+  const revoke = useConfirmAction((t: Token) => api.deleteToken(t.hash), [keys.tokens])
+  const revoking = revoke.target
 
   return (
     <>
@@ -55,70 +57,53 @@ export function Tokens() {
         ) : !tokens.data?.length ? (
           <Empty title="No tokens" />
         ) : (
-          <div className="table-wrap">
-            <table className="table responsive">
-              <caption className="sr-only">Tokens</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Permissions</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
+          <DataTable caption="Tokens" columns={['Name', 'Permissions', 'Created', 'Expires', 'Last used', { label: 'Actions', hidden: true }]}>
+            {tokens.data.map((t) => {
+              const expired = !!t.expires_at && Date.parse(t.expires_at) <= Date.now()
+              const mine = t.token_prefix === me.data?.token_prefix
+              return (
+                <tr key={t.hash}>
+                  <td data-label="Name">
+                    <strong>{t.name}</strong> {mine && <span className="badge badge-accent">this session</span>}
+                    <div className="muted small mono">{t.token_prefix}…</div>
+                  </td>
+                  <td data-label="Permissions">
+                    <ul className="chips">
+                      {t.permissions.map((p) => (
+                        <li key={p} className="chip">
+                          {p}
+                        </li>
+                      ))}
+                    </ul>
+                  </td>
+                  <td data-label="Created">
+                    <time dateTime={t.created_at} title={dateTime(t.created_at)}>
+                      {relativeTime(t.created_at)}
+                    </time>
+                  </td>
+                  <td data-label="Expires">
+                    {t.expires_at ? (
+                      <span className={expired ? 'badge badge-warn' : undefined} title={dateTime(t.expires_at)}>
+                        {expired ? 'expired' : relativeTime(t.expires_at)}
+                      </span>
+                    ) : (
+                      <span className="muted">never</span>
+                    )}
+                  </td>
+                  <td data-label="Last used">{t.last_used_at ? relativeTime(t.last_used_at) : <span className="muted">never</span>}</td>
+                  <td data-label="Actions" className="cell-actions">
+                    <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Revoke token ${t.name} (${t.token_prefix})`} onClick={() => revoke.ask(t)}>
+                      Revoke
+                    </button>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {tokens.data.map((t) => {
-                  const expired = !!t.expires_at && Date.parse(t.expires_at) <= Date.now()
-                  const mine = t.token_prefix === me.data?.token_prefix
-                  return (
-                    <tr key={t.hash}>
-                      <td data-label="Name">
-                        <strong>{t.name}</strong> {mine && <span className="badge badge-accent">this session</span>}
-                        <div className="muted small mono">{t.token_prefix}…</div>
-                      </td>
-                      <td data-label="Permissions">
-                        <ul className="chips">
-                          {t.permissions.map((p) => (
-                            <li key={p} className="chip">
-                              {p}
-                            </li>
-                          ))}
-                        </ul>
-                      </td>
-                      <td data-label="Created">
-                        <time dateTime={t.created_at} title={dateTime(t.created_at)}>
-                          {relativeTime(t.created_at)}
-                        </time>
-                      </td>
-                      <td data-label="Expires">
-                        {t.expires_at ? (
-                          <span className={expired ? 'badge badge-warn' : undefined} title={dateTime(t.expires_at)}>
-                            {expired ? 'expired' : relativeTime(t.expires_at)}
-                          </span>
-                        ) : (
-                          <span className="muted">never</span>
-                        )}
-                      </td>
-                      <td data-label="Last used">{t.last_used_at ? relativeTime(t.last_used_at) : <span className="muted">never</span>}</td>
-                      <td data-label="Actions" className="cell-actions">
-                        <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Revoke token ${t.name} (${t.token_prefix})`} onClick={() => (revoke.reset(), setRevoking(t))}>
-                          Revoke
-                        </button>
-                      </td>
-                    </tr>
-                  )
-                })}
-              </tbody>
-            </table>
-          </div>
+              )
+            })}
+          </DataTable>
         )}
       </section>
       {revoking && (
-        <ConfirmDialog title={`Revoke token “${revoking.name}”?`} confirmLabel="Revoke token" onConfirm={() => revoke.mutate(revoking.hash)} onCancel={() => setRevoking(null)} pending={revoke.isPending} error={revoke.error}>
+        <ConfirmDialog title={`Revoke token “${revoking.name}”?`} confirmLabel="Revoke token" {...revoke.dialogProps}>
           <p>
             Anything using <code>{revoking.token_prefix}…</code> stops working immediately.
           </p>
@@ -174,12 +159,7 @@ function CreateToken({ projectId, onCreated }: { projectId: string; onCreated: (
             ))}
           </div>
         </fieldset>
-        <ErrorMessage error={create.error} title="Could not create the token" />
-        <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={!name.trim() || permissions.length === 0 || create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create token'}
-          </button>
-        </div>
+        <FormActions mutation={create} errorTitle="Could not create the token" label="Create token" pendingLabel="Creating…" disabled={!name.trim() || permissions.length === 0} />
       </form>
     </section>
   )

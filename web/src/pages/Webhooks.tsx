@@ -4,14 +4,16 @@ import { useQuery } from '@tanstack/react-query'
 import { ApiError, EVENT_KINDS, api, keys, type Webhook } from '../api'
 import { dateTime, plural, relativeTime } from '../format'
 import { useApiMutation } from '../mutations'
-import { ConfirmDialog } from '../components/ConfirmDialog'
+import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
+import { DataTable } from '../components/DataTable'
 import { ErrorMessage } from '../components/ErrorMessage'
+import { FormActions } from '../components/FormActions'
 import { Empty, Loading, PageHeader } from '../components/State'
 
 export function Webhooks() {
   const webhooks = useQuery({ queryKey: keys.webhooks, queryFn: api.webhooks })
-  const [deleting, setDeleting] = useState<Webhook | null>(null)
-  const del = useApiMutation((id: string) => api.deleteWebhook(id), [keys.webhooks], () => setDeleting(null))
+  const del = useConfirmAction((w: Webhook) => api.deleteWebhook(w.id), [keys.webhooks])
+  const deleting = del.target
   return (
     <>
       <PageHeader title="Webhooks" subtitle="HTTP notifications when flags, configs, segments, tokens or settings change." />
@@ -35,7 +37,7 @@ export function Webhooks() {
                       id <code>{w.id}</code> · {w.config.has_secret ? <span className="badge badge-accent">signed</span> : <span className="badge">no secret</span>}
                     </div>
                   </div>
-                  <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Delete webhook ${w.config.url}`} onClick={() => (del.reset(), setDeleting(w))}>
+                  <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Delete webhook ${w.config.url}`} onClick={() => del.ask(w)}>
                     Delete
                   </button>
                 </div>
@@ -53,7 +55,7 @@ export function Webhooks() {
         )}
       </section>
       {deleting && (
-        <ConfirmDialog title="Delete webhook?" confirmLabel="Delete webhook" onConfirm={() => del.mutate(deleting.id)} onCancel={() => setDeleting(null)} pending={del.isPending} error={del.error}>
+        <ConfirmDialog title="Delete webhook?" confirmLabel="Delete webhook" {...del.dialogProps}>
           <p>
             <code className="break">{deleting.config.url}</code> will no longer receive events.
           </p>
@@ -85,59 +87,42 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
         ) : (
           <>
             <ErrorMessage error={redeliver.error} title="Could not redeliver" />
-            <div className="table-wrap">
-              <table className="table responsive compact">
-                <caption className="sr-only">Deliveries to {webhook.config.url}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Event</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Last response</th>
-                    <th scope="col">When</th>
-                    <th scope="col">
-                      <span className="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {deliveries.data.map((d) => (
-                    <tr key={d.id}>
-                      <td data-label="Event">
-                        <code>{d.event}</code>
-                      </td>
-                      <td data-label="Status">
-                        <span className={`badge status-${d.status}`}>{d.status}</span>
-                        {d.status === 'pending' && d.next_attempt_at && <div className="muted small">next try {relativeTime(d.next_attempt_at)}</div>}
-                      </td>
-                      <td data-label="Attempts">{d.attempts}</td>
-                      <td data-label="Last response">
-                        {d.last_status_code ?? '—'}
-                        {d.last_error && <div className="muted small break">{d.last_error}</div>}
-                      </td>
-                      <td data-label="When">
-                        <time dateTime={d.created_at} title={dateTime(d.created_at)}>
-                          {relativeTime(d.created_at)}
-                        </time>
-                      </td>
-                      <td data-label="Actions" className="cell-actions">
-                        {d.status === 'failed' && (
-                          <button
-                            type="button"
-                            className="btn btn-small"
-                            disabled={redeliver.isPending && redeliver.variables === d.id}
-                            onClick={() => redeliver.mutate(d.id)}
-                            aria-label={`Redeliver ${d.event} delivery ${d.id}`}
-                          >
-                            Redeliver
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable caption={`Deliveries to ${webhook.config.url}`} className="compact" columns={['Event', 'Status', 'Attempts', 'Last response', 'When', { label: 'Actions', hidden: true }]}>
+              {deliveries.data.map((d) => (
+                <tr key={d.id}>
+                  <td data-label="Event">
+                    <code>{d.event}</code>
+                  </td>
+                  <td data-label="Status">
+                    <span className={`badge status-${d.status}`}>{d.status}</span>
+                    {d.status === 'pending' && d.next_attempt_at && <div className="muted small">next try {relativeTime(d.next_attempt_at)}</div>}
+                  </td>
+                  <td data-label="Attempts">{d.attempts}</td>
+                  <td data-label="Last response">
+                    {d.last_status_code ?? '—'}
+                    {d.last_error && <div className="muted small break">{d.last_error}</div>}
+                  </td>
+                  <td data-label="When">
+                    <time dateTime={d.created_at} title={dateTime(d.created_at)}>
+                      {relativeTime(d.created_at)}
+                    </time>
+                  </td>
+                  <td data-label="Actions" className="cell-actions">
+                    {d.status === 'failed' && (
+                      <button
+                        type="button"
+                        className="btn btn-small"
+                        disabled={redeliver.isPending && redeliver.variables === d.id}
+                        onClick={() => redeliver.mutate(d.id)}
+                        aria-label={`Redeliver ${d.event} delivery ${d.id}`}
+                      >
+                        Redeliver
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           </>
         ))}
     </div>
@@ -189,12 +174,7 @@ function CreateWebhook() {
             ))}
           </div>
         </fieldset>
-        <ErrorMessage error={create.error} title="Could not register the webhook" />
-        <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={!url.trim() || chosen.length === 0 || create.isPending}>
-            {create.isPending ? 'Registering…' : 'Register webhook'}
-          </button>
-        </div>
+        <FormActions mutation={create} errorTitle="Could not register the webhook" label="Register webhook" pendingLabel="Registering…" disabled={!url.trim() || chosen.length === 0} />
       </form>
     </section>
   )

@@ -1,0 +1,74 @@
+// Reads shared by the pages: one stored resource (detail pages and the conflict dialog), and a list read a
+// page at a time from the API (limit/offset), or all of it while a search is typed.
+import { useEffect, useState } from 'react'
+import { keepPreviousData, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query'
+import { ApiError, type ListPage, type PageParams } from './api'
+
+export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.isNotFound
+
+/** One resource by key. `fetchCurrent` reads it again now (for the conflict dialog): undefined once deleted. */
+export function useResource<T>(queryKey: QueryKey, fetchOne: () => Promise<T>) {
+  const qc = useQueryClient()
+  const query = useQuery({ queryKey, queryFn: fetchOne })
+  const fetchCurrent = async (): Promise<T | undefined> => {
+    try {
+      return await qc.fetchQuery({ queryKey, queryFn: fetchOne, staleTime: 0 })
+    } catch (e) {
+      if (isNotFound(e)) return undefined
+      throw e
+    }
+  }
+  return { query, fetchCurrent }
+}
+
+interface ListOptions<T> {
+  pageKey: (p: PageParams) => QueryKey
+  allKey: QueryKey
+  fetchPage: (p: PageParams) => Promise<ListPage<T>>
+  fetchAll: () => Promise<T[]>
+  /** whether an item matches the search (given trimmed and lower-cased) */
+  matches: (item: T, q: string) => boolean
+  pageSize?: number
+}
+
+/** Without a search, the page shown is the page read (`?limit=&offset=`); with one, every item is read once
+ *  and filtered here, then paged the same way. */
+export function usePagedList<T>({ pageKey, allKey, fetchPage, fetchAll, matches, pageSize = 25 }: ListOptions<T>) {
+  const [search, setSearch] = useState('')
+  const [page, setPage] = useState<PageParams>({ offset: 0, limit: pageSize })
+  const q = search.trim().toLowerCase()
+  const paged = useQuery({ queryKey: pageKey(page), queryFn: () => fetchPage(page), enabled: !q, placeholderData: keepPreviousData })
+  const all = useQuery({ queryKey: allKey, queryFn: fetchAll, enabled: !!q })
+
+  const found = q && all.data ? all.data.filter((item) => matches(item, q)) : null
+  const rows = found ? found.slice(page.offset, page.offset + page.limit) : (paged.data?.items ?? [])
+  const total = found ? found.length : paged.data?.total
+  const query = q ? all : paged
+
+  // Past the end (the last items of the last page were deleted, or the search narrowed the list): step back.
+  const last = total ? Math.floor((total - 1) / page.limit) * page.limit : 0
+  const pastEnd = !query.isPlaceholderData && total !== undefined && page.offset > last
+  useEffect(() => {
+    if (pastEnd) setPage((p) => ({ ...p, offset: last }))
+  }, [pastEnd, last])
+
+  return {
+    search,
+    setSearch: (s: string) => {
+      setSearch(s)
+      setPage((p) => ({ ...p, offset: 0 }))
+    },
+    page,
+    setPage,
+    /** the read behind what is shown (loading and error states) */
+    query,
+    rows,
+    /** how many match (all there are, without a search) */
+    total,
+    /** how many there are in all, when known */
+    count: q ? (all.data?.length ?? paged.data?.total) : paged.data?.total,
+    searching: !!q,
+  }
+}
+
+export type PagedList<T> = ReturnType<typeof usePagedList<T>>
