@@ -14,8 +14,13 @@ function newestMtime(path: string): number {
   return readdirSync(path).reduce((max, name) => (name === 'dist' || name === 'node_modules' ? max : Math.max(max, newestMtime(join(path, name)))), st.mtimeMs)
 }
 
+/** The pure server modules the console imports its types and constants from. */
+const SHARED = ['engine', 'services/events.ts', 'services/permissions.ts'].map((p) => join(WEB, '..', 'server', p))
+
 export function consoleIsStale(): boolean {
-  return !existsSync(INDEX) || newestMtime(WEB) > statSync(INDEX).mtimeMs
+  if (!existsSync(INDEX)) return true
+  const built = statSync(INDEX).mtimeMs
+  return [WEB, ...SHARED].some((p) => newestMtime(p) > built)
 }
 
 /** Builds the console if needed. Returns false (and the API still runs) when the build fails. */

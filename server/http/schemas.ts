@@ -151,6 +151,7 @@ export const Page = t.Object({
 })
 export const KeyParam = t.Object({ key: t.String() })
 export const KeyEnvParams = t.Object({ key: t.String(), env: t.String() })
+export const IfMatch = t.Object({ 'if-match': t.Optional(t.String({ description: 'apply only at this version: the version in double quotes, e.g. "3"' })) })
 export const Force = t.Object({ force: t.Optional(t.BooleanString()) })
 
 export const Deleted = t.Object({ success: Success, key: t.String() })

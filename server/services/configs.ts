@@ -99,17 +99,19 @@ export function configService({ store, changes }: ServiceDeps) {
       })
     },
 
-    putOverride(actor: Actor, key: string, environment: string, value: Json) {
+    putOverride(actor: Actor, key: string, environment: string, value: Json, ifMatch?: number) {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
+        if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
         const body = current.body as unknown as ConfigBody
         return write(tx, record, actor, current, { ...body, environments: { ...(body.environments ?? {}), [environment]: { value } } }, environment)
       })
     },
 
-    deleteOverride(actor: Actor, key: string, environment: string) {
+    deleteOverride(actor: Actor, key: string, environment: string, ifMatch?: number) {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
+        if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
         const body = current.body as unknown as ConfigBody
         if (!body.environments || !(environment in body.environments)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on config "${key}"`)
         const { [environment]: _removed, ...rest } = body.environments

@@ -98,9 +98,10 @@ export function flagService({ store, changes }: ServiceDeps) {
       })
     },
 
-    putOverride(actor: Actor, key: string, environment: string, override: { enabled: boolean; value?: unknown }) {
+    putOverride(actor: Actor, key: string, environment: string, override: { enabled: boolean; value?: unknown }, ifMatch?: number) {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
+        if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
         const project = await store.projects.get(tx, actor.projectId)
         if (!project?.environments.includes(environment)) {
           throw validationError([{ path: 'environment', message: `unknown environment "${environment}"; the project has: ${project?.environments.join(', ')}` }])
@@ -112,9 +113,10 @@ export function flagService({ store, changes }: ServiceDeps) {
       })
     },
 
-    deleteOverride(actor: Actor, key: string, environment: string) {
+    deleteOverride(actor: Actor, key: string, environment: string, ifMatch?: number) {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
+        if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
         const body = current.body as FlagBody
         if (!body.environments || !(environment in body.environments)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on flag "${key}"`)
         const { [environment]: _removed, ...rest } = body.environments

@@ -4,8 +4,8 @@ import type { TokenRow } from '../store/tokens'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError } from './errors'
 
-export const PERMISSIONS = ['read:flags', 'read:configs', 'write:flags', 'write:configs', '*'] as const
-export type Permission = (typeof PERMISSIONS)[number]
+import { PERMISSIONS } from './permissions'
+export { PERMISSIONS, type Permission } from './permissions'
 const MAX_TOKENS_PER_PROJECT = 1000
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 

@@ -279,7 +279,7 @@ describe('webhook delivery', () => {
     expect(failedIds.size).toBe(3)
 
     up = true
-    const second = await server({ dbPath: first.dbPath, adminToken: first.adminToken })
+    const second = await server({ databaseUrl: first.databaseUrl, adminToken: first.adminToken })
     await until('redelivered after restart', () => rx.hits.filter((h) => h.answered === 200).length >= 3, 15_000)
     const delivered = rx.hits.filter((h) => h.answered === 200)
     expect(new Set(delivered.map((h) => h.headers['x-webhook-delivery']))).toEqual(failedIds)

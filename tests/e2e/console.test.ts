@@ -63,6 +63,17 @@ suite('admin console', () => {
     }, path)
   }
 
+  /** the API paths (with query) a page requests from now until `stop()` */
+  const recordApi = (p: Page) => {
+    const seen: string[] = []
+    const onRequest = (r: { url(): string }) => {
+      const u = new URL(r.url())
+      if (u.pathname.startsWith('/api/')) seen.push(u.pathname + u.search)
+    }
+    p.on('request', onRequest)
+    return { seen, stop: () => p.off('request', onRequest) }
+  }
+
   /** full-page screenshots, except with a dialog open (then the viewport, as the user sees it) */
   const shot = async (p: Page, name: string) => {
     await p.waitForLoadState('networkidle').catch(() => {})
@@ -209,9 +220,13 @@ suite('admin console', () => {
   }, TIMEOUT)
 
   test('the list switches a flag per environment', async () => {
+    const reads = recordApi(page)
     await go(page, '/')
     const sw = page.getByRole('switch', { name: 'staging: checkout-v2' })
     expect(await sw.getAttribute('aria-checked')).toBe('true')
+    reads.stop()
+    // the list reads the page it shows
+    expect(reads.seen).toContain('/api/v1/flags?limit=25&offset=0')
     await sw.click()
     await page.locator('[role=switch][aria-label="staging: checkout-v2"][aria-checked=false]').waitFor()
     const flags = await api(srv, 'GET', '/api/v1/flags', { token: srv.adminToken })
@@ -340,6 +355,7 @@ suite('admin console', () => {
   }, TIMEOUT)
 
   test('a rule can use a segment, and removing an environment in use offers force', async () => {
+    const reads = recordApi(page)
     await go(page, '/flags/checkout-v2')
     await page.getByRole('button', { name: '+ Add rule' }).click()
     await page.getByLabel('Rule 2 condition 1 operator').selectOption('in_segment')
@@ -347,6 +363,10 @@ suite('admin console', () => {
     await page.getByLabel('Move rule 2 up').click()
     await page.getByRole('button', { name: 'Save changes' }).click()
     await page.getByText('All changes saved').waitFor()
+    reads.stop()
+    // the flag page reads the one flag, never the flag list
+    expect(reads.seen).toContain('/api/v1/flags/checkout-v2/definition')
+    expect(reads.seen.filter((u) => u.startsWith('/api/v1/flags?'))).toEqual([])
     const flags = await api(srv, 'GET', '/api/v1/flags', { token: srv.adminToken })
     expect(flags.body.flags[0].flag.targeting.rules[0].conditions[0]).toEqual({ property: 'plan', operator: 'in_segment', value: 'beta-testers' })
 
@@ -363,6 +383,7 @@ suite('admin console', () => {
   }, TIMEOUT)
 
   test('configs and segments are edited through their forms', async () => {
+    const reads = recordApi(page)
     await go(page, '/configs/checkout.limits')
     await page.getByRole('textbox', { name: 'Value in production' }).fill('{"max_items": 99}')
     await page.getByLabel('Override in development').check()
@@ -384,6 +405,11 @@ suite('admin console', () => {
     const segment = await api(srv, 'GET', '/api/v1/segments/beta-testers', { token: srv.adminToken })
     expect(segment.body.segment.conditions[1]).toEqual({ property: 'custom.country', operator: 'not_in', value: ['NL', 'BE'] })
     expect(segment.body.segment.version).toBe(2)
+    reads.stop()
+    // detail pages read their one resource (the segment page also reads all flags, for "Used by")
+    expect(reads.seen).toContain('/api/v1/configs/checkout.limits/definition')
+    expect(reads.seen).toContain('/api/v1/segments/beta-testers')
+    expect(reads.seen.filter((u) => u.startsWith('/api/v1/configs?') || u.startsWith('/api/v1/segments?'))).toEqual([])
   }, TIMEOUT)
 
   test('a webhook registered in the form shows its deliveries; a failed one can be redelivered', async () => {

@@ -28,8 +28,10 @@ export interface TestServer {
 
 export interface StartOptions {
   env?: Record<string, string>
-  /** reuse a database file (restart tests); default: a new temp file */
+  /** reuse a SQLite database file (restart tests); default: a new temp file */
   dbPath?: string
+  /** reuse another server's database, whichever store it is (restart tests): pass its `databaseUrl` */
+  databaseUrl?: string
   adminToken?: string
 }
 
@@ -41,8 +43,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   const dbPath = opts.dbPath ?? join(mkdtempSync(join(tmpdir(), 'flagship-test-')), 'flags.db')
   const adminToken = opts.adminToken ?? randomAdminToken()
   let ownDatabase: TestDatabase | undefined
-  if (!opts.env?.DATABASE_URL && !opts.dbPath && TEST_STORE === 'postgres') ownDatabase = await createTestDatabase()
-  const databaseUrl = opts.env?.DATABASE_URL ?? ownDatabase?.url ?? `sqlite:${dbPath}`
+  if (!opts.env?.DATABASE_URL && !opts.databaseUrl && !opts.dbPath && TEST_STORE === 'postgres') ownDatabase = await createTestDatabase()
+  const databaseUrl = opts.env?.DATABASE_URL ?? opts.databaseUrl ?? ownDatabase?.url ?? `sqlite:${dbPath}`
   const proc = Bun.spawn([process.execPath, join(ROOT, 'server', 'index.ts')], {
     cwd: ROOT,
     env: {
@@ -95,6 +97,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       }
       await ownDatabase?.drop()
     },
+    /** SIGKILL; the database is kept (a restart may reuse it) and dropped by a later stop() */
     async kill() {
       proc.kill('SIGKILL')
       await proc.exited

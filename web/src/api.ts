@@ -3,7 +3,8 @@
 
 // Domain types come from the server's pure modules (no I/O): one schema source for server and console.
 import type { Action, EventKind, ResourceType } from '../../server/services/events'
-import type { Condition, EvaluationContext, EvaluationResult, FlagDefinition, Json, SegmentDefinition, ValidationIssue } from '../../server/engine/types'
+import type { Condition, EnvironmentOverride, EvaluationContext, EvaluationResult, FlagDefinition, Json, SegmentDefinition, ValidationIssue } from '../../server/engine/types'
+import type { Permission } from '../../server/services/permissions'
 
 export {
   OPERATORS, REASONS,
@@ -12,10 +13,7 @@ export {
 } from '../../server/engine/types'
 export { EVENT_KINDS, type Action as AuditAction, type EventKind, type ResourceType } from '../../server/services/events'
 
-// The server declares PERMISSIONS in services/tokens.ts, which is not a pure module (store, Bun APIs), so the
-// console keeps its own list (same members, display order).
-export const PERMISSIONS = ['read:flags', 'write:flags', 'read:configs', 'write:configs', '*'] as const
-export type Permission = (typeof PERMISSIONS)[number]
+export { PERMISSIONS, type Permission } from '../../server/services/permissions'
 
 /** What every stored document carries besides its body. */
 export interface Versioned { version: number; created_at: string; updated_at: string }
@@ -256,6 +254,9 @@ export const api = {
   createFlag: (flag: Partial<Flag> & { key: string }) => request<Ok<{ key: string; flag: Flag }>>('POST', '/flags', { body: flag }),
   updateFlag: (key: string, patch: Partial<Flag>, version?: number) =>
     request<Ok<{ key: string; flag: Flag }>>('PUT', `/flags/${enc(key)}`, { body: patch, ifMatch: version }),
+  /** one environment's override, through its own endpoint so the change's event names the environment */
+  putFlagOverride: (key: string, env: string, override: EnvironmentOverride, version?: number) =>
+    request<Ok<{ key: string; environment: string; override: EnvironmentOverride }>>('PUT', `/flags/${enc(key)}/environments/${enc(env)}`, { body: override, ifMatch: version }),
   deleteFlag: (key: string) => request<Ok<{ key: string }>>('DELETE', `/flags/${enc(key)}`),
 
   configPage: configList.page,

@@ -37,8 +37,10 @@ export function usePagedList<T>({ pageKey, allKey, fetchPage, fetchAll, matches,
   const [search, setSearch] = useState('')
   const [page, setPage] = useState<PageParams>({ offset: 0, limit: pageSize })
   const q = search.trim().toLowerCase()
-  const paged = useQuery({ queryKey: pageKey(page), queryFn: () => fetchPage(page), enabled: !q, placeholderData: keepPreviousData })
-  const all = useQuery({ queryKey: allKey, queryFn: fetchAll, enabled: !!q })
+  // gcTime 0: a list opened again is read again rather than shown from an older visit first, so its switches
+  // and versions are never a stale copy (edits elsewhere do not update the list's cache).
+  const paged = useQuery({ queryKey: pageKey(page), queryFn: () => fetchPage(page), enabled: !q, placeholderData: keepPreviousData, gcTime: 0 })
+  const all = useQuery({ queryKey: allKey, queryFn: fetchAll, enabled: !!q, gcTime: 0 })
 
   const found = q && all.data ? all.data.filter((item) => matches(item, q)) : null
   const rows = found ? found.slice(page.offset, page.offset + page.limit) : (paged.data?.items ?? [])

@@ -55,23 +55,24 @@ export const configRoutes = ({ services, snapshots }: AppDeps) =>
       ...guard('write:configs', 'configs', 'Update a config'),
       params: S.KeyParam,
       ...jsonBody(S.ConfigPatch),
-      headers: t.Object({ 'if-match': t.Optional(t.String()) }),
+      headers: S.IfMatch,
       response: { 200: t.Object({ success: S.Success, key: t.String(), config: S.Config }), ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
     })
     .delete('/api/v1/configs/:key', async ({ request, params }) => {
       await services.configs.delete(callerOf(request).actor, params.key)
       return { success: true as const, key: params.key }
     }, { ...guard('write:configs', 'configs', 'Delete a config'), params: S.KeyParam, response: { 200: S.Deleted, ...S.errors(401, 403, 404, 429) } })
-    .put('/api/v1/configs/:key/environments/:env', async ({ request, params, body }) => {
-      await services.configs.putOverride(callerOf(request).actor, params.key, params.env, body.value)
+    .put('/api/v1/configs/:key/environments/:env', async ({ request, params, body, headers }) => {
+      await services.configs.putOverride(callerOf(request).actor, params.key, params.env, body.value, parseIfMatch(headers['if-match']))
       return { success: true as const, key: params.key, environment: params.env, override: { value: body.value } }
     }, {
       ...guard('write:configs', 'configs', "Set a config's value for one environment"),
       params: S.KeyEnvParams,
+      headers: S.IfMatch,
       ...jsonBody(S.ConfigEnvironmentOverride),
-      response: { 200: t.Object({ success: S.Success, key: t.String(), environment: t.String(), override: S.ConfigEnvironmentOverride }), ...S.errors(400, 401, 403, 404, 413, 415, 429) },
+      response: { 200: t.Object({ success: S.Success, key: t.String(), environment: t.String(), override: S.ConfigEnvironmentOverride }), ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
     })
-    .delete('/api/v1/configs/:key/environments/:env', async ({ request, params }) => {
-      await services.configs.deleteOverride(callerOf(request).actor, params.key, params.env)
+    .delete('/api/v1/configs/:key/environments/:env', async ({ request, params, headers }) => {
+      await services.configs.deleteOverride(callerOf(request).actor, params.key, params.env, parseIfMatch(headers['if-match']))
       return { success: true as const, key: params.key, environment: params.env }
-    }, { ...guard('write:configs', 'configs', "Remove a config's environment override"), params: S.KeyEnvParams, response: { 200: S.DeletedOverride, ...S.errors(401, 403, 404, 429) } })
+    }, { ...guard('write:configs', 'configs', "Remove a config's environment override"), params: S.KeyEnvParams, headers: S.IfMatch, response: { 200: S.DeletedOverride, ...S.errors(400, 401, 403, 404, 409, 429) } })

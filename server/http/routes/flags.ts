@@ -65,23 +65,24 @@ export const flagRoutes = ({ services, snapshots }: AppDeps) =>
       ...guard('write:flags', 'flags', 'Update a flag (only the fields sent; null clears an optional field)'),
       params: S.KeyParam,
       ...jsonBody(S.FlagPatch),
-      headers: t.Object({ 'if-match': t.Optional(t.String({ description: 'the version in double quotes, e.g. "3"' })) }),
+      headers: S.IfMatch,
       response: { 200: t.Object({ success: S.Success, key: t.String(), flag: S.Flag }), ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
     })
     .delete('/api/v1/flags/:key', async ({ request, params }) => {
       await services.flags.delete(callerOf(request).actor, params.key)
       return { success: true as const, key: params.key }
     }, { ...guard('write:flags', 'flags', 'Delete a flag'), params: S.KeyParam, response: { 200: S.Deleted, ...S.errors(401, 403, 404, 429) } })
-    .put('/api/v1/flags/:key/environments/:env', async ({ request, params, body }) => {
-      const { override } = await services.flags.putOverride(callerOf(request).actor, params.key, params.env, body)
+    .put('/api/v1/flags/:key/environments/:env', async ({ request, params, body, headers }) => {
+      const { override } = await services.flags.putOverride(callerOf(request).actor, params.key, params.env, body, parseIfMatch(headers['if-match']))
       return { success: true as const, key: params.key, environment: params.env, override }
     }, {
       ...guard('write:flags', 'flags', "Set a flag's override for one environment"),
       params: S.KeyEnvParams,
+      headers: S.IfMatch,
       ...jsonBody(S.FlagEnvironmentOverride),
-      response: { 200: t.Object({ success: S.Success, key: t.String(), environment: t.String(), override: S.FlagEnvironmentOverride }), ...S.errors(400, 401, 403, 404, 413, 415, 429) },
+      response: { 200: t.Object({ success: S.Success, key: t.String(), environment: t.String(), override: S.FlagEnvironmentOverride }), ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
     })
-    .delete('/api/v1/flags/:key/environments/:env', async ({ request, params }) => {
-      await services.flags.deleteOverride(callerOf(request).actor, params.key, params.env)
+    .delete('/api/v1/flags/:key/environments/:env', async ({ request, params, headers }) => {
+      await services.flags.deleteOverride(callerOf(request).actor, params.key, params.env, parseIfMatch(headers['if-match']))
       return { success: true as const, key: params.key, environment: params.env }
-    }, { ...guard('write:flags', 'flags', "Remove a flag's override for one environment"), params: S.KeyEnvParams, response: { 200: S.DeletedOverride, ...S.errors(401, 403, 404, 429) } })
+    }, { ...guard('write:flags', 'flags', "Remove a flag's override for one environment"), params: S.KeyEnvParams, headers: S.IfMatch, response: { 200: S.DeletedOverride, ...S.errors(400, 401, 403, 404, 409, 429) } })

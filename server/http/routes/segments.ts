@@ -41,7 +41,7 @@ export const segmentRoutes = ({ services }: AppDeps) =>
       ...guard('write:flags', 'segments', "Replace a segment's conditions"),
       params: S.KeyParam,
       ...jsonBody(S.SegmentPatch),
-      headers: t.Object({ 'if-match': t.Optional(t.String()) }),
+      headers: S.IfMatch,
       response: { 200: t.Object({ success: S.Success, key: t.String(), segment: S.Segment }), ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
     })
     .delete('/api/v1/segments/:key', async ({ request, params, query }) => {

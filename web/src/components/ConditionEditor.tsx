@@ -151,7 +151,7 @@ interface Props {
 
 export function ConditionEditor({ conditions, onChange, label, readOnly, allowSegments = true }: Props) {
   const listId = useId()
-  const segments = useQuery({ queryKey: keys.segments, queryFn: api.segments, enabled: !readOnly && allowSegments })
+  const segments = useQuery({ queryKey: keys.segmentsAll, queryFn: api.segments, enabled: !readOnly && allowSegments })
   const operators = OPERATORS.filter((op) => allowSegments || KIND[op] !== 'segment')
   const segmentKeys = segments.data?.map((s) => s.key) ?? []
 

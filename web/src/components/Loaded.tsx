@@ -31,7 +31,8 @@ export function Loaded<T>({ query, what, name, back, children }: Props<T>) {
       </>
     )
   }
-  if (query.isPending) return <Loading label={`Loading ${what}…`} />
+  // (an earlier failure being read again, e.g. a key deleted and created again, is loading too)
+  if (query.isPending || query.isFetching) return <Loading label={`Loading ${what}…`} />
   if (isNotFound(query.error)) {
     return (
       <Empty title={`${capital(what)} “${name}” was not found`}>

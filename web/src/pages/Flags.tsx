@@ -121,12 +121,12 @@ interface Flip {
 
 const onOff = (on: boolean) => (on ? 'on' : 'off')
 
-/** The change a switch asks for, as the fields of a flag update. An environment override is written through
- *  the flag (`environments`), not PUT /flags/:key/environments/:env, because only the flag update takes If-Match. */
-function patchFor({ flag, enabled, env }: Flip): Partial<Flag> {
-  if (env === undefined) return { enabled }
+/** Sends what a switch asks for, at the version its row shows: the flag's own switch through the flag update,
+ *  an environment's through PUT /flags/:key/environments/:env (keeping that override's value, if any). */
+function send({ flag, enabled, env }: Flip) {
+  if (env === undefined) return api.updateFlag(flag.key, { enabled }, flag.version)
   const o = flag.environments?.[env]
-  return { environments: { ...flag.environments, [env]: o?.value !== undefined ? { enabled, value: o.value } : { enabled } } }
+  return api.putFlagOverride(flag.key, env, o?.value !== undefined ? { enabled, value: o.value } : { enabled }, flag.version)
 }
 
 /** Why a switch was refused, in words, from the flag as the server has it now (null: deleted). */
@@ -150,7 +150,7 @@ function useFlagSwitches() {
   const mutation = useMutation({
     mutationFn: async (v: Flip): Promise<string | null> => {
       try {
-        await api.updateFlag(v.flag.key, patchFor(v), v.flag.version)
+        await send(v)
         return null
       } catch (e) {
         if (!(e instanceof ApiError) || !(e.isConflict || e.isNotFound)) throw e
