@@ -12,7 +12,7 @@ import { RedisRateLimiter } from './http/rate-limit-redis'
 import { startFanout } from './cluster/fanout'
 import { createApp } from './http/app'
 import { ensureConsoleBuilt } from './http/console'
-import { log } from './log'
+import { errorForLog, log } from './log'
 import { startDeliveryWorker } from './webhooks/worker'
 
 export async function startService(settings: Settings) {
@@ -49,7 +49,7 @@ export async function startService(settings: Settings) {
   const timers = [
     setInterval(() => limiter.sweep(), 60_000),
     // Heals a change notice this instance missed (another instance's write, the CLI).
-    setInterval(() => snapshots.reconcile().catch((e) => log('reconcile failed', { error: String(e) }, 'warn')), settings.reconcileIntervalMs),
+    setInterval(() => snapshots.reconcile().catch((e) => log('reconcile failed', errorForLog(e), 'warn')), settings.reconcileIntervalMs),
   ]
   const server = app.server!
   log('listening', { url: `http://${settings.host}:${server.port}`, port: server.port, database: database.dialect, fanout: fanout.kind, instance: instanceId })

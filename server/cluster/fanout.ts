@@ -5,7 +5,7 @@
 import Redis from 'ioredis'
 import type postgres from 'postgres'
 import type { ChangeBus, ChangeNotice } from '../services/events'
-import type { Log } from '../log'
+import { errorForLog, type Log } from '../log'
 
 const CHANNEL = 'flagship_changes'
 
@@ -36,7 +36,7 @@ export async function startFanout(opts: {
     }
     if (msg.origin === instanceId) return
     apply({ projectId: msg.projectId, resourceType: msg.resourceType, resourceKey: msg.resourceKey }).catch((e) =>
-      log('applying a change notice failed; the next reconcile will catch up', { error: String(e) }, 'warn'),
+      log('applying a change notice failed; the next reconcile will catch up', errorForLog(e), 'warn'),
     )
   }
   const wire = (n: ChangeNotice): string => JSON.stringify({ ...n, origin: instanceId } satisfies Wire)

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Snapshots } from '../cache/snapshots'
 import type { Settings } from '../settings'
-import type { Log } from '../log'
+import { errorForLog, type Log } from '../log'
 import type { Store } from '../store'
 import { AppError } from '../services/errors'
 import { isStoreUnavailable, storeUnavailable } from '../store/unavailable'
@@ -105,7 +105,7 @@ export function createApp(deps: AppDeps) {
         return fromAppError(error)
       }
       if (isStoreUnavailable(error)) {
-        deps.log('store unavailable', { path, error: String(error) }, 'warn')
+        deps.log('store unavailable', { path, ...errorForLog(error) }, 'warn')
         return fromAppError(storeUnavailable())
       }
       switch (code) {
@@ -122,7 +122,7 @@ export function createApp(deps: AppDeps) {
           return notFoundOrMethod(request)
         default: {
           const id = crypto.randomUUID()
-          deps.log('unhandled error', { request_id: id, method: request.method, path, error: error instanceof Error ? error.stack : String(error) })
+          deps.log('unhandled error', { request_id: id, method: request.method, path, ...errorForLog(error) }, 'error')
           return errorResponse(500, 'INTERNAL', `Internal error (request id ${id})`, { request_id: id })
         }
       }

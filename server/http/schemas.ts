@@ -147,7 +147,7 @@ export const ProjectPatch = t.Object({ name: t.Optional(t.String({ minLength: 1,
 
 export const Page = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
+  offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
 })
 export const KeyParam = t.Object({ key: t.String() })
 export const KeyEnvParams = t.Object({ key: t.String(), env: t.String() })

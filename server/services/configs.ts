@@ -21,7 +21,8 @@ const eventData = (row: DocumentRow) => ({ value: (row.body as unknown as Config
 /** The value a config has in one environment (the override's, else the base value). */
 export function configValue(row: DocumentRow, environment: string | undefined): Json {
   const b = row.body as unknown as ConfigBody
-  const o = environment !== undefined ? b.environments?.[environment] : undefined
+  // Own properties only: an environment named `constructor` must not find Object.prototype's.
+  const o = environment !== undefined && b.environments && Object.hasOwn(b.environments, environment) ? b.environments[environment] : undefined
   return o ? o.value : b.value
 }
 
@@ -113,7 +114,7 @@ export function configService({ store, changes }: ServiceDeps) {
         const current = await mustGet(tx, actor.projectId, key)
         if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
         const body = current.body as unknown as ConfigBody
-        if (!body.environments || !(environment in body.environments)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on config "${key}"`)
+        if (!body.environments || !Object.hasOwn(body.environments, environment)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on config "${key}"`)
         const { [environment]: _removed, ...rest } = body.environments
         return write(tx, record, actor, current, { ...body, environments: rest }, environment)
       })

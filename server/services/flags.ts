@@ -21,10 +21,18 @@ const eventData = (row: DocumentRow) => {
   return { enabled: b.enabled, value: b.value, version: row.version }
 }
 
+/** The segment keys a flag's rules reference. */
+export function segmentReferences(flag: FlagBody | undefined): string[] {
+  return (flag?.targeting?.rules ?? []).flatMap((r) =>
+    (r.conditions ?? []).filter((c) => (c.operator === 'in_segment' || c.operator === 'not_in_segment') && typeof c.value === 'string').map((c) => c.value as string))
+}
+
 export function flagService({ store, changes }: ServiceDeps) {
-  async function validate(tx: Db, projectId: string, body: FlagBody): Promise<void> {
+  /** `stored`: the flag as it is now. Segment references it already holds stay acceptable even when the
+   *  segment was force-deleted (they never match), so such a flag can still be changed, e.g. switched off. */
+  async function validate(tx: Db, projectId: string, body: FlagBody, stored?: FlagBody): Promise<void> {
     const project = await store.projects.get(tx, projectId)
-    const segmentKeys = new Set((await store.segments.all(tx, projectId)).map((s) => s.key))
+    const segmentKeys = new Set([...(await store.segments.all(tx, projectId)).map((s) => s.key), ...segmentReferences(stored)])
     const issues = validateFlag({ key: 'x', ...body }, { segmentKeys, environments: new Set(project?.environments ?? []) })
     if (issues.length) throw validationError(issues)
   }
@@ -38,7 +46,7 @@ export function flagService({ store, changes }: ServiceDeps) {
 
   /** Writes a new body for an existing flag at the version it was read at; records the change. */
   async function write(tx: Db, record: RecordChange, actor: Actor, current: DocumentRow, body: FlagBody, environment: string) {
-    await validate(tx, actor.projectId, body)
+    await validate(tx, actor.projectId, body, current.body as FlagBody)
     const updated = await store.flags.update(tx, actor.projectId, current.key, body as DocumentRow['body'], current.version, new Date().toISOString())
     if (!updated) throw versionConflict((await mustGet(tx, actor.projectId, current.key)).version)
     await record({
@@ -118,7 +126,7 @@ export function flagService({ store, changes }: ServiceDeps) {
         const current = await mustGet(tx, actor.projectId, key)
         if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
         const body = current.body as FlagBody
-        if (!body.environments || !(environment in body.environments)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on flag "${key}"`)
+        if (!body.environments || !Object.hasOwn(body.environments, environment)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on flag "${key}"`)
         const { [environment]: _removed, ...rest } = body.environments
         return write(tx, record, actor, current, { ...body, environments: rest }, environment)
       })

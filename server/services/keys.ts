@@ -14,7 +14,7 @@ export function checkKey(key: unknown, path = 'key'): string {
 /** `If-Match: "3"` (or W/"3", or 3) -> 3; absent or `*` -> undefined, meaning "apply unconditionally". */
 export function parseIfMatch(header: string | null | undefined): number | undefined {
   if (header === undefined || header === null || header.trim() === '' || header.trim() === '*') return undefined
-  const m = /^(?:W\/)?"?(\d{1,15})"?$/.exec(header.trim())
+  const m = /^(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))$/.exec(header.trim())
   if (!m) throw new AppError(400, 'VALIDATION_ERROR', 'If-Match must be the resource version in double quotes, e.g. "3"', { issues: [{ path: 'If-Match', message: 'must be a quoted integer version' }] })
-  return Number(m[1])
+  return Number(m[1] ?? m[2])
 }

@@ -5,6 +5,7 @@ import type { DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError, versionConflict } from './errors'
 import { checkKey } from './keys'
+import { segmentReferences } from './flags'
 
 export function segmentView(row: DocumentRow) {
   return { conditions: (row.body.conditions ?? []) as Condition[], version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
@@ -12,14 +13,8 @@ export function segmentView(row: DocumentRow) {
 const eventData = (row: DocumentRow) => ({ conditions: row.body.conditions, version: row.version })
 
 /** Keys of the flags whose rules reference a segment. */
-function flagsUsing(flags: DocumentRow[], segmentKey: string): string[] {
-  return flags
-    .filter((f) => {
-      const rules = ((f.body.targeting as { rules?: { conditions?: Condition[] }[] } | undefined)?.rules) ?? []
-      return rules.some((r) => (r.conditions ?? []).some((c) => (c.operator === 'in_segment' || c.operator === 'not_in_segment') && c.value === segmentKey))
-    })
-    .map((f) => f.key)
-}
+const flagsUsing = (flags: DocumentRow[], segmentKey: string): string[] =>
+  flags.filter((f) => segmentReferences(f.body as never).includes(segmentKey)).map((f) => f.key)
 
 export function segmentService({ store, changes }: ServiceDeps) {
   async function validate(tx: Db, projectId: string, conditions: unknown): Promise<void> {

@@ -1,4 +1,5 @@
 // Access tokens: `ff_<4 chars of project id>_<20 random>`; only the SHA-256 hash is stored.
+import { isIsoDate } from '../engine'
 import type { Db } from '../store'
 import type { TokenRow } from '../store/tokens'
 import type { Actor, ServiceDeps } from './context'
@@ -53,7 +54,7 @@ export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, inpu
   if (typeof input.name !== 'string' || input.name.length < 1 || input.name.length > 200) issues.push({ path: 'name', message: 'must be 1 to 200 characters' })
   if (!Array.isArray(input.permissions) || input.permissions.length === 0) issues.push({ path: 'permissions', message: 'must be a non-empty list' })
   else input.permissions.forEach((p, i) => { if (!(PERMISSIONS as readonly string[]).includes(p)) issues.push({ path: `permissions[${i}]`, message: `must be one of ${PERMISSIONS.join(', ')}` }) })
-  if (input.expires_at != null && (typeof input.expires_at !== 'string' || Number.isNaN(Date.parse(input.expires_at)))) issues.push({ path: 'expires_at', message: 'must be an ISO 8601 timestamp' })
+  if (input.expires_at != null && (typeof input.expires_at !== 'string' || !isIsoDate(input.expires_at))) issues.push({ path: 'expires_at', message: 'must be an ISO 8601 timestamp' })
   else if (input.expires_at != null && Date.parse(input.expires_at) <= Date.now()) issues.push({ path: 'expires_at', message: 'must be in the future' })
   if (issues.length) throw validationError(issues)
   if ((await deps.store.tokens.count(tx, input.project_id)) >= MAX_TOKENS_PER_PROJECT) {

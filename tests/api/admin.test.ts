@@ -42,6 +42,7 @@ describe('tokens', () => {
       { name: 'x', project_id: 'default', permissions: [] },
       { name: 'x', project_id: 'default', permissions: ['admin'] },
       { name: 'x', project_id: 'default', permissions: ['*'], expires_at: 'tomorrow' },
+      { name: 'x', project_id: 'default', permissions: ['*'], expires_at: '2030' },
       { name: 'x', project_id: 'default', permissions: ['*'], expires_at: '2001-01-01T00:00:00Z' },
     ]) {
       const bad = await api(srv, 'POST', '/api/v1/tokens', { token: admin, body })

@@ -87,6 +87,26 @@ describe('flags', () => {
     expect((await ev({ country: 'fr' })).body.value).toBe('off')
   })
 
+  test('inherited object names are not environments: deleting a "toString" override is 404 and changes nothing', async () => {
+    await create({ key: 'proto-env', environments: { staging: { enabled: true } } })
+    for (const env of ['toString', '__proto__', 'constructor']) {
+      expect((await api(srv, 'DELETE', `/api/v1/flags/proto-env/environments/${env}`, { token: admin })).status).toBe(404)
+    }
+    const def = await api(srv, 'GET', '/api/v1/flags/proto-env/definition', { token: admin })
+    expect(def.body.flag.version).toBe(1)
+  })
+
+  test('a flag whose segment was force-deleted can still be changed (switched off)', async () => {
+    await api(srv, 'POST', '/api/v1/segments', { token: admin, body: { key: 'doomed-seg', conditions: [] } })
+    await create({ key: 'orphaned', enabled: true, targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'doomed-seg' }], value: false }] } })
+    expect((await api(srv, 'DELETE', '/api/v1/segments/doomed-seg?force=true', { token: admin })).status).toBe(200)
+    const off = await api(srv, 'PUT', '/api/v1/flags/orphaned', { token: admin, body: { enabled: false } })
+    expect(off.status).toBe(200)
+    // ...but a new reference to a segment that does not exist is still refused.
+    const bad = await api(srv, 'PUT', '/api/v1/flags/orphaned', { token: admin, body: { targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'never-was' }], value: 1 }] } } })
+    expect(bad.status).toBe(400)
+  })
+
   test('an explicit null value is stored as null (off value null, type null)', async () => {
     const res = await create({ key: 'nullv', enabled: true, value: null })
     expect(res.status).toBe(201)
@@ -107,7 +127,7 @@ describe('flags', () => {
     expect(page.body.flags.length).toBe(2)
     expect(page.body.flags[0].key).toBe(keys[1])
     expect(page.body.has_more).toBe(keys.length > 3)
-    for (const q of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'offset=-1']) {
+    for (const q of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'offset=-1', 'offset=1e20']) {
       const res = await api(srv, 'GET', `/api/v1/flags?${q}`, { token: admin })
       expect(res.status).toBe(400)
       expect(res.body.code).toBe('VALIDATION_ERROR')
@@ -138,8 +158,10 @@ describe('flags', () => {
     const stale = await api(srv, 'PUT', '/api/v1/flags/im', { token: admin, body: { value: 2 }, headers: { 'if-match': '"1"' } })
     expect(stale.status).toBe(409)
     expect(stale.body).toEqual({ error: 'Version conflict', code: 'CONFLICT', details: { current_version: 2 } })
-    const bad = await api(srv, 'PUT', '/api/v1/flags/im', { token: admin, body: { value: 2 }, headers: { 'if-match': 'banana' } })
-    expect(bad.status).toBe(400)
+    for (const ifMatch of ['banana', '"2', '2"', '""']) {
+      const bad = await api(srv, 'PUT', '/api/v1/flags/im', { token: admin, body: { value: 2 }, headers: { 'if-match': ifMatch } })
+      expect(bad.status).toBe(400)
+    }
   })
 
   test('20 concurrent PUTs with the same If-Match: exactly one wins', async () => {
