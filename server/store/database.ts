@@ -36,10 +36,19 @@ export async function openDatabase(url: string): Promise<Database> {
 
 function openSqlite(path: string): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const client = new SQLite(path, { create: true })
-  client.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;')
-  const db = drizzleSqlite(client, { schema: sqliteSchema })
-  migrateSqlite(db, { migrationsFolder: join(MIGRATIONS, 'sqlite') })
+  const open = () => {
+    const client = new SQLite(path, { create: true })
+    client.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;')
+    return client
+  }
+  // Two connections: transactions run on the writer; every read outside a transaction uses the reader, so
+  // it sees only committed data (WAL), never a transaction another request has open. (An in-memory
+  // database exists per connection, so it gets one connection for both.)
+  const writer = open()
+  const reader = path === ':memory:' ? writer : open()
+  const writeDb = drizzleSqlite(writer, { schema: sqliteSchema })
+  migrateSqlite(writeDb, { migrationsFolder: join(MIGRATIONS, 'sqlite') })
+  const db = reader === writer ? writeDb : drizzleSqlite(reader, { schema: sqliteSchema })
 
   // bun:sqlite transactions are synchronous, but services are async. SQLite has one writer anyway, so
   // writers queue here and run BEGIN IMMEDIATE .. COMMIT around the async body.
@@ -50,13 +59,13 @@ function openSqlite(path: string): Database {
     tables: sqliteSchema,
     transaction<T>(fn: (db: Db) => Promise<T>): Promise<T> {
       const run = async () => {
-        client.exec('BEGIN IMMEDIATE')
+        writer.exec('BEGIN IMMEDIATE')
         try {
-          const result = await fn(db)
-          client.exec('COMMIT')
+          const result = await fn(writeDb)
+          writer.exec('COMMIT')
           return result
         } catch (err) {
-          client.exec('ROLLBACK')
+          writer.exec('ROLLBACK')
           throw err
         }
       }
@@ -68,7 +77,8 @@ function openSqlite(path: string): Database {
       db.run(sql`select 1`)
     },
     async close() {
-      client.close()
+      if (reader !== writer) reader.close()
+      writer.close()
     },
   }
 }

@@ -1,0 +1,30 @@
+import { expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase } from '../../server/store/database'
+import { createStore } from '../../server/store'
+
+test('SQLite: reads outside a transaction never see another transaction uncommitted, and see it once committed', async () => {
+  const database = await openDatabase(`sqlite:${join(mkdtempSync(join(tmpdir(), 'flagship-iso-')), 'f.db')}`)
+  const store = createStore(database)
+  const row = { projectId: 'p', key: 'k', body: { enabled: true, value: 1 }, version: 1, createdAt: 'now', updatedAt: 'now' }
+  let release!: () => void
+  const held = new Promise<void>((r) => (release = r))
+  let inserted!: () => void
+  const insertedSignal = new Promise<void>((r) => (inserted = r))
+  const tx = store.transaction(async (db) => {
+    await store.flags.insert(db, row)
+    inserted()
+    await held // the transaction stays open across an await, as a request's does
+    throw new Error('roll back')
+  })
+  await insertedSignal
+  expect(await store.flags.get(store.db, 'p', 'k')).toBeUndefined()
+  release()
+  await expect(tx).rejects.toThrow('roll back')
+  expect(await store.flags.get(store.db, 'p', 'k')).toBeUndefined()
+  await store.transaction(async (db) => store.flags.insert(db, row))
+  expect((await store.flags.get(store.db, 'p', 'k'))?.version).toBe(1)
+  await database.close()
+})
