@@ -40,6 +40,11 @@ export async function startFanout(opts: {
     )
   }
   const wire = (n: ChangeNotice): string => JSON.stringify({ ...n, origin: instanceId } satisfies Wire)
+  // Broadcast is fire-and-forget: a write's response does not wait for other instances.
+  const forward = (send: (message: string) => Promise<unknown>) =>
+    bus.subscribe((n) => {
+      send(wire(n)).catch((e) => log('publishing a change notice failed', errorForLog(e), 'warn'))
+    })
 
   if (opts.redisUrl) {
     const pub = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
@@ -48,10 +53,7 @@ export async function startFanout(opts: {
     await Promise.all([pub.connect(), sub.connect()])
     await sub.subscribe(CHANNEL)
     sub.on('message', (_channel, raw) => receive(raw))
-    // Broadcast is fire-and-forget: a write's response does not wait for other instances.
-    const unsubscribe = bus.subscribe((n) => {
-      pub.publish(CHANNEL, wire(n)).catch((e) => log('publishing a change notice failed', { error: String(e) }, 'warn'))
-    })
+    const unsubscribe = forward((message) => pub.publish(CHANNEL, message))
     return {
       kind: 'redis',
       async stop() {
@@ -65,9 +67,7 @@ export async function startFanout(opts: {
   if (opts.pg) {
     const sql = opts.pg
     const listener = await sql.listen(CHANNEL, receive)
-    const unsubscribe = bus.subscribe((n) => {
-      sql.notify(CHANNEL, wire(n)).catch((e) => log('publishing a change notice failed', { error: String(e) }, 'warn'))
-    })
+    const unsubscribe = forward((message) => sql.notify(CHANNEL, message))
     return {
       kind: 'postgres',
       async stop() {

@@ -5,7 +5,7 @@ import type { DocumentRow } from '../store/documents'
 import type { RecordChange } from './change-runner'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError, versionConflict } from './errors'
-import { checkKey } from './keys'
+import { checkIfMatch, checkKey } from './keys'
 
 interface ConfigBody {
   value: Json
@@ -16,7 +16,8 @@ export function configView(row: DocumentRow) {
   const b = row.body as unknown as ConfigBody
   return { value: b.value, environments: b.environments ?? {}, version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
 }
-const eventData = (row: DocumentRow) => ({ value: (row.body as unknown as ConfigBody).value, version: row.version })
+/** The `data` of this resource's webhook events. */
+export const configEventData = (row: DocumentRow) => ({ value: (row.body as unknown as ConfigBody).value, version: row.version })
 
 /** The value a config has in one environment (the override's, else the base value). */
 export function configValue(row: DocumentRow, environment: string | undefined): Json {
@@ -51,7 +52,7 @@ export function configService({ store, changes }: ServiceDeps) {
     if (!updated) throw versionConflict((await mustGet(tx, actor.projectId, current.key)).version)
     await record({
       projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'config', resourceKey: current.key,
-      before: configView(current), after: configView(updated), event: { kind: 'config.updated', environment, data: eventData(updated) },
+      before: configView(current), after: configView(updated), event: { kind: 'config.updated', environment, data: configEventData(updated) },
     })
     return updated
   }
@@ -71,7 +72,7 @@ export function configService({ store, changes }: ServiceDeps) {
         await store.configs.insert(tx, row)
         await record({
           projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'config', resourceKey: key,
-          before: null, after: configView(row), event: { kind: 'config.created', environment: '', data: eventData(row) },
+          before: null, after: configView(row), event: { kind: 'config.created', environment: '', data: configEventData(row) },
         })
         return row
       })
@@ -80,7 +81,7 @@ export function configService({ store, changes }: ServiceDeps) {
     update(actor: Actor, key: string, input: { value?: Json; environments?: Record<string, { value: Json }> | null }, ifMatch: number | undefined) {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
-        if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
+        checkIfMatch(ifMatch, current.version)
         const body = { ...(current.body as unknown as ConfigBody) }
         if (input.value !== undefined) body.value = input.value
         if (input.environments === null) delete body.environments
@@ -95,7 +96,7 @@ export function configService({ store, changes }: ServiceDeps) {
         await store.configs.delete(tx, actor.projectId, key)
         await record({
           projectId: actor.projectId, actor: actor.name, action: 'delete', resourceType: 'config', resourceKey: key,
-          before: configView(current), after: null, event: { kind: 'config.deleted', environment: '', data: eventData(current) },
+          before: configView(current), after: null, event: { kind: 'config.deleted', environment: '', data: configEventData(current) },
         })
       })
     },
@@ -103,7 +104,7 @@ export function configService({ store, changes }: ServiceDeps) {
     putOverride(actor: Actor, key: string, environment: string, value: Json, ifMatch?: number) {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
-        if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
+        checkIfMatch(ifMatch, current.version)
         const body = current.body as unknown as ConfigBody
         return write(tx, record, actor, current, { ...body, environments: { ...(body.environments ?? {}), [environment]: { value } } }, environment)
       })
@@ -112,7 +113,7 @@ export function configService({ store, changes }: ServiceDeps) {
     deleteOverride(actor: Actor, key: string, environment: string, ifMatch?: number) {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
-        if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
+        checkIfMatch(ifMatch, current.version)
         const body = current.body as unknown as ConfigBody
         if (!body.environments || !Object.hasOwn(body.environments, environment)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on config "${key}"`)
         const { [environment]: _removed, ...rest } = body.environments

@@ -5,7 +5,7 @@ import type { DocumentRow } from '../store/documents'
 import type { RecordChange } from './change-runner'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError, versionConflict } from './errors'
-import { checkKey } from './keys'
+import { checkIfMatch, checkKey } from './keys'
 
 /** The stored body of a flag: everything but key, version and timestamps. */
 type FlagBody = Omit<FlagDefinition, 'key'>
@@ -16,7 +16,8 @@ const FIELDS = ['enabled', 'value', ...OPTIONAL_FIELDS] as const
 export function flagView(row: DocumentRow) {
   return { key: row.key, ...(row.body as FlagBody), version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
 }
-const eventData = (row: DocumentRow) => {
+/** The `data` of this resource's webhook events. */
+export const flagEventData = (row: DocumentRow) => {
   const b = row.body as FlagBody
   return { enabled: b.enabled, value: b.value, version: row.version }
 }
@@ -52,7 +53,7 @@ export function flagService({ store, changes }: ServiceDeps) {
     await record({
       projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'flag', resourceKey: current.key,
       before: flagView(current), after: flagView(updated),
-      event: { kind: 'flag.updated', environment, data: eventData(updated) },
+      event: { kind: 'flag.updated', environment, data: flagEventData(updated) },
     })
     return updated
   }
@@ -74,7 +75,7 @@ export function flagService({ store, changes }: ServiceDeps) {
         await store.flags.insert(tx, row)
         await record({
           projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'flag', resourceKey: key,
-          before: null, after: flagView(row), event: { kind: 'flag.created', environment: '', data: eventData(row) },
+          before: null, after: flagView(row), event: { kind: 'flag.created', environment: '', data: flagEventData(row) },
         })
         return row
       })
@@ -84,7 +85,7 @@ export function flagService({ store, changes }: ServiceDeps) {
     update(actor: Actor, key: string, input: Record<string, unknown>, ifMatch: number | undefined) {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
-        if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
+        checkIfMatch(ifMatch, current.version)
         const body = { ...(current.body as FlagBody) } as Record<string, unknown>
         for (const f of FIELDS) {
           if (!(f in input) || input[f] === undefined) continue
@@ -101,7 +102,7 @@ export function flagService({ store, changes }: ServiceDeps) {
         await store.flags.delete(tx, actor.projectId, key)
         await record({
           projectId: actor.projectId, actor: actor.name, action: 'delete', resourceType: 'flag', resourceKey: key,
-          before: flagView(current), after: null, event: { kind: 'flag.deleted', environment: '', data: eventData(current) },
+          before: flagView(current), after: null, event: { kind: 'flag.deleted', environment: '', data: flagEventData(current) },
         })
       })
     },
@@ -109,7 +110,7 @@ export function flagService({ store, changes }: ServiceDeps) {
     putOverride(actor: Actor, key: string, environment: string, override: { enabled: boolean; value?: unknown }, ifMatch?: number) {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
-        if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
+        checkIfMatch(ifMatch, current.version)
         const project = await store.projects.get(tx, actor.projectId)
         if (!project?.environments.includes(environment)) {
           throw validationError([{ path: 'environment', message: `unknown environment "${environment}"; the project has: ${project?.environments.join(', ')}` }])
@@ -124,7 +125,7 @@ export function flagService({ store, changes }: ServiceDeps) {
     deleteOverride(actor: Actor, key: string, environment: string, ifMatch?: number) {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
-        if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
+        checkIfMatch(ifMatch, current.version)
         const body = current.body as FlagBody
         if (!body.environments || !Object.hasOwn(body.environments, environment)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on flag "${key}"`)
         const { [environment]: _removed, ...rest } = body.environments

@@ -1,5 +1,5 @@
 // Shared name rules (decisions.md §2) and If-Match parsing.
-import { AppError, validationError } from './errors'
+import { AppError, validationError, versionConflict } from './errors'
 
 export const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 export const ENV_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/
@@ -17,4 +17,9 @@ export function parseIfMatch(header: string | null | undefined): number | undefi
   const m = /^(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))$/.exec(header.trim())
   if (!m) throw new AppError(400, 'VALIDATION_ERROR', 'If-Match must be the resource version in double quotes, e.g. "3"', { issues: [{ path: 'If-Match', message: 'must be a quoted integer version' }] })
   return Number(m[1] ?? m[2])
+}
+
+/** Refuses a change made against another version than the stored one (409 CONFLICT); no If-Match: no check. */
+export function checkIfMatch(ifMatch: number | undefined, currentVersion: number): void {
+  if (ifMatch !== undefined && ifMatch !== currentVersion) throw versionConflict(currentVersion)
 }

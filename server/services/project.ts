@@ -6,8 +6,8 @@ import type { RecordChange } from './change-runner'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError } from './errors'
 import { ENV_PATTERN } from './keys'
-import { flagView } from './flags'
-import { configView } from './configs'
+import { flagEventData, flagView } from './flags'
+import { configEventData, configView } from './configs'
 
 const MAX_ENVIRONMENTS = 100
 export const DEFAULT_ENVIRONMENTS = ['development', 'staging', 'production']
@@ -39,15 +39,12 @@ export function projectService({ store, changes }: ServiceDeps) {
   async function dropOverride(tx: Db, record: RecordChange, actor: Actor, kind: 'flag' | 'config', row: DocumentRow, env: string) {
     const { [env]: _gone, ...rest } = envsOf(row) ?? {}
     const repo = kind === 'flag' ? store.flags : store.configs
-    const view = kind === 'flag' ? (r: DocumentRow) => flagView(r) : (r: DocumentRow) => configView(r)
+    const [view, data] = kind === 'flag' ? [flagView, flagEventData] : [configView, configEventData]
     const updated = await repo.update(tx, actor.projectId, row.key, { ...row.body, environments: rest }, row.version, new Date().toISOString())
     if (!updated) throw new AppError(409, 'CONFLICT', `${kind} "${row.key}" changed concurrently; retry`)
-    const data = kind === 'flag'
-      ? { enabled: updated.body.enabled, value: updated.body.value, version: updated.version }
-      : { value: updated.body.value, version: updated.version }
     await record({
       projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: kind, resourceKey: row.key,
-      before: view(row), after: view(updated), event: { kind: `${kind}.updated`, environment: env, data },
+      before: view(row), after: view(updated), event: { kind: `${kind}.updated`, environment: env, data: data(updated) },
     })
   }
 

@@ -4,7 +4,7 @@ import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError, versionConflict } from './errors'
-import { checkKey } from './keys'
+import { checkIfMatch, checkKey } from './keys'
 import { segmentReferences } from './flags'
 
 export function segmentView(row: DocumentRow) {
@@ -53,7 +53,7 @@ export function segmentService({ store, changes }: ServiceDeps) {
     update(actor: Actor, key: string, input: { conditions?: unknown[] }, ifMatch: number | undefined) {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
-        if (ifMatch !== undefined && ifMatch !== current.version) throw versionConflict(current.version)
+        checkIfMatch(ifMatch, current.version)
         const conditions = (input.conditions ?? current.body.conditions) as Condition[]
         await validate(tx, actor.projectId, conditions)
         const updated = await store.segments.update(tx, actor.projectId, key, { conditions }, current.version, new Date().toISOString())
