@@ -80,9 +80,10 @@ export function createApp(deps: AppDeps) {
       }
       const rateClass = rateClassOf(request.method, path)
       const verdict = await limiter.hit(`${caller.token.hash}:${rateClass}`, limits[rateClass])
-      Object.assign(set.headers, rateHeaders(verdict))
+      const headers = rateHeaders(verdict)
+      Object.assign(set.headers, headers)
       if (!verdict.allowed) {
-        return errorResponse(429, 'RATE_LIMITED', 'Rate limit exceeded', undefined, { 'Retry-After': String(verdict.retryAfter), ...rateHeaders(verdict) })
+        return errorResponse(429, 'RATE_LIMITED', 'Rate limit exceeded', undefined, { 'Retry-After': String(verdict.retryAfter), ...headers })
       }
     })
     // One JSON parser for every body: 415 for other media types, 413 over the limit, 400 for malformed JSON.
