@@ -1,4 +1,4 @@
-// Shared helpers of the benchmarks (bench/run.ts, request-path.ts, request-costs.ts): child processes that are always
+// Shared helpers of the benchmarks (bench/run.ts, request-path.ts): child processes that are always
 // stopped (exit, error, SIGINT/SIGTERM, watchdog), the real server started as tests/helpers/server.ts
 // starts it, wrk runs and their parsing, and output formatting.
 import type { Subprocess } from 'bun'
@@ -187,11 +187,27 @@ export async function populate(srv: FlagServer, total: number, concurrency = 16)
 
 export const evalPath = (key: string) => `/api/v1/flags/${key}?context=${encodeURIComponent(JSON.stringify(CONTEXT))}`
 
+/** A wrk script for GET /flags/:key with a new user_id on every request (CONTEXT otherwise), so no request
+ *  finds its context in the server's parse cache: the worst case next to evalPath's one repeated context. */
+export function uniqueContextScript(key: string): string {
+  const [before, after] = evalPath(key).split(CONTEXT.user_id) as [string, string]
+  return luaScript(`unique-${key}`, [
+    'local n = 0',
+    'request = function()',
+    '  n = n + 1',
+    `  return wrk.format("GET", "${before}u" .. n .. "${after}")`,
+    'end',
+    '',
+  ].join('\n'))
+}
+
 // ---------------------------------------------------------------------------------------------------
 // wrk
 
 export interface WrkResult {
   rps: number
+  /** CPU instructions the server executed per request (user, kernel), from `perf stat`; undefined without perf */
+  instructions?: { user: number; kernel: number }
   p50: number // ms
   p99: number // ms
   requests: number
@@ -230,14 +246,15 @@ export function parseWrk(out: string): WrkResult {
   return { rps, p50: pct('50'), p99: pct('99'), requests, errors: non2xx + socketErrors }
 }
 
-let luaDir: string | undefined
+let scratchDir: string | undefined
+/** One temporary directory for the run's small files (wrk scripts, perf output), removed by cleanup(). */
+function scratch(): string {
+  if (!scratchDir) tempDirs.push((scratchDir = mkdtempSync(join(tmpdir(), 'flagship-bench-'))))
+  return scratchDir
+}
+
 export function luaScript(name: string, lua: string): string {
-  luaDir ??= (() => {
-    const d = mkdtempSync(join(tmpdir(), 'flagship-bench-lua-'))
-    tempDirs.push(d)
-    return d
-  })()
-  const path = join(luaDir, `${name}.lua`)
+  const path = join(scratch(), `${name}.lua`)
   writeFileSync(path, lua)
   return path
 }
@@ -245,6 +262,8 @@ export function luaScript(name: string, lua: string): string {
 export interface Target {
   name: string
   url: string
+  /** the server's pid: with perf on the machine, its instructions per request are counted too */
+  pid?: number
   token?: string
   script?: string
   /** extra request headers, `Name: value` */
@@ -263,21 +282,47 @@ export function requireWrk(): void {
   process.exit(2)
 }
 
+/** `perf stat` can count the server's instructions: a figure that, unlike requests/s, barely moves when
+ *  other work on the machine steals time, so it compares two versions of the code reliably. */
+export const hasPerf = Bun.which('perf') !== null && process.env.BENCH_PERF !== '0'
+
+/** Counts instructions of `pid` until the returned function is called. */
+function countInstructions(pid: number): () => Promise<{ user: number; kernel: number } | undefined> {
+  const file = join(scratch(), `perf-${pid}.txt`)
+  const { proc } = spawnTracked(['perf', 'stat', '-x,', '-e', 'instructions:u,instructions:k', '-p', String(pid), '-o', file])
+  return async () => {
+    proc.kill('SIGINT')
+    await within(proc.exited, 5000)
+    try {
+      const counts = Object.fromEntries(readFileSync(file, 'utf8').split('\n').map((l) => l.split(',')).filter((f) => /^\d+$/.test(f[0] ?? '')).map((f) => [f[2], Number(f[0])]))
+      const user = counts['instructions:u']
+      const kernel = counts['instructions:k']
+      return user && kernel ? { user, kernel } : undefined
+    } catch {
+      return undefined
+    }
+  }
+}
+
 export async function wrk(t: Target, seconds = SECONDS, connections = CONNECTIONS): Promise<WrkResult> {
   const argv = pinned(LOAD_CPU, ['wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '5s'])
   if (t.token) argv.push('-H', `Authorization: Bearer ${t.token}`)
   for (const h of t.headers ?? []) argv.push('-H', h)
   if (t.script) argv.push('-s', t.script)
   argv.push(t.url)
+  const stopCounting = hasPerf && t.pid ? countInstructions(t.pid) : undefined
   const { proc, output } = spawnTracked(argv)
   const code = await within(proc.exited, (seconds + 15) * 1000)
+  const counted = await stopCounting?.()
   if (code === 'timeout') {
     proc.kill('SIGKILL')
     throw new Error(`wrk on ${t.name} did not finish`)
   }
   await Bun.sleep(20) // let the pipes drain
   if (code !== 0) throw new Error(`wrk on ${t.name} exited with ${code}:\n${output()}`)
-  return parseWrk(output())
+  const result = parseWrk(output())
+  if (counted && result.requests) result.instructions = { user: counted.user / result.requests, kernel: counted.kernel / result.requests }
+  return result
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -290,7 +335,8 @@ export const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 export const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - s.length))
-export const line = (r: WrkResult) => `${pad(fmtInt(r.rps) + ' req/s', 16)} p50 ${pad(fmtMs(r.p50), 9)} p99 ${pad(fmtMs(r.p99), 9)}${r.errors ? `  (${r.errors} errors!)` : ''}`
+export const fmtInstructions = (r: WrkResult) => (r.instructions ? `${fmtInt((r.instructions.user + r.instructions.kernel) / 1000)}k instr/req (user ${fmtInt(r.instructions.user / 1000)}k)` : '')
+export const line = (r: WrkResult) => `${pad(fmtInt(r.rps) + ' req/s', 16)} p50 ${pad(fmtMs(r.p50), 9)} p99 ${pad(fmtMs(r.p99), 9)}${r.errors ? `  (${r.errors} errors!)` : ''}${r.instructions ? ` ${fmtInstructions(r)}` : ''}`
 export const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS')
 export const t0 = Date.now()
 export const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(0)}s`
@@ -303,6 +349,9 @@ export function summarise(results: WrkResult[]): WrkResult {
     requests: results.reduce((s, r) => s + r.requests, 0),
     errors: results.reduce((s, r) => s + r.errors, 0),
     rounds: results.map((r) => r.rps),
+    instructions: results.every((r) => r.instructions)
+      ? { user: median(results.map((r) => r.instructions!.user)), kernel: median(results.map((r) => r.instructions!.kernel)) }
+      : undefined,
   }
 }
 

@@ -3,7 +3,9 @@
 //   (a) a bare Bun.serve returning a fixed JSON body the size of (b)'s response (bench/bare-server.ts)
 //   (b) GET /api/v1/flags/:key?context=... on the real server, a flag with 3 rules + a rollout
 //   (c) POST /api/v1/evaluate of 100 flags on the real server
-// measured with wrk, interleaved (a, b, c, a, b, c, ...) after a warm-up; then the in-process engine
+//   (b') (b) with a new user_id in every request (no repeat for the server's context cache to find)
+// measured with wrk, interleaved (a, b, c, b', a, b, ...) after a warm-up, with the server's instructions per
+// request from `perf stat` where perf exists (BENCH_PERF=0 turns that off); then the in-process engine
 // benchmark (bench/engine.ts); then a server holding 10,000 flags (created through the API): its
 // resident memory, and GET /flags/:key throughput with 10 vs 10,000 flags in the project.
 //
@@ -13,13 +15,12 @@
 //
 // Knobs (environment): BENCH_SECONDS (per wrk run, default 5), BENCH_ROUNDS (default 3),
 // BENCH_CONNECTIONS (default 32), BENCH_FLAGS_LARGE (default 10000).
-// Where the time of a request goes: bench/request-path.ts (a wrk ladder of stand-in servers, each adding one
-// layer) and bench/request-costs.ts (in-process cost of each piece, and of the whole app via app.handle()).
+// Where the time of a request goes: bench/request-path.ts (the real server's request variants side by side).
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import {
   BUN, CONNECTIONS, CONTEXT, LARGE, LOAD_CPU, ROOT, ROUNDS, SECONDS, SERVER_CPU, call, cleanup, elapsed, evalPath, fmtInt, fmtMs,
-  hasTaskset, interleaved, line, luaScript, pad, pinned, populate, rssKiB, spawnTracked, startBareServer, startFlagServer, verdict,
+  fmtInstructions, hasTaskset, interleaved, uniqueContextScript, line, luaScript, pad, pinned, populate, rssKiB, spawnTracked, startBareServer, startFlagServer, verdict,
   best, loadavg, requireWrk, roundRatio, watchdog, within, wrk, type Target, type WrkResult,
 } from './lib'
 
@@ -57,13 +58,16 @@ async function main(): Promise<void> {
   ].join('\n'))
 
   const targets: Target[] = [
-    { name: '(a) bare Bun.serve', url: bare.url + '/' },
-    { name: '(b) GET /flags/:key (3 rules+rollout)', url: srv.url + evalPath('bench-flag'), token: srv.token },
-    { name: '(c) POST /evaluate (100 flags)', url: srv.url + '/api/v1/evaluate', token: srv.token, script: postScript },
+    { name: '(a) bare Bun.serve', url: bare.url + '/', pid: bare.pid },
+    { name: '(b) GET /flags/:key (3 rules+rollout)', url: srv.url + evalPath('bench-flag'), token: srv.token, pid: srv.pid },
+    { name: '(c) POST /evaluate (100 flags)', url: srv.url + '/api/v1/evaluate', token: srv.token, script: postScript, pid: srv.pid },
+    // (b) repeats one context, which the server's context cache parses once; (b') never repeats one.
+    { name: "(b') (b), a new user_id every request", url: srv.url + evalPath('bench-flag'), token: srv.token, script: uniqueContextScript('bench-flag'), pid: srv.pid },
   ]
   console.log(`\n[${elapsed()}] HTTP: interleaved rounds`)
-  const [a, b, c] = (await interleaved(targets)) as [WrkResult, WrkResult, WrkResult]
+  const [a, b, c, bUnique] = (await interleaved(targets)) as [WrkResult, WrkResult, WrkResult, WrkResult]
   const ratio = roundRatio(b, a)
+  const ratioUnique = roundRatio(bUnique, a)
   const roundRatios = b.rounds!.map((v, i) => (v / a.rounds![i]!).toFixed(2)).join(', ')
   console.log(`  medians over rounds (best round in brackets):`)
   console.log(`    (a) bare Bun.serve                  ${line(a)} [${fmtInt(best(a))} req/s]`)
@@ -125,14 +129,19 @@ async function main(): Promise<void> {
   await large.stop()
 
   // --- summary ---------------------------------------------------------------------------------------
-  const errors = a.errors + b.errors + c.errors + s10.errors + sLarge.errors
+  const errors = a.errors + b.errors + c.errors + bUnique.errors + s10.errors + sLarge.errors
   const rows: [string, string, string][] = [
     ['(a) bare Bun.serve', line(a), ''],
     ['(b) GET /api/v1/flags/:key', line(b), ''],
     ['(c) POST /api/v1/evaluate (100)', line(c), ''],
+    ["(b') new user_id every request", line(bUnique), ''],
     ['(b)/(a) throughput', `${ratio.toFixed(2)} (per round ${roundRatios})`, `target >= 0.80  ${verdict(ratio >= 0.8)}`],
+    ["(b')/(a) throughput", ratioUnique.toFixed(2), ''],
     [`(b) p99 at -c${CONNECTIONS}`, fmtMs(b.p99), `target < 2 ms   ${verdict(b.p99 < 2)}`],
     ['(b) p99 at -c1', fmtMs(bSingle.p99), `target < 2 ms   ${verdict(bSingle.p99 < 2)}`],
+    ...(a.instructions && b.instructions
+      ? [['(a) / (b) instructions per request', `${fmtInstructions(a)} / ${fmtInstructions(b)}`, ''] as [string, string, string]]
+      : []),
     ['engine simple flag', `${fmtInt(engineSimple)} evals/s`, `target >= 2M    ${verdict(engineSimple >= 2_000_000)}`],
     ['engine 3 rules + rollout', `${fmtInt(engineTargeted)} evals/s`, ''],
     ['engine 100 flags / context', `${fmtInt(engineHundred)} evals/s`, ''],

@@ -16,7 +16,8 @@ import { Authenticator } from './auth'
 import { cachedJson } from './caching'
 import { CONSOLE_DIST, consoleResponse } from './console'
 import { errorResponse, fromAppError, validationIssues } from './errors'
-import { rateHeaders, type RateClass, type RateLimiter } from './rate-limit'
+import { fastEvaluationRoutes } from './fast-evaluation'
+import { rateHeaders, rateLimited, type RateClass, type RateLimiter } from './rate-limit'
 import { healthRoutes } from './routes/health'
 import { docsAssetRoutes } from './routes/docs'
 import { flagRoutes } from './routes/flags'
@@ -62,7 +63,16 @@ export function createApp(deps: AppDeps) {
     management: settings.rateLimitManagementPerMinute,
   }
 
-  const app = new Elysia({ normalize: false })
+  // What the fast path hands back goes through Elysia's own fetch (assigned once `app` exists).
+  let elysiaFetch: (request: Request) => Response | Promise<Response>
+  const app = new Elysia({
+    normalize: false,
+    // Bun's router answers the evaluation GETs before Elysia when it can (fast-evaluation.ts); Elysia merges
+    // these over its own route table, so those paths' other methods stay Elysia's.
+    serve: {
+      routes: fastEvaluationRoutes({ ...deps, evaluationLimit: limits.evaluation }, (request) => elysiaFetch(request)),
+    },
+  })
     // Authentication and the rate limit run before parsing and validation: an unauthenticated client
     // learns nothing about a route's schema, and X-RateLimit-* rides on every authenticated response.
     .onRequest(async ({ request, set }) => {
@@ -79,12 +89,9 @@ export function createApp(deps: AppDeps) {
         throw e
       }
       const rateClass = rateClassOf(request.method, path)
-      const verdict = await limiter.hit(`${caller.token.hash}:${rateClass}`, limits[rateClass])
-      const headers = rateHeaders(verdict)
-      Object.assign(set.headers, headers)
-      if (!verdict.allowed) {
-        return errorResponse(429, 'RATE_LIMITED', 'Rate limit exceeded', undefined, { 'Retry-After': String(verdict.retryAfter), ...headers })
-      }
+      const verdict = await limiter.hit(caller.rateKeys[rateClass], limits[rateClass])
+      if (!verdict.allowed) return rateLimited(verdict)
+      Object.assign(set.headers, rateHeaders(verdict))
     })
     // One JSON parser for every body: 415 for other media types, 413 over the limit, 400 for malformed JSON.
     .onParse(async ({ request }) => {
@@ -162,6 +169,8 @@ export function createApp(deps: AppDeps) {
     .use(deliveryRoutes(deps))
     .use(auditRoutes(deps))
     .use(projectRoutes(deps))
+
+  elysiaFetch = (request) => app.fetch(request)
 
   /** Unknown path: 404 JSON, or 405 + Allow when the path exists under other methods; the console's
    *  client-side routes fall back to its index.html. */

@@ -4,11 +4,16 @@ import type { Store } from '../store'
 import type { TokenRow } from '../store/tokens'
 import type { Actor } from '../services/context'
 import { AppError } from '../services/errors'
-import { hashToken, isExpired, type Permission } from '../services/tokens'
+import { hashToken, type Permission } from '../services/tokens'
+import type { RateClass } from './rate-limit'
 
 export interface Caller {
   token: TokenRow
   actor: Actor
+  /** unix ms after which the token is refused (Infinity: never) */
+  expiresAtMs: number
+  /** the rate-limit counter of this token per class, built once so the hot path does not concatenate */
+  rateKeys: Record<RateClass, string>
 }
 
 const callers = new WeakMap<Request, Caller>()
@@ -35,14 +40,25 @@ export function requirePermission(request: Request, permission: Permission): Cal
 const MISS_REFRESH_MS = 1000
 const TOUCH_FLUSH_MS = 10_000
 
-/** Bound on remembered bearer strings; past it the map starts over (lookups then hash again). */
+/** Bound on remembered Authorization headers; past it the map starts over (lookups then hash again). */
 const MAX_REMEMBERED = 10_000
+
+const AUTHORIZATION = /^Bearer\s+(\S+)\s*$/i
+
+function callerFor(token: TokenRow): Caller {
+  return {
+    token,
+    actor: { projectId: token.projectId, name: token.tokenPrefix },
+    expiresAtMs: token.expiresAt === null ? Infinity : Date.parse(token.expiresAt),
+    rateKeys: { evaluation: `${token.hash}:evaluation`, management: `${token.hash}:management` },
+  }
+}
 
 export class Authenticator {
   private lastMissRefresh = 0
-  /** bearer string -> token row, so the hot path hashes each token once, not per request; emptied
-   *  whenever the token map is rebuilt, so a revoked token is never served from here */
-  private byBearer = new Map<string, TokenRow>()
+  /** Authorization header value -> caller, so a request hashes nothing and allocates no caller; emptied
+   *  whenever the token map is rebuilt, so a revoked or changed token is never served from here */
+  private byHeader = new Map<string, Caller>()
   private tokensSeen: unknown
   /** hash -> ms of last use, written to the store in batches */
   private touched = new Map<string, number>()
@@ -53,36 +69,45 @@ export class Authenticator {
     this.flushTimer = setInterval(() => void this.flush(), TOUCH_FLUSH_MS)
   }
 
-  private lookup(bearer: string): TokenRow | undefined {
+  /** The caller for an Authorization header value, from memory only: undefined when the header is
+   *  malformed or names no known token (expiry is the caller's to check, see `authenticate`). */
+  known(header: string | null): Caller | undefined {
+    if (header === null) return undefined
     if (this.tokensSeen !== this.snapshots.tokensVersion) {
-      this.byBearer.clear()
+      this.byHeader.clear()
       this.tokensSeen = this.snapshots.tokensVersion
     }
-    let token = this.byBearer.get(bearer)
-    if (token) return token
-    token = this.snapshots.token(hashToken(bearer))
-    if (token) {
-      if (this.byBearer.size >= MAX_REMEMBERED) this.byBearer.clear()
-      this.byBearer.set(bearer, token)
-    }
-    return token
+    let caller = this.byHeader.get(header)
+    if (caller) return caller
+    const m = AUTHORIZATION.exec(header)
+    const token = m ? this.snapshots.token(hashToken(m[1]!)) : undefined
+    if (!token) return undefined
+    caller = callerFor(token)
+    if (this.byHeader.size >= MAX_REMEMBERED) this.byHeader.clear()
+    this.byHeader.set(header, caller)
+    return caller
+  }
+
+  /** Records a use of the caller's token (last_used_at, flushed in batches). */
+  touch(caller: Caller, now: number): void {
+    this.touched.set(caller.token.hash, now)
   }
 
   async authenticate(request: Request): Promise<Caller> {
     const header = request.headers.get('authorization')
-    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-    if (!m) throw new AppError(401, 'UNAUTHORIZED', 'Missing or malformed Authorization header; expected "Bearer <token>"')
-    const bearer = m[1]
-    let token = this.lookup(bearer)
-    if (!token && Date.now() - this.lastMissRefresh > MISS_REFRESH_MS) {
-      this.lastMissRefresh = Date.now()
-      await this.snapshots.reloadAllTokens()
-      token = this.lookup(bearer)
+    let caller = this.known(header)
+    if (!caller) {
+      if (!header || !AUTHORIZATION.test(header)) throw new AppError(401, 'UNAUTHORIZED', 'Missing or malformed Authorization header; expected "Bearer <token>"')
+      if (Date.now() - this.lastMissRefresh > MISS_REFRESH_MS) {
+        this.lastMissRefresh = Date.now()
+        await this.snapshots.reloadAllTokens()
+        caller = this.known(header)
+      }
+      if (!caller) throw new AppError(401, 'UNAUTHORIZED', 'Unknown token')
     }
-    if (!token) throw new AppError(401, 'UNAUTHORIZED', 'Unknown token')
-    if (isExpired(token)) throw new AppError(401, 'TOKEN_EXPIRED', 'Token expired')
-    this.touched.set(token.hash, Date.now())
-    const caller = { token, actor: { projectId: token.projectId, name: token.tokenPrefix } }
+    const now = Date.now()
+    if (caller.expiresAtMs <= now) throw new AppError(401, 'TOKEN_EXPIRED', 'Token expired')
+    this.touch(caller, now)
     callers.set(request, caller)
     return caller
   }

@@ -1,5 +1,6 @@
 // Strong ETags (decisions.md §7) and Cache-Control for cacheable reads, with 304 on If-None-Match.
 import { JSON_HEADERS } from './errors'
+import type { RateVerdict } from './rate-limit'
 
 export interface CachePolicy {
   maxAge: number
@@ -16,7 +17,7 @@ export function etagOf(body: string): string {
 export const cacheControl = (p: CachePolicy): string =>
   `${p.public ? 'public' : 'private'}, max-age=${p.maxAge}${p.staleWhileRevalidate ? `, stale-while-revalidate=${p.staleWhileRevalidate}` : ''}`
 
-function matches(ifNoneMatch: string | null, etag: string): boolean {
+export function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
   if (!ifNoneMatch) return false
   if (ifNoneMatch === etag || ifNoneMatch.trim() === '*') return true
   return ifNoneMatch.split(',').some((v) => v.trim().replace(/^W\//, '') === etag)
@@ -24,7 +25,7 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
 
 /** An already serialised JSON body with its ETag; 304 without a body when the client has it. */
 export function sendCached(request: Request, body: string, etag: string, cacheControlValue: string): Response {
-  if (matches(request.headers.get('if-none-match'), etag)) {
+  if (etagMatches(request.headers.get('if-none-match'), etag)) {
     return new Response(null, { status: 304, headers: { ETag: etag, 'Cache-Control': cacheControlValue } })
   }
   return new Response(body, { headers: { ...JSON_HEADERS, ETag: etag, 'Cache-Control': cacheControlValue } })
@@ -36,17 +37,57 @@ export function cachedJson(request: Request, value: unknown, policy: CachePolicy
   return sendCached(request, body, etagOf(body), cacheControl(policy))
 }
 
-const rendered = new WeakMap<object, { body: string; etag: string }>()
+/** Headers that carry X-RateLimit-*: set only when a value differs from what the object already holds,
+ *  which for a busy token is Remaining alone. */
+class RateStampedHeaders {
+  private limit = -1
+  private reset = -1
+  constructor(readonly headers: Headers) {}
 
-/** Serialised body + ETag of a frozen value, computed once per value. The engine returns the same frozen
- *  result object for every context that takes the same path, so the hot path skips JSON.stringify and
- *  SHA-256 after the first request. Unfrozen values are rendered every time (they could change). */
-export function renderFrozen(value: object): { body: string; etag: string } {
-  let r = rendered.get(value)
-  if (!r) {
-    const body = JSON.stringify(value)
-    r = { body, etag: etagOf(body) }
-    if (Object.isFrozen(value)) rendered.set(value, r)
+  stamp(v: RateVerdict): Headers {
+    const h = this.headers
+    if (v.limit !== this.limit) h.set('X-RateLimit-Limit', String((this.limit = v.limit)))
+    h.set('X-RateLimit-Remaining', String(v.remaining))
+    if (v.resetAt !== this.reset) h.set('X-RateLimit-Reset', String((this.reset = v.resetAt)))
+    return h
+  }
+}
+
+/** An evaluation answer ready to send: body, ETag and header sets built once per distinct body and reused.
+ *  `new Response` copies the Headers it is given, so one object can be restamped for every request. */
+export class PreparedResponse {
+  readonly etag: string
+  private ok: RateStampedHeaders
+  private notModified: RateStampedHeaders
+
+  constructor(readonly body: string, readonly cacheControl: string) {
+    this.etag = etagOf(body)
+    this.ok = new RateStampedHeaders(new Headers({ ...JSON_HEADERS, ETag: this.etag, 'Cache-Control': cacheControl }))
+    this.notModified = new RateStampedHeaders(new Headers({ ETag: this.etag, 'Cache-Control': cacheControl }))
+  }
+
+  /** 200 or 304 without X-RateLimit-* (for Elysia routes, whose hook adds them). */
+  send(request: Request): Response {
+    return sendCached(request, this.body, this.etag, this.cacheControl)
+  }
+
+  /** 200 with the body, or 304 when `ifNoneMatch` names it; X-RateLimit-* from the verdict. */
+  respond(ifNoneMatch: string | null, verdict: RateVerdict): Response {
+    if (ifNoneMatch !== null && etagMatches(ifNoneMatch, this.etag)) return new Response(null, { status: 304, headers: this.notModified.stamp(verdict) })
+    return new Response(this.body, { headers: this.ok.stamp(verdict) })
+  }
+}
+
+const prepared = new WeakMap<object, PreparedResponse>()
+
+/** The prepared response of a frozen value, built once per value: the engine returns the same frozen result
+ *  object for every context that takes the same path, so the hot path skips JSON.stringify and SHA-256
+ *  after the first request. Unfrozen values are prepared every time (they could change). */
+export function preparedFor(value: object, cacheControlValue: string): PreparedResponse {
+  let r = prepared.get(value)
+  if (r === undefined || r.cacheControl !== cacheControlValue) {
+    r = new PreparedResponse(JSON.stringify(value), cacheControlValue)
+    if (Object.isFrozen(value)) prepared.set(value, r)
   }
   return r
 }

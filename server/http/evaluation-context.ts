@@ -15,30 +15,72 @@ export function checkContext(value: unknown, path = 'context'): EvaluationContex
   return ctx as EvaluationContext
 }
 
-/** `?context=` as sent (already URL-decoded by the router): JSON text of a context object. */
-export function parseContextParam(raw: string | undefined): EvaluationContext {
-  if (raw === undefined || raw === '') return {}
+/** `?context=` text (URL-decoded): JSON of a context object. */
+export function parseContextParam(text: string): EvaluationContext {
   let parsed: unknown
   try {
-    parsed = JSON.parse(raw)
+    parsed = JSON.parse(text)
   } catch {
     throw validationError([{ path: 'context', message: 'must be URL-encoded JSON' }])
   }
   return checkContext(parsed)
 }
 
-/** The raw `context` query parameter, read straight from the URL: the evaluation hot path skips the
- *  router's generic query parsing, which costs more than the evaluation itself. */
-export function contextFromUrl(url: string): string | undefined {
-  const q = url.indexOf('?')
-  if (q === -1) return undefined
-  for (const part of url.slice(q + 1).split('&')) {
-    if (!part.startsWith('context=')) continue
-    try {
-      return decodeURIComponent(part.slice(8).replace(/\+/g, ' '))
-    } catch {
-      throw validationError([{ path: 'context', message: 'must be URL-encoded JSON' }])
+/** The raw, still URL-encoded value of the first query parameter of `url` that starts with `prefix` (its
+ *  name and `=`), or undefined. Read straight from the URL: the router's generic query parsing costs more
+ *  than the evaluation itself. */
+export function rawQueryParam(url: string, prefix: `${string}=`): string | undefined {
+  let at = url.indexOf('?')
+  if (at === -1) return undefined
+  while (at !== -1) {
+    if (url.startsWith(prefix, at + 1)) {
+      const end = url.indexOf('&', at + 1 + prefix.length)
+      return url.slice(at + 1 + prefix.length, end === -1 ? undefined : end)
     }
+    at = url.indexOf('&', at + 1)
   }
   return undefined
+}
+
+/** A query value as form encoding writes it (`+` is a space); null when its percent-encoding is broken. */
+export function decodeQueryValue(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw.includes('+') ? raw.replace(/\+/g, ' ') : raw)
+  } catch {
+    return null
+  }
+}
+
+const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
+
+/** Bound on remembered contexts; past it the map starts over. */
+const MAX_CONTEXTS = 10_000
+
+/** Raw `?context=` text -> its checked, frozen context. The same user's context comes back request after
+ *  request, and decoding plus parsing it is the largest cost of an evaluation after the network; the engine
+ *  never mutates a context (they are frozen to make sure), so one parse can serve every repeat. */
+const parsedContexts = new Map<string, EvaluationContext>()
+
+const deepFreeze = <T>(value: T): T => {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v)
+    Object.freeze(value)
+  }
+  return value
+}
+
+/** The evaluation context of a GET evaluation URL (`?context=`, absent = empty); 400 as an AppError when it
+ *  is not URL-encoded JSON of a context object. */
+export function contextFromUrl(url: string): EvaluationContext {
+  const raw = rawQueryParam(url, 'context=')
+  if (raw === undefined || raw === '') return EMPTY_CONTEXT
+  let context = parsedContexts.get(raw)
+  if (context === undefined) {
+    const text = decodeQueryValue(raw)
+    if (text === null) throw validationError([{ path: 'context', message: 'must be URL-encoded JSON' }])
+    context = deepFreeze(parseContextParam(text))
+    if (parsedContexts.size >= MAX_CONTEXTS) parsedContexts.clear()
+    parsedContexts.set(raw, context)
+  }
+  return context
 }

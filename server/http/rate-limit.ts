@@ -2,6 +2,8 @@
 // Without REDIS_URL each instance counts alone; the Redis limiter (shared across instances) implements
 // the same interface.
 
+import { errorResponse } from './errors'
+
 export type RateClass = 'evaluation' | 'management'
 
 export interface RateVerdict {
@@ -63,3 +65,7 @@ export class MemoryRateLimiter implements RateLimiter {
 export function rateHeaders(v: RateVerdict): Record<string, string> {
   return { 'X-RateLimit-Limit': String(v.limit), 'X-RateLimit-Remaining': String(v.remaining), 'X-RateLimit-Reset': String(v.resetAt) }
 }
+
+/** The 429 answer (decisions.md §7): Retry-After plus the X-RateLimit-* of the refusal. */
+export const rateLimited = (v: RateVerdict): Response =>
+  errorResponse(429, 'RATE_LIMITED', 'Rate limit exceeded', undefined, { 'Retry-After': String(v.retryAfter), ...rateHeaders(v) })

@@ -1,11 +1,11 @@
 // /api/v1/configs: list, read one (per environment), stored definition, create, update, delete, overrides.
 import { t } from 'elysia'
-import { notFound } from '../../services/errors'
-import { configValue, configView } from '../../services/configs'
+import { configView } from '../../services/configs'
 import { parseIfMatch } from '../../services/keys'
 import type { AppDeps } from '../app'
 import { callerOf } from '../auth'
 import { cachedJson } from '../caching'
+import { configResponse } from '../evaluation-responses'
 import * as S from '../schemas'
 import { guard, listBody, paging, jsonBody, routeModule } from './common'
 
@@ -20,12 +20,9 @@ export const configRoutes = ({ services, snapshots }: AppDeps) =>
       query: S.Page,
       response: { 200: t.Object({ configs: t.Array(t.Object({ key: t.String(), config: S.Config })), total: t.Integer(), has_more: t.Boolean() }), ...S.errors(400, 401, 403, 429) },
     })
-    // Evaluation class: served from the in-memory snapshot.
-    .get('/api/v1/configs/:key', ({ request, params, query }) => {
-      const row = snapshots.project(callerOf(request).actor.projectId)?.configs.get(params.key)
-      if (!row) throw notFound('CONFIG_NOT_FOUND', `Config "${params.key}"`)
-      return cachedJson(request, { value: configValue(row, query.environment) }, { maxAge: 60 })
-    }, {
+    // Evaluation class, from the in-memory snapshot; like GET /flags/:key, Bun's router sends the common case
+    // to fast-evaluation.ts first.
+    .get('/api/v1/configs/:key', ({ request, params, query }) => configResponse(snapshots, callerOf(request).actor.projectId, params.key, query.environment).send(request), {
       ...guard('read:configs', 'evaluation', "A config's value (the environment's override when `environment` has one)"),
       params: S.KeyParam,
       query: t.Object({ environment: t.Optional(t.String()) }),

@@ -1,0 +1,89 @@
+// GET /api/v1/flags/:key and GET /api/v1/configs/:key on Bun's native router, ahead of Elysia. Applications
+// call these on every page view, and Elysia's per-request machinery (hooks, context object, header merging)
+// cost several times what the evaluation itself does (bench/request-path.ts shows the split).
+//
+// The fast path answers only the common case: a GET whose token is already in memory, unexpired and allowed
+// to read, for a key that exists and a context that parses. Anything else is handed to Elysia untouched
+// (`fallback`), before any side effect, so errors, refreshes of unknown tokens and edge cases have one
+// implementation: the routes in routes/flags.ts and routes/configs.ts, whose answers
+// (evaluation-responses.ts) this module shares.
+import type { BunRequest } from 'bun'
+import type { Snapshots } from '../cache/snapshots'
+import type { Permission } from '../services/tokens'
+import { can, type Authenticator, type Caller } from './auth'
+import type { PreparedResponse } from './caching'
+import { decodeQueryValue, rawQueryParam } from './evaluation-context'
+import { configResponse, flagResponse } from './evaluation-responses'
+import { rateLimited, type RateLimiter, type RateVerdict } from './rate-limit'
+
+export interface FastEvaluationDeps {
+  snapshots: Snapshots
+  authenticator: Authenticator
+  limiter: RateLimiter
+  /** requests per minute of the evaluation class */
+  evaluationLimit: number
+}
+
+type Fallback = (request: Request) => Response | Promise<Response>
+/** Bun's route handler; `params.key` is the path's key, already percent-decoded by Bun. */
+type Handler = (request: BunRequest<string>) => Response | Promise<Response>
+
+const FLAG_PATH = '/api/v1/flags/:key'
+const CONFIG_PATH = '/api/v1/configs/:key'
+
+/** Bun `routes` for Elysia's `serve` option; Bun sends these paths' other methods to Elysia as before. */
+export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallback) {
+  const { snapshots, authenticator, limiter, evaluationLimit } = deps
+
+  /** The caller if this request may take the fast path: a GET without a body from a known, unexpired token
+   *  that holds `permission`. */
+  function admitted(request: Request, permission: Permission, now: number): Caller | undefined {
+    if (request.method !== 'GET' || request.headers.get('content-length') !== null) return undefined
+    const caller = authenticator.known(request.headers.get('authorization'))
+    if (caller === undefined || caller.expiresAtMs <= now || !can(caller.token, permission)) return undefined
+    return caller
+  }
+
+  const send = (request: Request, answer: PreparedResponse, verdict: RateVerdict): Response =>
+    verdict.allowed ? answer.respond(request.headers.get('if-none-match'), verdict) : rateLimited(verdict)
+
+  /** Counts the request against the token's evaluation budget and answers (async only with the Redis limiter). */
+  function answer(request: Request, caller: Caller, prepared: PreparedResponse, now: number): Response | Promise<Response> {
+    authenticator.touch(caller, now)
+    const verdict = limiter.hit(caller.rateKeys.evaluation, evaluationLimit, now)
+    return verdict instanceof Promise ? verdict.then((v) => send(request, prepared, v)) : send(request, prepared, verdict)
+  }
+
+  const flag: Handler = (request) => {
+    const now = Date.now()
+    const caller = admitted(request, 'read:flags', now)
+    if (caller === undefined) return fallback(request)
+    let prepared: PreparedResponse
+    try {
+      prepared = flagResponse(snapshots, caller.actor.projectId, request.params.key!, request.url)
+    } catch {
+      return fallback(request) // unknown flag or a malformed context: Elysia's route words the error
+    }
+    return answer(request, caller, prepared, now)
+  }
+
+  const config: Handler = (request) => {
+    const now = Date.now()
+    const caller = admitted(request, 'read:configs', now)
+    if (caller === undefined) return fallback(request)
+    const url = request.url
+    const raw = rawQueryParam(url, 'environment=')
+    // Elysia validates the query (a repeated parameter is an error there); only the plain case is served here.
+    const environment = raw === undefined ? undefined : decodeQueryValue(raw)
+    if (environment === null || (raw !== undefined && url.indexOf('environment=', url.indexOf('environment=') + 1) !== -1)) return fallback(request)
+    let prepared: PreparedResponse
+    try {
+      prepared = configResponse(snapshots, caller.actor.projectId, request.params.key!, environment)
+    } catch {
+      return fallback(request)
+    }
+    return answer(request, caller, prepared, now)
+  }
+
+  return { [FLAG_PATH]: { GET: flag }, [CONFIG_PATH]: { GET: config } }
+}

@@ -1,0 +1,60 @@
+// Reading `?context=` straight from the URL (server/http/evaluation-context.ts), and its parse cache.
+import { describe, expect, test } from 'bun:test'
+import { contextFromUrl, decodeQueryValue, rawQueryParam } from '../../server/http/evaluation-context'
+import { AppError } from '../../server/services/errors'
+
+const url = (query: string) => `http://127.0.0.1:1/api/v1/flags/f${query}`
+const enc = (c: unknown) => encodeURIComponent(JSON.stringify(c))
+
+describe('rawQueryParam', () => {
+  test('the first parameter with that exact name, still encoded', () => {
+    expect(rawQueryParam(url('?context=a%20b'), 'context=')).toBe('a%20b')
+    expect(rawQueryParam(url('?x=1&context=c&context=d'), 'context=')).toBe('c')
+    expect(rawQueryParam(url('?xcontext=1&y=context=2'), 'context=')).toBeUndefined()
+    expect(rawQueryParam(url('?context='), 'context=')).toBe('')
+    expect(rawQueryParam(url(''), 'context=')).toBeUndefined()
+    expect(rawQueryParam(url('?environment=staging&context=z'), 'environment=')).toBe('staging')
+  })
+
+  test('decodeQueryValue: `+` is a space; broken percent-encoding is null', () => {
+    expect(decodeQueryValue('a+b%2Bc')).toBe('a b+c')
+    expect(decodeQueryValue('%E0')).toBeNull()
+  })
+})
+
+describe('contextFromUrl', () => {
+  test('absent or empty: the empty context', () => {
+    expect(contextFromUrl(url(''))).toEqual({})
+    expect(contextFromUrl(url('?context='))).toEqual({})
+  })
+
+  test('parses, checks and freezes; the same text gives the same object', () => {
+    const text = enc({ user_id: 'u1', custom: { country: 'us' } })
+    const a = contextFromUrl(url(`?context=${text}`))
+    expect(a).toEqual({ user_id: 'u1', custom: { country: 'us' } })
+    expect(Object.isFrozen(a)).toBe(true)
+    expect(Object.isFrozen(a.custom)).toBe(true)
+    expect(contextFromUrl(url(`?other=1&context=${text}`))).toBe(a)
+  })
+
+  test('not URL-encoded JSON of a context object: 400 with the field path, every time', () => {
+    for (const [query, path] of [['?context=%E0', 'context'], ['?context=not-json', 'context'], [`?context=${enc([1])}`, 'context'], [`?context=${enc({ plan: 1 })}`, 'context.plan']] as const) {
+      for (let i = 0; i < 2; i++) {
+        let error: unknown
+        try {
+          contextFromUrl(url(query))
+        } catch (e) {
+          error = e
+        }
+        expect(error).toBeInstanceOf(AppError)
+        expect((error as AppError).status).toBe(400)
+        expect(((error as AppError).details as { issues: { path: string }[] }).issues[0]!.path).toBe(path)
+      }
+    }
+  })
+
+  test('past its bound the cache starts over and still answers right', () => {
+    for (let i = 0; i < 10_050; i++) expect(contextFromUrl(url(`?context=${enc({ user_id: `u${i}` })}`)).user_id).toBe(`u${i}`)
+    expect(contextFromUrl(url(`?context=${enc({ user_id: 'u3' })}`)).user_id).toBe('u3')
+  })
+})
