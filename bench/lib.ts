@@ -143,6 +143,10 @@ export async function startScriptServer(name: string, script: string, env: Recor
 
 export const startBareServer = (body: string) => startScriptServer('bare Bun.serve', 'bare-server.ts', { BENCH_BODY: body })
 
+/** bare-server.ts doing only the contract's minimum per request (see there): the ceiling of (b)/(a). */
+export const startFloorServer = (body: string, token: string) =>
+  startScriptServer('floor Bun.serve', 'bare-server.ts', { BENCH_BODY: body, BENCH_TOKEN: token, BENCH_FLOOR: '1' })
+
 export async function call(srv: FlagServer, method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
   const res = await fetch(srv.url + path, {
     method,

@@ -3,6 +3,7 @@
 //   (a) a bare Bun.serve returning a fixed JSON body the size of (b)'s response (bench/bare-server.ts)
 //   (b) GET /api/v1/flags/:key?context=... on the real server, a flag with 3 rules + a rollout
 //   (c) POST /api/v1/evaluate of 100 flags on the real server
+//   (a') bare-server.ts doing only the contract's minimum (auth header, URL, six headers): (b)/(a)'s ceiling
 //   (b') (b) with a new user_id in every request (no repeat for the server's context cache to find)
 // measured with wrk, interleaved (a, b, c, b', a, b, ...) after a warm-up, with the server's instructions per
 // request from `perf stat` where perf exists (BENCH_PERF=0 turns that off); then the in-process engine
@@ -20,7 +21,7 @@ import { cpus } from 'node:os'
 import { join } from 'node:path'
 import {
   BUN, CONNECTIONS, CONTEXT, LARGE, LOAD_CPU, ROOT, ROUNDS, SECONDS, SERVER_CPU, call, cleanup, elapsed, evalPath, fmtInt, fmtMs,
-  fmtInstructions, hasTaskset, interleaved, uniqueContextScript, line, luaScript, pad, pinned, populate, rssKiB, spawnTracked, startBareServer, startFlagServer, verdict,
+  fmtInstructions, hasTaskset, interleaved, uniqueContextScript, line, luaScript, pad, pinned, populate, rssKiB, spawnTracked, startBareServer, startFloorServer, startFlagServer, verdict,
   best, loadavg, requireWrk, roundRatio, watchdog, within, wrk, type Target, type WrkResult,
 } from './lib'
 
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
     throw new Error(`bulk evaluation failed: ${bulkResponse.status} ${bulkResponse.text.slice(0, 300)}`)
   }
   const bare = await startBareServer(bResponse.text)
+  const floor = await startFloorServer(bResponse.text, srv.token)
   const bareBody = await (await fetch(bare.url)).text()
   if (bareBody.length !== bResponse.text.length) throw new Error('bare body size differs from the evaluation response')
   console.log(`  (b) response: ${bResponse.text} (${bResponse.text.length} bytes; (a) sends the same bytes)`)
@@ -61,11 +63,13 @@ async function main(): Promise<void> {
     { name: '(a) bare Bun.serve', url: bare.url + '/', pid: bare.pid },
     { name: '(b) GET /flags/:key (3 rules+rollout)', url: srv.url + evalPath('bench-flag'), token: srv.token, pid: srv.pid },
     { name: '(c) POST /evaluate (100 flags)', url: srv.url + '/api/v1/evaluate', token: srv.token, script: postScript, pid: srv.pid },
+    { name: "(a') floor: auth header + URL + 6 headers", url: floor.url + evalPath('bench-flag'), token: srv.token, pid: floor.pid },
     // (b) repeats one context, which the server's context cache parses once; (b') never repeats one.
     { name: "(b') (b), a new user_id every request", url: srv.url + evalPath('bench-flag'), token: srv.token, script: uniqueContextScript('bench-flag'), pid: srv.pid },
   ]
   console.log(`\n[${elapsed()}] HTTP: interleaved rounds`)
-  const [a, b, c, bUnique] = (await interleaved(targets)) as [WrkResult, WrkResult, WrkResult, WrkResult]
+  const [a, b, c, aFloor, bUnique] = (await interleaved(targets)) as [WrkResult, WrkResult, WrkResult, WrkResult, WrkResult]
+  const ratioFloor = roundRatio(aFloor, a)
   const ratio = roundRatio(b, a)
   const ratioUnique = roundRatio(bUnique, a)
   const roundRatios = b.rounds!.map((v, i) => (v / a.rounds![i]!).toFixed(2)).join(', ')
@@ -82,6 +86,7 @@ async function main(): Promise<void> {
   console.log(`                             (b) ${line(bSingle)}`)
   const rssMain = rssKiB(srv.pid)
   await bare.stop()
+  await floor.stop()
   await srv.stop()
 
   // --- engine ----------------------------------------------------------------------------------------
@@ -129,7 +134,7 @@ async function main(): Promise<void> {
   await large.stop()
 
   // --- summary ---------------------------------------------------------------------------------------
-  const errors = a.errors + b.errors + c.errors + bUnique.errors + s10.errors + sLarge.errors
+  const errors = a.errors + b.errors + c.errors + aFloor.errors + bUnique.errors + s10.errors + sLarge.errors
   const rows: [string, string, string][] = [
     ['(a) bare Bun.serve', line(a), ''],
     ['(b) GET /api/v1/flags/:key', line(b), ''],
@@ -137,6 +142,7 @@ async function main(): Promise<void> {
     ["(b') new user_id every request", line(bUnique), ''],
     ['(b)/(a) throughput', `${ratio.toFixed(2)} (per round ${roundRatios})`, `target >= 0.80  ${verdict(ratio >= 0.8)}`],
     ["(b')/(a) throughput", ratioUnique.toFixed(2), ''],
+    ["(a')/(a): ceiling of (b)/(a) here", `${ratioFloor.toFixed(2)} (auth header + URL + the 6 response headers, no evaluation)`, ''],
     [`(b) p99 at -c${CONNECTIONS}`, fmtMs(b.p99), `target < 2 ms   ${verdict(b.p99 < 2)}`],
     ['(b) p99 at -c1', fmtMs(bSingle.p99), `target < 2 ms   ${verdict(bSingle.p99 < 2)}`],
     ...(a.instructions && b.instructions

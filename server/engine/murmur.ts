@@ -54,7 +54,19 @@ const SCRATCH_CHARS = SCRATCH.length / 3
 
 /** MurmurHash3 x86 32-bit over the UTF-8 bytes of `text` (lone surrogates become U+FFFD, as TextEncoder does). */
 export function murmur3(text: string, seed = 0): number {
-  if (text.length <= SCRATCH_CHARS) {
+  const n = text.length
+  if (n <= SCRATCH.length) {
+    // ASCII (ids, keys: nearly always) is its own UTF-8; copying it by hand skips the encoder call and the
+    // object it returns, which cost more than the hash itself.
+    let i = 0
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i)
+      if (c > 0x7f) break
+      SCRATCH[i] = c
+    }
+    if (i === n) return murmur3Bytes(SCRATCH, n, seed)
+  }
+  if (n <= SCRATCH_CHARS) {
     const { written } = encoder.encodeInto(text, SCRATCH)
     return murmur3Bytes(SCRATCH, written, seed)
   }

@@ -4,6 +4,7 @@ import type { Db, Tables } from './database'
 
 export type DocumentTable = Tables['flags'] | Tables['configs'] | Tables['segments']
 export type DocumentRow = Tables['flags']['$inferSelect']
+export type DocumentStamp = Pick<DocumentRow, 'key' | 'version' | 'createdAt' | 'updatedAt'>
 
 export function documentRepository(table: DocumentTable) {
   const byKey = (projectId: string, key: string) => and(eq(table.projectId, projectId), eq(table.key, key))
@@ -15,6 +16,11 @@ export function documentRepository(table: DocumentTable) {
     },
     all(db: Db, projectId: string): Promise<DocumentRow[]> {
       return db.select().from(table).where(eq(table.projectId, projectId)).orderBy(asc(table.key))
+    },
+    /** Every row's key with what changes on each write (version, timestamps), without the bodies: lets
+     *  the periodic reconcile find what changed without reading and parsing every document. */
+    stamps(db: Db, projectId: string): Promise<DocumentStamp[]> {
+      return db.select({ key: table.key, version: table.version, createdAt: table.createdAt, updatedAt: table.updatedAt }).from(table).where(eq(table.projectId, projectId))
     },
     async get(db: Db, projectId: string, key: string): Promise<DocumentRow | undefined> {
       const [row] = await db.select().from(table).where(byKey(projectId, key))

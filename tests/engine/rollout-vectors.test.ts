@@ -28,6 +28,20 @@ describe('rollout reference vectors', () => {
     expect(murmur3(long)).toBe(murmur3Bytes(new TextEncoder().encode(long)))
   })
 
+  test('ASCII, non-ASCII at any position, lone surrogates and lengths around the scratch buffer hash like their UTF-8 bytes', () => {
+    const bytes = (s: string) => murmur3Bytes(new TextEncoder().encode(s))
+    for (const n of [0, 1, 3, 4, 5, 341, 342, 343, 1023, 1024, 1025, 3000]) {
+      const ascii = 'abcdefghij'.repeat(301).slice(0, n)
+      expect(murmur3(ascii)).toBe(bytes(ascii))
+      for (const at of [0, Math.floor(n / 2), n]) {
+        for (const odd of ['ü', '\ud800', '😀']) {
+          const mixed = ascii.slice(0, at) + odd + ascii.slice(at)
+          expect(murmur3(mixed)).toBe(bytes(mixed))
+        }
+      }
+    }
+  })
+
   test('known MurmurHash3 x86_32 values (seed handling)', () => {
     expect(murmur3('')).toBe(0)
     expect(murmur3('', 1)).toBe(0x514e28b7)
