@@ -5,6 +5,7 @@ import type { TokenRow } from '../store/tokens'
 import type { Actor } from '../services/context'
 import { AppError } from '../services/errors'
 import { hashToken, type Permission } from '../services/tokens'
+import { BoundedMemo } from './bounded-memo'
 import type { RateClass } from './rate-limit'
 
 export interface Caller {
@@ -40,8 +41,6 @@ export function requirePermission(request: Request, permission: Permission): Cal
 const MISS_REFRESH_MS = 1000
 const TOUCH_FLUSH_MS = 10_000
 
-/** Bound on remembered Authorization headers; past it the map starts over (lookups then hash again). */
-const MAX_REMEMBERED = 10_000
 
 const AUTHORIZATION = /^Bearer\s+(\S+)\s*$/i
 
@@ -57,8 +56,10 @@ function callerFor(token: TokenRow): Caller {
 export class Authenticator {
   private lastMissRefresh = 0
   /** Authorization header value -> caller, so a request hashes nothing and allocates no caller; emptied
-   *  whenever the token map is rebuilt, so a revoked or changed token is never served from here */
-  private byHeader = new Map<string, Caller>()
+   *  whenever the token map is rebuilt, so a revoked or changed token is never served from here. Only
+   *  headers naming a known token get in; past 10,000 (or for a header over 256 characters, far above
+   *  `Bearer ` + a token) lookups hash again. */
+  private byHeader = new BoundedMemo<Caller>(10_000, 256)
   private tokensSeen: unknown
   /** hash -> ms of last use, written to the store in batches */
   private touched = new Map<string, number>()
@@ -83,7 +84,6 @@ export class Authenticator {
     const token = m ? this.snapshots.token(hashToken(m[1]!)) : undefined
     if (!token) return undefined
     caller = callerFor(token)
-    if (this.byHeader.size >= MAX_REMEMBERED) this.byHeader.clear()
     this.byHeader.set(header, caller)
     return caller
   }

@@ -1,6 +1,7 @@
 // The evaluation context as clients send it: URL-encoded JSON in `?context=` or a JSON body field.
 import type { EvaluationContext } from '../engine'
 import { validationError } from '../services/errors'
+import { BoundedMemo } from './bounded-memo'
 
 const STRING_FIELDS = ['user_id', 'plan', 'environment'] as const
 
@@ -53,13 +54,11 @@ export function decodeQueryValue(raw: string): string | null {
 
 const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
 
-/** Bound on remembered contexts; past it the map starts over. */
-const MAX_CONTEXTS = 10_000
-
 /** Raw `?context=` text -> its checked, frozen context. The same user's context comes back request after
  *  request, and decoding plus parsing it is the largest cost of an evaluation after the network; the engine
- *  never mutates a context (they are frozen to make sure), so one parse can serve every repeat. */
-const parsedContexts = new Map<string, EvaluationContext>()
+ *  never mutates a context (they are frozen to make sure), so one parse can serve every repeat. At most
+ *  10,000 contexts of up to 2 KiB of text each (typical ones are ~200 bytes); longer ones are parsed every time. */
+const parsedContexts = new BoundedMemo<EvaluationContext>(10_000, 2048)
 
 const deepFreeze = <T>(value: T): T => {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -79,7 +78,6 @@ export function contextFromUrl(url: string): EvaluationContext {
     const text = decodeQueryValue(raw)
     if (text === null) throw validationError([{ path: 'context', message: 'must be URL-encoded JSON' }])
     context = deepFreeze(parseContextParam(text))
-    if (parsedContexts.size >= MAX_CONTEXTS) parsedContexts.clear()
     parsedContexts.set(raw, context)
   }
   return context

@@ -2,6 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { contextFromUrl, decodeQueryValue, rawQueryParam } from '../../server/http/evaluation-context'
 import { AppError } from '../../server/services/errors'
+import { BoundedMemo } from '../../server/http/bounded-memo'
 
 const url = (query: string) => `http://127.0.0.1:1/api/v1/flags/f${query}`
 const enc = (c: unknown) => encodeURIComponent(JSON.stringify(c))
@@ -53,8 +54,29 @@ describe('contextFromUrl', () => {
     }
   })
 
+  test('a context longer than the memo keeps is parsed every time, and right', () => {
+    const text = enc({ user_id: 'long', custom: { note: 'x'.repeat(3000) } })
+    const a = contextFromUrl(url(`?context=${text}`))
+    const b = contextFromUrl(url(`?context=${text}`))
+    expect(a.user_id).toBe('long')
+    expect(b).toEqual(a)
+    expect(b).not.toBe(a)
+  })
+
   test('past its bound the cache starts over and still answers right', () => {
     for (let i = 0; i < 10_050; i++) expect(contextFromUrl(url(`?context=${enc({ user_id: `u${i}` })}`)).user_id).toBe(`u${i}`)
     expect(contextFromUrl(url(`?context=${enc({ user_id: 'u3' })}`)).user_id).toBe('u3')
+  })
+})
+
+describe('BoundedMemo', () => {
+  test('forgets everything past its entry bound; never keeps keys over its length bound', () => {
+    const memo = new BoundedMemo<number>(3, 5)
+    for (const [i, k] of ['a', 'b', 'c'].entries()) memo.set(k, i)
+    expect([memo.get('a'), memo.get('c')]).toEqual([0, 2])
+    memo.set('d', 3)
+    expect([memo.get('a'), memo.get('b'), memo.get('c'), memo.get('d')]).toEqual([undefined, undefined, undefined, 3])
+    memo.set('toolong', 4)
+    expect(memo.get('toolong')).toBeUndefined()
   })
 })
