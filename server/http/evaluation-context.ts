@@ -56,16 +56,19 @@ const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
 
 /** Raw `?context=` text -> its checked, frozen context. The same user's context comes back request after
  *  request, and decoding plus parsing it is the largest cost of an evaluation after the network; the engine
- *  never mutates a context (they are frozen to make sure), so one parse can serve every repeat. At most
- *  10,000 contexts of up to 2 KiB of text each (typical ones are ~200 bytes); longer ones are parsed every time. */
-const parsedContexts = new BoundedMemo<EvaluationContext>(10_000, 2048)
+ *  never mutates a context (they are frozen to make sure), so one parse can serve every repeat. Memory is
+ *  bounded by what a client could send: at most 4,096 contexts of up to 1 KiB of text and 64 JSON values
+ *  each (a typical context is ~200 bytes and ~10 values); bigger ones are parsed every time. */
+const parsedContexts = new BoundedMemo<EvaluationContext>(4096, 1024)
+const MAX_MEMO_VALUES = 64
 
-const deepFreeze = <T>(value: T): T => {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v)
-    Object.freeze(value)
-  }
-  return value
+/** Freezes `value` and everything in it; returns how many JSON values that was. */
+function deepFreeze(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 1
+  let count = 1
+  for (const v of Object.values(value)) count += deepFreeze(v)
+  Object.freeze(value)
+  return count
 }
 
 /** The evaluation context of a GET evaluation URL (`?context=`, absent = empty); 400 as an AppError when it
@@ -77,8 +80,8 @@ export function contextFromUrl(url: string): EvaluationContext {
   if (context === undefined) {
     const text = decodeQueryValue(raw)
     if (text === null) throw validationError([{ path: 'context', message: 'must be URL-encoded JSON' }])
-    context = deepFreeze(parseContextParam(text))
-    parsedContexts.set(raw, context)
+    context = parseContextParam(text)
+    if (deepFreeze(context) <= MAX_MEMO_VALUES) parsedContexts.set(raw, context)
   }
   return context
 }

@@ -12,7 +12,7 @@ import type { Snapshots } from '../cache/snapshots'
 import type { Permission } from '../services/tokens'
 import { can, type Authenticator, type Caller } from './auth'
 import type { PreparedResponse } from './caching'
-import { decodeQueryValue, rawQueryParam } from './evaluation-context'
+import { decodeQueryValue } from './evaluation-context'
 import { configResponse, flagResponse } from './evaluation-responses'
 import { rateLimited, type RateLimiter, type RateVerdict } from './rate-limit'
 
@@ -30,6 +30,7 @@ type Handler = (request: BunRequest<string>) => Response | Promise<Response>
 
 const FLAG_PATH = '/api/v1/flags/:key'
 const CONFIG_PATH = '/api/v1/configs/:key'
+const ENVIRONMENT_QUERY = '?environment='
 
 /** Bun `routes` for Elysia's `serve` option; Bun sends these paths' other methods to Elysia as before. */
 export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallback) {
@@ -71,11 +72,17 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     const now = Date.now()
     const caller = admitted(request, 'read:configs', now)
     if (caller === undefined) return fallback(request)
+    // Elysia validates this route's query (any other parameter is a 400, repeats and encoded names have
+    // its own readings): only no query, or exactly one plain `environment=`, is served here.
     const url = request.url
-    const raw = rawQueryParam(url, 'environment=')
-    // Elysia validates the query (a repeated parameter is an error there); only the plain case is served here.
-    const environment = raw === undefined ? undefined : decodeQueryValue(raw)
-    if (environment === null || (raw !== undefined && url.indexOf('environment=', url.indexOf('environment=') + 1) !== -1)) return fallback(request)
+    const q = url.indexOf('?')
+    let environment: string | undefined
+    if (q !== -1) {
+      if (!url.startsWith(ENVIRONMENT_QUERY, q) || url.indexOf('&', q) !== -1) return fallback(request)
+      const decoded = decodeQueryValue(url.slice(q + ENVIRONMENT_QUERY.length))
+      if (decoded === null) return fallback(request)
+      environment = decoded
+    }
     let prepared: PreparedResponse
     try {
       prepared = configResponse(snapshots, caller.actor.projectId, request.params.key!, environment)

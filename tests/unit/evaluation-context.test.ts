@@ -63,6 +63,15 @@ describe('contextFromUrl', () => {
     expect(b).not.toBe(a)
   })
 
+  test('a short context with many values (memory a client could multiply) is not kept', () => {
+    const text = enc({ user_id: 'wide', custom: { list: Array.from({ length: 80 }, () => ({})) } })
+    expect(text.length).toBeLessThan(1024)
+    const a = contextFromUrl(url(`?context=${text}`))
+    expect(contextFromUrl(url(`?context=${text}`))).not.toBe(a)
+    const small = enc({ user_id: 'narrow', custom: { list: [1, 2, 3] } })
+    expect(contextFromUrl(url(`?context=${small}`))).toBe(contextFromUrl(url(`?context=${small}`)))
+  })
+
   test('past its bound the cache starts over and still answers right', () => {
     for (let i = 0; i < 10_050; i++) expect(contextFromUrl(url(`?context=${enc({ user_id: `u${i}` })}`)).user_id).toBe(`u${i}`)
     expect(contextFromUrl(url(`?context=${enc({ user_id: 'u3' })}`)).user_id).toBe('u3')

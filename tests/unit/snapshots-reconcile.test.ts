@@ -65,3 +65,50 @@ test('reconcile reloads changed, new and deleted documents only; a segment chang
   expect(evaluate('stable', {})).toBe('reborn')
   await database.close()
 })
+
+test('notices applied while reconcile awaits win: a segment change and a deletion are not undone', async () => {
+  const database = await openDatabase(`sqlite:${join(mkdtempSync(join(tmpdir(), 'flagship-reconcile-')), 'f.db')}`)
+  const store = createStore(database)
+  await bootstrap(store, undefined)
+  const targeted = (value: string) => ({ enabled: true, value, targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'seg' }], value: 'in' }] } })
+  await store.transaction(async (tx) => {
+    await store.segments.insert(tx, doc('seg', { conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }] }))
+    await store.flags.insert(tx, doc('f', targeted('out')))
+    await store.flags.insert(tx, doc('gone', { enabled: true, value: 1 }))
+  })
+  const snapshots = new Snapshots(store)
+  await snapshots.reconcile()
+  const flags = () => snapshots.project('default')!.flags
+  // Missed notices: f and gone changed behind the snapshot's back.
+  await store.transaction(async (tx) => {
+    await store.flags.update(tx, 'default', 'f', targeted('out2'), 1, at(5))
+    await store.flags.update(tx, 'default', 'gone', { enabled: true, value: 2 }, 1, at(5))
+  })
+  // While reconcile reads f, the segment changes and `gone` is deleted, and both notices are applied.
+  const read = store.flags.get
+  let interleaved = false
+  store.flags.get = async (db, projectId, key) => {
+    const row = await read(db, projectId, key)
+    if (!interleaved) {
+      interleaved = true
+      await store.transaction(async (tx) => {
+        await store.segments.update(tx, 'default', 'seg', { conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] }, 1, at(6))
+        await store.flags.delete(tx, 'default', 'gone')
+      })
+      await snapshots.apply({ projectId: 'default', resourceType: 'segment', resourceKey: 'seg' })
+      await snapshots.apply({ projectId: 'default', resourceType: 'flag', resourceKey: 'gone' })
+    }
+    return row
+  }
+  try {
+    await snapshots.reconcile()
+  } finally {
+    store.flags.get = read
+  }
+  expect(flags().has('gone')).toBe(false)
+  await snapshots.reconcile()
+  expect(flags().has('gone')).toBe(false)
+  expect(flags().get('f')!.compiled.evaluate({ plan: 'enterprise' }).value).toBe('in')
+  expect(flags().get('f')!.compiled.evaluate({ plan: 'pro' }).value).toBe('out2')
+  await database.close()
+})
