@@ -28,6 +28,8 @@ import {
 // ---------------------------------------------------------------------------------------------------
 // Main
 
+const total = (r: WrkResult) => r.instructions!.user + r.instructions!.kernel
+
 async function main(): Promise<void> {
   requireWrk()
   console.log(`flagship bench: ${cpus().length} CPUs, bun ${Bun.version}, wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} interleaved rounds`)
@@ -119,8 +121,8 @@ async function main(): Promise<void> {
   const rssLarge = rssKiB(large.pid)
   console.log(`  RSS: empty project ${fmtInt(rssEmpty / 1024)} MiB, 10 flags ${fmtInt(rssSmall / 1024)} MiB, ${fmtInt(LARGE)} flags ${fmtInt(rssLarge / 1024)} MiB`)
   const sizeTargets: Target[] = [
-    { name: 'GET /flags/:key, 10 flags', url: small.url + evalPath('bench-flag'), token: small.token },
-    { name: `GET /flags/:key, ${fmtInt(LARGE)} flags`, url: large.url + evalPath('bench-flag'), token: large.token },
+    { name: 'GET /flags/:key, 10 flags', url: small.url + evalPath('bench-flag'), token: small.token, pid: small.pid },
+    { name: `GET /flags/:key, ${fmtInt(LARGE)} flags`, url: large.url + evalPath('bench-flag'), token: large.token, pid: large.pid },
   ]
   const [s10, sLarge] = (await interleaved(sizeTargets, ROUNDS, 2)) as [WrkResult, WrkResult]
   const rssLargeAfter = rssKiB(large.pid)
@@ -154,6 +156,9 @@ async function main(): Promise<void> {
     [`RSS, ${fmtInt(LARGE)} flags`, `${fmtInt(rssLarge / 1024)} MiB (10 flags: ${fmtInt(rssSmall / 1024)} MiB; 100-flag server after load: ${fmtInt(rssMain / 1024)} MiB)`, ''],
     ['eval req/s 10 flags', `${fmtInt(s10.rps)}`, ''],
     [`eval req/s ${fmtInt(LARGE)} flags`, `${fmtInt(sLarge.rps)} (${((sizeRatio - 1) * 100).toFixed(1)}% vs 10, median per round)`, `target +-10%    ${verdict(Math.abs(sizeRatio - 1) <= 0.1)}`],
+    ...(s10.instructions && sLarge.instructions
+      ? [[`instructions/req 10 vs ${fmtInt(LARGE)} flags`, `${fmtInstructions(s10)} vs ${fmtInstructions(sLarge)} (${((total(sLarge) / total(s10) - 1) * 100).toFixed(1)}%)`, ''] as [string, string, string]]
+      : []),
     ['HTTP errors during load', String(errors), errors ? 'results suspect' : ''],
     ['load average start / end', `${loadStart} / ${loadavg()}`, ''],
   ]

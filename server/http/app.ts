@@ -15,9 +15,10 @@ import type { Services } from '../services'
 import { Authenticator } from './auth'
 import { cachedJson } from './caching'
 import { CONSOLE_DIST, consoleResponse } from './console'
-import { errorResponse, fromAppError, validationIssues } from './errors'
+import { errorResponse, fromAppError, pagingIssues, validationIssues } from './errors'
 import { fastEvaluationRoutes } from './fast-evaluation'
 import { rateHeaders, rateLimited, type RateClass, type RateLimiter } from './rate-limit'
+import * as S from './schemas'
 import { healthRoutes } from './routes/health'
 import { docsAssetRoutes } from './routes/docs'
 import { flagRoutes } from './routes/flags'
@@ -41,6 +42,7 @@ export interface AppDeps {
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024
+const PAGING_BOUNDS = { limit: S.Page.properties.limit, offset: S.Page.properties.offset } as const
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** Evaluation endpoints get the larger budget (decisions.md §7); everything else under /api is management. */
@@ -118,8 +120,12 @@ export function createApp(deps: AppDeps) {
       }
       switch (code) {
         case 'VALIDATION': {
-          const where = (error as { type?: string }).type ?? 'body'
-          const issues = validationIssues(error as never, where)
+          const type = (error as { type?: string }).type ?? 'body'
+          // A query error ('property' is Elysia's coercion failure, which does not name the parameter) about
+          // limit/offset is reported with the parameter's name.
+          const paging = type === 'query' || type === 'property' ? pagingIssues(request.url, PAGING_BOUNDS) : undefined
+          const where = paging ? 'query' : type
+          const issues = paging ?? validationIssues(error as never, where)
           return errorResponse(400, 'VALIDATION_ERROR', `Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues })
         }
         case 'PARSE':

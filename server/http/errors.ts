@@ -26,3 +26,26 @@ export function validationIssues(error: { all?: ElysiaValidationIssue[]; type?: 
   const issues = all.map((i) => ({ path: toPath(i.path) || where, message: i.summary ?? i.message ?? 'invalid' }))
   return issues.length ? issues : [{ path: where, message: 'invalid' }]
 }
+
+/** The paging parameters every list route takes, with their bounds (schemas.ts `Page`). */
+type IntegerBounds = { minimum?: number; maximum?: number }
+
+/**
+ * Issues with `limit` / `offset` in the URL, with the parameter as the path. Elysia's coercion of numeric
+ * query values reports an out-of-range value without naming the parameter (`property`, path ''), and a
+ * non-number as a union mismatch; this re-checks the raw values so the client learns which one and why.
+ * Undefined when they are fine.
+ */
+export function pagingIssues(url: string, bounds: Record<string, IntegerBounds>): { path: string; message: string }[] | undefined {
+  const q = url.indexOf('?')
+  if (q === -1) return undefined
+  const issues: { path: string; message: string }[] = []
+  for (const [name, raw] of new URLSearchParams(url.slice(q + 1))) {
+    const b = bounds[name]
+    if (!b) continue
+    const n = Number(raw)
+    const [min, max] = [b.minimum ?? -Infinity, b.maximum ?? Infinity]
+    if (raw.trim() === '' || !Number.isInteger(n) || n < min || n > max) issues.push({ path: name, message: `must be an integer from ${min} to ${max}` })
+  }
+  return issues.length ? issues : undefined
+}

@@ -127,10 +127,17 @@ describe('flags', () => {
     expect(page.body.flags.length).toBe(2)
     expect(page.body.flags[0].key).toBe(keys[1])
     expect(page.body.has_more).toBe(keys.length > 3)
-    for (const q of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'offset=-1', 'offset=1e20']) {
+    for (const q of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'limit=', 'offset=-1', 'offset=1e20', 'limit=5&offset=x']) {
       const res = await api(srv, 'GET', `/api/v1/flags?${q}`, { token: admin })
       expect(res.status).toBe(400)
       expect(res.body.code).toBe('VALIDATION_ERROR')
+      // The issue names the parameter, whichever way Elysia's coercion failed.
+      const name = q.includes('offset') ? 'offset' : 'limit'
+      expect(res.body.details.issues).toEqual([{ path: name, message: name === 'limit' ? 'must be an integer from 1 to 1000' : 'must be an integer from 0 to 1000000000' }])
+      expect(res.body.error).toBe(`Invalid query: ${res.body.details.issues[0].path}: ${res.body.details.issues[0].message}`)
+    }
+    for (const path of ['/api/v1/audit?limit=5000', '/api/v1/webhooks/none/deliveries?limit=0']) {
+      expect((await api(srv, 'GET', path, { token: admin })).body.details?.issues?.[0]?.path).toBe('limit')
     }
   })
 
