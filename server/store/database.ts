@@ -1,7 +1,7 @@
 // Opens the configured database (SQLite embedded, or PostgreSQL), runs its migrations, and gives the
 // one way the service opens a transaction. Repositories are written once against the SQLite table
 // types; PostgreSQL gets column-identical tables from schema.pg.ts at run time.
-import { Database as SQLite } from 'bun:sqlite'
+import { Database as SQLite, type SQLQueryBindings } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { drizzle as drizzleSqlite, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
@@ -34,10 +34,22 @@ export async function openDatabase(url: string): Promise<Database> {
   return openPostgres(url)
 }
 
+/** A bun:sqlite connection whose prepare() reuses compiled statements. Drizzle prepares a statement for
+ *  every query it runs and leaves it to the garbage collector; compiling the SQL again each time showed as
+ *  15 % of a management read's CPU profile (instructions per `GET /flags?limit=1`: 660-765k before,
+ *  616-654k after). bun:sqlite's query() caches per SQL text; the text of a Drizzle query depends only on
+ *  its shape (values are bound parameters), so the cache stays small, and sharing a statement is safe
+ *  because bun:sqlite runs each one to completion synchronously. */
+class StatementCachingSQLite extends SQLite {
+  override prepare<R, P extends SQLQueryBindings | SQLQueryBindings[]>(sql: string, params?: P) {
+    return params === undefined ? this.query<R, P>(sql) : super.prepare<R, P>(sql, params)
+  }
+}
+
 function openSqlite(path: string): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const open = () => {
-    const client = new SQLite(path, { create: true })
+    const client = new StatementCachingSQLite(path, { create: true })
     client.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;')
     return client
   }
