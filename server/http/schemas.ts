@@ -1,8 +1,10 @@
-// Wire schemas: the one source for request validation, response shapes and the OpenAPI document.
-import { t, type TSchema } from 'elysia'
+// Wire schemas: the one source for request validation, response shapes, the OpenAPI document and (as
+// `Static` types) the console's view of the API. Pure: imports only Elysia's schema builder and pure modules,
+// so the console's TypeScript project (web/tsconfig.json) can read it.
+import { t, type Static, type TSchema } from 'elysia'
 import { OPERATORS, REASONS } from '../engine/types'
-import { EVENT_KINDS } from '../services/events'
-import { PERMISSIONS } from '../services/tokens'
+import { ACTIONS, EVENT_KINDS, RESOURCE_TYPES } from '../services/events'
+import { PERMISSIONS } from '../services/permissions'
 
 const Json = t.Any({ description: 'any JSON value' })
 /** A string-keyed map. Spelled with additionalProperties (not t.Record's patternProperties) for OpenAPI 3.0. */
@@ -105,7 +107,7 @@ export const TokenMeta = t.Object({
   name: t.String(),
   token_prefix: t.String(),
   project_id: t.String(),
-  permissions: t.Array(t.String()),
+  permissions: t.Array(Permission),
   expires_at: t.Optional(Timestamp),
   created_at: Timestamp,
 }, { title: 'TokenMeta' })
@@ -114,35 +116,57 @@ export const TokenEntry = t.Object({
   name: t.String(),
   token_prefix: t.String(),
   project_id: t.String(),
-  permissions: t.Array(t.String()),
+  permissions: t.Array(Permission),
   expires_at: t.Nullable(Timestamp),
   created_at: Timestamp,
   last_used_at: t.Nullable(Timestamp),
 }, { title: 'Token' })
+export type Token = Static<typeof TokenEntry>
+
+/** GET /api/v1/me: the calling token. */
+export const Me = t.Object({ name: t.String(), token_prefix: t.String(), project_id: t.String(), permissions: t.Array(Permission), expires_at: t.Nullable(Timestamp) }, { title: 'Me' })
+export type Me = Static<typeof Me>
 
 export const WebhookCreate = t.Object({
   url: t.String(),
   events: t.Array(t.String(), { description: `event kinds (${EVENT_KINDS.join(', ')}) or ["*"]` }),
   secret: t.Optional(t.Nullable(t.String({ description: 'write-only; never returned' }))),
 }, { title: 'WebhookCreate' })
+const EventKind = t.UnionEnum([...EVENT_KINDS])
 export const Webhook = t.Object({
   id: t.String(),
-  config: t.Object({ url: t.String(), has_secret: t.Boolean(), events: t.Array(t.String()) }),
+  config: t.Object({ url: t.String(), has_secret: t.Boolean(), events: t.Array(t.UnionEnum([...EVENT_KINDS, '*'])) }),
 }, { title: 'Webhook' })
+export type Webhook = Static<typeof Webhook>
+
+export const Delivery = t.Object({
+  id: t.String({ description: 'the X-Webhook-Delivery id, the same on every attempt' }),
+  event: EventKind,
+  status: t.UnionEnum(['pending', 'delivering', 'delivered', 'failed']),
+  attempts: t.Integer({ description: 'attempts made so far (at most 3 per queueing)' }),
+  last_status_code: t.Nullable(t.Integer()),
+  last_error: t.Nullable(t.String()),
+  next_attempt_at: t.Nullable(t.String({ description: 'when a pending delivery is tried next' })),
+  created_at: t.String(),
+  updated_at: t.String(),
+}, { title: 'WebhookDelivery' })
+export type Delivery = Static<typeof Delivery>
 
 export const AuditEntry = t.Object({
   id: t.Integer(),
   timestamp: Timestamp,
   actor: t.String(),
-  action: t.String({ description: 'create, update or delete' }),
-  resource_type: t.String({ description: 'flag, config, segment, token, webhook or project' }),
+  action: t.UnionEnum([...ACTIONS]),
+  resource_type: t.UnionEnum([...RESOURCE_TYPES]),
   resource_key: t.String(),
   project_id: t.String(),
   before: t.Nullable(t.Any()),
   after: t.Nullable(t.Any()),
 }, { title: 'AuditEntry' })
+export type AuditEntry = Static<typeof AuditEntry>
 
 export const Project = t.Object({ id: t.String(), name: t.String(), slug: t.String(), environments: t.Array(t.String()) }, { title: 'Project' })
+export type Project = Static<typeof Project>
 export const ProjectPatch = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 200 })), slug: t.Optional(t.String()) }, { title: 'ProjectPatch' })
 
 export const Page = t.Object({

@@ -8,8 +8,10 @@ export const EVENT_KINDS = [
 ] as const
 export type EventKind = (typeof EVENT_KINDS)[number]
 
-export type ResourceType = 'flag' | 'config' | 'segment' | 'token' | 'webhook' | 'project'
-export type Action = 'create' | 'update' | 'delete'
+export const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project'] as const
+export type ResourceType = (typeof RESOURCE_TYPES)[number]
+export const ACTIONS = ['create', 'update', 'delete'] as const
+export type Action = (typeof ACTIONS)[number]
 
 /** What one successful change did: becomes one audit entry, the outbox rows, and a change notice. */
 export interface Change {

@@ -5,7 +5,7 @@ import type { TokenRow } from '../store/tokens'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError } from './errors'
 
-import { PERMISSIONS } from './permissions'
+import { PERMISSIONS, type Permission } from './permissions'
 export { PERMISSIONS, type Permission } from './permissions'
 const MAX_TOKENS_PER_PROJECT = 1000
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
@@ -63,7 +63,7 @@ export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, inpu
   const token = plaintext ?? newTokenPlaintext(input.project_id)
   const row: TokenRow = {
     hash: hashToken(token), projectId: input.project_id, name: input.name, tokenPrefix: tokenPrefixOf(token),
-    permissions: [...new Set(input.permissions)], expiresAt: input.expires_at ? new Date(input.expires_at).toISOString() : null,
+    permissions: [...new Set(input.permissions as Permission[])], expiresAt: input.expires_at ? new Date(input.expires_at).toISOString() : null,
     createdAt: new Date().toISOString(), lastUsedAt: null,
   }
   await deps.store.tokens.insert(tx, row)

@@ -3,7 +3,7 @@ import { checkWebhookUrl } from '../webhooks/url-guard'
 import type { WebhookRow } from '../store/webhooks'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError } from './errors'
-import { EVENT_KINDS } from './events'
+import { EVENT_KINDS, type EventKind } from './events'
 
 const MAX_WEBHOOKS_PER_PROJECT = 100
 
@@ -32,7 +32,7 @@ export function webhookService({ store, changes, settings }: ServiceDeps) {
         }
         const row: WebhookRow = {
           id: crypto.randomUUID(), projectId: actor.projectId, url: input.url, secret: input.secret ?? null,
-          events: [...new Set(input.events)], createdAt: new Date().toISOString(),
+          events: [...new Set(input.events as (EventKind | '*')[])], createdAt: new Date().toISOString(),
         }
         await store.webhooks.insert(tx, row)
         await record({ projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'webhook', resourceKey: row.id, before: null, after: webhookView(row).config })

@@ -1,6 +1,7 @@
 // Repository for the audit log.
 import { and, count, desc, eq, gte, lt, type SQL } from 'drizzle-orm'
 import type { Db, Tables } from './database'
+import type { Action, ResourceType } from '../services/events'
 
 export type AuditRow = Tables['audit']['$inferSelect']
 export type NewAuditRow = Tables['audit']['$inferInsert']
@@ -22,9 +23,10 @@ export function auditRepository(t: Tables) {
     },
     async page(db: Db, projectId: string, f: AuditFilter, limit: number, offset: number): Promise<{ rows: AuditRow[]; total: number }> {
       const where: SQL[] = [eq(a.projectId, projectId)]
-      if (f.resourceType) where.push(eq(a.resourceType, f.resourceType))
+      // Filters come from the query as plain text; a value outside the enum simply matches nothing.
+      if (f.resourceType) where.push(eq(a.resourceType, f.resourceType as ResourceType))
       if (f.resourceKey) where.push(eq(a.resourceKey, f.resourceKey))
-      if (f.action) where.push(eq(a.action, f.action))
+      if (f.action) where.push(eq(a.action, f.action as Action))
       if (f.actor) where.push(eq(a.actor, f.actor))
       if (f.since) where.push(gte(a.timestamp, f.since))
       if (f.until) where.push(lt(a.timestamp, f.until))

@@ -1,6 +1,8 @@
 // PostgreSQL schema: column-for-column the same as schema.sqlite.ts (same names, ISO text timestamps),
 // so the repositories written against the SQLite types run unchanged on PostgreSQL.
 import { pgTable, text, integer, serial, jsonb, primaryKey, index } from 'drizzle-orm/pg-core'
+import type { Action, EventKind, ResourceType } from '../services/events'
+import type { Permission } from '../services/permissions'
 
 export const projects = pgTable('projects', {
   id: text('id').primaryKey(),
@@ -36,7 +38,7 @@ export const tokens = pgTable(
     projectId: text('project_id').notNull(),
     name: text('name').notNull(),
     tokenPrefix: text('token_prefix').notNull(),
-    permissions: jsonb('permissions').$type<string[]>().notNull(),
+    permissions: jsonb('permissions').$type<Permission[]>().notNull(),
     expiresAt: text('expires_at'),
     createdAt: text('created_at').notNull(),
     lastUsedAt: text('last_used_at'),
@@ -51,7 +53,7 @@ export const webhooks = pgTable(
     projectId: text('project_id').notNull(),
     url: text('url').notNull(),
     secret: text('secret'),
-    events: jsonb('events').$type<string[]>().notNull(),
+    events: jsonb('events').$type<(EventKind | '*')[]>().notNull(),
     createdAt: text('created_at').notNull(),
   },
   (t) => [index('webhooks_project_idx').on(t.projectId)],
@@ -64,8 +66,8 @@ export const audit = pgTable(
     projectId: text('project_id').notNull(),
     timestamp: text('timestamp').notNull(),
     actor: text('actor').notNull(),
-    action: text('action').notNull(),
-    resourceType: text('resource_type').notNull(),
+    action: text('action').$type<Action>().notNull(),
+    resourceType: text('resource_type').$type<ResourceType>().notNull(),
     resourceKey: text('resource_key').notNull(),
     before: jsonb('before'),
     after: jsonb('after'),
@@ -79,7 +81,7 @@ export const deliveries = pgTable(
     id: text('id').primaryKey(),
     webhookId: text('webhook_id').notNull(),
     projectId: text('project_id').notNull(),
-    event: text('event').notNull(),
+    event: text('event').$type<EventKind>().notNull(),
     payload: text('payload').notNull(),
     status: text('status').notNull(),
     attempts: integer('attempts').notNull(),

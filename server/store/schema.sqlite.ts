@@ -1,6 +1,8 @@
 // SQLite schema. Mirrored column-for-column by schema.pg.ts so one set of repositories serves both
 // dialects; timestamps are ISO-8601 text in both, JSON columns hold parsed values.
 import { sqliteTable, text, integer, primaryKey, index } from 'drizzle-orm/sqlite-core'
+import type { Action, EventKind, ResourceType } from '../services/events'
+import type { Permission } from '../services/permissions'
 
 const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>()
 
@@ -39,7 +41,7 @@ export const tokens = sqliteTable(
     projectId: text('project_id').notNull(),
     name: text('name').notNull(),
     tokenPrefix: text('token_prefix').notNull(),
-    permissions: json<string[]>('permissions').notNull(),
+    permissions: json<Permission[]>('permissions').notNull(),
     expiresAt: text('expires_at'),
     createdAt: text('created_at').notNull(),
     lastUsedAt: text('last_used_at'),
@@ -54,7 +56,7 @@ export const webhooks = sqliteTable(
     projectId: text('project_id').notNull(),
     url: text('url').notNull(),
     secret: text('secret'),
-    events: json<string[]>('events').notNull(),
+    events: json<(EventKind | '*')[]>('events').notNull(),
     createdAt: text('created_at').notNull(),
   },
   (t) => [index('webhooks_project_idx').on(t.projectId)],
@@ -67,8 +69,8 @@ export const audit = sqliteTable(
     projectId: text('project_id').notNull(),
     timestamp: text('timestamp').notNull(),
     actor: text('actor').notNull(),
-    action: text('action').notNull(),
-    resourceType: text('resource_type').notNull(),
+    action: text('action').$type<Action>().notNull(),
+    resourceType: text('resource_type').$type<ResourceType>().notNull(),
     resourceKey: text('resource_key').notNull(),
     before: json<unknown>('before'),
     after: json<unknown>('after'),
@@ -85,7 +87,7 @@ export const deliveries = sqliteTable(
     id: text('id').primaryKey(),
     webhookId: text('webhook_id').notNull(),
     projectId: text('project_id').notNull(),
-    event: text('event').notNull(),
+    event: text('event').$type<EventKind>().notNull(),
     payload: text('payload').notNull(),
     status: text('status').notNull(),
     attempts: integer('attempts').notNull(),

@@ -2,9 +2,9 @@
 // as ApiError. Also holds the resource types, the react-query keys and the endpoint functions.
 
 // Domain types come from the server's pure modules (no I/O): one schema source for server and console.
-import type { Action, EventKind, ResourceType } from '../../server/services/events'
+// Wire shapes of tokens, webhooks, deliveries, audit entries, the project and /me: the server's schemas.
+import type { AuditEntry, Delivery, Me, Project, Token, Webhook } from '../../server/http/schemas'
 import type { Condition, EnvironmentOverride, EvaluationContext, EvaluationResult, FlagDefinition, Json, SegmentDefinition, ValidationIssue } from '../../server/engine/types'
-import type { Permission } from '../../server/services/permissions'
 
 export {
   OPERATORS, REASONS,
@@ -24,41 +24,7 @@ export interface Config extends Versioned {
   value: Json
   environments: Record<string, { value: Json }>
 }
-export interface Token {
-  hash: string
-  name: string
-  token_prefix: string
-  project_id: string
-  permissions: Permission[]
-  expires_at: string | null
-  created_at: string
-  last_used_at: string | null
-}
-export interface Webhook { id: string; config: { url: string; has_secret: boolean; events: (EventKind | '*')[] } }
-export interface Delivery {
-  id: string
-  event: EventKind
-  status: 'pending' | 'delivering' | 'delivered' | 'failed'
-  attempts: number
-  last_status_code: number | null
-  last_error: string | null
-  next_attempt_at?: string | null
-  created_at: string
-  updated_at: string
-}
-export interface AuditEntry {
-  id?: string | number
-  timestamp: string
-  actor: string
-  action: Action
-  resource_type: ResourceType
-  resource_key: string
-  project_id: string
-  before: Json
-  after: Json
-}
-export interface Project { id: string; name: string; slug: string; environments: string[] }
-export interface Me { name: string; token_prefix: string; project_id: string; permissions: Permission[]; expires_at: string | null }
+export type { AuditEntry, Delivery, Me, Project, Token, Webhook }
 export interface AuditFilter {
   resource_type?: string
   resource_key?: string

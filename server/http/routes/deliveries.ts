@@ -6,17 +6,6 @@ import { callerOf } from '../auth'
 import * as S from '../schemas'
 import { guard, routeModule } from './common'
 
-const Delivery = t.Object({
-  id: t.String({ description: 'the X-Webhook-Delivery id, the same on every attempt' }),
-  event: t.String(),
-  status: t.UnionEnum(['pending', 'delivering', 'delivered', 'failed']),
-  attempts: t.Integer({ description: 'attempts made so far (at most 3 per queueing)' }),
-  last_status_code: t.Nullable(t.Integer()),
-  last_error: t.Nullable(t.String()),
-  next_attempt_at: t.Nullable(t.String({ description: 'when a pending delivery is tried next' })),
-  created_at: t.String(),
-  updated_at: t.String(),
-}, { title: 'WebhookDelivery' })
 
 export const deliveryRoutes = ({ store }: AppDeps) => {
   const log = deliveryLog(store)
@@ -27,7 +16,7 @@ export const deliveryRoutes = ({ store }: AppDeps) => {
       ...guard('*', 'webhooks', "List a webhook's recent deliveries, newest first"),
       params: t.Object({ id: t.String() }),
       query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 100 })) }),
-      response: { 200: t.Object({ deliveries: t.Array(Delivery) }), ...S.errors(400, 401, 403, 404, 429) },
+      response: { 200: t.Object({ deliveries: t.Array(S.Delivery) }), ...S.errors(400, 401, 403, 404, 429) },
     })
     .post('/api/v1/webhooks/:id/deliveries/:delivery_id/redeliver', async ({ request, params }) => {
       const row = await log.redeliver(callerOf(request).actor.projectId, params.id, params.delivery_id)

@@ -16,7 +16,7 @@ export const projectRoutes = ({ services }: AppDeps) =>
       return { name: token.name, token_prefix: token.tokenPrefix, project_id: token.projectId, permissions: token.permissions, expires_at: token.expiresAt }
     }, {
       ...guard('any', 'project', "The calling token's name, project and permissions"),
-      response: { 200: t.Object({ name: t.String(), token_prefix: t.String(), project_id: t.String(), permissions: t.Array(t.String()), expires_at: t.Nullable(t.String()) }), ...S.errors(401, 429) },
+      response: { 200: S.Me, ...S.errors(401, 429) },
     })
     .get('/api/v1/project', async ({ request }) => projectView(await services.project.get(callerOf(request).actor.projectId)), {
       ...guard('any', 'project', "The caller's project"),
