@@ -4,7 +4,7 @@ import type { Store } from '../store'
 import type { TokenRow } from '../store/tokens'
 import type { Actor } from '../services/context'
 import { AppError } from '../services/errors'
-import { hashToken, type Permission } from '../services/tokens'
+import { expiryOf, hashToken, type Permission } from '../services/tokens'
 import { BoundedMemo } from './bounded-memo'
 import type { RateClass } from './rate-limit'
 
@@ -41,14 +41,13 @@ export function requirePermission(request: Request, permission: Permission): Cal
 const MISS_REFRESH_MS = 1000
 const TOUCH_FLUSH_MS = 10_000
 
-
 const AUTHORIZATION = /^Bearer\s+(\S+)\s*$/i
 
 function callerFor(token: TokenRow): Caller {
   return {
     token,
     actor: { projectId: token.projectId, name: token.tokenPrefix },
-    expiresAtMs: token.expiresAt === null ? Infinity : Date.parse(token.expiresAt),
+    expiresAtMs: expiryOf(token),
     rateKeys: { evaluation: `${token.hash}:evaluation`, management: `${token.hash}:management` },
   }
 }

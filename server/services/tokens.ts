@@ -39,7 +39,9 @@ const auditView = (row: TokenRow) => ({
 })
 const eventData = (row: TokenRow) => ({ name: row.name, token_prefix: row.tokenPrefix, permissions: row.permissions })
 
-export const isExpired = (row: TokenRow, now = Date.now()): boolean => row.expiresAt !== null && Date.parse(row.expiresAt) <= now
+/** Unix ms from which the token is refused; Infinity when it never expires. */
+export const expiryOf = (row: TokenRow): number => (row.expiresAt === null ? Infinity : Date.parse(row.expiresAt))
+export const isExpired = (row: TokenRow, now = Date.now()): boolean => expiryOf(row) <= now
 
 export interface NewToken {
   name: string
