@@ -31,6 +31,12 @@ const sameAuthority = (a: TokenRow | undefined, b: TokenRow): boolean =>
   a !== undefined && a.projectId === b.projectId && a.expiresAt === b.expiresAt && a.tokenPrefix === b.tokenPrefix &&
   a.permissions.length === b.permissions.length && a.permissions.every((p, i) => p === b.permissions[i])
 
+/** After a segment change: every flag of the project compiled again against its current segments. */
+function recompileFlags(snap: ProjectSnapshot): void {
+  const defs = segmentDefs(snap.segments)
+  for (const [key, cached] of snap.flags) snap.flags.set(key, compile(cached.row, defs))
+}
+
 const compile = (row: DocumentRow, segments: ReadonlyMap<string, SegmentDefinition>): CachedFlag => ({
   row,
   compiled: compileFlag({ ...(row.body as unknown as FlagDefinition), key: row.key }, segments),
@@ -73,10 +79,7 @@ export class Snapshots {
     snap.project = project
     const same = (row: DocumentRow) => row
     await this.refreshDocuments(snap.configs, this.store.configs, project.id, same, same)
-    if (await this.refreshDocuments(snap.segments, this.store.segments, project.id, same, same)) {
-      const defs = segmentDefs(snap.segments)
-      for (const [key, cached] of snap.flags) snap.flags.set(key, compile(cached.row, defs))
-    }
+    if (await this.refreshDocuments(snap.segments, this.store.segments, project.id, same, same)) recompileFlags(snap)
     // The segments as they are when each flag is compiled: a segment notice may apply while this awaits.
     await this.refreshDocuments(snap.flags, this.store.flags, project.id, (c) => c.row, (row) => compile(row, segmentDefs(snap.segments)))
   }
@@ -148,8 +151,7 @@ export class Snapshots {
         const row = await this.store.segments.get(db, n.projectId, n.resourceKey)
         if (row) snap.segments.set(row.key, row)
         else snap.segments.delete(n.resourceKey)
-        const defs = segmentDefs(snap.segments)
-        for (const [key, cached] of snap.flags) snap.flags.set(key, compile(cached.row, defs))
+        recompileFlags(snap)
         return
       }
       case 'token':

@@ -17,7 +17,7 @@ export function checkContext(value: unknown, path = 'context'): EvaluationContex
 }
 
 /** `?context=` text (URL-decoded): JSON of a context object. */
-export function parseContextParam(text: string): EvaluationContext {
+function parseContextParam(text: string): EvaluationContext {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
