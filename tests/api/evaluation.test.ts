@@ -256,7 +256,7 @@ describe('rules, attributes, active window', () => {
 
 describe('rollout vectors over HTTP', () => {
   const vectors: { flag: string; value: string; bucket: number }[] = JSON.parse(
-    readFileSync(new URL('../../../shared/fixtures/rollout-vectors.json', import.meta.url), 'utf8'),
+    readFileSync(new URL('../fixtures/rollout-vectors.json', import.meta.url), 'utf8'),
   ).vectors
 
   test('pricing_v2 at 50%: every context is in exactly when its bucket < 50', async () => {

@@ -5,7 +5,7 @@ import { bucketOf, inRollout, murmur3, murmur3Bytes } from '../../server/engine'
 
 interface Vector { flag: string; value: string; hash: number; bucket: number }
 const fixture = JSON.parse(
-  readFileSync(new URL('../../../shared/fixtures/rollout-vectors.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../fixtures/rollout-vectors.json', import.meta.url), 'utf8'),
 ) as { algorithm: string; vectors: Vector[] }
 
 describe('rollout reference vectors', () => {

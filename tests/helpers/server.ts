@@ -1,9 +1,8 @@
 // Starts the real service as a child process (as `npm start` does) on a free port with a fresh database.
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { createTestDatabase, type TestDatabase } from './postgres'
+import { tempDir } from './temp'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
@@ -40,7 +39,7 @@ export interface StartOptions {
 export const TEST_STORE = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite'
 
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
-  const dbPath = opts.dbPath ?? join(mkdtempSync(join(tmpdir(), 'flagship-test-')), 'flags.db')
+  const dbPath = opts.dbPath ?? join(tempDir(), 'flags.db')
   const adminToken = opts.adminToken ?? randomAdminToken()
   let ownDatabase: TestDatabase | undefined
   if (!opts.env?.DATABASE_URL && !opts.databaseUrl && !opts.dbPath && TEST_STORE === 'postgres') ownDatabase = await createTestDatabase()

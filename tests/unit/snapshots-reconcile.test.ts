@@ -1,20 +1,18 @@
 // Snapshots.reconcile() heals missed change notices by comparing each document's stamp with memory: it must
 // pick up every kind of change written behind its back, and recompile nothing that did not change.
 import { expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Snapshots } from '../../server/cache/snapshots'
 import { createStore } from '../../server/store'
 import { openDatabase } from '../../server/store/database'
 import { bootstrap } from '../../server/services/bootstrap'
+import { tempSqliteUrl } from '../helpers/temp'
 
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString()
 const doc = (key: string, body: Record<string, unknown>, version = 1, created = at(0), updated = created) =>
   ({ projectId: 'default', key, body, version, createdAt: created, updatedAt: updated })
 
 test('reconcile reloads changed, new and deleted documents only; a segment change recompiles its flags', async () => {
-  const database = await openDatabase(`sqlite:${join(mkdtempSync(join(tmpdir(), 'flagship-reconcile-')), 'f.db')}`)
+  const database = await openDatabase(tempSqliteUrl('flagship-reconcile-'))
   const store = createStore(database)
   await bootstrap(store, undefined)
   const proSegment = { conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }] }
@@ -67,7 +65,7 @@ test('reconcile reloads changed, new and deleted documents only; a segment chang
 })
 
 test('notices applied while reconcile awaits win: a segment change and a deletion are not undone', async () => {
-  const database = await openDatabase(`sqlite:${join(mkdtempSync(join(tmpdir(), 'flagship-reconcile-')), 'f.db')}`)
+  const database = await openDatabase(tempSqliteUrl('flagship-reconcile-'))
   const store = createStore(database)
   await bootstrap(store, undefined)
   const targeted = (value: string) => ({ enabled: true, value, targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'seg' }], value: 'in' }] } })

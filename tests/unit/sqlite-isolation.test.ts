@@ -1,12 +1,10 @@
 import { expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { openDatabase } from '../../server/store/database'
 import { createStore } from '../../server/store'
+import { tempSqliteUrl } from '../helpers/temp'
 
 test('SQLite: reads outside a transaction never see another transaction uncommitted, and see it once committed', async () => {
-  const database = await openDatabase(`sqlite:${join(mkdtempSync(join(tmpdir(), 'flagship-iso-')), 'f.db')}`)
+  const database = await openDatabase(tempSqliteUrl('flagship-iso-'))
   const store = createStore(database)
   const row = { projectId: 'p', key: 'k', body: { enabled: true, value: 1 }, version: 1, createdAt: 'now', updatedAt: 'now' }
   let release!: () => void
