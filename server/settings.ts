@@ -1,4 +1,4 @@
-// Every environment variable the service reads, parsed and validated once (decisions.md §1).
+// Every environment variable the service reads, parsed and validated once (docs/behaviour.md §1).
 
 export interface Settings {
   port: number

@@ -1,7 +1,7 @@
 // Compiles a flag once per change into a closure tree, so evaluation (the hot path) does no parsing,
 // no regex building, no segment lookups and, for fixed outcomes, no allocation: every result whose value
 // is known at compile time is built here once, frozen and returned as is.
-// Evaluation order is decisions §4, steps 1-6 (see CompiledFlagImpl.run).
+// Evaluation order is docs/behaviour.md §4, steps 1-6 (see CompiledFlagImpl.run).
 import { attributeKey, compileAccessor, type PropertyAccessor } from './context'
 import { parseIsoDate } from './dates'
 import { compilePredicate } from './operators'
@@ -119,7 +119,7 @@ interface Variant {
 }
 
 function variant(enabled: unknown, value: Json, fallthroughReason: Reason): Variant {
-  // The off value (decisions §4): false for a boolean flag, null otherwise.
+  // The off value (docs/behaviour.md §4): false for a boolean flag, null otherwise.
   const off = typeof value === 'boolean' ? false : null
   return {
     enabled: enabled === true,
@@ -135,7 +135,7 @@ interface CompiledRule {
   readonly result: EvaluationResult
 }
 
-// Override keys: the top-level user_id only (as decisions §4 says), not custom.user_id.
+// Override keys: the top-level user_id only (as docs/behaviour.md §4 says), not custom.user_id.
 const topLevelUserId = (c: EvaluationContext): unknown => (c as { user_id?: unknown }).user_id
 
 class CompiledFlagImpl implements CompiledFlag {

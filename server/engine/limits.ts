@@ -1,4 +1,4 @@
-// Size and depth limits on stored JSON values (decisions §2): at most 256 KiB serialised and 32 levels
+// Size and depth limits on stored JSON values (docs/behaviour.md §2): at most 256 KiB serialised and 32 levels
 // deep. Used for flag, rule, override and condition values here, and by the service layer for configs.
 import type { ValidationIssue } from './types'
 

@@ -1,4 +1,4 @@
-// MurmurHash3 x86 32-bit. This is the rollout hash of decisions §4; every server and SDK must agree on it
+// MurmurHash3 x86 32-bit. This is the rollout hash of docs/behaviour.md §4; every server and SDK must agree on it
 // bit for bit, so it hashes the UTF-8 bytes of a string exactly as the reference vectors do.
 
 const C1 = 0xcc9e2d51

@@ -1,4 +1,4 @@
-// The condition operators of decisions §4, compiled once per condition into a predicate over the
+// The condition operators of docs/behaviour.md §4, compiled once per condition into a predicate over the
 // property's value. Conventions (where the spec is silent):
 // - A missing property (absent or JSON null) fails every positive operator; `exists` is the only test of
 //   presence. Every `not_*` operator is exactly the negation of its positive twin, so it holds for a

@@ -1,4 +1,4 @@
-// Percentage rollout bucketing (decisions §4): a stable bucket in [0, 100) with two decimals per
+// Percentage rollout bucketing (docs/behaviour.md §4): a stable bucket in [0, 100) with two decimals per
 // (flag, attribute value), so the same user stays in or out as the percentage moves.
 import { murmur3 } from './murmur'
 

@@ -1,4 +1,4 @@
-// The `type` field of an evaluation result (decisions §4).
+// The `type` field of an evaluation result (docs/behaviour.md §4).
 import type { ValueType } from './types'
 
 /** The JSON type name of a value; anything that is not JSON (undefined, a function) reads as `null`. */

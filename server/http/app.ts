@@ -45,7 +45,7 @@ export const MAX_BODY_BYTES = 1024 * 1024
 const PAGING_BOUNDS = { limit: S.Page.properties.limit, offset: S.Page.properties.offset } as const
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
-/** Evaluation endpoints get the larger budget (decisions.md §7); everything else under /api is management. */
+/** Evaluation endpoints get the larger budget (docs/behaviour.md §7); everything else under /api is management. */
 export function rateClassOf(method: string, path: string): RateClass {
   if (method === 'POST' && path === '/api/v1/evaluate') return 'evaluation'
   if (method === 'GET' && /^\/api\/v1\/(flags|configs)\/[^/]+$/.test(path)) return 'evaluation'

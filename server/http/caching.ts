@@ -1,4 +1,4 @@
-// Strong ETags (decisions.md §7) and Cache-Control for cacheable reads, with 304 on If-None-Match.
+// Strong ETags (docs/behaviour.md §7) and Cache-Control for cacheable reads, with 304 on If-None-Match.
 import { JSON_HEADERS } from './errors'
 import type { RateVerdict } from './rate-limit'
 

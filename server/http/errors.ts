@@ -1,4 +1,4 @@
-// Turns anything thrown during a request into the error body of decisions.md §3.
+// Turns anything thrown during a request into the error body of docs/behaviour.md §3.
 import { AppError } from '../services/errors'
 
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' }

@@ -5,7 +5,7 @@ import { BoundedMemo } from './bounded-memo'
 
 const STRING_FIELDS = ['user_id', 'plan', 'environment'] as const
 
-/** Checks the context shape (decisions.md §4): known fields have their types; other attributes pass through. */
+/** Checks the context shape (docs/behaviour.md §4): known fields have their types; other attributes pass through. */
 export function checkContext(value: unknown, path = 'context'): EvaluationContext {
   if (value === undefined || value === null) return {}
   if (typeof value !== 'object' || Array.isArray(value)) throw validationError([{ path, message: 'must be a JSON object' }])

@@ -66,6 +66,6 @@ export function rateHeaders(v: RateVerdict): Record<string, string> {
   return { 'X-RateLimit-Limit': String(v.limit), 'X-RateLimit-Remaining': String(v.remaining), 'X-RateLimit-Reset': String(v.resetAt) }
 }
 
-/** The 429 answer (decisions.md §7): Retry-After plus the X-RateLimit-* of the refusal. */
+/** The 429 answer (docs/behaviour.md §7): Retry-After plus the X-RateLimit-* of the refusal. */
 export const rateLimited = (v: RateVerdict): Response =>
   errorResponse(429, 'RATE_LIMITED', 'Rate limit exceeded', undefined, { 'Retry-After': String(v.retryAfter), ...rateHeaders(v) })

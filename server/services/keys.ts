@@ -1,4 +1,4 @@
-// Shared name rules (decisions.md §2) and If-Match parsing.
+// Shared name rules (docs/behaviour.md §2) and If-Match parsing.
 import { AppError, validationError, versionConflict } from './errors'
 
 export const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/

@@ -1,4 +1,4 @@
-// SSRF guard for webhook targets (decisions.md §6). Two layers:
+// SSRF guard for webhook targets (docs/behaviour.md §6). Two layers:
 //  1. checkWebhookUrl: syntax-level, at registration and again before every delivery: scheme, no
 //     credentials, host names that name internal things, literal IP addresses in every spelling.
 //  2. checkResolvedAddresses: at delivery, after DNS resolution: every address the host resolves to must

@@ -1,4 +1,4 @@
-// Evaluation over HTTP (decisions.md §4, §5, §7): every operator, every reason, rollout vectors, freshness
+// Evaluation over HTTP (docs/behaviour.md §4, §5, §7): every operator, every reason, rollout vectors, freshness
 // after writes, bulk evaluation, ETag/304 per context and the evaluation rate-limit class. Everything goes
 // through the real server: flags, segments and configs are created with the API and evaluated with
 // GET /api/v1/flags/:key?context=... and POST /api/v1/evaluate.
@@ -94,7 +94,7 @@ describe('operators (one flag per operator, evaluated over HTTP)', () => {
     },
   )
 
-  test('every operator of decisions §4 is covered above', () => {
+  test('every operator of docs/behaviour.md §4 is covered above', () => {
     const covered = new Set(cases.map((x) => x.operator))
     const all = ['equals', 'not_equals', 'in', 'not_in', 'contains', 'not_contains', 'starts_with', 'ends_with', 'matches', 'greater_than', 'greater_than_or_equal', 'less_than', 'less_than_or_equal', 'before', 'after', 'semver_equals', 'semver_greater_than', 'semver_less_than', 'exists', 'not_exists', 'in_segment', 'not_in_segment']
     expect(all.filter((o) => !covered.has(o))).toEqual([])

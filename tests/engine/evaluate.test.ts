@@ -1,4 +1,4 @@
-// compileFlag + evaluate: decisions §4 evaluation order, reasons, off values and types.
+// compileFlag + evaluate: docs/behaviour.md §4 evaluation order, reasons, off values and types.
 import { describe, expect, test } from 'bun:test'
 import {
   bucketOf, compileFlag, compileSegment, getProperty, typeOf,

@@ -1,4 +1,4 @@
-// Every operator: match, non-match, missing property, wrong type (decisions §4 plus operators.ts notes).
+// Every operator: match, non-match, missing property, wrong type (docs/behaviour.md §4 plus operators.ts notes).
 import { describe, expect, test } from 'bun:test'
 import { compareSemver, evaluateOperator as op, parseSemver } from '../../server/engine'
 

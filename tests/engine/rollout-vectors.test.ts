@@ -1,4 +1,4 @@
-// Every reference vector of the shared fixture must reproduce (decisions §4): hash and bucket.
+// Every reference vector of tests/fixtures/rollout-vectors.json must reproduce (docs/behaviour.md §4): hash and bucket.
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { bucketOf, inRollout, murmur3, murmur3Bytes } from '../../server/engine'

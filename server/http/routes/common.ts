@@ -1,5 +1,5 @@
 // What every resource route shares: the permission guard (checked before body validation), OpenAPI
-// metadata, and the list/pagination shape of decisions.md §2.
+// metadata, and the list/pagination shape of docs/behaviour.md §2.
 import { Elysia } from 'elysia'
 import type { Permission } from '../../services/tokens'
 import { callerOf, requirePermission } from '../auth'
