@@ -17,6 +17,7 @@ import { cachedJson } from './caching'
 import { CONSOLE_DIST, consoleResponse } from './console'
 import { errorResponse, fromAppError, pagingIssues, validationIssues } from './errors'
 import { fastEvaluationRoutes } from './fast-evaluation'
+import { MAX_BODY_BYTES, readJsonBody } from './json-input'
 import { rateHeaders, rateLimited, type RateClass, type RateLimiter } from './rate-limit'
 import * as S from './schemas'
 import { healthRoutes } from './routes/health'
@@ -41,7 +42,6 @@ export interface AppDeps {
   log: Log
 }
 
-export const MAX_BODY_BYTES = 1024 * 1024
 const PAGING_BOUNDS = { limit: S.Page.properties.limit, offset: S.Page.properties.offset } as const
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
@@ -93,22 +93,16 @@ export function createApp(deps: AppDeps) {
       const rateClass = rateClassOf(request.method, path)
       const verdict = await limiter.hit(caller.rateKeys[rateClass], limits[rateClass])
       if (!verdict.allowed) return rateLimited(verdict)
-      Object.assign(set.headers, rateHeaders(verdict))
+      const limitHeaders = rateHeaders(verdict)
+      Object.assign(set.headers, limitHeaders)
+      // Paging parameters are plain decimal integers in range on every route (Elysia's coercion would take
+      // `1e3`, `0x10` or ` 5`, and reports a range error without naming the parameter).
+      const paging = pagingIssues(request.url, PAGING_BOUNDS)
+      if (paging) return errorResponse(400, 'VALIDATION_ERROR', `Invalid query: ${paging.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues: paging }, limitHeaders)
     })
-    // One JSON parser for every body: 415 for other media types, 413 over the limit, 400 for malformed JSON.
-    .onParse(async ({ request }) => {
-      if (!BODY_METHODS.has(request.method)) return
-      const text = await request.text()
-      if (text.length === 0) return undefined
-      const type = request.headers.get('content-type') ?? ''
-      if (!/^application\/(.+\+)?json\b/i.test(type)) throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be sent as Content-Type: application/json')
-      if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new AppError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
-      try {
-        return JSON.parse(text)
-      } catch (e) {
-        throw new AppError(400, 'VALIDATION_ERROR', `Malformed JSON body: ${(e as Error).message}`, { issues: [{ path: '', message: 'malformed JSON' }] })
-      }
-    })
+    // One JSON reader for every body (json-input.ts): 413 over the limit, 415 for other media types or
+    // charsets, 400 for bytes that are not UTF-8, nesting too deep, or malformed JSON.
+    .onParse(({ request }) => (BODY_METHODS.has(request.method) ? readJsonBody(request) : undefined))
     .onError(({ code, error, request, path }) => {
       if (error instanceof AppError) {
         if (error.status === 503) deps.log('store unavailable', { path, error: error.message }, 'warn')
@@ -120,12 +114,8 @@ export function createApp(deps: AppDeps) {
       }
       switch (code) {
         case 'VALIDATION': {
-          const type = (error as { type?: string }).type ?? 'body'
-          // A query error ('property' is Elysia's coercion failure, which does not name the parameter) about
-          // limit/offset is reported with the parameter's name.
-          const paging = type === 'query' || type === 'property' ? pagingIssues(request.url, PAGING_BOUNDS) : undefined
-          const where = paging ? 'query' : type
-          const issues = paging ?? validationIssues(error as never, where)
+          const where = (error as { type?: string }).type ?? 'body'
+          const issues = validationIssues(error as never, where)
           return errorResponse(400, 'VALIDATION_ERROR', `Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues })
         }
         case 'PARSE':

@@ -3,11 +3,21 @@ import { AppError } from '../services/errors'
 
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' }
 
+/** Error texts quote what the client sent (a key, an environment name); a quote is cut to this many
+ *  characters, so a 100 kB key in a path gets a compact answer, not its own echo. */
+const MAX_ECHO = 200
+const bounded = (text: string): string => (text.length <= MAX_ECHO ? text : `${text.slice(0, MAX_ECHO)}…`)
+
+/** `details.issues` with bounded paths and messages (other details are the service's own data). */
+function boundedDetails(details: unknown): unknown {
+  const issues = (details as { issues?: unknown } | undefined)?.issues
+  if (!Array.isArray(issues)) return details
+  return { ...(details as object), issues: issues.map((i: { path: string; message: string }) => ({ path: bounded(i.path), message: bounded(i.message) })) }
+}
+
 export function errorResponse(status: number, code: string, error: string, details?: unknown, extra?: Record<string, string>): Response {
-  return new Response(JSON.stringify(details === undefined ? { error, code } : { error, code, details }), {
-    status,
-    headers: { ...JSON_HEADERS, ...extra },
-  })
+  const body = details === undefined ? { error: bounded(error), code } : { error: bounded(error), code, details: boundedDetails(details) }
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...extra } })
 }
 
 export const fromAppError = (e: AppError): Response => errorResponse(e.status, e.code, e.message, e.details)
@@ -23,18 +33,25 @@ export function validationIssues(error: { all?: ElysiaValidationIssue[]; type?: 
   const all = (error.all ?? []) as ElysiaValidationIssue[]
   const toPath = (p = '') =>
     p.split('/').filter(Boolean).reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), '')
-  const issues = all.map((i) => ({ path: toPath(i.path) || where, message: i.summary ?? i.message ?? 'invalid' }))
+  // An unexpected property of a query names the parameters the route does take (so `?ctx=` is self-explaining).
+  const known = Object.keys((error.validator as { schema?: { properties?: object } } | undefined)?.schema?.properties ?? {})
+  const unknownParameter = known.length ? `unknown parameter; known: ${known.join(', ')}` : 'unknown parameter; this endpoint takes no query parameters'
+  const issues = all.map((i) => {
+    const message = i.summary ?? i.message ?? 'invalid'
+    return { path: toPath(i.path) || where, message: where === 'query' && /should not be provided/.test(message) ? unknownParameter : message }
+  })
   return issues.length ? issues : [{ path: where, message: 'invalid' }]
 }
 
 /** The paging parameters every list route takes, with their bounds (schemas.ts `Page`). */
 type IntegerBounds = { minimum?: number; maximum?: number }
 
+const PLAIN_DECIMAL = /^[0-9]{1,15}$/
+
 /**
- * Issues with `limit` / `offset` in the URL, with the parameter as the path. Elysia's coercion of numeric
- * query values reports an out-of-range value without naming the parameter (`property`, path ''), and a
- * non-number as a union mismatch; this re-checks the raw values so the client learns which one and why.
- * Undefined when they are fine.
+ * Issues with `limit` / `offset` in the URL, with the parameter as the path: plain decimal integers in range
+ * (docs/behaviour.md §8). Checked for every route before Elysia's own query validation, whose coercion
+ * would take `1e3`, `0x10` or ` 5` as numbers. Undefined when they are fine.
  */
 export function pagingIssues(url: string, bounds: Record<string, IntegerBounds>): { path: string; message: string }[] | undefined {
   const q = url.indexOf('?')
@@ -45,7 +62,7 @@ export function pagingIssues(url: string, bounds: Record<string, IntegerBounds>)
     if (!b) continue
     const n = Number(raw)
     const [min, max] = [b.minimum ?? -Infinity, b.maximum ?? Infinity]
-    if (raw.trim() === '' || !Number.isInteger(n) || n < min || n > max) issues.push({ path: name, message: `must be an integer from ${min} to ${max}` })
+    if (!PLAIN_DECIMAL.test(raw) || n < min || n > max) issues.push({ path: name, message: `must be an integer from ${min} to ${max}` })
   }
   return issues.length ? issues : undefined
 }

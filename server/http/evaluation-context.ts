@@ -2,6 +2,7 @@
 import type { EvaluationContext } from '../engine'
 import { validationError } from '../services/errors'
 import { BoundedMemo } from './bounded-memo'
+import { parseJsonText } from './json-input'
 
 const STRING_FIELDS = ['user_id', 'plan', 'environment'] as const
 
@@ -17,15 +18,7 @@ export function checkContext(value: unknown, path = 'context'): EvaluationContex
 }
 
 /** `?context=` text (URL-decoded): JSON of a context object. */
-function parseContextParam(text: string): EvaluationContext {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    throw validationError([{ path: 'context', message: 'must be URL-encoded JSON' }])
-  }
-  return checkContext(parsed)
-}
+const parseContextParam = (text: string): EvaluationContext => checkContext(parseJsonText(text, 'context'))
 
 /** The raw, still URL-encoded value of the first query parameter of `url` that starts with `prefix` (its
  *  name and `=`), or undefined. Read straight from the URL: the router's generic query parsing costs more

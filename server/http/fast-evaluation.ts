@@ -31,6 +31,7 @@ type Handler = (request: BunRequest<string>) => Response | Promise<Response>
 const FLAG_PATH = '/api/v1/flags/:key'
 const CONFIG_PATH = '/api/v1/configs/:key'
 const ENVIRONMENT_QUERY = '?environment='
+const CONTEXT_QUERY = '?context='
 
 /** Bun `routes` for Elysia's `serve` option; Bun sends these paths' other methods to Elysia as before. */
 export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallback) {
@@ -59,9 +60,13 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     const now = Date.now()
     const caller = admitted(request, 'read:flags', now)
     if (caller === undefined) return fallback(request)
+    // Only no query or exactly one `context=` is served here; Elysia refuses any other parameter (`?ctx=`).
+    const url = request.url
+    const q = url.indexOf('?')
+    if (q !== -1 && (!url.startsWith(CONTEXT_QUERY, q) || url.indexOf('&', q) !== -1)) return fallback(request)
     let prepared: PreparedResponse
     try {
-      prepared = flagResponse(snapshots, caller.actor.projectId, request.params.key!, request.url)
+      prepared = flagResponse(snapshots, caller.actor.projectId, request.params.key!, url)
     } catch {
       return fallback(request) // unknown flag or a malformed context: Elysia's route words the error
     }

@@ -97,7 +97,7 @@ export const Segment = t.Object({ conditions: t.Array(Condition), version: t.Int
 
 export const Permission = t.UnionEnum([...PERMISSIONS])
 export const TokenCreate = t.Object({
-  name: t.String({ minLength: 1, maxLength: 200 }),
+  name: t.String({ minLength: 1, maxLength: 200, description: '1 to 200 characters, no control characters' }),
   project_id: t.String(),
   permissions: t.Array(Permission, { minItems: 1 }),
   expires_at: OptionalTimestamp,

@@ -4,6 +4,11 @@ import { AppError, validationError, versionConflict } from './errors'
 export const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 export const ENV_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/
 
+/** Display names (projects, tokens): 1 to 200 characters, none of them a control character. */
+const DISPLAY_NAME = /^[^\u0000-\u001f\u007f]{1,200}$/
+export const displayNameIssue = (name: unknown, path = 'name'): { path: string; message: string } | undefined =>
+  typeof name === 'string' && DISPLAY_NAME.test(name) ? undefined : { path, message: 'must be 1 to 200 characters, without control characters' }
+
 export function checkKey(key: unknown, path = 'key'): string {
   if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
     throw validationError([{ path, message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' }])

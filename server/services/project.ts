@@ -5,7 +5,7 @@ import type { ProjectRow } from '../store/projects'
 import type { RecordChange } from './change-runner'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError } from './errors'
-import { ENV_PATTERN } from './keys'
+import { displayNameIssue, ENV_PATTERN } from './keys'
 import { flagEventData, flagView } from './flags'
 import { configEventData, configView } from './configs'
 
@@ -53,7 +53,8 @@ export function projectService({ store, changes }: ServiceDeps) {
 
     update(actor: Actor, input: { name?: string; slug?: string }) {
       const issues: { path: string; message: string }[] = []
-      if (input.name !== undefined && (typeof input.name !== 'string' || input.name.length < 1 || input.name.length > 200)) issues.push({ path: 'name', message: 'must be 1 to 200 characters' })
+      const nameIssue = input.name === undefined ? undefined : displayNameIssue(input.name)
+      if (nameIssue) issues.push(nameIssue)
       if (input.slug !== undefined && (typeof input.slug !== 'string' || !ENV_PATTERN.test(input.slug))) issues.push({ path: 'slug', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' })
       if (issues.length) throw validationError(issues)
       return changes.run(async (tx, record) => {

@@ -4,6 +4,7 @@ import type { Db } from '../store'
 import type { TokenRow } from '../store/tokens'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError } from './errors'
+import { displayNameIssue } from './keys'
 
 import { PERMISSIONS, type Permission } from './permissions'
 export { PERMISSIONS, type Permission } from './permissions'
@@ -53,7 +54,8 @@ export interface NewToken {
 /** Inserts a token row in an open transaction and returns the plaintext once. Shared by the API, bootstrap and the CLI. */
 export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, input: NewToken, plaintext?: string): Promise<{ token: string; row: TokenRow }> {
   const issues: { path: string; message: string }[] = []
-  if (typeof input.name !== 'string' || input.name.length < 1 || input.name.length > 200) issues.push({ path: 'name', message: 'must be 1 to 200 characters' })
+  const nameIssue = displayNameIssue(input.name)
+  if (nameIssue) issues.push(nameIssue)
   if (!Array.isArray(input.permissions) || input.permissions.length === 0) issues.push({ path: 'permissions', message: 'must be a non-empty list' })
   else input.permissions.forEach((p, i) => { if (!(PERMISSIONS as readonly string[]).includes(p)) issues.push({ path: `permissions[${i}]`, message: `must be one of ${PERMISSIONS.join(', ')}` }) })
   if (input.expires_at != null && (typeof input.expires_at !== 'string' || !isIsoDate(input.expires_at))) issues.push({ path: 'expires_at', message: 'must be an ISO 8601 timestamp' })

@@ -49,6 +49,7 @@ export const evaluateRoutes = ({ snapshots }: AppDeps) =>
     },
     detail: { tags: ['evaluation'], summary: 'Evaluate many flags and configs for one context', security: [{ bearer: [] }], description: 'Permission: `read:flags` and/or `read:configs`' },
     parse: 'json',
+    query: t.Object({}),
     body: t.Object({
       context: t.Optional(S.EvaluationContext),
       flags: t.Optional(t.Array(t.String(), { description: 'flag keys; omitted = every flag the token may read' })),

@@ -28,11 +28,9 @@ export const flagRoutes = ({ services, snapshots }: AppDeps) =>
     .get('/api/v1/flags/:key', ({ request, params }) => flagResponse(snapshots, callerOf(request).actor.projectId, params.key, request.url).send(request), {
       ...EVALUATE_GUARD,
       params: S.KeyParam,
-      // `context` is read from the URL by the handler, so it is documented here rather than as a query schema.
-      detail: {
-        ...EVALUATE_GUARD.detail,
-        parameters: [{ name: 'context', in: 'query', required: false, description: 'URL-encoded JSON evaluation context', schema: { type: 'string' } }],
-      },
+      // Declared so that any other parameter (`?ctx=`) is refused and `context` is documented; the handler
+      // reads it from the URL itself (evaluation-context.ts caches parsed contexts per raw text).
+      query: t.Object({ context: t.Optional(t.String({ description: 'URL-encoded JSON evaluation context, e.g. {"user_id":"u-42","plan":"pro"}' })) }),
       response: { 200: S.EvaluationResult, ...S.errors(400, 401, 403, 404, 429) },
     })
     .get('/api/v1/flags/:key/definition', async ({ request, params }) => {
