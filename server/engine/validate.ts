@@ -10,10 +10,12 @@
 // - in_segment / not_in_segment: the key of an existing segment; `property` is ignored and may be omitted.
 //   Segments do not nest: a segment's own conditions may not use them (this also rules out cycles).
 import { isIsoDate, parseIsoDate } from './dates'
+import { labelIssue } from './issue-labels'
 import { checkJsonLimits } from './limits'
 import { compileRegex, isScalar } from './operators'
 import { parseSemver } from './semver'
-import { OPERATORS, type ValidationIssue } from './types'
+import { OPERATORS, type Json, type ValidationIssue } from './types'
+import { typeOf } from './value-type'
 
 export const MAX_RULES = 200
 export const MAX_CONDITIONS = 100
@@ -193,5 +195,23 @@ export function validateFlag(input: unknown, opts: FlagValidationOptions): Valid
   if (isIsoDate(from) && isIsoDate(until) && parseIsoDate(from) >= parseIsoDate(until)) {
     issues.push({ path: 'active_until', message: 'must be later than active_from' })
   }
+  if (input.value !== undefined) issues.push(...valueTypeIssues(input))
+  return issues.map(labelIssue)
+}
+
+/** Every value a flag can answer has the type of its `value` (docs/behaviour.md §8), or is null (an explicit
+ *  off value): otherwise a boolean flag could answer "yes". Shapes are checked above; this looks only at
+ *  values that are there. */
+function valueTypeIssues(flag: Record<string, unknown>): ValidationIssue[] {
+  const type = typeOf(flag.value)
+  const article = type === 'object' || type === 'array' ? 'an' : 'a'
+  const issues: ValidationIssue[] = []
+  const check = (value: unknown, path: string) => {
+    if (value !== undefined && value !== null && typeOf(value) !== type) issues.push({ path, message: `must be ${article} ${type}, like the flag's value` })
+  }
+  const targeting = isObject(flag.targeting) ? flag.targeting : {}
+  if (Array.isArray(targeting.rules)) targeting.rules.forEach((rule, i) => isObject(rule) && check(rule.value, `targeting.rules[${i}].value`))
+  if (isObject(targeting.overrides)) for (const [userId, v] of Object.entries(targeting.overrides)) check(v as Json, `targeting.overrides.${userId}`)
+  if (isObject(flag.environments)) for (const [name, o] of Object.entries(flag.environments)) isObject(o) && check(o.value, `environments.${name}.value`)
   return issues
 }

@@ -1,5 +1,5 @@
 // Segments: named condition lists referenced by flag rules (in_segment / not_in_segment).
-import { validateConditions, type Condition } from '../engine'
+import { labelIssue, validateConditions, type Condition } from '../engine'
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
@@ -19,7 +19,7 @@ const flagsUsing = (flags: DocumentRow[], segmentKey: string): string[] =>
 export function segmentService({ store, changes }: ServiceDeps) {
   async function validate(tx: Db, projectId: string, conditions: unknown): Promise<void> {
     const segmentKeys = new Set((await store.segments.all(tx, projectId)).map((s) => s.key))
-    const issues = validateConditions(conditions, 'conditions', segmentKeys)
+    const issues = validateConditions(conditions, 'conditions', segmentKeys).map(labelIssue)
     if (issues.length) throw validationError(issues)
   }
   /** The stored row; inside a change's transaction it is locked until commit (see getForUpdate). */

@@ -177,14 +177,10 @@ describe('reasons, off values and types', () => {
 
   test('type names: boolean, string, number, object, array, null', async () => {
     const values: [string, unknown][] = [['boolean', true], ['string', 's'], ['number', 42.5], ['object', { a: [1] }], ['array', [1, 'x']], ['null', null]]
-    await createFlag({
-      key: 'r-types',
-      enabled: true,
-      value: 'fallback',
-      targeting: { rules: values.map(([kind, value]) => ({ conditions: [{ property: 'kind', operator: 'equals', value: kind }], value })) },
-    })
+    // A flag answers values of one type (rules and overrides match its value's type), so one flag per type.
     for (const [kind, value] of values) {
-      expect(await evaluate('r-types', { custom: { kind } })).toEqual({ value: value as never, type: kind, reason: 'targeting' })
+      await createFlag({ key: `r-type-${kind}`, enabled: true, value, targeting: { rules: [{ conditions: [{ property: 'kind', operator: 'equals', value: kind }], value }] } })
+      expect(await evaluate(`r-type-${kind}`, { custom: { kind } })).toEqual({ value: value as never, type: kind, reason: 'targeting' })
     }
     // a false boolean is still typed boolean (not the off value of a disabled flag)
     await createFlag({ key: 'r-false', enabled: true, value: false })

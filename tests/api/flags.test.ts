@@ -228,3 +228,30 @@ describe('flags', () => {
     expect(after.body).toEqual({ value: null, type: 'null', reason: 'disabled' })
   })
 })
+
+describe('value types', () => {
+  test('a boolean flag refuses a rule value "yes", an override 1 and an environment value "on"; nothing is stored', async () => {
+    const refused = await create({ key: 'typed', enabled: true, value: true, targeting: { rules: [{ conditions: [], value: 'yes' }] } })
+    expect(refused.status).toBe(400)
+    expect(refused.body.code).toBe('VALIDATION_ERROR')
+    expect(refused.body.details.issues).toEqual([{ path: 'targeting.rules[0].value', message: "Rule 1: value must be a boolean, like the flag's value" }])
+    expect((await api(srv, 'GET', '/api/v1/flags/typed/definition', { token: admin })).status).toBe(404)
+
+    expect((await create({ key: 'typed', enabled: true, value: true, targeting: { rules: [{ conditions: [], value: false }] } })).status).toBe(201)
+    const override = await api(srv, 'PUT', '/api/v1/flags/typed', { token: admin, body: { targeting: { overrides: { 'u-1': 1 } } } })
+    expect(override.body.details.issues).toEqual([{ path: 'targeting.overrides.u-1', message: "Override for user u-1: must be a boolean, like the flag's value" }])
+    const env = await api(srv, 'PUT', '/api/v1/flags/typed/environments/production', { token: admin, body: { enabled: true, value: 'on' } })
+    expect(env.status).toBe(400)
+    expect(env.body.details.issues).toEqual([{ path: 'environments.production.value', message: "Environment production: value must be a boolean, like the flag's value" }])
+    // Changing the value's type needs the rules to follow; both together apply.
+    const retype = await api(srv, 'PUT', '/api/v1/flags/typed', { token: admin, body: { value: 'v1' } })
+    expect(retype.body.details.issues.map((i: { path: string }) => i.path)).toEqual(['targeting.rules[0].value'])
+    const stored = await api(srv, 'GET', '/api/v1/flags/typed/definition', { token: admin })
+    expect(stored.body.flag).toMatchObject({ value: true, version: 1, targeting: { rules: [{ conditions: [], value: false }] } })
+    const both = await api(srv, 'PUT', '/api/v1/flags/typed', { token: admin, body: { value: 'v1', targeting: { rules: [{ conditions: [], value: 'v2' }] } } })
+    expect(both.status).toBe(200)
+    expect((await api(srv, 'GET', '/api/v1/flags/typed', { token: admin })).body).toEqual({ value: 'v2', type: 'string', reason: 'targeting' })
+    // null stays an explicit off value for any type.
+    expect((await api(srv, 'PUT', '/api/v1/flags/typed/environments/production', { token: admin, body: { enabled: true, value: null } })).status).toBe(200)
+  })
+})

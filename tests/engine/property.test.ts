@@ -40,22 +40,33 @@ function valueFor(operator: string): fc.Arbitrary<unknown> {
 const condition = fc.constantFrom(...OPERATORS).chain((operator) =>
   fc.record({ property: fc.constantFrom(...PROPERTIES), operator: fc.constant(operator), value: valueFor(operator) }))
 
-const targeting = fc.record({
-  rules: fc.array(fc.record({ conditions: fc.array(condition, { maxLength: 4 }), value: json }), { maxLength: 5 }),
+// Every value of a flag has the type of its `value`, or is null (an explicit off value).
+const OF_TYPE: Record<string, fc.Arbitrary<unknown>> = {
+  boolean: fc.boolean(),
+  string: fc.string({ maxLength: 8 }),
+  number: fc.double({ noNaN: true, noDefaultInfinity: true }),
+  object: fc.dictionary(fc.string({ maxLength: 4 }), json, { maxKeys: 3 }),
+  array: fc.array(json, { maxLength: 3 }),
+  null: fc.constant(null),
+}
+const answerOf = (type: string) => fc.oneof({ weight: 4, arbitrary: OF_TYPE[type]! }, { weight: 1, arbitrary: fc.constant(null) })
+
+const targeting = (type: string) => fc.record({
+  rules: fc.array(fc.record({ conditions: fc.array(condition, { maxLength: 4 }), value: answerOf(type) }), { maxLength: 5 }),
   rollout: fc.option(fc.record({ percentage: fc.double({ min: 0, max: 100, noNaN: true }), attribute: fc.constantFrom(...PROPERTIES) }), { nil: undefined }),
-  overrides: fc.dictionary(fc.string({ maxLength: 4 }), json, { maxKeys: 3 }),
+  overrides: fc.dictionary(fc.string({ maxLength: 4 }), answerOf(type), { maxKeys: 3 }),
 }, { requiredKeys: [] })
 
 const window = fc.option(fc.tuple(fc.option(iso, { nil: null }), fc.option(iso, { nil: null })), { nil: undefined })
 
-const flagDefinition: fc.Arbitrary<FlagDefinition> = fc.record({
+const flagDefinition: fc.Arbitrary<FlagDefinition> = fc.constantFrom(...Object.keys(OF_TYPE)).chain((type) => fc.record({
   key: fc.string({ minLength: 1, maxLength: 10 }),
   enabled: fc.boolean(),
-  value: json,
-  targeting: fc.option(targeting, { nil: undefined }),
-  environments: fc.option(fc.dictionary(fc.constantFrom(...ENVIRONMENTS), fc.record({ enabled: fc.boolean(), value: json }, { requiredKeys: ['enabled'] })), { nil: undefined }),
+  value: OF_TYPE[type]!,
+  targeting: fc.option(targeting(type), { nil: undefined }),
+  environments: fc.option(fc.dictionary(fc.constantFrom(...ENVIRONMENTS), fc.record({ enabled: fc.boolean(), value: answerOf(type) }, { requiredKeys: ['enabled'] })), { nil: undefined }),
   window,
-}).map(({ window: w, ...f }) => {
+})).map(({ window: w, ...f }) => {
   const def = f as FlagDefinition
   if (w) {
     const [a, b] = w

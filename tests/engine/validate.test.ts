@@ -6,7 +6,7 @@ const segmentKeys = new Set(['beta'])
 const environments = new Set(['development', 'production'])
 const base = { key: 'f', enabled: true, value: true }
 const paths = (input: unknown) => validateFlag(input, { segmentKeys, environments }).map((i) => i.path)
-const withCondition = (condition: unknown) => ({ ...base, targeting: { rules: [{ conditions: [{ property: 'x', operator: 'equals', value: 'a' }, condition], value: 1 }] } })
+const withCondition = (condition: unknown) => ({ ...base, targeting: { rules: [{ conditions: [{ property: 'x', operator: 'equals', value: 'a' }, condition], value: false }] } })
 const P = 'targeting.rules[0].conditions[1]'
 
 describe('valid flags', () => {
@@ -24,7 +24,7 @@ describe('valid flags', () => {
           { property: 'beta', operator: 'exists' },
           { property: 'user_id', operator: 'in_segment', value: 'beta' },
           { operator: 'not_in_segment', value: 'beta' },
-        ], value: { any: ['json'] } }],
+        ], value: false }],
         rollout: { percentage: 12.5, attribute: 'user_id' },
         overrides: { u1: false },
       },
@@ -52,16 +52,16 @@ describe('flag-level failures', () => {
     expect(paths({ ...base, targeting: [] })).toEqual(['targeting'])
     expect(paths({ ...base, targeting: { rules: {} } })).toEqual(['targeting.rules'])
     expect(paths({ ...base, targeting: { rules: [5] } })).toEqual(['targeting.rules[0]'])
-    expect(paths({ ...base, targeting: { rules: [{ value: 1 }] } })).toEqual(['targeting.rules[0].conditions'])
+    expect(paths({ ...base, targeting: { rules: [{ value: false }] } })).toEqual(['targeting.rules[0].conditions'])
     expect(paths({ ...base, targeting: { rules: [{ conditions: [] }] } })).toEqual(['targeting.rules[0].value'])
   })
   test('at most 200 rules, 100 conditions per rule', () => {
-    const rule = { conditions: [], value: 1 }
+    const rule = { conditions: [], value: false }
     expect(paths({ ...base, targeting: { rules: Array(200).fill(rule) } })).toEqual([])
     expect(paths({ ...base, targeting: { rules: Array(201).fill(rule) } })).toEqual(['targeting.rules'])
     const cond = { property: 'a', operator: 'exists' }
-    expect(paths({ ...base, targeting: { rules: [{ conditions: Array(100).fill(cond), value: 1 }] } })).toEqual([])
-    expect(paths({ ...base, targeting: { rules: [{ conditions: Array(101).fill(cond), value: 1 }] } })).toEqual(['targeting.rules[0].conditions'])
+    expect(paths({ ...base, targeting: { rules: [{ conditions: Array(100).fill(cond), value: false }] } })).toEqual([])
+    expect(paths({ ...base, targeting: { rules: [{ conditions: Array(101).fill(cond), value: false }] } })).toEqual(['targeting.rules[0].conditions'])
   })
   test('rollout', () => {
     expect(paths({ ...base, targeting: { rollout: 50 } })).toEqual(['targeting.rollout'])
@@ -75,14 +75,14 @@ describe('flag-level failures', () => {
   test('overrides', () => {
     expect(paths({ ...base, targeting: { overrides: [] } })).toEqual(['targeting.overrides'])
     expect(paths({ ...base, targeting: { overrides: 'u1' } })).toEqual(['targeting.overrides'])
-    expect(paths({ ...base, targeting: { overrides: { u1: 'x'.repeat(300 * 1024) } } })).toEqual(['targeting.overrides.u1'])
+    expect(paths({ ...base, value: '', targeting: { overrides: { u1: 'x'.repeat(300 * 1024) } } })).toEqual(['targeting.overrides.u1'])
   })
   test('environments', () => {
     expect(paths({ ...base, environments: [] })).toEqual(['environments'])
     expect(paths({ ...base, environments: { staging: { enabled: true } } })).toEqual(['environments.staging'])
     expect(paths({ ...base, environments: { production: true } })).toEqual(['environments.production'])
-    expect(paths({ ...base, environments: { production: { value: 1 } } })).toEqual(['environments.production.enabled'])
-    expect(paths({ ...base, environments: { production: { enabled: true, value: deep(40) } } })).toEqual(['environments.production.value'])
+    expect(paths({ ...base, environments: { production: { value: false } } })).toEqual(['environments.production.enabled'])
+    expect(paths({ ...base, value: [], environments: { production: { enabled: true, value: deep(40) } } })).toEqual(['environments.production.value'])
     // Without a list of environments, any name is accepted.
     expect(validateFlag({ ...base, environments: { anything: { enabled: true } } }, { segmentKeys })).toEqual([])
   })
@@ -96,7 +96,7 @@ describe('flag-level failures', () => {
   test('JSON limits on the flag value and rule values', () => {
     expect(paths({ ...base, value: deep(33) })).toEqual(['value'])
     expect(paths({ ...base, value: deep(32) })).toEqual([])
-    expect(paths({ ...base, targeting: { rules: [{ conditions: [], value: 'x'.repeat(256 * 1024) }] } })).toEqual(['targeting.rules[0].value'])
+    expect(paths({ ...base, value: '', targeting: { rules: [{ conditions: [], value: 'x'.repeat(256 * 1024) }] } })).toEqual(['targeting.rules[0].value'])
   })
 })
 
@@ -131,6 +131,35 @@ describe('condition failures', () => {
   })
   test('matches accepts a 1024-character pattern', () => {
     expect(paths(withCondition({ property: 'a', operator: 'matches', value: 'a'.repeat(1024) }))).toEqual([])
+  })
+})
+
+describe('value types (every answer has the type of the flag value)', () => {
+  const issues = (input: unknown) => validateFlag(input, { segmentKeys, environments })
+  test('rule, override and environment values of another type are refused, named as the console shows them', () => {
+    expect(issues({ ...base, targeting: { rules: [{ conditions: [], value: true }, { conditions: [], value: 'yes' }] } })).toEqual([
+      { path: 'targeting.rules[1].value', message: "Rule 2: value must be a boolean, like the flag's value" },
+    ])
+    expect(issues({ ...base, targeting: { overrides: { 'u-1': 1 } } })).toEqual([
+      { path: 'targeting.overrides.u-1', message: "Override for user u-1: must be a boolean, like the flag's value" },
+    ])
+    expect(issues({ ...base, value: { a: 1 }, environments: { production: { enabled: true, value: [1] } } })).toEqual([
+      { path: 'environments.production.value', message: "Environment production: value must be an object, like the flag's value" },
+    ])
+  })
+  test('null is an explicit off value of any flag; matching types pass', () => {
+    expect(issues({ ...base, targeting: { rules: [{ conditions: [], value: null }], overrides: { u: null } }, environments: { production: { enabled: true, value: null } } })).toEqual([])
+    expect(issues({ ...base, value: 'a', targeting: { rules: [{ conditions: [], value: 'b' }], overrides: { u: 'c' } }, environments: { production: { enabled: true, value: 'd' } } })).toEqual([])
+    expect(issues({ ...base, value: 1, targeting: { rules: [{ conditions: [], value: 2.5 }] } })).toEqual([])
+  })
+  test('a change of the value type needs every other value to follow', () => {
+    const flag = { ...base, targeting: { rules: [{ conditions: [], value: false }] } }
+    expect(issues({ ...flag, value: 'on' }).map((i) => i.path)).toEqual(['targeting.rules[0].value'])
+  })
+  test('condition problems are named by rule and condition, counted from 1', () => {
+    expect(issues(withCondition({ property: 'a', operator: 'greater_than', value: 'x' }))).toEqual([
+      { path: `${P}.value`, message: 'Rule 1, condition 2: value must be a finite number' },
+    ])
   })
 })
 
