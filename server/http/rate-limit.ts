@@ -22,20 +22,28 @@ export interface RateLimiter {
 
 const WINDOW = 60_000
 
-/** The sliding-window arithmetic shared by every limiter: previous bucket weighted by how much of it still overlaps. */
+/** The weighted count at time `t` of a window that started at `start` with `prev` requests in the bucket
+ *  before it and `curr` in its own, assuming nothing more is counted: the previous bucket weighs by how much
+ *  of it still overlaps the last minute; after the window ends, its own count becomes the previous bucket. */
+export function slidingCount(prev: number, curr: number, start: number, t: number): number {
+  const into = t - start
+  if (into < WINDOW) return prev * (1 - into / WINDOW) + curr
+  if (into < 2 * WINDOW) return curr * (1 - (into - WINDOW) / WINDOW)
+  return 0
+}
+
+/** The verdict for a request at `now`. Retry-After (when refused) is the smallest whole number of seconds
+ *  after which the same arithmetic admits the request (docs/behaviour.md §8): found by trying each second,
+ *  so it can never disagree with the check itself, across a window's end included (at most 120 tries, and
+ *  only on a refusal). */
 export function slidingVerdict(prevCount: number, currCount: number, windowStart: number, limit: number, now: number, counted: boolean): RateVerdict {
-  const weight = 1 - (now - windowStart) / WINDOW
-  const used = prevCount * weight + currCount
-  const remaining = Math.max(0, Math.floor(limit - used))
-  const resetAt = windowStart + WINDOW
+  const remaining = Math.max(0, Math.floor(limit - slidingCount(prevCount, currCount, windowStart, now)))
   let retryAfter = 0
   if (!counted) {
-    // The earliest moment the weighted previous bucket has decayed enough, else the window's end.
-    const needDecay = used + 1 - limit
-    const wait = prevCount > 0 ? (needDecay / prevCount) * WINDOW : resetAt - now
-    retryAfter = Math.max(1, Math.ceil(Math.min(wait, resetAt - now + WINDOW) / 1000))
+    retryAfter = 1
+    while (retryAfter < 120 && slidingCount(prevCount, currCount, windowStart, now + retryAfter * 1000) + 1 > limit) retryAfter++
   }
-  return { allowed: counted, limit, remaining, resetAt, retryAfter }
+  return { allowed: counted, limit, remaining, resetAt: windowStart + WINDOW, retryAfter }
 }
 
 export class MemoryRateLimiter implements RateLimiter {
@@ -50,8 +58,7 @@ export class MemoryRateLimiter implements RateLimiter {
       b.curr = 0
       b.start = start
     }
-    const used = b.prev * (1 - (now - start) / WINDOW) + b.curr
-    const allowed = used + 1 <= limit
+    const allowed = slidingCount(b.prev, b.curr, start, now) + 1 <= limit
     if (allowed) b.curr++
     return slidingVerdict(b.prev, b.curr, start, limit, now, allowed)
   }
