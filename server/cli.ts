@@ -2,14 +2,19 @@
 //   npm run cli -- projects list
 //   npm run cli -- projects create --name "Shop" --slug shop
 //   npm run cli -- tokens create --project <id> --name ops --permissions '*' [--expires-at 2027-01-01T00:00:00Z]
-// Uses DATABASE_URL like the server. A running server picks new tokens up on first use.
+// Uses DATABASE_URL like the server, and changes state only through the services, as the API does: one
+// transaction per change with its audit entry (actor `cli`) and webhook deliveries (docs/behaviour.md §8).
+// Running servers pick a new token up on its first use, see other changes at their next reconcile, and
+// their webhook worker sends the deliveries queued here.
 import { parseArgs } from 'node:util'
+import { Snapshots } from './cache/snapshots'
 import { loadSettings } from './settings'
 import { openDatabase } from './store/database'
 import { createStore } from './store'
-import { bootstrap, CLI_ACTOR, createProject } from './services/bootstrap'
+import { createServices } from './services'
+import { bootstrap, CLI_ACTOR } from './services/bootstrap'
 import { AppError } from './services/errors'
-import { insertToken } from './services/tokens'
+import { ChangeBus } from './services/events'
 
 const USAGE = `usage:
   cli projects list
@@ -31,6 +36,7 @@ async function main(argv: string[]): Promise<number> {
   const settings = loadSettings()
   const database = await openDatabase(settings.databaseUrl)
   const store = createStore(database)
+  const services = createServices(store, new ChangeBus(), new Snapshots(store), settings)
   try {
     await bootstrap(store, settings.bootstrapToken)
     if (resource === 'projects' && verb === 'list') {
@@ -38,24 +44,17 @@ async function main(argv: string[]): Promise<number> {
       return 0
     }
     if (resource === 'projects' && verb === 'create') {
-      const p = await createProject(store, { name: values.name ?? '', slug: values.slug ?? '' })
+      const p = await services.project.create(CLI_ACTOR, { name: values.name ?? '', slug: values.slug ?? '' })
       console.log(`created project ${p.id} (slug ${p.slug})`)
       return 0
     }
     if (resource === 'tokens' && verb === 'create') {
       const projectId = values.project ?? ''
       if (!(await store.projects.get(store.db, projectId))) throw new AppError(404, 'NOT_FOUND', `no project with id "${projectId}" (see: cli projects list)`)
-      const { token, row } = await store.transaction(async (tx) => {
-        const created = await insertToken({ store }, tx, {
-          name: values.name ?? '', project_id: projectId,
-          permissions: (values.permissions ?? '').split(',').map((p) => p.trim()).filter(Boolean),
-          expires_at: values['expires-at'] ?? null,
-        })
-        await store.audit.insert(tx, {
-          projectId, timestamp: new Date().toISOString(), actor: CLI_ACTOR, action: 'create', resourceType: 'token', resourceKey: created.row.tokenPrefix,
-          before: null, after: { name: created.row.name, token_prefix: created.row.tokenPrefix, project_id: projectId, permissions: created.row.permissions, expires_at: created.row.expiresAt, created_at: created.row.createdAt },
-        })
-        return created
+      const { token, row } = await services.tokens.create({ projectId, name: CLI_ACTOR }, {
+        name: values.name ?? '', project_id: projectId,
+        permissions: (values.permissions ?? '').split(',').map((p) => p.trim()).filter(Boolean),
+        expires_at: values['expires-at'] ?? null,
       })
       console.log(`token (shown once, store it now): ${token}\nprefix: ${row.tokenPrefix}\nhash: ${row.hash}`)
       return 0

@@ -1,4 +1,4 @@
-// The caller's project: name, slug and environment list; projects themselves are created by bootstrap or the CLI.
+// Projects: creating one (the CLI; the first is made by bootstrap) and the caller's name, slug and environment list.
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
 import type { ProjectRow } from '../store/projects'
@@ -11,6 +11,12 @@ import { configEventData, configView } from './configs'
 
 const MAX_ENVIRONMENTS = 100
 export const DEFAULT_ENVIRONMENTS = ['development', 'staging', 'production']
+
+/** Project ids other than `default`: 10 random characters of [a-z0-9]. */
+function randomProjectId(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789'
+  return Array.from(crypto.getRandomValues(new Uint8Array(10)), (b) => alphabet[b % 36]).join('')
+}
 
 export const projectView = (p: ProjectRow) => ({ id: p.id, name: p.name, slug: p.slug, environments: p.environments })
 const eventData = (p: ProjectRow) => ({ name: p.name, slug: p.slug, environments: p.environments })
@@ -50,6 +56,21 @@ export function projectService({ store, changes }: ServiceDeps) {
 
   return {
     get: (id: string) => mustGet(store.db, id),
+
+    /** A new project with the default environments (operators, through the CLI); audited in the new project. */
+    create(actorName: string, input: { name: string; slug: string }): Promise<ProjectRow> {
+      const issues = [displayNameIssue(input.name)].filter((i) => i !== undefined)
+      if (typeof input.slug !== 'string' || !ENV_PATTERN.test(input.slug)) issues.push({ path: 'slug', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' })
+      if (issues.length) throw validationError(issues)
+      return changes.run(async (tx, record) => {
+        if (await store.projects.bySlug(tx, input.slug)) throw new AppError(409, 'ALREADY_EXISTS', `Slug "${input.slug}" is taken`)
+        const now = new Date().toISOString()
+        const project: ProjectRow = { id: randomProjectId(), name: input.name, slug: input.slug, environments: DEFAULT_ENVIRONMENTS, createdAt: now, updatedAt: now }
+        await store.projects.insert(tx, project)
+        await record({ projectId: project.id, actor: actorName, action: 'create', resourceType: 'project', resourceKey: project.id, before: null, after: projectView(project) })
+        return project
+      })
+    },
 
     update(actor: Actor, input: { name?: string; slug?: string }) {
       const issues: { path: string; message: string }[] = []

@@ -1,0 +1,97 @@
+// The command line changes state through the change path (docs/behaviour.md §8): one transaction per
+// command with its audit entry (actor `cli`) and webhook deliveries, against the database of a running
+// server (SQLite or PostgreSQL, as the suite runs); the server accepts the new token and delivers the events.
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { api, startServer, type TestServer } from '../helpers/server'
+
+const ROOT = join(import.meta.dir, '..', '..')
+let srv: TestServer
+const received: any[] = []
+const hook = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  async fetch(req) {
+    received.push(await req.json())
+    return new Response('ok')
+  },
+})
+
+beforeAll(async () => {
+  srv = await startServer()
+  const res = await api(srv, 'POST', '/api/v1/webhooks', { token: srv.adminToken, body: { url: `http://127.0.0.1:${hook.port}/hook`, events: ['*'] } })
+  expect(res.status).toBe(201)
+})
+afterAll(async () => {
+  await srv.stop()
+  hook.stop(true)
+})
+
+function cli(...args: string[]) {
+  const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'cli.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: srv.databaseUrl, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' },
+  })
+  return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() }
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(50)
+  }
+}
+
+const auditOf = async (token: string, type: string) =>
+  (await api(srv, 'GET', `/api/v1/audit?resource_type=${type}`, { token })).body.entries as any[]
+
+test('tokens create: one audited change (actor cli), a token.created delivery, a token the running server accepts', async () => {
+  const run = cli('tokens', 'create', '--project', 'default', '--name', 'ops reader', '--permissions', 'read:flags')
+  expect(run).toMatchObject({ code: 0, err: '' })
+  const token = /shown once, store it now\): (\S+)/.exec(run.out)![1]!
+  expect((await api(srv, 'GET', '/api/v1/flags', { token })).status).toBe(200)
+  const entries = (await auditOf(srv.adminToken, 'token')).filter((e) => e.after?.name === 'ops reader')
+  expect(entries).toHaveLength(1)
+  expect(entries[0]).toMatchObject({ actor: 'cli', action: 'create', resource_key: token.slice(0, 12) })
+  expect(JSON.stringify(entries)).not.toContain(token)
+  const event = await until('the token.created delivery', () => received.find((e) => e.event === 'token.created' && e.data.name === 'ops reader'))
+  expect(event).toMatchObject({ resource: token.slice(0, 12), data: { name: 'ops reader', permissions: ['read:flags'] } })
+  expect(JSON.stringify(event)).not.toContain(token)
+})
+
+test('projects create: audited in the new project with actor cli; its first token is audited too', async () => {
+  const made = cli('projects', 'create', '--name', 'Shop', '--slug', `shop-${Date.now()}`)
+  expect(made).toMatchObject({ code: 0, err: '' })
+  const id = /created project (\w+)/.exec(made.out)![1]!
+  const tokenRun = cli('tokens', 'create', '--project', id, '--name', 'shop admin', '--permissions', '*')
+  expect(tokenRun.code).toBe(0)
+  const token = /shown once, store it now\): (\S+)/.exec(tokenRun.out)![1]!
+  // The server re-reads its token table on an unknown token at most once a second: the first use may wait for it.
+  const project_ = await until('the new token to be accepted', async () => {
+    const res = await api(srv, 'GET', '/api/v1/project', { token })
+    return res.status === 200 ? res.body : undefined
+  }, 3000)
+  expect(project_).toMatchObject({ id, name: 'Shop', environments: ['development', 'staging', 'production'] })
+  const project = await auditOf(token, 'project')
+  expect(project).toHaveLength(1)
+  expect(project[0]).toMatchObject({ actor: 'cli', action: 'create', resource_key: id, before: null, after: { id, name: 'Shop' } })
+  expect((await auditOf(token, 'token')).map((e) => [e.actor, e.action, e.after.name])).toEqual([['cli', 'create', 'shop admin']])
+})
+
+test('bad input changes nothing and says why', async () => {
+  const before = (await api(srv, 'GET', '/api/v1/audit', { token: srv.adminToken })).body.total
+  for (const args of [
+    ['tokens', 'create', '--project', 'default', '--name', 'bad\u0007name', '--permissions', 'read:flags'],
+    ['tokens', 'create', '--project', 'default', '--name', 'x', '--permissions', 'admin'],
+    ['tokens', 'create', '--project', 'nope', '--name', 'x', '--permissions', '*'],
+    ['projects', 'create', '--name', 'X', '--slug', 'Not A Slug'],
+  ]) {
+    const run = cli(...args)
+    expect(run.code).toBe(1)
+    expect(run.err).toStartWith('error: ')
+  }
+  expect((await api(srv, 'GET', '/api/v1/audit', { token: srv.adminToken })).body.total).toBe(before)
+})
