@@ -21,7 +21,7 @@ import { MAX_BODY_BYTES, readJsonBody } from './json-input'
 import { rateHeaders, rateLimited, type RateClass, type RateLimiter } from './rate-limit'
 import * as S from './schemas'
 import { healthRoutes } from './routes/health'
-import { docsAssetRoutes } from './routes/docs'
+import { docsRoutes } from './routes/docs'
 import { flagRoutes } from './routes/flags'
 import { configRoutes } from './routes/configs'
 import { segmentRoutes } from './routes/segments'
@@ -139,12 +139,10 @@ export function createApp(deps: AppDeps) {
     })
     .use(
       openapi({
-        path: '/docs',
         specPath: '/openapi.json',
         openapiVersion: '3.0.3',
-        // The page's script comes from this server (routes/docs.ts), not a CDN. The plugin's type wants
-        // every Scalar option spelled out; only cdn is ours to set.
-        scalar: { cdn: '/docs/assets/scalar.js' } as never,
+        // The plugin only generates the document; the /docs page is ours (routes/docs.ts), served offline.
+        provider: null,
         documentation: {
           info: { title: 'Flagship: feature flag and configuration service', version: '1.0.0', description: 'Flags, remote configs and segments per project; evaluation over HTTP.' },
           components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'ff_<project>_<random> access token' } } },
@@ -154,7 +152,7 @@ export function createApp(deps: AppDeps) {
     )
     // The console's built files; their names carry a content hash, so they may be cached for good.
     .use(existsSync(join(CONSOLE_DIST, 'assets')) ? staticPlugin({ assets: join(CONSOLE_DIST, 'assets'), prefix: '/assets', indexHTML: false, alwaysStatic: true, maxAge: 31536000, directive: 'public', detail: { hide: true } }) : new Elysia())
-    .use(docsAssetRoutes())
+    .use(docsRoutes())
     .use(healthRoutes(deps))
     .use(flagRoutes(deps))
     .use(configRoutes(deps))

@@ -19,7 +19,7 @@ export const ErrorBody = t.Object({
   error: t.String(),
   code: t.String(),
   details: t.Optional(Dict(t.Any())),
-}, { title: 'Error' })
+}, { title: 'Error', example: { error: 'Flag "new-chekout" not found', code: 'FLAG_NOT_FOUND' } })
 
 // Nested targeting shapes stay structural: the engine's validator checks operators, value shapes and
 // ranges and reports exact paths (TypeBox reports any failure inside a nullable union at its root).
@@ -53,7 +53,15 @@ const readOnlyEcho = {
   created_at: t.Optional(t.Any({ description: 'ignored' })),
   updated_at: t.Optional(t.Any({ description: 'ignored' })),
 }
-export const FlagCreate = t.Object({ key: t.String(), ...flagFields }, { title: 'FlagCreate' })
+// The documented examples tell one story, which a test replays against a real server: this flag, evaluated
+// for the EvaluationContext example, answers the EvaluationResult example.
+export const FlagCreate = t.Object({ key: t.String(), ...flagFields }, {
+  title: 'FlagCreate',
+  example: {
+    key: 'new-checkout', enabled: true, value: true,
+    targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }], value: true }], rollout: { percentage: 25, attribute: 'user_id' } },
+  },
+})
 export const FlagPatch = t.Object({ ...flagFields, ...readOnlyEcho }, { title: 'FlagPatch' })
 export const Flag = t.Object({
   key: t.String(),
@@ -73,12 +81,12 @@ export const EvaluationContext = t.Object({
   plan: t.Optional(t.String()),
   environment: t.Optional(t.String()),
   custom: t.Optional(Dict(Json)),
-}, { title: 'EvaluationContext', additionalProperties: true, description: 'other top-level attributes are looked up before `custom`' })
+}, { title: 'EvaluationContext', additionalProperties: true, description: 'other top-level attributes are looked up before `custom`', example: { user_id: 'u-42', plan: 'free', custom: { country: 'nl' } } })
 export const EvaluationResult = t.Object({
   value: Json,
   type: t.UnionEnum(['boolean', 'string', 'number', 'object', 'array', 'null']),
   reason: t.UnionEnum([...REASONS]),
-}, { title: 'EvaluationResult' })
+}, { title: 'EvaluationResult', example: { value: false, type: 'boolean', reason: 'rollout' } })
 
 export const ConfigEnvironmentOverride = t.Object({ value: Json }, { title: 'ConfigEnvironmentOverride' })
 export const ConfigCreate = t.Object({ key: t.String(), value: Json, environments: t.Optional(Dict(ConfigEnvironmentOverride)) }, { title: 'ConfigCreate' })
@@ -144,7 +152,7 @@ export const Delivery = t.Object({
   event: EventKind,
   status: t.UnionEnum(['pending', 'delivering', 'delivered', 'failed']),
   attempts: t.Integer({ description: 'attempts made so far (at most 3 per queueing)' }),
-  last_status_code: t.Nullable(t.Integer()),
+  last_status_code: t.Nullable(t.Number({ description: 'HTTP status of the last attempt; null before any answer' })),
   last_error: t.Nullable(t.String()),
   next_attempt_at: t.Nullable(t.String({ description: 'when a pending delivery is tried next' })),
   created_at: t.String(),
@@ -160,8 +168,8 @@ export const AuditEntry = t.Object({
   resource_type: t.UnionEnum([...RESOURCE_TYPES]),
   resource_key: t.String(),
   project_id: t.String(),
-  before: t.Nullable(t.Any()),
-  after: t.Nullable(t.Any()),
+  before: t.Any({ description: 'the resource before the change; null for a create' }),
+  after: t.Any({ description: 'the resource after the change; null for a delete' }),
 }, { title: 'AuditEntry' })
 export type AuditEntry = Static<typeof AuditEntry>
 

@@ -1,29 +1,16 @@
 // End-to-end: the admin console in a real Chromium against the real server (fresh SQLite per run).
 // Needs Debian's chromium at /usr/bin/chromium: absent, the suite fails on CI and is skipped elsewhere.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync } from 'node:fs'
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { browserSuite, launchChromium } from '../helpers/browser'
 import { api, createToken, startServer, type TestServer } from '../helpers/server'
 
-const CHROMIUM = '/usr/bin/chromium'
 const SHOTS = join(import.meta.dir, 'screenshots')
 const TIMEOUT = 60_000
-const haveChromium = existsSync(CHROMIUM)
 
-if (!haveChromium) {
-  if (process.env.CI === 'true') {
-    test('chromium is installed for the e2e suite', () => {
-      throw new Error(`${CHROMIUM} not found: install it (apt-get install -y chromium) so the console e2e tests can run`)
-    })
-  } else {
-    console.warn(`[e2e] SKIPPED: ${CHROMIUM} not found. Install it with \`apt-get install -y chromium\` to run the console tests.`)
-  }
-}
-
-const suite = haveChromium ? describe : describe.skip
-
-suite('admin console', () => {
+browserSuite('admin console', () => {
   let srv: TestServer
   let browser: Browser
   let context: BrowserContext
@@ -84,10 +71,7 @@ suite('admin console', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true })
     srv = await startServer()
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    })
+    browser = await launchChromium()
     ;({ ctx: context, page } = await newPage())
   }, TIMEOUT)
 

@@ -1,14 +1,55 @@
-// The /docs page's script, served from the installed @scalar/api-reference package so the interactive
-// documentation works on machines without internet access.
-import { routeModule } from './common'
+// The /docs page: Swagger UI, every file of it served by this server from the installed swagger-ui-dist
+// package, so the interactive documentation works on machines without internet access and tells no other
+// host who reads it (no fonts, validator badge, proxy or hosted-service links from elsewhere).
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { errorResponse } from '../errors'
+import { routeModule } from './common'
 
 const require = createRequire(import.meta.url)
-const SCALAR = join(dirname(require.resolve('@scalar/api-reference/package.json')), 'dist', 'browser', 'standalone.js')
+const DIST = dirname(require.resolve('swagger-ui-dist/package.json'))
+const ASSETS: Record<string, [file: string, type: string]> = {
+  'swagger-ui.css': ['swagger-ui.css', 'text/css; charset=utf-8'],
+  'swagger-ui-bundle.js': ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+}
 
-export const docsAssetRoutes = () =>
-  routeModule('docs-assets').get('/docs/assets/scalar.js', () =>
-    new Response(Bun.file(SCALAR), { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' } }),
-    { detail: { hide: true } },
-  )
+// validatorUrl: null keeps Swagger UI from sending the document to its public validator for a badge.
+const INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  validatorUrl: null,
+  deepLinking: true,
+  docExpansion: 'list',
+  defaultModelsExpandDepth: 0,
+});
+`
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Flagship API</title>
+    <link rel="stylesheet" href="/docs/assets/swagger-ui.css" />
+    <style>body { margin: 0 } .swagger-ui .topbar { display: none }</style>
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="/docs/assets/swagger-ui-bundle.js"></script>
+    <script src="/docs/assets/init.js"></script>
+  </body>
+</html>
+`
+
+const cached = (body: BodyInit, type: string, maxAge: number) =>
+  new Response(body, { headers: { 'content-type': type, 'cache-control': `public, max-age=${maxAge}` } })
+
+export const docsRoutes = () =>
+  routeModule('docs')
+    .get('/docs', () => cached(PAGE, 'text/html; charset=utf-8', 300), { detail: { hide: true } })
+    .get('/docs/assets/init.js', () => cached(INIT, 'text/javascript; charset=utf-8', 300), { detail: { hide: true } })
+    .get('/docs/assets/:file', ({ params }) => {
+      const asset = ASSETS[params.file]
+      if (!asset) return errorResponse(404, 'NOT_FOUND', 'No such documentation asset')
+      return cached(Bun.file(join(DIST, asset[0])), asset[1], 86400)
+    }, { detail: { hide: true } })

@@ -1,0 +1,40 @@
+// /docs in a real Chromium: the interactive API reference renders the operations, and every request the
+// page makes goes to this server (a self-hosted install without internet works, and no other host learns
+// who reads the docs); no links to hosted services.
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import type { Browser } from 'playwright-core'
+import { browserSuite, launchChromium } from '../helpers/browser'
+import { startServer, type TestServer } from '../helpers/server'
+
+browserSuite('/docs', () => {
+  let srv: TestServer
+  let browser: Browser
+  beforeAll(async () => {
+    srv = await startServer()
+    browser = await launchChromium()
+  }, 60_000)
+  afterAll(async () => {
+    await browser?.close()
+    await srv?.stop()
+  })
+
+  test('renders every documented operation, requests nothing from any other origin, links nowhere else', async () => {
+    const page = await browser.newPage()
+    const requested: string[] = []
+    const errors: string[] = []
+    page.on('request', (r) => requested.push(r.url()))
+    page.on('pageerror', (e) => errors.push(e.message))
+    await page.goto(`${srv.url}/docs`)
+    await page.locator('.opblock-summary-path', { hasText: '/api/v1/flags/{key}' }).first().waitFor({ timeout: 20_000 })
+    await page.locator('.opblock-summary', { hasText: '/api/v1/evaluate' }).first().click()
+    await page.getByText('Request body').first().waitFor()
+    const paths = await page.locator('.opblock-summary-path').allTextContents()
+    expect(paths.map((p) => p.replace(/\u200b/g, ''))).toContain('/api/v1/audit')
+    const origins = [...new Set(requested.map((u) => new URL(u).origin))]
+    expect(origins).toEqual([srv.url])
+    const links = await page.locator('a[href]').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href))
+    expect(links.filter((href) => /^https?:/.test(href) && new URL(href).origin !== srv.url)).toEqual([])
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+})
