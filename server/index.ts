@@ -37,7 +37,7 @@ export async function startService(settings: Settings) {
   const authenticator = new Authenticator(snapshots, store)
   // Webhook outbox: rows are written in each change's transaction; the worker sends them (and whatever a
   // previous process left queued). A committed change kicks it; it also polls for retries and other instances' rows.
-  const deliveryWorker = startDeliveryWorker({ store, settings, instanceId, log })
+  const deliveryWorker = startDeliveryWorker({ store, settings, instanceId, log, pauseAfterMs: settings.webhookPauseAfterMs, backoffMaxMs: settings.webhookBackoffMaxMs })
   bus.subscribe(() => deliveryWorker.kick())
   const limiter = settings.redisUrl ? new RedisRateLimiter(settings.redisUrl, log) : new MemoryRateLimiter()
   const fanout = await startFanout({ instanceId, redisUrl: settings.redisUrl, pg: database.pg, bus, apply: (n) => snapshots.apply(n), log })

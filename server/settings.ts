@@ -12,6 +12,10 @@ export interface Settings {
   webhookAllowPrivateTargets: boolean
   /** how often an instance re-reads every project to heal a missed change notice (ms) */
   reconcileIntervalMs: number
+  /** a webhook failing for this long without a success is paused (ms) */
+  webhookPauseAfterMs: number
+  /** the longest a failing webhook's backoff grows between attempts (ms) */
+  webhookBackoffMaxMs: number
 }
 
 export const TOKEN_PATTERN = /^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/
@@ -54,5 +58,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     rateLimitManagementPerMinute: int(env, 'RATE_LIMIT_MANAGEMENT_PER_MINUTE', 1000, 1, 1e9),
     webhookAllowPrivateTargets: flag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30000, 100, 86400000),
+    webhookPauseAfterMs: int(env, 'WEBHOOK_PAUSE_AFTER_MS', 86_400_000, 1000, 30 * 86_400_000),
+    webhookBackoffMaxMs: int(env, 'WEBHOOK_BACKOFF_MAX_MS', 300_000, 1000, 86_400_000),
   }
 }

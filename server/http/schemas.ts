@@ -141,9 +141,18 @@ export const WebhookCreate = t.Object({
   secret: t.Optional(t.Nullable(t.String({ description: 'write-only; never returned' }))),
 }, { title: 'WebhookCreate' })
 const EventKind = t.UnionEnum([...EVENT_KINDS])
+export const WebhookHealth = t.Object({
+  status: t.UnionEnum(['active', 'failing', 'paused'], { description: 'paused after failing without a success for WEBHOOK_PAUSE_AFTER_MS (24 h); POST …/resume ends it' }),
+  consecutive_failures: t.Number({ description: 'failed attempts in a row' }),
+  failing_since: t.Nullable(t.String({ description: 'first failure of the current streak' })),
+  next_attempt_at: t.Nullable(t.String({ description: 'a failing webhook is not tried again before this (exponential backoff)' })),
+  paused_at: t.Nullable(t.String()),
+}, { title: 'WebhookHealth' })
+export type WebhookHealth = Static<typeof WebhookHealth>
 export const Webhook = t.Object({
   id: t.String(),
   config: t.Object({ url: t.String(), has_secret: t.Boolean(), events: t.Array(t.UnionEnum([...EVENT_KINDS, '*'])) }),
+  health: WebhookHealth,
 }, { title: 'Webhook' })
 export type Webhook = Static<typeof Webhook>
 

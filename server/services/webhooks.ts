@@ -7,9 +7,20 @@ import { EVENT_KINDS, type EventKind } from './events'
 
 const MAX_WEBHOOKS_PER_PROJECT = 100
 
+/** How deliveries to it are going: `paused` after failing too long (see webhooks/worker.ts). */
+export function webhookHealth(row: WebhookRow) {
+  return {
+    status: row.pausedAt ? ('paused' as const) : row.consecutiveFailures > 0 ? ('failing' as const) : ('active' as const),
+    consecutive_failures: row.consecutiveFailures,
+    failing_since: row.failingSince,
+    next_attempt_at: row.retryAt,
+    paused_at: row.pausedAt,
+  }
+}
+
 /** The wire form: the secret is write-only, `has_secret` stands in for it. */
 export function webhookView(row: WebhookRow) {
-  return { id: row.id, config: { url: row.url, has_secret: row.secret !== null, events: row.events } }
+  return { id: row.id, config: { url: row.url, has_secret: row.secret !== null, events: row.events }, health: webhookHealth(row) }
 }
 
 export function webhookService({ store, changes, settings }: ServiceDeps) {
@@ -33,10 +44,25 @@ export function webhookService({ store, changes, settings }: ServiceDeps) {
         const row: WebhookRow = {
           id: crypto.randomUUID(), projectId: actor.projectId, url: input.url, secret: input.secret ?? null,
           events: [...new Set(input.events as (EventKind | '*')[])], createdAt: new Date().toISOString(),
+          consecutiveFailures: 0, failingSince: null, retryAt: null, pausedAt: null,
         }
         await store.webhooks.insert(tx, row)
         await record({ projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'webhook', resourceKey: row.id, before: null, after: webhookView(row).config })
         return row
+      })
+    },
+
+    /** Ends a pause (or a backoff): the webhook is active again and its queued deliveries go out now. */
+    resume(actor: Actor, id: string) {
+      return changes.run(async (tx, record) => {
+        const row = await store.webhooks.get(tx, actor.projectId, id)
+        if (!row) throw notFound('NOT_FOUND', `Webhook "${id}"`)
+        const resumed = (await store.webhooks.resume(tx, id))!
+        await record({
+          projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'webhook', resourceKey: id,
+          before: { ...webhookView(row).config, health: webhookHealth(row) }, after: { ...webhookView(resumed).config, health: webhookHealth(resumed) },
+        })
+        return resumed
       })
     },
 

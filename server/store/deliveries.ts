@@ -26,6 +26,20 @@ export function deliveryRepository(t: Tables) {
       claimExpired(now),
     )
 
+  /**
+   * Rows a worker may send now. Each webhook is its own queue, sent in order one at a time: a row is ready
+   * when it is claimable, no older row of its webhook is still pending or being delivered, and its webhook
+   * is neither paused nor backing off (a deleted webhook's rows pass, to be failed by the worker). So a
+   * slow or dead receiver holds at most one attempt in flight and never stands in the way of another's.
+   */
+  const ready = (now: string, maxAttempts: number) =>
+    and(
+      claimable(now, maxAttempts),
+      sql`not exists (select 1 from deliveries o where o.webhook_id = ${d.webhookId} and o.status in ('pending', 'delivering')
+        and (o.created_at < ${d.createdAt} or (o.created_at = ${d.createdAt} and o.id < ${d.id})))`,
+      sql`not exists (select 1 from webhooks w where w.id = ${d.webhookId} and (w.paused_at is not null or w.retry_at > ${now}))`,
+    )
+
   return {
     async insert(db: Db, rows: DeliveryRow[]): Promise<void> {
       if (rows.length) await db.insert(d).values(rows)
@@ -40,12 +54,12 @@ export function deliveryRepository(t: Tables) {
 
     /** Cheap read used by the poll loop before it opens a write transaction. */
     async anyDue(db: Db, now: string, maxAttempts: number): Promise<boolean> {
-      const rows = await db.select({ id: d.id }).from(d).where(claimable(now, maxAttempts)).limit(1)
+      const rows = await db.select({ id: d.id }).from(d).where(ready(now, maxAttempts)).limit(1)
       return rows.length > 0
     },
 
     /**
-     * Atomically claims up to `limit` due rows for `owner` until `claimUntil` and counts the attempt that
+     * Atomically claims up to `limit` ready rows (at most one per webhook) for `owner` until `claimUntil` and counts the attempt that
      * is about to start (attempts + 1). One statement, so two workers never get the same row.
      * PostgreSQL: give the inner select `.for('update', { skipLocked: true })` so concurrent instances
      * skip each other's rows instead of waiting.
@@ -55,7 +69,7 @@ export function deliveryRepository(t: Tables) {
       const due = db
         .select({ id: d.id })
         .from(d)
-        .where(claimable(now, maxAttempts))
+        .where(ready(now, maxAttempts))
         .orderBy(asc(d.nextAttemptAt), asc(d.createdAt))
         .limit(limit)
       return db

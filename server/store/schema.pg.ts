@@ -55,6 +55,12 @@ export const webhooks = pgTable(
     secret: text('secret'),
     events: jsonb('events').$type<(EventKind | '*')[]>().notNull(),
     createdAt: text('created_at').notNull(),
+    // Delivery health (webhooks/worker.ts): failures in a row, since when, when the next attempt may go
+    // (exponential backoff), and when failing too long paused it (null: active).
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    failingSince: text('failing_since'),
+    retryAt: text('retry_at'),
+    pausedAt: text('paused_at'),
   },
   (t) => [index('webhooks_project_idx').on(t.projectId)],
 )

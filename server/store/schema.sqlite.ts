@@ -58,6 +58,12 @@ export const webhooks = sqliteTable(
     secret: text('secret'),
     events: json<(EventKind | '*')[]>('events').notNull(),
     createdAt: text('created_at').notNull(),
+    // Delivery health (webhooks/worker.ts): failures in a row, since when, when the next attempt may go
+    // (exponential backoff), and when failing too long paused it (null: active).
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    failingSince: text('failing_since'),
+    retryAt: text('retry_at'),
+    pausedAt: text('paused_at'),
   },
   (t) => [index('webhooks_project_idx').on(t.projectId)],
 )

@@ -2,6 +2,7 @@
 import type { Store } from '../store'
 import type { DeliveryRow } from '../store/deliveries'
 import { AppError, notFound } from '../services/errors'
+import { webhookHealth } from '../services/webhooks'
 
 export const DEFAULT_DELIVERY_LIST_LIMIT = 100
 export type DeliveryStatus = 'pending' | 'delivering' | 'delivered' | 'failed'
@@ -28,10 +29,10 @@ export function deliveryLog(store: Store) {
   }
 
   return {
-    /** Newest first. */
+    /** Newest first, with how the webhook is doing (a pause shows here too). */
     async list(projectId: string, webhookId: string, limit = DEFAULT_DELIVERY_LIST_LIMIT) {
-      await webhookOf(projectId, webhookId)
-      return (await store.deliveries.recent(store.db, webhookId, limit)).map(deliveryView)
+      const hook = await webhookOf(projectId, webhookId)
+      return { deliveries: (await store.deliveries.recent(store.db, webhookId, limit)).map(deliveryView), webhook: webhookHealth(hook) }
     },
 
     /** Queues a failed delivery again: same id, same payload (and so the same signature), three new attempts. */

@@ -6,6 +6,12 @@
 // POST to one of exactly the checked addresses -> record the outcome. Attempts: immediately, +1 s, +4 s;
 // 5 s timeout each; any 2xx is success; redirects are not followed (3xx is a failure).
 //
+// Fairness (docs/behaviour.md §8): each webhook is its own queue, sent in order with one attempt in flight
+// (store/deliveries.ts `ready`), and up to CONCURRENCY webhooks are served at once, so a receiver that
+// never answers holds one slot, not the queue. A failing webhook backs off exponentially (1 s, 2 s, 4 s …
+// up to WEBHOOK_BACKOFF_MAX_MS between attempts, across its deliveries); after WEBHOOK_PAUSE_AFTER_MS (24 h)
+// of failures without a success it is paused until an admin resumes it. Its deliveries wait meanwhile.
+//
 // A row left in `delivering` by a crashed process is claimed again once its lease has expired; the
 // interrupted attempt counts (its outcome is unknown, and counting it keeps a row that crashes the process
 // from looping forever). Receivers de-duplicate by X-Webhook-Delivery, which is the same on every attempt.
@@ -28,7 +34,11 @@ export const RETRY_DELAYS_MS = [1000, 4000]
 export const ATTEMPT_TIMEOUT_MS = 5000
 export const CLAIM_TTL_MS = 15_000
 export const POLL_INTERVAL_MS = 200
-export const CONCURRENCY = 8
+export const CONCURRENCY = 32
+/** First backoff of a failing webhook; it doubles with each failure in a row. */
+export const BACKOFF_BASE_MS = 1000
+export const BACKOFF_MAX_MS = 300_000
+export const PAUSE_AFTER_MS = 86_400_000
 /** How much of a receiver's response body is read (and kept in last_error). */
 export const MAX_RESPONSE_BYTES = 4096
 /** Delivered and failed rows are kept this long for the delivery log, then deleted. */
@@ -49,6 +59,12 @@ export interface DeliveryWorkerOptions {
   retryDelaysMs?: number[]
   resolve?: Resolver
   retentionMs?: number
+  /** a webhook failing this long without a success is paused (WEBHOOK_PAUSE_AFTER_MS) */
+  pauseAfterMs?: number
+  /** the longest backoff between a failing webhook's attempts (WEBHOOK_BACKOFF_MAX_MS) */
+  backoffMaxMs?: number
+  /** the first backoff of a failing webhook; it doubles with each failure in a row */
+  backoffBaseMs?: number
   /** extra TLS trust (tests with a self-signed receiver) */
   tls?: { ca?: string | string[] }
 }
@@ -74,6 +90,9 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
   const delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS
   const maxAttempts = delays.length + 1
   const retentionMs = opts.retentionMs ?? RETENTION_MS
+  const pauseAfterMs = opts.pauseAfterMs ?? PAUSE_AFTER_MS
+  const backoffMaxMs = opts.backoffMaxMs ?? BACKOFF_MAX_MS
+  const backoffBaseMs = opts.backoffBaseMs ?? BACKOFF_BASE_MS
   let lastPrune = 0
 
   let stopped = false
@@ -163,9 +182,12 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
     const now = Date.now()
     const nowIso = new Date(now).toISOString()
     if (result.ok) {
-      await store.transaction((tx) => store.deliveries.markDelivered(tx, row.id, instanceId, nowIso, result.statusCode))
+      await store.transaction(async (tx) => {
+        if (await store.deliveries.markDelivered(tx, row.id, instanceId, nowIso, result.statusCode)) await store.webhooks.recordSuccess(tx, row.webhookId)
+      })
       return
     }
+    if (hook) await recordWebhookFailure(hook, now)
     const final = result.permanent === true || row.attempts >= maxAttempts
     const delay = delays[Math.min(row.attempts, delays.length) - 1] ?? 0
     const recorded = await store.transaction((tx) =>
@@ -186,6 +208,19 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
         kick()
       }, delay + 5)
       retryTimers.add(timer)
+    }
+  }
+
+  /** One more failure in a row for the webhook: back off, and pause it once it has failed for too long. */
+  async function recordWebhookFailure(hook: WebhookRow, now: number): Promise<void> {
+    const updated = await store.transaction((tx) =>
+      store.webhooks.recordFailure(tx, hook.id, new Date(now).toISOString(), (failures, failingSince) => ({
+        retryAt: new Date(now + Math.min(backoffBaseMs * 2 ** Math.min(failures - 1, 30), backoffMaxMs)).toISOString(),
+        pause: now - Date.parse(failingSince) >= pauseAfterMs,
+      })),
+    )
+    if (updated?.pausedAt && !hook.pausedAt) {
+      log('webhook paused: its deliveries failed for too long; resume it from the console or POST /api/v1/webhooks/:id/resume', { webhook_id: hook.id, failing_since: updated.failingSince, consecutive_failures: updated.consecutiveFailures }, 'warn')
     }
   }
 

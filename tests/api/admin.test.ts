@@ -74,9 +74,10 @@ describe('webhook registrations', () => {
   test('create, list (secret never returned), delete', async () => {
     const res = await api(srv, 'POST', '/api/v1/webhooks', { token: admin, body: { url: 'https://hooks.example.com/flags', events: ['flag.updated'], secret: 's3cr3t-value' } })
     expect(res.status).toBe(201)
-    expect(res.body).toEqual({ success: true, id: expect.any(String), config: { url: 'https://hooks.example.com/flags', has_secret: true, events: ['flag.updated'] } })
+    const health = { status: 'active', consecutive_failures: 0, failing_since: null, next_attempt_at: null, paused_at: null }
+    expect(res.body).toEqual({ success: true, id: expect.any(String), config: { url: 'https://hooks.example.com/flags', has_secret: true, events: ['flag.updated'] }, health })
     const list = await api(srv, 'GET', '/api/v1/webhooks', { token: admin })
-    expect(list.body.webhooks).toEqual([{ id: res.body.id, config: { url: 'https://hooks.example.com/flags', has_secret: true, events: ['flag.updated'] } }])
+    expect(list.body.webhooks).toEqual([{ id: res.body.id, config: { url: 'https://hooks.example.com/flags', has_secret: true, events: ['flag.updated'] }, health }])
     expect(list.text).not.toContain('s3cr3t-value')
     const audit = await api(srv, 'GET', '/api/v1/audit?resource_type=webhook', { token: admin })
     expect(audit.text).not.toContain('s3cr3t-value')

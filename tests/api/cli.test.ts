@@ -2,10 +2,9 @@
 // command with its audit entry (actor `cli`) and webhook deliveries, against the database of a running
 // server (SQLite or PostgreSQL, as the suite runs); the server accepts the new token and delivers the events.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { join } from 'node:path'
+import { printedToken, runCli } from '../helpers/cli'
 import { api, startServer, type TestServer } from '../helpers/server'
 
-const ROOT = join(import.meta.dir, '..', '..')
 let srv: TestServer
 const received: any[] = []
 const hook = Bun.serve({
@@ -27,13 +26,7 @@ afterAll(async () => {
   hook.stop(true)
 })
 
-function cli(...args: string[]) {
-  const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'cli.ts'), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: srv.databaseUrl, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' },
-  })
-  return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() }
-}
+const cli = (...args: string[]) => runCli(srv, ...args)
 
 async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
   const end = Date.now() + ms
@@ -51,7 +44,7 @@ const auditOf = async (token: string, type: string) =>
 test('tokens create: one audited change (actor cli), a token.created delivery, a token the running server accepts', async () => {
   const run = cli('tokens', 'create', '--project', 'default', '--name', 'ops reader', '--permissions', 'read:flags')
   expect(run).toMatchObject({ code: 0, err: '' })
-  const token = /shown once, store it now\): (\S+)/.exec(run.out)![1]!
+  const token = printedToken(run.out)
   expect((await api(srv, 'GET', '/api/v1/flags', { token })).status).toBe(200)
   const entries = (await auditOf(srv.adminToken, 'token')).filter((e) => e.after?.name === 'ops reader')
   expect(entries).toHaveLength(1)
@@ -68,7 +61,7 @@ test('projects create: audited in the new project with actor cli; its first toke
   const id = /created project (\w+)/.exec(made.out)![1]!
   const tokenRun = cli('tokens', 'create', '--project', id, '--name', 'shop admin', '--permissions', '*')
   expect(tokenRun.code).toBe(0)
-  const token = /shown once, store it now\): (\S+)/.exec(tokenRun.out)![1]!
+  const token = printedToken(tokenRun.out)
   // The server re-reads its token table on an unknown token at most once a second: the first use may wait for it.
   const project_ = await until('the new token to be accepted', async () => {
     const res = await api(srv, 'GET', '/api/v1/project', { token })

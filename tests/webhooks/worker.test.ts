@@ -1,8 +1,7 @@
 // The delivery worker against a real store (temp SQLite file) and real local receivers. Retry gaps and
 // the timeout are shortened here; tests/api/webhook-delivery.test.ts measures the real 1 s / 4 s / 5 s.
 import { afterAll, afterEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Server } from 'bun'
 import { openDatabase } from '../../server/store/database'
@@ -10,6 +9,7 @@ import { createStore, type Store } from '../../server/store'
 import type { DeliveryRow } from '../../server/store/deliveries'
 import { startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../server/webhooks/worker'
 import { sign } from '../../server/webhooks/signer'
+import { tempSqliteUrl } from '../helpers/temp'
 
 interface Received {
   at: number
@@ -46,8 +46,7 @@ function receiver(script: (n: number) => number | 'hang' | Response = () => 200,
 }
 
 async function newStore(): Promise<Store> {
-  const dir = mkdtempSync(join(tmpdir(), 'flagship-worker-'))
-  return createStore(await openDatabase(`sqlite:${join(dir, 'flags.db')}`))
+  return createStore(await openDatabase(tempSqliteUrl('flagship-worker-')))
 }
 
 async function addWebhook(store: Store, url: string, secret: string | null = null, id = crypto.randomUUID()) {
@@ -75,6 +74,7 @@ function worker(store: Store, over: Partial<DeliveryWorkerOptions> = {}) {
     log: (msg, fields, level) => logs.push({ msg, fields, level }),
     pollIntervalMs: 50,
     retryDelaysMs: [100, 400],
+    backoffBaseMs: 100,
     attemptTimeoutMs: 500,
     ...over,
   })
@@ -258,11 +258,11 @@ describe('delivery worker', () => {
   test('a row stuck in delivering under an expired claim is picked up again; a stuck final attempt fails', async () => {
     const store = await newStore()
     const rx = receiver()
-    const hook = await addWebhook(store, rx.url)
     const past = new Date(Date.now() - 60_000).toISOString()
-    const stuck = await enqueue(store, hook, { status: 'delivering', attempts: 1, claimedBy: 'dead', claimedUntil: past, nextAttemptAt: past })
-    const live = await enqueue(store, hook, { status: 'delivering', attempts: 1, claimedBy: 'alive', claimedUntil: new Date(Date.now() + 60_000).toISOString() })
-    const last = await enqueue(store, hook, { status: 'delivering', attempts: 3, claimedBy: 'dead', claimedUntil: past, nextAttemptAt: past })
+    // three webhooks (one in flight at a time is the rule for each)
+    const stuck = await enqueue(store, await addWebhook(store, rx.url), { status: 'delivering', attempts: 1, claimedBy: 'dead', claimedUntil: past, nextAttemptAt: past })
+    const live = await enqueue(store, await addWebhook(store, rx.url), { status: 'delivering', attempts: 1, claimedBy: 'alive', claimedUntil: new Date(Date.now() + 60_000).toISOString() })
+    const last = await enqueue(store, await addWebhook(store, rx.url), { status: 'delivering', attempts: 3, claimedBy: 'dead', claimedUntil: past, nextAttemptAt: past })
     logs.length = 0
     worker(store).kick()
     expect(await settled(store, stuck)).toMatchObject({ status: 'delivered', attempts: 2 })
@@ -274,7 +274,33 @@ describe('delivery worker', () => {
     expect(rx.got.map((g) => g.headers['x-webhook-delivery'])).toEqual([stuck.id])
   })
 
-  test('delivers in parallel, bounded by the concurrency', async () => {
+  test("one webhook's deliveries go in order, one at a time", async () => {
+    const store = await newStore()
+    let open = 0
+    let peak = 0
+    const order: string[] = []
+    const server = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      async fetch(req) {
+        peak = Math.max(peak, ++open)
+        order.push(req.headers.get('x-webhook-delivery')!)
+        await Bun.sleep(20)
+        open--
+        return new Response('ok')
+      },
+    })
+    servers.push(server)
+    const hook = await addWebhook(store, `http://127.0.0.1:${server.port}/`)
+    const rows: DeliveryRow[] = []
+    for (let i = 0; i < 10; i++) rows.push(await enqueue(store, hook, { createdAt: new Date(Date.now() + i).toISOString() }))
+    worker(store, { concurrency: 8 }).kick()
+    for (const r of rows) expect((await settled(store, r)).status).toBe('delivered')
+    expect(peak).toBe(1)
+    expect(order).toEqual(rows.map((r) => r.id))
+  })
+
+  test('delivers to many webhooks in parallel, bounded by the concurrency', async () => {
     const store = await newStore()
     let open = 0
     let peak = 0
@@ -289,8 +315,8 @@ describe('delivery worker', () => {
       },
     })
     servers.push(server)
-    const hook = await addWebhook(store, `http://127.0.0.1:${server.port}/`)
-    const rows = await Promise.all(Array.from({ length: 20 }, () => enqueue(store, hook)))
+    const rows: DeliveryRow[] = []
+    for (let i = 0; i < 20; i++) rows.push(await enqueue(store, await addWebhook(store, `http://127.0.0.1:${server.port}/`)))
     const started = Date.now()
     worker(store, { concurrency: 8 }).kick()
     for (const r of rows) expect((await settled(store, r)).status).toBe('delivered')
@@ -357,4 +383,51 @@ describe('delivery worker', () => {
   })
 })
 
-afterAll(() => undefined)
+describe('a failing webhook', () => {
+  test('is backed off exponentially across its deliveries (1, 2, 4, 8 … times the base)', async () => {
+    const store = await newStore()
+    const rx = receiver(() => 500)
+    const hook = await addWebhook(store, rx.url)
+    const first = await enqueue(store, hook)
+    const second = await enqueue(store, hook, { createdAt: new Date(Date.now() + 1).toISOString() })
+    worker(store).kick() // base 100 ms, row retries after 100 and 400 ms
+    await settled(store, first)
+    await settled(store, second)
+    const gaps = rx.got.slice(1).map((g, i) => g.at - rx.got[i]!.at)
+    expect(rx.got).toHaveLength(6)
+    // attempt gaps: max(row delay, webhook backoff): 100, 400, then the webhook's 400, 800, 1600
+    expect(gaps[3]).toBeGreaterThanOrEqual(780)
+    expect(gaps[4]).toBeGreaterThanOrEqual(1580)
+    const health = await store.webhooks.byId(store.db, hook)
+    expect(health).toMatchObject({ consecutiveFailures: 6, pausedAt: null })
+    expect(health!.failingSince).not.toBeNull()
+  }, 15_000)
+
+  test('is paused after failing for the pause window; its queue waits; resumed, it delivers and is healthy', async () => {
+    const store = await newStore()
+    let up = false
+    const rx = receiver(() => (up ? 200 : 503))
+    const hook = await addWebhook(store, rx.url)
+    logs.length = 0
+    const w = worker(store, { pauseAfterMs: 300, backoffMaxMs: 150, retryDelaysMs: [50, 50] })
+    const rows: DeliveryRow[] = []
+    for (let i = 0; i < 4; i++) rows.push(await enqueue(store, hook, { createdAt: new Date(Date.now() + i).toISOString() }))
+    w.kick()
+    const paused = await until(async () => {
+      const h = await store.webhooks.byId(store.db, hook)
+      return h?.pausedAt && h
+    })
+    expect(logs.some((l) => l.msg.startsWith('webhook paused') && l.fields?.webhook_id === hook)).toBe(true)
+    const hits = rx.got.length
+    await Bun.sleep(500)
+    expect(rx.got.length).toBe(hits) // paused: no attempts
+    const waiting = await Promise.all(rows.map((r) => rowOf(store, r)))
+    expect(waiting.some((r) => r.status === 'pending')).toBe(true)
+    up = true
+    await store.transaction((tx) => store.webhooks.resume(tx, hook))
+    for (const r of waiting.filter((r) => r.status === 'pending')) expect((await settled(store, r)).status).toBe('delivered')
+    expect(await store.webhooks.byId(store.db, hook)).toMatchObject({ pausedAt: null, consecutiveFailures: 0, failingSince: null, retryAt: null })
+    expect(paused.consecutiveFailures).toBeGreaterThan(1)
+  }, 15_000)
+})
+

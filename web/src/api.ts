@@ -251,6 +251,7 @@ export const api = {
   webhooks: async () => (await request<{ webhooks: Webhook[] }>('GET', '/webhooks')).webhooks,
   createWebhook: (w: { url: string; events: string[]; secret?: string }) => request<Ok<Webhook>>('POST', '/webhooks', { body: w }),
   deleteWebhook: (id: string) => request<Ok<{ id: string }>>('DELETE', `/webhooks/${enc(id)}`),
+  resumeWebhook: (id: string) => request<Ok<Webhook>>('POST', `/webhooks/${enc(id)}/resume`),
   deliveries: async (id: string) => (await request<{ deliveries: Delivery[] }>('GET', `/webhooks/${enc(id)}/deliveries`)).deliveries,
   redeliver: (id: string, deliveryId: string) => request<unknown>('POST', `/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}/redeliver`),
 

@@ -11,12 +11,12 @@ export const deliveryRoutes = ({ store }: AppDeps) => {
   const log = deliveryLog(store)
   return routeModule('deliveries')
     .get('/api/v1/webhooks/:id/deliveries', async ({ request, params, query }) => {
-      return { deliveries: await log.list(callerOf(request).actor.projectId, params.id, query.limit) }
+      return log.list(callerOf(request).actor.projectId, params.id, query.limit)
     }, {
       ...guard('*', 'webhooks', "List a webhook's recent deliveries, newest first"),
       params: t.Object({ id: t.String() }),
       query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 100 })) }),
-      response: { 200: t.Object({ deliveries: t.Array(S.Delivery) }), ...S.errors(400, 401, 403, 404, 429) },
+      response: { 200: t.Object({ deliveries: t.Array(S.Delivery), webhook: S.WebhookHealth }), ...S.errors(400, 401, 403, 404, 429) },
     })
     .post('/api/v1/webhooks/:id/deliveries/:delivery_id/redeliver', async ({ request, params }) => {
       const row = await log.redeliver(callerOf(request).actor.projectId, params.id, params.delivery_id)

@@ -19,7 +19,15 @@ export const webhookRoutes = ({ services }: AppDeps) =>
     }, {
       ...guard('*', 'webhooks', 'Register a webhook (HTTPS, public hosts only)'),
       ...jsonBody(S.WebhookCreate),
-      response: { 201: t.Object({ success: S.Success, id: t.String(), config: S.Webhook.properties.config }), ...S.errors(400, 401, 403, 409, 413, 415, 429) },
+      response: { 201: t.Object({ success: S.Success, id: t.String(), config: S.Webhook.properties.config, health: S.WebhookHealth }), ...S.errors(400, 401, 403, 409, 413, 415, 429) },
+    })
+    .post('/api/v1/webhooks/:id/resume', async ({ request, params }) => {
+      const row = await services.webhooks.resume(callerOf(request).actor, params.id)
+      return { success: true as const, ...webhookView(row) }
+    }, {
+      ...guard('*', 'webhooks', 'Resume a paused (or backing-off) webhook: its queued deliveries are sent now'),
+      params: t.Object({ id: t.String() }),
+      response: { 200: t.Object({ success: S.Success, id: t.String(), config: S.Webhook.properties.config, health: S.WebhookHealth }), ...S.errors(401, 403, 404, 429) },
     })
     .delete('/api/v1/webhooks/:id', async ({ request, params }) => {
       await services.webhooks.delete(callerOf(request).actor, params.id)

@@ -1,4 +1,5 @@
-// Webhooks: register (URL, events, optional secret), delete, and inspect recent deliveries.
+// Webhooks: register (URL, events, optional secret), delete, see how deliveries are going (failing, paused:
+// resume), and inspect recent deliveries.
 import { useState, type FormEvent } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { ApiError, EVENT_KINDS, api, keys, type Webhook } from '../api'
@@ -11,7 +12,8 @@ import { FormActions } from '../components/FormActions'
 import { Empty, Loading, PageHeader } from '../components/State'
 
 export function Webhooks() {
-  const webhooks = useQuery({ queryKey: keys.webhooks, queryFn: api.webhooks })
+  // Refreshed while open: a failing webhook's backoff and pause change without anyone editing it.
+  const webhooks = useQuery({ queryKey: keys.webhooks, queryFn: api.webhooks, refetchInterval: 5000 })
   const del = useConfirmAction((w: Webhook) => api.deleteWebhook(w.id), [keys.webhooks])
   const deleting = del.target
   return (
@@ -41,6 +43,7 @@ export function Webhooks() {
                     Delete
                   </button>
                 </div>
+                <WebhookHealth webhook={w} />
                 <ul className="chips" aria-label="Events">
                   {w.config.events.map((e) => (
                     <li key={e} className="chip">
@@ -62,6 +65,31 @@ export function Webhooks() {
         </ConfirmDialog>
       )}
     </>
+  )
+}
+
+/** Failing or paused: what is happening, and (paused) a Resume button. Nothing while all is well. */
+function WebhookHealth({ webhook }: { webhook: Webhook }) {
+  const resume = useApiMutation(() => api.resumeWebhook(webhook.id), [keys.webhooks, keys.deliveries(webhook.id)])
+  const h = webhook.health
+  if (h.status === 'active') return null
+  return (
+    <div className={`webhook-health ${h.status === 'paused' ? 'is-paused' : 'is-failing'}`} role="status" aria-label="Delivery health">
+      {h.status === 'paused' ? (
+        <>
+          <span className="badge status-failed">paused</span> Deliveries failed since {h.failing_since && dateTime(h.failing_since)}; paused {h.paused_at && relativeTime(h.paused_at)}. New events wait in its queue.
+          <button type="button" className="btn btn-small" onClick={() => resume.mutate()} disabled={resume.isPending}>
+            {resume.isPending ? 'Resuming…' : 'Resume'}
+          </button>
+        </>
+      ) : (
+        <>
+          <span className="badge status-pending">failing</span> {plural(h.consecutive_failures, 'failed attempt')} in a row
+          {h.next_attempt_at && <>; backing off, next try {relativeTime(h.next_attempt_at)}</>}. Paused if it keeps failing for 24 hours.
+        </>
+      )}
+      <ErrorMessage error={resume.error} title="Could not resume" />
+    </div>
   )
 }
 

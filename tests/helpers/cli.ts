@@ -1,0 +1,16 @@
+// Runs the operator CLI (`npm run cli -- …`) against a test server's database.
+import { join } from 'node:path'
+import type { TestServer } from './server'
+
+const ROOT = join(import.meta.dir, '..', '..')
+
+export function runCli(srv: Pick<TestServer, 'databaseUrl'>, ...args: string[]) {
+  const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'cli.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: srv.databaseUrl, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' },
+  })
+  return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() }
+}
+
+/** The plaintext of a token the CLI printed. */
+export const printedToken = (out: string): string => /shown once, store it now\): (\S+)/.exec(out)![1]!
