@@ -415,7 +415,7 @@ describe('a failing webhook', () => {
     w.kick()
     const paused = await until(async () => {
       const h = await store.webhooks.byId(store.db, hook)
-      return h?.pausedAt && h
+      return h?.pausedAt ? h : undefined
     })
     expect(logs.some((l) => l.msg.startsWith('webhook paused') && l.fields?.webhook_id === hook)).toBe(true)
     const hits = rx.got.length
