@@ -1,7 +1,7 @@
 // The evaluation engine's public API: pure functions, no I/O, no runtime-specific APIs.
 export * from './types'
 export { compileFlag, compileSegment, compileCondition, type CompiledSegment, type ContextTest } from './compile'
-export { validateFlag, validateConditions, MAX_RULES, MAX_CONDITIONS, MAX_PATTERN_LENGTH, type FlagValidationOptions, type ConditionOptions } from './validate'
+export { validateFlag, validateConditions, conditionValueProblem, flagValueTypeIssues, MAX_RULES, MAX_CONDITIONS, MAX_PATTERN_LENGTH, type FlagValidationOptions, type ConditionOptions } from './validate'
 export { checkJsonLimits, MAX_JSON_BYTES, MAX_JSON_DEPTH } from './limits'
 export { compilePredicate, evaluateOperator, type Predicate } from './operators'
 export { getProperty, compileAccessor, attributeKey, type PropertyAccessor } from './context'

@@ -10,7 +10,8 @@ export const OPERATORS = [
 export type Operator = (typeof OPERATORS)[number]
 
 export interface Condition {
-  property: string
+  /** the context attribute tested; absent for in_segment / not_in_segment (the segment is the test) */
+  property?: string
   operator: Operator
   value?: Json
 }

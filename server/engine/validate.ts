@@ -32,8 +32,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 const present = (v: unknown): boolean => v !== undefined && v !== null
 
-/** The problem with a condition value for `operator`, or undefined when it is fine. */
-function valueProblem(operator: string, value: unknown): string | undefined {
+/** The problem with a condition value for `operator`, or undefined when it is fine (the console checks
+ *  values with it as they are typed, so it and the server agree). */
+export function conditionValueProblem(operator: string, value: unknown): string | undefined {
   if (SCALAR.has(operator)) return isScalar(value) ? undefined : 'must be a string, a finite number or a boolean'
   if (NUMERIC.has(operator)) return typeof value === 'number' && Number.isFinite(value) ? undefined : 'must be a finite number'
   if (SEMVER.has(operator)) return parseSemver(value) ? undefined : 'must be a valid semantic version such as 1.2.3'
@@ -81,7 +82,7 @@ function validateCondition(
   }
   if (typeof property !== 'string' || property === '') issues.push({ path: `${path}.property`, message: 'must be a non-empty string' })
   if (op === undefined) return
-  const problem = valueProblem(op, value)
+  const problem = conditionValueProblem(op, value)
   if (problem !== undefined) {
     issues.push({ path: `${path}.value`, message: problem })
     return
@@ -201,7 +202,9 @@ export function validateFlag(input: unknown, opts: FlagValidationOptions): Valid
 
 /** Every value a flag can answer has the type of its `value` (docs/behaviour.md §8), or is null (an explicit
  *  off value): otherwise a boolean flag could answer "yes". Shapes are checked above; this looks only at
- *  values that are there. */
+ *  values that are there. Exported (labelled) for the console's editor. */
+export const flagValueTypeIssues = (flag: Record<string, unknown>): ValidationIssue[] => valueTypeIssues(flag).map(labelIssue)
+
 function valueTypeIssues(flag: Record<string, unknown>): ValidationIssue[] {
   const type = typeOf(flag.value)
   const article = type === 'object' || type === 'array' ? 'an' : 'a'

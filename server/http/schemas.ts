@@ -24,7 +24,7 @@ export const ErrorBody = t.Object({
 // Nested targeting shapes stay structural: the engine's validator checks operators, value shapes and
 // ranges and reports exact paths (TypeBox reports any failure inside a nullable union at its root).
 export const Condition = t.Object({
-  property: t.String(),
+  property: t.Optional(t.String({ description: 'the context attribute tested; omitted for in_segment / not_in_segment' })),
   operator: t.String({ description: `one of: ${OPERATORS.join(', ')}` }),
   value: t.Optional(Json),
 }, { title: 'Condition' })

@@ -40,5 +40,5 @@ export function signOut(queryClient: QueryClient, reason?: string) {
   endedReason = reason ?? null
   tokenStore.set(null)
   queryClient.clear()
-  navigate('/signin', { replace: true })
+  navigate('/signin', { replace: true, force: true })
 }

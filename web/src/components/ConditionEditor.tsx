@@ -3,6 +3,7 @@
 import { useId } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { api, keys, OPERATORS, type Condition, type Json, type Operator } from '../api'
+import { conditionValueProblem } from '../../../server/engine/validate'
 import { isoToLocalInput, localInputToIso } from '../format'
 
 export interface ConditionDraft {
@@ -66,7 +67,7 @@ export function conditionToDraft(c: Condition): ConditionDraft {
   } else if (kind === 'date' && typeof c.value === 'string') valueText = isoToLocalInput(c.value) || c.value
   else if (kind === 'number' || kind === 'loose' || kind === 'list') valueText = looseToText(c.value)
   else if (c.value !== undefined && c.value !== null) valueText = typeof c.value === 'string' ? c.value : JSON.stringify(c.value)
-  return { id: newDraftId(), property: c.property, operator: c.operator, valueText }
+  return { id: newDraftId(), property: c.property ?? '', operator: c.operator, valueText }
 }
 
 export const emptyCondition = (): ConditionDraft => ({ id: newDraftId(), property: 'plan', operator: 'equals', valueText: '' })
@@ -74,15 +75,23 @@ export const emptyCondition = (): ConditionDraft => ({ id: newDraftId(), propert
 export type DraftResult = { ok: true; condition: Condition } | { ok: false; error: string }
 
 export function draftToCondition(d: ConditionDraft): DraftResult {
+  const kind = KIND[d.operator]
+  // A segment condition is the segment itself: it tests no property of its own.
+  if (kind === 'segment') return d.valueText.trim() ? { ok: true, condition: { operator: d.operator, value: d.valueText.trim() } } : { ok: false, error: 'Choose a segment.' }
   const property = d.property.trim()
   if (!property) return { ok: false, error: 'Enter the property to test.' }
-  const kind = KIND[d.operator]
+  const parsed = parseValue(d, property, kind)
+  if (!parsed.ok) return parsed
+  // The server's own check of the value (regular expressions, versions, dates …), as it is typed.
+  const problem = conditionValueProblem(d.operator, parsed.condition.value)
+  return problem ? { ok: false, error: `Value ${problem}.` } : parsed
+}
+
+function parseValue(d: ConditionDraft, property: string, kind: ValueKind): DraftResult {
   const t = d.valueText.trim()
   switch (kind) {
     case 'none':
       return { ok: true, condition: { property, operator: d.operator } }
-    case 'segment':
-      return t ? { ok: true, condition: { property, operator: d.operator, value: t } } : { ok: false, error: 'Choose a segment.' }
     case 'number': {
       const n = Number(t)
       return t && Number.isFinite(n) ? { ok: true, condition: { property, operator: d.operator, value: n } } : { ok: false, error: 'Enter a number.' }
@@ -121,6 +130,7 @@ export function draftsToConditions(drafts: ConditionDraft[], where: string): { o
 /** One-line reading of a condition, for read-only views. */
 export function describeCondition(c: Condition): string {
   const label = OPERATOR_LABEL[c.operator] ?? c.operator
+  if (KIND[c.operator] === 'segment') return `${label} ${JSON.stringify(c.value)}`
   if (KIND[c.operator] === 'none') return `${c.property} ${label}`
   return `${c.property} ${label} ${JSON.stringify(c.value)}`
 }
@@ -185,10 +195,12 @@ export function ConditionEditor({ conditions, onChange, label, readOnly, allowSe
         return (
           <div className="condition" key={c.id}>
             <div className="condition-fields">
-              <label className="field">
-                <span className="field-label">Property</span>
-                <input aria-label={`${name} property`} list={listId} value={c.property} onChange={(e) => update(i, { property: e.target.value })} placeholder="plan" />
-              </label>
+              {kind !== 'segment' && (
+                <label className="field">
+                  <span className="field-label">Property</span>
+                  <input aria-label={`${name} property`} list={listId} value={c.property} onChange={(e) => update(i, { property: e.target.value })} placeholder="plan" />
+                </label>
+              )}
               <label className="field">
                 <span className="field-label">Operator</span>
                 <select aria-label={`${name} operator`} value={c.operator} onChange={(e) => update(i, { operator: e.target.value as Operator })}>

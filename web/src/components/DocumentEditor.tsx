@@ -1,8 +1,8 @@
 // The edit form of a stored document (flag, config, segment): a draft taken from the server's copy, what it
 // changes, a warning before leaving with unsaved edits, and saving with If-Match (409 -> the conflict dialog).
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react'
+import { useState, type FormEvent, type ReactNode } from 'react'
 import type { QueryKey } from '@tanstack/react-query'
-import { navigate } from '../router'
+import { navigate, useLeaveGuard } from '../router'
 import { dateTime, relativeTime } from '../format'
 import { changedFields, useVersionedSave, type Doc } from './ConflictDialog'
 import { SaveBar } from './SaveBar'
@@ -40,12 +40,7 @@ export function useDocumentEditor<R extends Doc, D, B extends object>(o: Options
   // Take the server's copy when starting, and whenever it changes while there is nothing unsaved.
   if (!base || (o.doc.version !== base.version && !dirty)) load(o.doc)
 
-  useEffect(() => {
-    if (!dirty) return
-    const warn = (e: BeforeUnloadEvent) => e.preventDefault()
-    window.addEventListener('beforeunload', warn)
-    return () => window.removeEventListener('beforeunload', warn)
-  }, [dirty])
+  useLeaveGuard(dirty)
 
   const saver = useVersionedSave<R>({
     name: o.name,
@@ -53,7 +48,7 @@ export function useDocumentEditor<R extends Doc, D, B extends object>(o: Options
     fetchCurrent: o.fetchCurrent,
     invalidate: o.invalidate,
     onSaved: () => setBase(null),
-    onReload: (current) => (current ? load(current) : navigate(o.listPath)),
+    onReload: (current) => (current ? load(current) : navigate(o.listPath, { force: true })),
   })
 
   return {

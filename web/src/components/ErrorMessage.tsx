@@ -1,5 +1,17 @@
-// Shows an API (or any) error in words: the message, the code, and each invalid field's path.
+// Shows an API (or any) error in words: the message, the code, and each invalid field said the way the
+// editor shows it ("Rule 1, condition 2: value …", not `targeting.rules[0].conditions[1].value`).
 import { ApiError } from '../api'
+import { placeOf } from '../../../server/engine/issue-labels'
+
+/** One issue as a sentence: the server already names rules and conditions in its messages; anything else
+ *  (a schema error at a raw path) is named here the same way. */
+export function issueText(issue: { path: string; message: string }): string {
+  const where = placeOf(issue.path)
+  if (where && issue.message.startsWith(where.place)) return issue.message
+  if (where) return `${where.place}: ${where.field ? `${where.field} ` : ''}${issue.message}`
+  const field = issue.path.replace(/_/g, ' ').replace(/\./g, ' ')
+  return field ? `${field[0]!.toUpperCase()}${field.slice(1)}: ${issue.message}` : issue.message
+}
 
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) return error.message
@@ -21,9 +33,7 @@ export function ErrorMessage({ error, title }: { error: unknown; title?: string 
       {api && api.issues.length > 0 && (
         <ul className="issues">
           {api.issues.map((i, n) => (
-            <li key={n}>
-              <code>{i.path || '(body)'}</code>: {i.message}
-            </li>
+            <li key={n}>{issueText(i)}</li>
           ))}
         </ul>
       )}

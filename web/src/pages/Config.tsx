@@ -39,7 +39,7 @@ function fromDraft(d: ConfigDraft): Built<ConfigBody> {
 export function ConfigPage({ configKey }: { configKey: string }) {
   const { can, project } = useSession()
   const { query, fetchCurrent } = useResource(keys.config(configKey), () => api.config(configKey))
-  const del = useConfirmAction(() => api.deleteConfig(configKey), [keys.configs], () => navigate('/configs'))
+  const del = useConfirmAction(() => api.deleteConfig(configKey), [keys.configs], () => navigate('/configs', { force: true }))
 
   if (project.isLoading) return <Loading label="Loading config…" />
   return (

@@ -15,6 +15,7 @@ import { JsonEditor } from '../components/JsonEditor'
 import { Loaded } from '../components/Loaded'
 import { Loading, PageHeader, StatusPill } from '../components/State'
 import { Switch } from '../components/Switch'
+import { flagValueTypeIssues } from '../../../server/engine/validate'
 
 // ---- the editable form of a flag ----
 
@@ -116,6 +117,8 @@ function fromDraft(d: FlagDraft, base: Flag): Built<FlagBody> {
   const active_from = date(d.activeFrom, base.active_from)
   const active_until = date(d.activeUntil, base.active_until)
   if (active_from && active_until && Date.parse(active_from) >= Date.parse(active_until)) problems.push('Active window: "until" must be after "from".')
+  // Every answer has the flag value's type (null aside), as the server requires, said as it says it.
+  if (!problems.length) problems.push(...flagValueTypeIssues({ value, targeting: { rules, overrides }, environments }).map((i) => i.message))
   if (problems.length) return { ok: false, problems }
   return {
     ok: true,
@@ -136,7 +139,7 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
   const { can, project } = useSession()
   const { query, fetchCurrent } = useResource(keys.flag(flagKey), () => api.flag(flagKey))
   const environments = project.data?.environments ?? []
-  const del = useConfirmAction(() => api.deleteFlag(flagKey), [keys.flags], () => navigate('/'))
+  const del = useConfirmAction(() => api.deleteFlag(flagKey), [keys.flags], () => navigate('/', { force: true }))
 
   if (project.isLoading) return <Loading label="Loading flag…" />
   return (

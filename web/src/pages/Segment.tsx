@@ -12,7 +12,7 @@ import { flagsUsingSegment, useFlagsForUsage } from './Segments'
 export function SegmentPage({ segmentKey }: { segmentKey: string }) {
   const { query, fetchCurrent } = useResource(keys.segment(segmentKey), () => api.segment(segmentKey))
   const flags = useFlagsForUsage()
-  const del = useConfirmAction((_: string, force: boolean) => api.deleteSegment(segmentKey, force), [keys.segments, keys.flags], () => navigate('/segments'))
+  const del = useConfirmAction((_: string, force: boolean) => api.deleteSegment(segmentKey, force), [keys.segments, keys.flags], () => navigate('/segments', { force: true }))
   const inUse = del.error instanceof ApiError && del.error.code === 'IN_USE'
 
   return (

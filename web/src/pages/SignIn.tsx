@@ -75,7 +75,7 @@ export function SignIn() {
           {pending ? 'Checking…' : 'Sign in'}
         </button>
         <p className="muted small">
-          The first admin token is printed once when the service starts on an empty database, or create one with <code>bun server/cli.ts</code>.
+          The first admin token is printed once when the service starts on an empty database, or create one on the server with <code>npm run cli -- tokens create --project default --name admin --permissions '*'</code>.
         </p>
       </form>
     </main>
