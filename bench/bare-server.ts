@@ -4,6 +4,9 @@
 // else: read the Authorization header (against a one-entry map) and the URL, and send the six headers an
 // evaluation response carries (Content-Type, ETag, Cache-Control, X-RateLimit-*), Remaining changing per
 // request. Its ratio to the bare server is the ceiling of (b)/(a) on the machine.
+// With BENCH_HEADERS (a JSON object: the headers the real server sent with BENCH_BODY) it answers every
+// request with exactly that response, headers and body, prepared once: the floor the evaluation figure is
+// measured against (the service's own answer, with none of its work).
 // Prints `{"msg":"listening","port":N}` once it listens, like the real server's log line.
 const body = process.env.BENCH_BODY ?? '{"value":true,"type":"boolean","reason":"default"}'
 const token = process.env.BENCH_TOKEN ?? ''
@@ -23,10 +26,13 @@ function floor(request: Request): Response {
   return new Response(body, { headers: evaluationHeaders })
 }
 
+const sameHeaders = process.env.BENCH_HEADERS ? new Headers(JSON.parse(process.env.BENCH_HEADERS) as Record<string, string>) : undefined
+const same = () => new Response(body, { headers: sameHeaders })
+
 const server = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',
-  fetch: process.env.BENCH_FLOOR === '1' ? floor : () => new Response(body, { headers }),
+  fetch: sameHeaders ? same : process.env.BENCH_FLOOR === '1' ? floor : () => new Response(body, { headers }),
 })
 console.log(JSON.stringify({ msg: 'listening', port: server.port }))
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -143,6 +143,12 @@ export async function startScriptServer(name: string, script: string, env: Recor
 
 export const startBareServer = (body: string) => startScriptServer('bare Bun.serve', 'bare-server.ts', { BENCH_BODY: body })
 
+/** bare-server.ts answering with exactly the service's response (headers and body), prepared once: the
+ *  floor the evaluation figure is a ratio to. `headers` as the real server sent them (without Date and
+ *  Content-Length, which Bun adds to every response). */
+export const startSameAnswerServer = (body: string, headers: Record<string, string>) =>
+  startScriptServer('same-answer Bun.serve', 'bare-server.ts', { BENCH_BODY: body, BENCH_HEADERS: JSON.stringify(headers) })
+
 /** bare-server.ts doing only the contract's minimum per request (see there): the ceiling of (b)/(a). */
 export const startFloorServer = (body: string, token: string) =>
   startScriptServer('floor Bun.serve', 'bare-server.ts', { BENCH_BODY: body, BENCH_TOKEN: token, BENCH_FLOOR: '1' })
