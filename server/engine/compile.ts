@@ -7,7 +7,7 @@ import { parseIsoDate } from './dates'
 import { compilePredicate } from './operators'
 import { bucketOf } from './rollout'
 import type {
-  CompiledFlag, Condition, EvaluationContext, EvaluationResult, FlagDefinition, Json, Reason, SegmentDefinition,
+  Branch, CompiledFlag, Condition, EvaluationContext, EvaluationResult, FlagDefinition, Json, Reason, SegmentDefinition,
 } from './types'
 import { typeOf } from './value-type'
 
@@ -139,6 +139,9 @@ interface CompiledRule {
 const topLevelUserId = (c: EvaluationContext): unknown => (c as { user_id?: unknown }).user_id
 
 class CompiledFlagImpl implements CompiledFlag {
+  readonly isStatic: boolean
+  private branches: Map<EvaluationResult, Branch> | undefined
+
   constructor(
     readonly key: string,
     private readonly base: Variant,
@@ -148,9 +151,27 @@ class CompiledFlagImpl implements CompiledFlag {
     private readonly windowed: boolean,
     private readonly overrides: ReadonlyMap<string, EvaluationResult> | null,
     private readonly rules: readonly CompiledRule[],
-    private readonly rolloutAttribute: PropertyAccessor | null,
+    private readonly rolloutAccessor: PropertyAccessor | null,
     private readonly rolloutPercentage: number,
-  ) {}
+    private readonly ruleNumbers: readonly number[],
+    readonly rolloutAttribute: string | null,
+  ) {
+    this.isStatic = overrides === null && rules.length === 0 && rolloutAccessor === null
+  }
+
+  branchOf(result: EvaluationResult): Branch {
+    if (this.branches === undefined) {
+      // Every result object is made once at compile time for one branch; the map is built on first use.
+      const m = new Map<EvaluationResult, Branch>()
+      for (const v of [this.base, ...(this.environments?.values() ?? [])]) {
+        m.set(v.disabled, 'off').set(v.rolloutOut, 'off').set(v.rolloutIn, 'rollout').set(v.fallthrough, 'default')
+      }
+      for (const r of this.overrides?.values() ?? []) m.set(r, 'override')
+      this.rules.forEach((r, i) => m.set(r.result, `rule-${this.ruleNumbers[i]!}`))
+      this.branches = m
+    }
+    return this.branches.get(result) ?? 'default'
+  }
 
   evaluate(context: EvaluationContext, now?: number): EvaluationResult {
     // Evaluation must never throw. With JSON contexts nothing below can; only hostile objects (throwing
@@ -189,8 +210,8 @@ class CompiledFlagImpl implements CompiledFlag {
       if (rules[i]!.test(context)) return rules[i]!.result
     }
     // 5. Percentage rollout; a context without the attribute is outside.
-    if (this.rolloutAttribute !== null) {
-      const id = attributeKey(this.rolloutAttribute(context))
+    if (this.rolloutAccessor !== null) {
+      const id = attributeKey(this.rolloutAccessor(context))
       if (id === undefined) return v.rolloutOut
       return bucketOf(this.key, id) < this.rolloutPercentage ? v.rolloutIn : v.rolloutOut
     }
@@ -250,20 +271,24 @@ export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
   }
 
   const rules: CompiledRule[] = []
+  const ruleNumbers: number[] = []
   if (Array.isArray(targeting.rules)) {
-    for (const rule of targeting.rules) {
-      if (!isObject(rule)) continue
+    targeting.rules.forEach((rule, i) => {
+      if (!isObject(rule)) return
       rules.push({ test: compileConditions(rule.conditions, resolveSegment), result: result(frozenJson(rule.value), 'targeting') })
-    }
+      ruleNumbers.push(i + 1)
+    })
   }
 
-  let rolloutAttribute: PropertyAccessor | null = null
+  let rolloutAccessor: PropertyAccessor | null = null
+  let rolloutAttribute: string | null = null
   let rolloutPercentage = 0
   const rollout = targeting.rollout
   if (isObject(rollout)) {
-    rolloutAttribute = typeof rollout.attribute === 'string' ? compileAccessor(rollout.attribute) : () => undefined
+    rolloutAttribute = typeof rollout.attribute === 'string' ? rollout.attribute : null
+    rolloutAccessor = rolloutAttribute !== null ? compileAccessor(rolloutAttribute) : () => undefined
     rolloutPercentage = typeof rollout.percentage === 'number' && !Number.isNaN(rollout.percentage) ? rollout.percentage : 0
   }
 
-  return new CompiledFlagImpl(key, base, environments, activeFrom, activeUntil, windowed, overrides, rules, rolloutAttribute, rolloutPercentage)
+  return new CompiledFlagImpl(key, base, environments, activeFrom, activeUntil, windowed, overrides, rules, rolloutAccessor, rolloutPercentage, ruleNumbers, rolloutAttribute)
 }

@@ -76,7 +76,17 @@ export interface EvaluationResult {
 export interface CompiledFlag {
   readonly key: string
   evaluate(context: EvaluationContext, now?: number): EvaluationResult
+  /** Which branch gave `result` (one returned by `evaluate` of this flag): `off` (disabled, or outside the
+   *  rollout), `override`, `rule-<n>` (1-based position in the stored rules), `rollout` (inside) or
+   *  `default`. Read off a map built at compile time, so evaluation itself does no extra work. */
+  branchOf(result: EvaluationResult): Branch
+  /** No rules, rollout or individual overrides: the value is the same for every context. */
+  readonly isStatic: boolean
+  /** The context attribute the rollout buckets on, when the flag has a rollout. */
+  readonly rolloutAttribute: string | null
 }
+
+export type Branch = 'off' | 'override' | `rule-${number}` | 'rollout' | 'default'
 
 /** One validation problem, with a JSON-pointer-like path such as `targeting.rules[0].conditions[1].value`. */
 export interface ValidationIssue {

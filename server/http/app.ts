@@ -31,6 +31,7 @@ import { webhookRoutes } from './routes/webhooks'
 import { deliveryRoutes } from './routes/deliveries'
 import { auditRoutes } from './routes/audit'
 import { projectRoutes } from './routes/project'
+import { ofrepErrorResponse, ofrepRoutes } from './routes/ofrep'
 
 export interface AppDeps {
   settings: Settings
@@ -47,7 +48,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** Evaluation endpoints get the larger budget (docs/behaviour.md §7); everything else under /api is management. */
 export function rateClassOf(method: string, path: string): RateClass {
-  if (method === 'POST' && path === '/api/v1/evaluate') return 'evaluation'
+  if (method === 'POST' && (path === '/api/v1/evaluate' || path.startsWith('/ofrep/'))) return 'evaluation'
   if (method === 'GET' && /^\/api\/v1\/(flags|configs)\/[^/]+$/.test(path)) return 'evaluation'
   return 'management'
 }
@@ -81,7 +82,7 @@ export function createApp(deps: AppDeps) {
       const length = Number(request.headers.get('content-length') ?? 0)
       if (length > MAX_BODY_BYTES) return errorResponse(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
       const path = pathOf(request.url)
-      if (!path.startsWith('/api/')) return
+      if (!path.startsWith('/api/') && !path.startsWith('/ofrep/')) return
       if (!routeExists(request.method, path)) return notFoundOrMethod(request)
       let caller
       try {
@@ -106,7 +107,7 @@ export function createApp(deps: AppDeps) {
     .onError(({ code, error, request, path }) => {
       if (error instanceof AppError) {
         if (error.status === 503) deps.log('store unavailable', { path, error: error.message }, 'warn')
-        return fromAppError(error)
+        return ofrepErrorResponse(path, error) ?? fromAppError(error)
       }
       if (isStoreUnavailable(error)) {
         deps.log('store unavailable', { path, ...errorForLog(error) }, 'warn')
@@ -120,7 +121,10 @@ export function createApp(deps: AppDeps) {
         }
         case 'PARSE':
           // Errors thrown by our onParse (415, 413, malformed JSON) arrive wrapped; their cause is the answer.
-          if ((error as Error).cause instanceof AppError) return fromAppError((error as Error).cause as AppError)
+          if ((error as Error).cause instanceof AppError) {
+            const cause = (error as Error).cause as AppError
+            return ofrepErrorResponse(path, cause) ?? fromAppError(cause)
+          }
           return errorResponse(400, 'VALIDATION_ERROR', 'Malformed request body', { issues: [{ path: '', message: 'malformed body' }] })
         case 'NOT_FOUND':
           return notFoundOrMethod(request)
@@ -146,7 +150,7 @@ export function createApp(deps: AppDeps) {
         documentation: {
           info: { title: 'Flagship: feature flag and configuration service', version: '1.0.0', description: 'Flags, remote configs and segments per project; evaluation over HTTP.' },
           components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'ff_<project>_<random> access token' } } },
-          tags: ['flags', 'configs', 'segments', 'evaluation', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
+          tags: ['flags', 'configs', 'segments', 'evaluation', 'ofrep', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
         },
       }),
     )
@@ -163,6 +167,7 @@ export function createApp(deps: AppDeps) {
     .use(deliveryRoutes(deps))
     .use(auditRoutes(deps))
     .use(projectRoutes(deps))
+    .use(ofrepRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
 

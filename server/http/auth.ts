@@ -93,10 +93,12 @@ export class Authenticator {
   }
 
   async authenticate(request: Request): Promise<Caller> {
-    const header = request.headers.get('authorization')
+    // OFREP clients may send the token as X-API-Key instead; it is the same token.
+    const apiKey = request.headers.get('authorization') === null ? request.headers.get('x-api-key') : null
+    const header = apiKey !== null ? `Bearer ${apiKey}` : request.headers.get('authorization')
     let caller = this.known(header)
     if (!caller) {
-      if (!header || !AUTHORIZATION.test(header)) throw new AppError(401, 'UNAUTHORIZED', 'Missing or malformed Authorization header; expected "Bearer <token>"')
+      if (!header || !AUTHORIZATION.test(header)) throw new AppError(401, 'UNAUTHORIZED', 'Missing or malformed Authorization header; expected "Bearer <token>" (or X-API-Key: <token>)')
       if (Date.now() - this.lastMissRefresh > MISS_REFRESH_MS) {
         this.lastMissRefresh = Date.now()
         await this.snapshots.reloadAllTokens()

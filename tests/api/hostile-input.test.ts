@@ -53,8 +53,14 @@ describe('nesting deeper than 64 levels', () => {
         api(srv, method, path, { token: admin, rawBody: DEEP, headers: { 'content-type': 'application/json' } }),
         fetch(`${srv.url}/health`).then((r) => r.status),
       ])
-      expect({ route: `${method} ${path}`, status: res.status, code: res.body?.code }).toEqual({ route: `${method} ${path}`, status: 400, code: 'VALIDATION_ERROR' })
-      expect(res.body.details.issues).toEqual([{ path: 'body', message: 'nests deeper than 64 levels' }])
+      if (path.startsWith('/ofrep/')) {
+        // OFREP routes answer in OFREP's error shape.
+        expect({ route: `${method} ${path}`, status: res.status, code: res.body?.errorCode }).toEqual({ route: `${method} ${path}`, status: 400, code: 'PARSE_ERROR' })
+        expect(res.body.errorDetails).toContain('nests deeper than 64 levels')
+      } else {
+        expect({ route: `${method} ${path}`, status: res.status, code: res.body?.code }).toEqual({ route: `${method} ${path}`, status: 400, code: 'VALIDATION_ERROR' })
+        expect(res.body.details.issues).toEqual([{ path: 'body', message: 'nests deeper than 64 levels' }])
+      }
       expect(health).toBe(200)
       expect(performance.now() - started).toBeLessThan(1000) // was ~6 s, then a 500
     }
