@@ -16,6 +16,8 @@ export interface Settings {
   webhookPauseAfterMs: number
   /** the longest a failing webhook's backoff grows between attempts (ms) */
   webhookBackoffMaxMs: number
+  /** origins whose pages may call the evaluation endpoints (`*`: any) */
+  corsOrigins: string[]
 }
 
 export const TOKEN_PATTERN = /^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/
@@ -33,6 +35,15 @@ function flag(env: Record<string, string | undefined>, name: string): boolean {
   if (['', '0', 'false', 'no', 'off'].includes(raw)) return false
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true
   throw new Error(`${name} must be a boolean (1/0, true/false), got "${env[name]}"`)
+}
+
+/** CORS_ORIGINS: `*`, or comma-separated origins such as `https://app.example.com` (scheme, host, port). */
+function origins(raw: string): string[] {
+  const list = raw.split(',').map((o) => o.trim()).filter(Boolean)
+  for (const o of list) {
+    if (o !== '*' && !/^https?:\/\/[^/\s?#]+$/.test(o)) throw new Error(`CORS_ORIGINS must be * or comma-separated origins like https://app.example.com, got "${o}"`)
+  }
+  return list
 }
 
 export function loadSettings(env: Record<string, string | undefined> = process.env): Settings {
@@ -60,5 +71,6 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30000, 100, 86400000),
     webhookPauseAfterMs: int(env, 'WEBHOOK_PAUSE_AFTER_MS', 86_400_000, 1000, 30 * 86_400_000),
     webhookBackoffMaxMs: int(env, 'WEBHOOK_BACKOFF_MAX_MS', 300_000, 1000, 86_400_000),
+    corsOrigins: origins(env.CORS_ORIGINS ?? '*'),
   }
 }

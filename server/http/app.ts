@@ -15,6 +15,7 @@ import type { Services } from '../services'
 import { Authenticator } from './auth'
 import { cachedJson } from './caching'
 import { CONSOLE_DIST, consoleResponse } from './console'
+import { createCors } from './cors'
 import { errorResponse, fromAppError, pagingIssues, validationIssues } from './errors'
 import { fastEvaluationRoutes } from './fast-evaluation'
 import { MAX_BODY_BYTES, readJsonBody } from './json-input'
@@ -61,6 +62,7 @@ const pathOf = (url: string): string => {
 
 export function createApp(deps: AppDeps) {
   const { settings, authenticator, limiter } = deps
+  const cors = createCors(settings.corsOrigins)
   const limits: Record<RateClass, number> = {
     evaluation: settings.rateLimitEvaluationPerMinute,
     management: settings.rateLimitManagementPerMinute,
@@ -83,23 +85,36 @@ export function createApp(deps: AppDeps) {
       if (length > MAX_BODY_BYTES) return errorResponse(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
       const path = pathOf(request.url)
       if (!path.startsWith('/api/') && !path.startsWith('/ofrep/')) return
-      if (!routeExists(request.method, path)) return notFoundOrMethod(request)
+      // CORS on the evaluation surface only (cors.ts): preflights are answered here, and the headers ride on
+      // every answer, errors included, so a page can read why it was refused.
+      const origin = request.headers.get('origin')
+      if (request.method === 'OPTIONS') {
+        const preflight = cors.preflight(path, origin)
+        if (preflight) return preflight
+      }
+      const corsHeaders = cors.headers(path, origin)
+      const early = (r: Response) => {
+        if (corsHeaders) for (const [k, v] of Object.entries(corsHeaders)) r.headers.set(k, v)
+        return r
+      }
+      if (corsHeaders) Object.assign(set.headers, corsHeaders)
+      if (!routeExists(request.method, path)) return early(notFoundOrMethod(request))
       let caller
       try {
         caller = await authenticator.authenticate(request)
       } catch (e) {
-        if (e instanceof AppError) return fromAppError(e)
+        if (e instanceof AppError) return early(fromAppError(e))
         throw e
       }
       const rateClass = rateClassOf(request.method, path)
       const verdict = await limiter.hit(caller.rateKeys[rateClass], limits[rateClass])
-      if (!verdict.allowed) return rateLimited(verdict)
+      if (!verdict.allowed) return early(rateLimited(verdict))
       const limitHeaders = rateHeaders(verdict)
       Object.assign(set.headers, limitHeaders)
       // Paging parameters are plain decimal integers in range on every route (Elysia's coercion would take
       // `1e3`, `0x10` or ` 5`, and reports a range error without naming the parameter).
       const paging = pagingIssues(request.url, PAGING_BOUNDS)
-      if (paging) return errorResponse(400, 'VALIDATION_ERROR', `Invalid query: ${paging.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues: paging }, limitHeaders)
+      if (paging) return early(errorResponse(400, 'VALIDATION_ERROR', `Invalid query: ${paging.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues: paging }, limitHeaders))
     })
     // One JSON reader for every body (json-input.ts): 413 over the limit, 415 for other media types or
     // charsets, 400 for bytes that are not UTF-8, nesting too deep, or malformed JSON.

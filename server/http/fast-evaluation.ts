@@ -40,8 +40,10 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
   /** The caller if this request may take the fast path: a GET without a body from a known, unexpired token
    *  that holds `permission`. */
   function admitted(request: Request, permission: Permission, now: number): Caller | undefined {
-    if (request.method !== 'GET' || request.headers.get('content-length') !== null) return undefined
-    const caller = authenticator.known(request.headers.get('authorization'))
+    // Requests from browsers (an Origin header) get their CORS headers on Elysia's path (cors.ts).
+    const headers = request.headers
+    if (request.method !== 'GET' || headers.get('content-length') !== null || headers.get('origin') !== null) return undefined
+    const caller = authenticator.known(headers.get('authorization'))
     if (caller === undefined || caller.expiresAtMs <= now || !can(caller.token, permission)) return undefined
     return caller
   }
