@@ -2,9 +2,9 @@
 // (services/change-runner.ts); this worker is the only thing that sends them, so a crash or restart at any
 // moment loses nothing: whatever is still pending is sent by the next worker that runs.
 //
-// Per row: claim (lease of CLAIM_TTL_MS, attempts + 1) -> check URL -> resolve + check every address ->
-// POST to one of exactly the checked addresses -> record the outcome. Attempts: immediately, +1 s, +4 s;
-// 5 s timeout each; any 2xx is success; redirects are not followed (3xx is a failure).
+// Per row: claim (lease of CLAIM_TTL_MS, attempts + 1) -> one attempt (send.ts: URL and addresses checked,
+// POST pinned to a checked address) -> record the outcome. Attempts: immediately, +1 s, +4 s; 5 s timeout
+// each; any 2xx is success; redirects are not followed (3xx is a failure).
 //
 // Fairness (docs/behaviour.md §8): each webhook is its own queue, sent in order with one attempt in flight
 // (store/deliveries.ts `ready`), and up to CONCURRENCY webhooks are served at once, so a receiver that
@@ -15,20 +15,14 @@
 // A row left in `delivering` by a crashed process is claimed again once its lease has expired; the
 // interrupted attempt counts (its outcome is unknown, and counting it keeps a row that crashes the process
 // from looping forever). Receivers de-duplicate by X-Webhook-Delivery, which is the same on every attempt.
-//
-// Connections go directly to the checked address (proxy: false): going through an HTTP(S)_PROXY would let
-// the proxy resolve the name again and undo the pinning. Deployments that must egress through a proxy
-// need a proxy-aware variant of attempt() (and the proxy then owns the SSRF policy).
-import { isIP } from 'node:net'
 import type { Store } from '../store'
 import type { DeliveryRow } from '../store/deliveries'
 import type { WebhookRow } from '../store/webhooks'
 import type { Settings } from '../settings'
 import type { Log } from '../log'
-import { checkResolvedAddresses, checkWebhookUrl, type Resolver } from './url-guard'
-import { sign } from './signer'
+import type { Resolver } from './url-guard'
+import { errorText, sendAttempt, type AttemptResult } from './send'
 
-export const USER_AGENT = 'flagship-webhooks/1.0'
 /** Gaps after failed attempt 1 and 2; the number of attempts is one more than this. */
 export const RETRY_DELAYS_MS = [1000, 4000]
 export const ATTEMPT_TIMEOUT_MS = 5000
@@ -39,8 +33,6 @@ export const CONCURRENCY = 32
 export const BACKOFF_BASE_MS = 1000
 export const BACKOFF_MAX_MS = 300_000
 export const PAUSE_AFTER_MS = 86_400_000
-/** How much of a receiver's response body is read (and kept in last_error). */
-export const MAX_RESPONSE_BYTES = 4096
 /** Delivered and failed rows are kept this long for the delivery log, then deleted. */
 export const RETENTION_MS = 14 * 24 * 3600_000
 const PRUNE_EVERY_MS = 3600_000
@@ -75,10 +67,6 @@ export interface DeliveryWorker {
   /** stop claiming; resolves when in-flight attempts have finished and been recorded */
   stop(): Promise<void>
 }
-
-type AttemptResult =
-  | { ok: true; statusCode: number }
-  | { ok: false; statusCode: number | null; error: string; /** retrying cannot help */ permanent?: boolean }
 
 export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker {
   const { store, instanceId, log } = opts
@@ -177,7 +165,7 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
   async function deliver(row: DeliveryRow): Promise<void> {
     const hook = await store.webhooks.byId(store.db, row.webhookId)
     const result: AttemptResult = hook
-      ? await attempt(hook, row)
+      ? await sendAttempt(hook, row, { allowPrivate, timeoutMs, resolve: opts.resolve, tls: opts.tls })
       : { ok: false, statusCode: null, error: 'the webhook was deleted', permanent: true }
     const now = Date.now()
     const nowIso = new Date(now).toISOString()
@@ -224,72 +212,6 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
     }
   }
 
-  /** One HTTP attempt, bounded by the timeout from DNS lookup to the last byte read. */
-  async function attempt(hook: WebhookRow, row: DeliveryRow): Promise<AttemptResult> {
-    const verdict = checkWebhookUrl(hook.url, { allowPrivate })
-    if (!verdict.ok) return { ok: false, statusCode: null, error: `webhook URL rejected: ${verdict.reason}`, permanent: true }
-    const url = new URL(hook.url)
-    const signal = AbortSignal.timeout(timeoutMs)
-    const timedOut = () => ({ ok: false as const, statusCode: null, error: `timed out after ${timeoutMs / 1000} s` })
-
-    const resolved = await Promise.race([
-      checkResolvedAddresses(url.hostname, { allowPrivate, resolve: opts.resolve }),
-      new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true })),
-    ])
-    if (resolved === null) return timedOut()
-    if (!resolved.ok) return { ok: false, statusCode: null, error: resolved.reason }
-
-    const headers: Record<string, string> = {
-      'Content-Type': 'application/json',
-      'User-Agent': USER_AGENT,
-      'X-Webhook-Event': row.event,
-      'X-Webhook-Delivery': row.id,
-      'X-Webhook-Attempt': String(row.attempts),
-      // The connection goes to the checked IP address; the Host header (and TLS SNI below) keep the name.
-      Host: url.host,
-    }
-    if (hook.secret) headers['X-Webhook-Signature'] = sign(row.payload, hook.secret)
-    const serverName = url.hostname.replace(/\.$/, '')
-
-    let last: AttemptResult = { ok: false, statusCode: null, error: 'no address to connect to' }
-    for (const address of resolved.addresses) {
-      // Pinning: connect to exactly the address that was checked, so DNS rebinding between the check and
-      // the connect cannot point the request elsewhere. For https, tls.serverName keeps SNI and certificate
-      // verification on the URL's host name.
-      const target = new URL(url)
-      target.hostname = isIP(address) === 6 ? `[${address}]` : address
-      try {
-        const res = await fetch(target, {
-          method: 'POST',
-          body: row.payload,
-          headers,
-          redirect: 'manual',
-          signal,
-          keepalive: false,
-          proxy: false,
-          tls: url.protocol === 'https:' ? { ...(isIP(serverName) ? {} : { serverName }), ...(opts.tls ?? {}) } : undefined,
-        } as RequestInit)
-        if (res.status >= 200 && res.status < 300) {
-          // Any 2xx is success; the body is not needed.
-          res.body?.cancel().catch(() => undefined)
-          return { ok: true, statusCode: res.status }
-        }
-        if (res.status >= 300 && res.status < 400) {
-          res.body?.cancel().catch(() => undefined)
-          const location = res.headers.get('location')
-          return { ok: false, statusCode: res.status, error: `HTTP ${res.status}: redirects are not followed${location ? ` (Location: ${location.slice(0, 512)})` : ''}` }
-        }
-        const body = await readBounded(res, MAX_RESPONSE_BYTES).catch(() => '(response body not read: timed out or aborted)')
-        return { ok: false, statusCode: res.status, error: `HTTP ${res.status}${body ? `: ${body}` : ''}` }
-      } catch (e) {
-        if (signal.aborted) return timedOut()
-        last = { ok: false, statusCode: null, error: sanitize(errorText(e), [target.href, hook.url]) }
-        // Connection-level failure: the next address of the host may work.
-      }
-    }
-    return last
-  }
-
   return {
     kick,
     async stop() {
@@ -302,46 +224,4 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
       await Promise.allSettled([...inFlight])
     },
   }
-}
-
-/** Reads at most max bytes of the body (as text) and drops the rest. */
-async function readBounded(res: Response, max: number): Promise<string> {
-  if (!res.body) return ''
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  try {
-    while (total < max) {
-      const { done, value } = await reader.read()
-      if (done) break
-      chunks.push(value)
-      total += value.byteLength
-    }
-  } finally {
-    reader.cancel().catch(() => undefined)
-  }
-  const all = new Uint8Array(Math.min(total, max))
-  let at = 0
-  for (const c of chunks) {
-    const part = c.subarray(0, all.length - at)
-    all.set(part, at)
-    at += part.length
-    if (at >= all.length) break
-  }
-  return new TextDecoder().decode(all).trim()
-}
-
-function errorText(e: unknown): string {
-  if (e instanceof Error) {
-    const code = (e as { code?: string }).code
-    return code && !e.message.includes(code) ? `${code}: ${e.message}` : e.message
-  }
-  return String(e)
-}
-
-/** Error messages from fetch quote the URL; the URL can carry a token in its path, so it is cut out. */
-function sanitize(message: string, urls: string[]): string {
-  let m = message
-  for (const u of urls) m = m.split(u).join('<url>')
-  return m.replace(/fetching "[^"]*"/g, 'fetching <url>').replace(/\s*For more information, pass `verbose: true`[^.]*\.?/g, '').slice(0, 1024)
 }
