@@ -7,6 +7,7 @@
 //   (c) POST /api/v1/evaluate of 100 flags on the real server
 //   (a') bare-server.ts doing only the contract's minimum (auth header, URL, six headers): (b)/(a)'s ceiling
 //   (b') (b) with a new user_id in every request (no repeat for the server's context cache to find)
+//   (o) POST /ofrep/v1/evaluate/flags/:key, the same flag and context through OFREP (target >= 0.8 of (b))
 // measured with wrk, interleaved (a, b, c, b', a, b, ...) after a warm-up, with the server's instructions per
 // request from `perf stat` where perf exists (BENCH_PERF=0 turns that off); then the in-process engine
 // benchmark (bench/engine.ts); then a server holding 10,000 flags (created through the API): its
@@ -68,6 +69,11 @@ async function main(): Promise<void> {
     '',
   ].join('\n'))
 
+  // OFREP single-flag evaluation of the same flag for the same context (OpenFeature's context shape).
+  const ofrepBody = JSON.stringify({ context: { targetingKey: CONTEXT.user_id, plan: CONTEXT.plan, environment: CONTEXT.environment, ...CONTEXT.custom } })
+  const ofrepScript = luaScript('ofrep', ['wrk.method = "POST"', 'wrk.headers["Content-Type"] = "application/json"', `wrk.body = [==[${ofrepBody}]==]`, ''].join('\n'))
+  const ofrepCheck = await fetch(`${srv.url}/ofrep/v1/evaluate/flags/bench-flag`, { method: 'POST', headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' }, body: ofrepBody })
+  if (ofrepCheck.status !== 200) throw new Error(`OFREP evaluation failed: ${ofrepCheck.status} ${await ofrepCheck.text()}`)
   const targets: Target[] = [
     { name: '(a) bare Bun.serve', url: bare.url + '/', pid: bare.pid },
     { name: '(b) GET /flags/:key (3 rules+rollout)', url: srv.url + evalPath('bench-flag'), token: srv.token, pid: srv.pid },
@@ -76,9 +82,11 @@ async function main(): Promise<void> {
     // (b) repeats one context, which the server's context cache parses once; (b') never repeats one.
     { name: "(b') (b), a new user_id every request", url: srv.url + evalPath('bench-flag'), token: srv.token, script: uniqueContextScript('bench-flag'), pid: srv.pid },
     { name: "(a'') same answer as (b), prepared once", url: sameAnswer.url + evalPath('bench-flag'), token: srv.token, pid: sameAnswer.pid },
+    { name: '(o) POST /ofrep/v1/evaluate/flags/:key', url: srv.url + '/ofrep/v1/evaluate/flags/bench-flag', token: srv.token, script: ofrepScript, pid: srv.pid },
   ]
   console.log(`\n[${elapsed()}] HTTP: interleaved rounds`)
-  const [a, b, c, aFloor, bUnique, aSame] = (await interleaved(targets)) as [WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult]
+  const [a, b, c, aFloor, bUnique, aSame, o] = (await interleaved(targets)) as [WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult]
+  const ratioOfrep = roundRatio(o, b)
   const ratioSame = roundRatio(b, aSame)
   const sameRounds = b.rounds!.map((v, i) => (v / aSame.rounds![i]!).toFixed(2)).join(', ')
   const ratioFloor = roundRatio(aFloor, a)
@@ -91,6 +99,7 @@ async function main(): Promise<void> {
   console.log(`    (c) POST /api/v1/evaluate x100      ${line(c)} [${fmtInt(best(c))} req/s] = ${fmtInt(c.rps * 100)} flag evals/s`)
   console.log(`    (a'') same answer, prepared once     ${line(aSame)} [${fmtInt(best(aSame))} req/s]`)
   console.log(`    (b)/(a) per round: ${roundRatios}; median ${ratio.toFixed(2)}; best/best ${(best(b) / best(a)).toFixed(2)}`)
+  console.log(`    (o) POST /ofrep/…/flags/:key         ${line(o)}`)
   console.log(`    (b)/(a'') per round: ${sameRounds}; median ${ratioSame.toFixed(2)}`)
 
   // Latency without queueing: one connection.
@@ -149,7 +158,7 @@ async function main(): Promise<void> {
   await large.stop()
 
   // --- summary ---------------------------------------------------------------------------------------
-  const errors = a.errors + b.errors + c.errors + aFloor.errors + bUnique.errors + aSame.errors + s10.errors + sLarge.errors
+  const errors = a.errors + b.errors + c.errors + aFloor.errors + bUnique.errors + aSame.errors + o.errors + s10.errors + sLarge.errors
   const rows: [string, string, string][] = [
     ['(a) bare Bun.serve', line(a), ''],
     ['(b) GET /api/v1/flags/:key', line(b), ''],
@@ -160,6 +169,7 @@ async function main(): Promise<void> {
       ? [["(a'') / (b) instructions per request", `${fmtInstructions(aSame)} / ${fmtInstructions(b)} (ratio ${(total(aSame) / total(b)).toFixed(2)})`, ''] as [string, string, string]]
       : []),
     ['(b)/(a) throughput', `${ratio.toFixed(2)} (per round ${roundRatios})`, ''],
+    ['(o)/(b): OFREP single POST vs GET', ratioOfrep.toFixed(2), `target >= 0.80  ${verdict(ratioOfrep >= 0.8)}`],
     ["(b')/(a) throughput", ratioUnique.toFixed(2), ''],
     ["(a')/(a): ceiling of (b)/(a) here", `${ratioFloor.toFixed(2)} (auth header + URL + the 6 response headers, no evaluation)`, ''],
     [`(b) p99 at -c${CONNECTIONS}`, fmtMs(b.p99), `target < 2 ms   ${verdict(b.p99 < 2)}`],
