@@ -30,8 +30,8 @@ beforeAll(async () => {
 })
 afterAll(() => srv.stop())
 
-test('the API overview examples run as written and print what the README says', async () => {
-  const block = shellBlock('## API overview')
+test('the API overview examples, then the OFREP ones, run as written and print what the README says', async () => {
+  const block = `${shellBlock('## API overview')}\n${shellBlock('### OpenFeature over OFREP (any language)')}`
   const expected: RegExp[] = []
   const script = block
     .split('\n')
