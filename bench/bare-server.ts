@@ -6,7 +6,8 @@
 // request. Its ratio to the bare server is the ceiling of (b)/(a) on the machine.
 // With BENCH_HEADERS (a JSON object: the headers the real server sent with BENCH_BODY) it answers every
 // request with exactly that response, headers and body, prepared once: the floor the evaluation figure is
-// measured against (the service's own answer, with none of its work).
+// measured against (the service's own answer, with none of its work). A POST to it reads its body before
+// answering, as any handler of a JSON body must: the ceiling of OFREP's (o)/(b).
 // Prints `{"msg":"listening","port":N}` once it listens, like the real server's log line.
 const body = process.env.BENCH_BODY ?? '{"value":true,"type":"boolean","reason":"default"}'
 const token = process.env.BENCH_TOKEN ?? ''
@@ -27,7 +28,8 @@ function floor(request: Request): Response {
 }
 
 const sameHeaders = process.env.BENCH_HEADERS ? new Headers(JSON.parse(process.env.BENCH_HEADERS) as Record<string, string>) : undefined
-const same = () => new Response(body, { headers: sameHeaders })
+const same = (request: Request): Response | Promise<Response> =>
+  request.method === 'POST' ? request.bytes().then(() => new Response(body, { headers: sameHeaders })) : new Response(body, { headers: sameHeaders })
 
 const server = Bun.serve({
   port: 0,

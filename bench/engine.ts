@@ -1,7 +1,7 @@
 // In-process benchmark of the evaluation engine (no HTTP, no store). Run: bun bench/engine.ts
 // Prints plain lines such as `engine simple flag: 12,345,678 evals/s`.
 import { compileFlag, type CompiledFlag, type EvaluationContext, type FlagDefinition, type SegmentDefinition } from '../server/engine'
-import { BETA_SEGMENT, benchFlag } from './fixtures'
+import { BETA_SEGMENT, benchFlag, variantChainFlags } from './fixtures'
 
 const segments = new Map<string, SegmentDefinition>([
   ['beta', BETA_SEGMENT],
@@ -44,6 +44,15 @@ rate('simple flag', 1, (i) => {
 const targetedFlag = compileFlag(targeted, segments)
 rate('3 rules + rollout', 1, (i) => {
   sink += targetedFlag.evaluate(CONTEXTS[i & MASK]!).reason.length
+})
+
+// 5 variants by weight behind a 3-deep prerequisite chain: each evaluation walks the chain (3 more flags).
+const chain = new Map<string, CompiledFlag>()
+for (const f of variantChainFlags('variants')) chain.set(f.key, compileFlag(f, segments, (k) => chain.get(k)))
+const variantsFlag = chain.get('variants')!
+if (variantsFlag.evaluate(CONTEXTS[0]!).reason !== 'rollout') throw new Error('the variants flag must end in its split')
+rate('5 variants + 3-deep prerequisites', 1, (i) => {
+  sink += variantsFlag.evaluate(CONTEXTS[i & MASK]!).reason.length
 })
 
 const hundred: CompiledFlag[] = Array.from({ length: 100 }, (_, n) =>

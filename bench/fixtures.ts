@@ -27,3 +27,24 @@ export const benchFlag = (key: string): FlagDefinition => ({
 })
 
 export const simpleFlag = (key: string, n: number) => ({ key, enabled: n % 3 !== 0, value: n % 2 ? 'variant-b' : true })
+
+/** A flag with 5 variants split by weight, behind a 3-deep prerequisite chain (chain-1 ← chain-2 ← chain-3 ←
+ *  the flag), in the order they must be created. Every prerequisite holds for CONTEXT, so evaluation walks
+ *  the whole chain (each link with a rule) and ends in the weighted split. */
+export const variantChainFlags = (key: string): FlagDefinition[] => {
+  const link = (n: number): FlagDefinition => ({
+    key: `${key}-chain-${n}`, enabled: true, value: true,
+    ...(n > 1 && { prerequisites: [{ key: `${key}-chain-${n - 1}`, value: true }] }),
+    targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'blocked' }], value: false }] },
+  })
+  const names = ['a', 'b', 'c', 'd', 'e']
+  return [link(1), link(2), link(3), {
+    key, enabled: true, value: 'A',
+    variants: Object.fromEntries(names.map((n) => [n, n.toUpperCase()])), default_variant: 'a', off_variant: 'e',
+    prerequisites: [{ key: `${key}-chain-3`, value: true }],
+    targeting: {
+      rules: [{ conditions: [{ property: 'country', operator: 'in', value: ['jp', 'kr'] }], variant: 'b' }],
+      rollout: { attribute: 'user_id', distribution: names.map((variant) => ({ variant, weight: 20 })) },
+    },
+  }]
+}

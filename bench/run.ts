@@ -8,14 +8,18 @@
 //   (a') bare-server.ts doing only the contract's minimum (auth header, URL, six headers): (b)/(a)'s ceiling
 //   (b') (b) with a new user_id in every request (no repeat for the server's context cache to find)
 //   (o) POST /ofrep/v1/evaluate/flags/:key, the same flag and context through OFREP (target >= 0.8 of (b))
+//   (a''') (a'') for (o)'s POST: reads the body, then sends (b)'s answer; (a''')/(a'') is (o)/(b)'s ceiling
 // measured with wrk, interleaved (a, b, c, b', a, b, ...) after a warm-up, with the server's instructions per
 // request from `perf stat` where perf exists (BENCH_PERF=0 turns that off); then the in-process engine
 // benchmark (bench/engine.ts); then a server holding 10,000 flags (created through the API): its
-// resident memory, and GET /flags/:key throughput with 10 vs 10,000 flags in the project.
+// resident memory, and GET /flags/:key throughput with 10 vs 10,000 flags in the project; then the change
+// stream with 1,000 subscribers (bench/stream.ts): change-to-arrival p50/p99 and memory per idle subscriber;
+// then flagship-sdk in process (bench/sdk.ts, pinned like the engine): its evaluate vs @openfeature/flagd-core
+// on the same flag and contexts, 10 vs 10,000 flags loaded, the browser bundle's sizes, change to served.
 //
 // Servers are pinned to CPU 0 and wrk to CPU 1 when `taskset` exists (the reference machine has 2 cores).
 // Every process started here is stopped on exit, on error and on SIGINT/SIGTERM; a watchdog bounds the
-// whole run (BENCH_MAX_SECONDS, default 360).
+// whole run (BENCH_MAX_SECONDS, default 600).
 //
 // Knobs (environment): BENCH_SECONDS (per wrk run, default 5), BENCH_ROUNDS (default 3),
 // BENCH_CONNECTIONS (default 32), BENCH_FLAGS_LARGE (default 10000).
@@ -24,9 +28,11 @@ import { cpus } from 'node:os'
 import { join } from 'node:path'
 import {
   BUN, CONNECTIONS, CONTEXT, LARGE, LOAD_CPU, ROOT, ROUNDS, SECONDS, SERVER_CPU, call, cleanup, elapsed, evalPath, fmtInt, fmtMs,
-  fmtInstructions, hasTaskset, interleaved, uniqueContextScript, line, luaScript, pad, pinned, populate, rssKiB, spawnTracked, startBareServer, startFloorServer, startFlagServer, verdict,
+  fmtInstructions, hasTaskset, interleaved, uniqueContextScript, line, luaScript, pad, pinned, populate, rssKiB, spawnTracked, startBareServer, variantChainFlags, mustCall, startFloorServer, startFlagServer, verdict,
   best, loadavg, requireWrk, roundRatio, startSameAnswerServer, watchdog, within, wrk, type Target, type WrkResult,
 } from './lib'
+import type { SdkFigures } from './sdk'
+import { benchStream, SUBSCRIBERS } from './stream'
 
 // ---------------------------------------------------------------------------------------------------
 // Main
@@ -51,6 +57,10 @@ async function main(): Promise<void> {
   if (bulkResponse.status !== 200 || Object.keys(JSON.parse(bulkResponse.text).flags).length !== 100) {
     throw new Error(`bulk evaluation failed: ${bulkResponse.status} ${bulkResponse.text.slice(0, 300)}`)
   }
+  // (v): the flag with 5 variants behind a 3-deep prerequisite chain (docs/lifecycle.md), same context.
+  for (const f of variantChainFlags('bench-variants')) await mustCall(srv, 'POST', '/api/v1/flags', f, 201)
+  const vResponse = await call(srv, 'GET', evalPath('bench-variants'))
+  if (vResponse.status !== 200 || JSON.parse(vResponse.text).reason !== 'rollout') throw new Error(`variants evaluation failed: ${vResponse.status} ${vResponse.text}`)
   const bare = await startBareServer(bResponse.text)
   const floor = await startFloorServer(bResponse.text, srv.token)
   // The service's own answer to (b), captured once, for the same-answer floor.
@@ -83,10 +93,14 @@ async function main(): Promise<void> {
     { name: "(b') (b), a new user_id every request", url: srv.url + evalPath('bench-flag'), token: srv.token, script: uniqueContextScript('bench-flag'), pid: srv.pid },
     { name: "(a'') same answer as (b), prepared once", url: sameAnswer.url + evalPath('bench-flag'), token: srv.token, pid: sameAnswer.pid },
     { name: '(o) POST /ofrep/v1/evaluate/flags/:key', url: srv.url + '/ofrep/v1/evaluate/flags/bench-flag', token: srv.token, script: ofrepScript, pid: srv.pid },
+    { name: "(a''') (a'') for (o)'s POST, body read", url: sameAnswer.url + '/ofrep/v1/evaluate/flags/bench-flag', token: srv.token, script: ofrepScript, pid: sameAnswer.pid },
+    { name: '(v) GET /flags/:key (5 variants, 3-deep prerequisites)', url: srv.url + evalPath('bench-variants'), token: srv.token, pid: srv.pid },
   ]
   console.log(`\n[${elapsed()}] HTTP: interleaved rounds`)
-  const [a, b, c, aFloor, bUnique, aSame, o] = (await interleaved(targets)) as [WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult]
+  const [a, b, c, aFloor, bUnique, aSame, o, aPost, v] = (await interleaved(targets)) as [WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult]
+  const ratioVariants = roundRatio(v, aSame)
   const ratioOfrep = roundRatio(o, b)
+  const ratioPost = roundRatio(aPost, aSame)
   const ratioSame = roundRatio(b, aSame)
   const sameRounds = b.rounds!.map((v, i) => (v / aSame.rounds![i]!).toFixed(2)).join(', ')
   const ratioFloor = roundRatio(aFloor, a)
@@ -100,7 +114,9 @@ async function main(): Promise<void> {
   console.log(`    (a'') same answer, prepared once     ${line(aSame)} [${fmtInt(best(aSame))} req/s]`)
   console.log(`    (b)/(a) per round: ${roundRatios}; median ${ratio.toFixed(2)}; best/best ${(best(b) / best(a)).toFixed(2)}`)
   console.log(`    (o) POST /ofrep/…/flags/:key         ${line(o)}`)
+  console.log(`    (a''') (a'') for a POST, body read   ${line(aPost)}`)
   console.log(`    (b)/(a'') per round: ${sameRounds}; median ${ratioSame.toFixed(2)}`)
+  console.log(`    (v) GET, 5 variants + 3-deep chain   ${line(v)}; (v)/(a'') ${ratioVariants.toFixed(2)}`)
 
   // Latency without queueing: one connection.
   const bSingle = await wrk(targets[1]!, 3, 1)
@@ -125,6 +141,7 @@ async function main(): Promise<void> {
   const engineSimple = engineRate('simple flag')
   const engineTargeted = engineRate('3 rules + rollout')
   const engineHundred = engineRate('100 flags per context (flags evaluated)')
+  const engineVariants = engineRate('5 variants + 3-deep prerequisites')
 
   // --- 10 vs 10,000 flags ------------------------------------------------------------------------------
   console.log(`\n[${elapsed()}] 10 vs ${fmtInt(LARGE)} flags`)
@@ -157,20 +174,37 @@ async function main(): Promise<void> {
   await small.stop()
   await large.stop()
 
+  // --- change stream -----------------------------------------------------------------------------------
+  console.log(`\n[${elapsed()}] change stream, ${fmtInt(SUBSCRIBERS)} subscribers (bench/stream.ts)`)
+  const stream = await benchStream()
+
+  // --- flagship-sdk ------------------------------------------------------------------------------------
+  console.log(`\n[${elapsed()}] flagship-sdk in process (bench/sdk.ts)`)
+  const sdkRun = spawnTracked(pinned(SERVER_CPU, [BUN, join(ROOT, 'bench', 'sdk.ts')]))
+  const sdkCode = await within(sdkRun.proc.exited, 120_000)
+  await Bun.sleep(20)
+  const sdkOut = sdkRun.output().trim()
+  if (sdkCode !== 0) throw new Error(`bench/sdk.ts failed (${sdkCode}):\n${sdkOut}`)
+  for (const l of sdkOut.split('\n').filter((l) => !l.startsWith('SDK_FIGURES '))) console.log(`  ${l}`)
+  const sdk = JSON.parse(/^SDK_FIGURES (.*)$/m.exec(sdkOut)![1]!) as SdkFigures
+  const sdkLoaded = sdk.manyFlags / sdk.tenFlags - 1
+
   // --- summary ---------------------------------------------------------------------------------------
-  const errors = a.errors + b.errors + c.errors + aFloor.errors + bUnique.errors + aSame.errors + o.errors + s10.errors + sLarge.errors
+  const errors = a.errors + b.errors + c.errors + aFloor.errors + bUnique.errors + aSame.errors + o.errors + aPost.errors + s10.errors + sLarge.errors
   const rows: [string, string, string][] = [
     ['(a) bare Bun.serve', line(a), ''],
     ['(b) GET /api/v1/flags/:key', line(b), ''],
     ['(c) POST /api/v1/evaluate (100)', line(c), ''],
     ["(b') new user_id every request", line(bUnique), ''],
     ["(b)/(a'') throughput: the evaluation figure", `${ratioSame.toFixed(2)} (per round ${sameRounds})`, `target >= 0.85  ${verdict(ratioSame >= 0.85)}`],
+    ["(v)/(a''): 5 variants + 3-deep prerequisites", `${ratioVariants.toFixed(2)} (${fmtInt(v.rps)} req/s; (a'') sends (b)'s answer, ${bResponse.text.length} vs ${vResponse.text.length} bytes)`, `target >= 0.85  ${verdict(ratioVariants >= 0.85)}`],
     ["(b)/(a') throughput (a' restamps per request)", roundRatio(b, aFloor).toFixed(2), `target >= 0.85  ${verdict(roundRatio(b, aFloor) >= 0.85)}`],
     ...(aSame.instructions && b.instructions
       ? [["(a'') / (b) instructions per request", `${fmtInstructions(aSame)} / ${fmtInstructions(b)} (ratio ${(total(aSame) / total(b)).toFixed(2)})`, ''] as [string, string, string]]
       : []),
     ['(b)/(a) throughput', `${ratio.toFixed(2)} (per round ${roundRatios})`, ''],
     ['(o)/(b): OFREP single POST vs GET', ratioOfrep.toFixed(2), `target >= 0.80  ${verdict(ratioOfrep >= 0.8)}`],
+    ["(a''')/(a''): ceiling of (o)/(b) here", `${ratioPost.toFixed(2)} (a bare POST that reads its body vs a bare GET, same answer)`, ''],
     ["(b')/(a) throughput", ratioUnique.toFixed(2), ''],
     ["(a')/(a): ceiling of (b)/(a) here", `${ratioFloor.toFixed(2)} (auth header + URL + the 6 response headers, no evaluation)`, ''],
     [`(b) p99 at -c${CONNECTIONS}`, fmtMs(b.p99), `target < 2 ms   ${verdict(b.p99 < 2)}`],
@@ -180,6 +214,7 @@ async function main(): Promise<void> {
       : []),
     ['engine simple flag', `${fmtInt(engineSimple)} evals/s`, `target >= 2M    ${verdict(engineSimple >= 2_000_000)}`],
     ['engine 3 rules + rollout', `${fmtInt(engineTargeted)} evals/s`, ''],
+    ['engine 5 variants + 3-deep prereqs', `${fmtInt(engineVariants)} evals/s`, ''],
     ['engine 100 flags / context', `${fmtInt(engineHundred)} evals/s`, ''],
     [`RSS, ${fmtInt(LARGE)} flags`, `${fmtInt(rssLarge / 1024)} MiB (10 flags: ${fmtInt(rssSmall / 1024)} MiB; 100-flag server after load: ${fmtInt(rssMain / 1024)} MiB)`, ''],
     ['eval req/s 10 flags', `${fmtInt(s10.rps)}`, ''],
@@ -187,6 +222,13 @@ async function main(): Promise<void> {
     ...(s10.instructions && sLarge.instructions
       ? [[`instructions/req 10 vs ${fmtInt(LARGE)} flags`, `${fmtInstructions(s10)} vs ${fmtInstructions(sLarge)} (${((total(sLarge) / total(s10) - 1) * 100).toFixed(1)}%)`, ''] as [string, string, string]]
       : []),
+    [`stream p50 / p99, ${fmtInt(stream.subscribers)} subscribers`, `${fmtMs(stream.p50)} / ${fmtMs(stream.p99)} (change sent -> arrival, ${stream.changes} changes)`, `target p99 < 100 ms  ${verdict(stream.p99 < 100)}`],
+    ['stream: subscribers missing a change', String(stream.incomplete), `target 0  ${verdict(stream.incomplete === 0)}`],
+    ['stream: memory per idle subscriber', `${fmtInt(stream.bytesPerSubscriber)} bytes (server RSS growth / subscribers)`, ''],
+    ['SDK evaluate vs flagd-core', `${fmtInt(sdk.sdkPerSecond)} vs ${fmtInt(sdk.flagdPerSecond)} evals/s: ${sdk.ratio.toFixed(2)}x`, `target >= 2.5x  ${verdict(sdk.ratio >= 2.5)}`],
+    [`SDK evaluate, 10 vs ${fmtInt(sdk.manyFlagsCount)} flags loaded`, `${fmtInt(sdk.tenFlags)} vs ${fmtInt(sdk.manyFlags)} evals/s (${(sdkLoaded * 100).toFixed(1)}%)`, `target +-10%    ${verdict(Math.abs(sdkLoaded) <= 0.1)}`],
+    ['SDK browser bundle (min+gzip)', `${(sdk.upFrontBytes / 1024).toFixed(1)} kB up front, regex chunk ${(sdk.regexBytes / 1024).toFixed(1)} kB on demand`, `target < 15 kB  ${verdict(sdk.upFrontBytes < 15 * 1024)}`],
+    ['SDK change -> served (stream)', `p50 ${fmtMs(sdk.changeP50)}, max ${fmtMs(sdk.changeMax)} (PUT sent -> evaluate answers it)`, `target < 1 s    ${verdict(sdk.changeMax < 1000)}`],
     ['HTTP errors during load', String(errors), errors ? 'results suspect' : ''],
     ['load average start / end', `${loadStart} / ${loadavg()}`, ''],
   ]

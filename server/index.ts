@@ -14,6 +14,16 @@ import { createApp } from './http/app'
 import { ensureConsoleBuilt } from './http/console'
 import { errorForLog, log } from './log'
 import { startDeliveryWorker } from './webhooks/worker'
+import { startUsageFlusher } from './usage/flusher'
+import { startScheduleWorker } from './schedules/worker'
+import { ChangeHub } from './streams/hub'
+import { TicketSigner } from './streams/tickets'
+import { RequestMetrics } from './http/metrics'
+import { OperationCounts } from './metrics/counts'
+import { createExposition } from './metrics/exposition'
+import { expiryOf } from './services/tokens'
+import type { ChangeNotice } from './services/events'
+import { randomBytes } from 'node:crypto'
 
 export async function startService(settings: Settings) {
   if (settings.webhookAllowPrivateTargets) {
@@ -29,21 +39,54 @@ export async function startService(settings: Settings) {
 
   // One id per process: tells this instance's own change notices and outbox claims apart from others'.
   const instanceId = crypto.randomUUID()
+  // Counted from here on for GET /metrics (read at scrape time; exposition.ts).
+  const requests = new RequestMetrics()
+  const counts = new OperationCounts()
   const bus = new ChangeBus()
   const snapshots = new Snapshots(store)
   await snapshots.reconcile()
-  bus.subscribe((notice) => snapshots.apply(notice))
+  // Change streams: a notice reaches subscribers only once this instance's caches show the change, so a
+  // client that re-reads on an event gets the new answer.
+  const hub = new ChangeHub({
+    store, replayLimit: settings.streamReplayLimit, heartbeatMs: settings.streamHeartbeatMs, log,
+    applyToCache: (n) => snapshots.apply(n),
+    stillAllowed: (s, now) => {
+      const token = snapshots.token(s.tokenHash)
+      return token !== undefined && token.projectId === s.projectId && expiryOf(token) > now
+    },
+  })
+  await hub.start()
+  const onNotice = async (notice: ChangeNotice) => {
+    await snapshots.apply(notice)
+    await hub.ingest(notice)
+  }
+  bus.subscribe(onNotice)
   const services = createServices(store, bus, snapshots, settings)
-  const authenticator = new Authenticator(snapshots, store)
+  const tickets = new TicketSigner(await store.serverKeys.getOrCreate(store.db, 'stream-tickets', randomBytes(32).toString('base64url')))
+  const authenticator = new Authenticator(snapshots, store, tickets)
   // Webhook outbox: rows are written in each change's transaction; the worker sends them (and whatever a
   // previous process left queued). A committed change kicks it; it also polls for retries and other instances' rows.
-  const deliveryWorker = startDeliveryWorker({ store, settings, instanceId, log, pauseAfterMs: settings.webhookPauseAfterMs, backoffMaxMs: settings.webhookBackoffMaxMs })
+  const deliveryWorker = startDeliveryWorker({ store, settings, instanceId, log, pauseAfterMs: settings.webhookPauseAfterMs, backoffMaxMs: settings.webhookBackoffMaxMs, counts })
   bus.subscribe(() => deliveryWorker.kick())
+  // Evaluation counts (usage/counter.ts) go to the store's hourly buckets every USAGE_FLUSH_MS and at stop.
+  const usageFlusher = startUsageFlusher({ store, intervalMs: settings.usageFlushMs, log })
+  // Scheduled changes: the worker sleeps until the next one is due; a schedule created or cancelled here or
+  // on another instance (its change notice) may move that time.
+  const scheduleWorker = startScheduleWorker({ schedules: services.schedules, log, onStoreError: () => counts.storeError('schedules') })
+  const wakeForSchedules = (n: ChangeNotice) => {
+    if (n.resourceType === 'schedule') scheduleWorker.wake()
+  }
+  bus.subscribe(wakeForSchedules)
   const limiter = settings.redisUrl ? new RedisRateLimiter(settings.redisUrl, log) : new MemoryRateLimiter()
-  const fanout = await startFanout({ instanceId, redisUrl: settings.redisUrl, pg: database.pg, bus, apply: (n) => snapshots.apply(n), log })
+  const fromOtherInstance = async (n: ChangeNotice) => {
+    wakeForSchedules(n)
+    await onNotice(n)
+  }
+  const fanout = await startFanout({ instanceId, redisUrl: settings.redisUrl, pg: database.pg, bus, apply: fromOtherInstance, log })
 
   await ensureConsoleBuilt(log)
-  const app = createApp({ settings, store, snapshots, services, authenticator, limiter, log })
+  const exposition = createExposition({ requests, counts, subscribers: () => hub.subscriberCount, queueDepth: () => store.deliveries.backlog(store.db) })
+  const app = createApp({ settings, store, snapshots, services, authenticator, limiter, log, hub, tickets, metrics: { requests, counts, exposition } })
   // Bun's own body cut-off answers an empty 413; ours (json-input.ts, 1 MiB) stops reading at the limit and
   // answers the JSON one, so Bun's is set out of the way.
   app.listen({ port: settings.port, hostname: settings.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER })
@@ -51,18 +94,25 @@ export async function startService(settings: Settings) {
   const timers = [
     setInterval(() => limiter.sweep(), 60_000),
     // Heals a change notice this instance missed (another instance's write, the CLI).
-    setInterval(() => snapshots.reconcile().catch((e) => log('reconcile failed', errorForLog(e), 'warn')), settings.reconcileIntervalMs),
+    setInterval(() => snapshots.reconcile().then(() => hub.catchUp()).catch((e) => {
+      counts.storeError('reconcile')
+      log('reconcile failed', errorForLog(e), 'warn')
+    }), settings.reconcileIntervalMs),
   ]
   const server = app.server!
   log('listening', { url: `http://${settings.host}:${server.port}`, port: server.port, database: database.dialect, fanout: fanout.kind, instance: instanceId })
 
   return {
     app,
+    hub,
     port: server.port,
     async stop() {
       timers.forEach(clearInterval)
+      hub.stop()
       await app.stop()
+      await scheduleWorker.stop()
       await deliveryWorker.stop()
+      await usageFlusher.stop()
       await fanout.stop()
       if (limiter instanceof RedisRateLimiter) await limiter.stop()
       await authenticator.stop()

@@ -18,6 +18,19 @@ export interface Settings {
   webhookBackoffMaxMs: number
   /** origins whose pages may call the evaluation endpoints (`*`: any) */
   corsOrigins: string[]
+  /** how many of each project's newest changes are kept for streams resuming with Last-Event-ID */
+  streamReplayLimit: number
+  /** the interval of the streams' heartbeat comment (ms) */
+  streamHeartbeatMs: number
+  /** the address clients reach this service at, for absolute URLs we hand out (stream tickets); unset:
+   *  taken from each request's Host */
+  publicUrl: string | undefined
+  /** how often evaluation counts are written to the store (ms) */
+  usageFlushMs: number
+  /** a flag not evaluated (or serving one variant, unchanged) for this many days is stale */
+  staleAfterDays: number
+  /** the bearer token GET /metrics requires; unset: /metrics is open */
+  metricsToken: string | undefined
 }
 
 export const TOKEN_PATTERN = /^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/
@@ -46,6 +59,20 @@ function origins(raw: string): string[] {
   return list
 }
 
+/** PUBLIC_URL: scheme, host and optional path prefix, without a trailing slash. */
+function publicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined
+  if (!/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(raw)) throw new Error(`PUBLIC_URL must be an http(s) URL like https://flags.example.com, got "${raw}"`)
+  return raw.replace(/\/+$/, '')
+}
+
+/** METRICS_TOKEN: sent in an Authorization header, so visible ASCII without spaces; long enough not to be guessed. */
+function metricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined
+  if (!/^[\x21-\x7e]{16,256}$/.test(raw)) throw new Error('METRICS_TOKEN must be 16 to 256 visible ASCII characters without spaces')
+  return raw
+}
+
 export function loadSettings(env: Record<string, string | undefined> = process.env): Settings {
   const databaseUrl = env.DATABASE_URL || 'sqlite:./data/flags.db'
   if (!databaseUrl.startsWith('sqlite:') && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -72,5 +99,11 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     webhookPauseAfterMs: int(env, 'WEBHOOK_PAUSE_AFTER_MS', 86_400_000, 1000, 30 * 86_400_000),
     webhookBackoffMaxMs: int(env, 'WEBHOOK_BACKOFF_MAX_MS', 300_000, 1000, 86_400_000),
     corsOrigins: origins(env.CORS_ORIGINS ?? '*'),
+    streamReplayLimit: int(env, 'STREAM_REPLAY_LIMIT', 1000, 1, 1_000_000),
+    streamHeartbeatMs: int(env, 'STREAM_HEARTBEAT_MS', 15_000, 100, 300_000),
+    publicUrl: publicUrl(env.PUBLIC_URL),
+    usageFlushMs: int(env, 'USAGE_FLUSH_MS', 10_000, 100, 60_000),
+    staleAfterDays: int(env, 'STALE_AFTER_DAYS', 30, 0, 3650),
+    metricsToken: metricsToken(env.METRICS_TOKEN),
   }
 }

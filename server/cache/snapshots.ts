@@ -1,12 +1,14 @@
-// In-memory read model: per project, the compiled flags, configs, segments and project row, plus a
-// global token map. The evaluation hot path reads only from here; every change notice reloads what it
-// names from the store, and reconcile() compares every document's stamp with memory to heal a missed notice.
-import { compileFlag, type CompiledFlag, type FlagDefinition, type SegmentDefinition } from '../engine'
+// server/cache: the read side. Fed by change notices (services/events.ts, cluster/) and the store; read by
+// http/ (evaluation) and streams/. In-memory read model: per project, the compiled flags, configs, segments
+// and project row, plus a global token map. The evaluation hot path reads only from here; every change notice
+// reloads what it names from the store, and reconcile() compares every document's stamp with memory to heal a
+// missed notice.
+import { compileFlag, type CompiledFlag, type FlagDefinition, type FlagResolver, type SegmentDefinition } from '../engine'
 import type { Store } from '../store'
 import type { DocumentRepository, DocumentRow, DocumentStamp } from '../store/documents'
 import type { ProjectRow } from '../store/projects'
 import type { TokenRow } from '../store/tokens'
-import type { ChangeNotice } from '../services/events'
+import { STREAMED_TYPES, type ChangeNotice } from '../services/events'
 
 export interface CachedFlag {
   row: DocumentRow
@@ -14,8 +16,13 @@ export interface CachedFlag {
 }
 
 export interface ProjectSnapshot {
+  /** grows whenever anything in this snapshot changes (lets readers keep documents derived from it) */
+  revision: number
   project: ProjectRow
+  /** the live flags: every evaluation surface reads only these */
   flags: Map<string, CachedFlag>
+  /** archived flags (docs/lifecycle.md §3): kept apart, so no surface evaluates them */
+  archivedFlags: Map<string, DocumentRow>
   configs: Map<string, DocumentRow>
   segments: Map<string, DocumentRow>
 }
@@ -34,13 +41,51 @@ const sameAuthority = (a: TokenRow | undefined, b: TokenRow): boolean =>
 /** After a segment change: every flag of the project compiled again against its current segments. */
 function recompileFlags(snap: ProjectSnapshot): void {
   const defs = segmentDefs(snap.segments)
-  for (const [key, cached] of snap.flags) snap.flags.set(key, compile(cached.row, defs))
+  for (const [key, cached] of snap.flags) snap.flags.set(key, compile(cached.row, defs, snap.flags))
 }
 
-const compile = (row: DocumentRow, segments: ReadonlyMap<string, SegmentDefinition>): CachedFlag => ({
+/** Prerequisites are looked up in the project's live flags when evaluated, so a prerequisite's change needs
+ *  no recompile of the flags that require it. */
+const resolverOf = (flags: Map<string, CachedFlag>): FlagResolver => (key) => flags.get(key)?.compiled
+
+const compile = (row: DocumentRow, segments: ReadonlyMap<string, SegmentDefinition>, flags: Map<string, CachedFlag>): CachedFlag => ({
   row,
-  compiled: compileFlag({ ...(row.body as unknown as FlagDefinition), key: row.key }, segments),
+  compiled: compileFlag({ ...(row.body as unknown as FlagDefinition), key: row.key }, segments, resolverOf(flags)),
 })
+
+const isArchived = (row: DocumentRow): boolean => (row.body as { archived?: unknown }).archived === true
+
+/** Puts a stored flag row where it belongs: compiled among the live flags, or with the archived ones. */
+function placeFlag(snap: Pick<ProjectSnapshot, 'flags' | 'archivedFlags' | 'segments'>, row: DocumentRow): void {
+  if (isArchived(row)) {
+    snap.flags.delete(row.key)
+    snap.archivedFlags.set(row.key, row)
+  } else {
+    snap.archivedFlags.delete(row.key)
+    snap.flags.set(row.key, compile(row, segmentDefs(snap.segments), snap.flags))
+  }
+}
+
+/** The live and archived flags of a snapshot as one table of rows (what refreshDocuments walks). Identities
+ *  are stable: a row object stands for its entry until the entry is replaced. */
+function flagRows(snap: ProjectSnapshot): DocumentTable<DocumentRow> {
+  return {
+    get: (key) => snap.flags.get(key)?.row ?? snap.archivedFlags.get(key),
+    set: (_key, row) => placeFlag(snap, row),
+    delete: (key) => snap.flags.delete(key) || snap.archivedFlags.delete(key),
+    *[Symbol.iterator]() {
+      for (const [key, cached] of snap.flags) yield [key, cached.row] as [string, DocumentRow]
+      yield* snap.archivedFlags
+    },
+  }
+}
+
+/** What refreshDocuments needs of the map it refreshes. */
+interface DocumentTable<T> extends Iterable<[string, T]> {
+  get(key: string): T | undefined
+  set(key: string, value: T): unknown
+  delete(key: string): boolean
+}
 
 export class Snapshots {
   private projects = new Map<string, ProjectSnapshot>()
@@ -76,19 +121,23 @@ export class Snapshots {
   }
 
   private async refreshProject(snap: ProjectSnapshot, project: ProjectRow): Promise<void> {
+    if (snap.project.updatedAt !== project.updatedAt) snap.revision++
     snap.project = project
     const same = (row: DocumentRow) => row
-    await this.refreshDocuments(snap.configs, this.store.configs, project.id, same, same)
-    if (await this.refreshDocuments(snap.segments, this.store.segments, project.id, same, same)) recompileFlags(snap)
+    if (await this.refreshDocuments(snap.configs, this.store.configs, project.id, same, same)) snap.revision++
+    if (await this.refreshDocuments(snap.segments, this.store.segments, project.id, same, same)) {
+      recompileFlags(snap)
+      snap.revision++
+    }
     // The segments as they are when each flag is compiled: a segment notice may apply while this awaits.
-    await this.refreshDocuments(snap.flags, this.store.flags, project.id, (c) => c.row, (row) => compile(row, segmentDefs(snap.segments)))
+    if (await this.refreshDocuments(flagRows(snap), this.store.flags, project.id, same, same)) snap.revision++
   }
 
   /** Reloads the documents of `into` whose stored stamp differs and drops those no longer stored; true when
    *  anything changed. Change notices may apply while this awaits: an entry a notice replaced, added or
    *  removed meanwhile is the notice's to keep, so it is left as it is. */
   private async refreshDocuments<T>(
-    into: Map<string, T>, repository: DocumentRepository, projectId: string,
+    into: DocumentTable<T>, repository: DocumentRepository, projectId: string,
     rowOf: (value: T) => DocumentRow, make: (row: DocumentRow) => T,
   ): Promise<boolean> {
     const db = this.store.db
@@ -116,10 +165,10 @@ export class Snapshots {
   private async loadProject(project: ProjectRow): Promise<ProjectSnapshot> {
     const db = this.store.db
     const segments = new Map((await this.store.segments.all(db, project.id)).map((r) => [r.key, r]))
-    const defs = segmentDefs(segments)
-    const flags = new Map((await this.store.flags.all(db, project.id)).map((r) => [r.key, compile(r, defs)]))
-    const configs = new Map((await this.store.configs.all(db, project.id)).map((r) => [r.key, r]))
-    return { project, flags, configs, segments }
+    const snap: ProjectSnapshot = { revision: 0, project, flags: new Map(), archivedFlags: new Map(), configs: new Map(), segments }
+    for (const row of await this.store.flags.all(db, project.id)) placeFlag(snap, row)
+    snap.configs = new Map((await this.store.configs.all(db, project.id)).map((r) => [r.key, r]))
+    return snap
   }
 
   /** Applies one change notice: reloads just the named resource (segments recompile their project's flags). */
@@ -130,15 +179,25 @@ export class Snapshots {
       const project = await this.store.projects.get(db, n.projectId)
       if (!project) this.projects.delete(n.projectId)
       else if (!snap) this.projects.set(project.id, await this.loadProject(project))
-      else snap.project = project
+      else {
+        snap.project = project
+        snap.revision++
+      }
       if (!snap && project) await this.reloadTokens(project.id)
       return
     }
+    await this.applyDocument(snap, n)
+    // After the change is in: a reader that saw the old revision must not keep a document made before it.
+    if (STREAMED_TYPES.has(n.resourceType)) snap.revision++
+  }
+
+  private async applyDocument(snap: ProjectSnapshot, n: ChangeNotice): Promise<void> {
+    const db = this.store.db
     switch (n.resourceType) {
       case 'flag': {
         const row = await this.store.flags.get(db, n.projectId, n.resourceKey)
-        if (row) snap.flags.set(row.key, compile(row, segmentDefs(snap.segments)))
-        else snap.flags.delete(n.resourceKey)
+        if (row) placeFlag(snap, row)
+        else flagRows(snap).delete(n.resourceKey)
         return
       }
       case 'config': {
@@ -157,6 +216,7 @@ export class Snapshots {
       case 'token':
         return this.reloadTokens(n.projectId)
       case 'webhook':
+      case 'schedule':
         return
     }
   }

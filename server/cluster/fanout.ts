@@ -1,7 +1,7 @@
-// Change fan-out between instances: every change notice published on this instance is broadcast, and
-// notices from other instances are applied to this instance's cache. Redis pub/sub when REDIS_URL is set,
-// else PostgreSQL LISTEN/NOTIFY; nothing for the embedded SQLite store (one instance). The periodic
-// reconcile in index.ts heals any notice lost while a connection was down.
+// server/cluster: between instances. Change fan-out between instances: every change notice published on this
+// instance is broadcast, and notices from other instances are applied to this instance's cache. Redis pub/sub
+// when REDIS_URL is set, else PostgreSQL LISTEN/NOTIFY; nothing for the embedded SQLite store (one instance).
+// The periodic reconcile in index.ts heals any notice lost while a connection was down.
 import Redis from 'ioredis'
 import type postgres from 'postgres'
 import type { ChangeBus, ChangeNotice } from '../services/events'
@@ -35,7 +35,7 @@ export async function startFanout(opts: {
       return
     }
     if (msg.origin === instanceId) return
-    apply({ projectId: msg.projectId, resourceType: msg.resourceType, resourceKey: msg.resourceKey }).catch((e) =>
+    apply({ projectId: msg.projectId, resourceType: msg.resourceType, resourceKey: msg.resourceKey, ...(msg.change && { change: msg.change }) }).catch((e) =>
       log('applying a change notice failed; the next reconcile will catch up', errorForLog(e), 'warn'),
     )
   }

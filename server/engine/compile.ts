@@ -1,173 +1,117 @@
 // Compiles a flag once per change into a closure tree, so evaluation (the hot path) does no parsing,
 // no regex building, no segment lookups and, for fixed outcomes, no allocation: every result whose value
 // is known at compile time is built here once, frozen and returned as is.
-// Evaluation order is docs/behaviour.md §4, steps 1-6 (see CompiledFlagImpl.run).
+// Evaluation order is docs/behaviour.md §4 (see CompiledFlagImpl.run); variants, weighted splits and
+// prerequisites are docs/lifecycle.md §1-2.
 import { attributeKey, compileAccessor, type PropertyAccessor } from './context'
+import { compileConditions, EMPTY_CONTEXT, isObject, type ContextTest, type SegmentResolver } from './compile-conditions'
 import { parseIsoDate } from './dates'
-import { compilePredicate } from './operators'
+import { flagOutcomes, frozenJson, result, type Outcomes, type VariantTable } from './outcomes'
 import { bucketOf } from './rollout'
-import type {
-  Branch, CompiledFlag, Condition, EvaluationContext, EvaluationResult, FlagDefinition, Json, Reason, SegmentDefinition,
-} from './types'
-import { typeOf } from './value-type'
+import type { Branch, CompiledFlag, EvaluationContext, EvaluationResult, FlagDefinition, FlagResolver, Json, SegmentDefinition } from './types'
 
-/** A compiled condition, rule or segment test. Only ever called with an object context. */
-export type ContextTest = (context: EvaluationContext) => boolean
+export { compileCondition, compileSegment, type CompiledSegment, type ContextTest } from './compile-conditions'
 
-export interface CompiledSegment {
-  readonly key: string
-  /** True when every condition of the segment holds (a segment without conditions matches everyone). */
-  matches(context: EvaluationContext): boolean
-}
-
-const TRUE: ContextTest = () => true
-const FALSE: ContextTest = () => false
-const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
-const hasOwn = Object.prototype.hasOwnProperty
-
-/** A deep, frozen copy of a JSON value, so results shared between calls can never be mutated by a caller. */
-function frozenJson(value: unknown): Json {
-  if (value === undefined || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return null
-  if (value === null || typeof value !== 'object') return value as Json
-  if (Array.isArray(value)) return Object.freeze(value.map(frozenJson)) as Json
-  const out: Record<string, Json> = {}
-  for (const k of Object.keys(value)) {
-    const v = (value as Record<string, unknown>)[k]
-    if (v === undefined) continue
-    // A JSON `__proto__` key is an own property; plain assignment would change the prototype instead.
-    if (k === '__proto__') Object.defineProperty(out, k, { value: frozenJson(v), enumerable: true, writable: true, configurable: true })
-    else out[k] = frozenJson(v)
-  }
-  return Object.freeze(out)
-}
-
-/** Results always have the same shape (one hidden class) and are frozen. */
-function result(value: Json, reason: Reason): EvaluationResult {
-  return Object.freeze({ value, type: typeOf(value), reason })
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v)
-}
-
-/** AND of the tests; specialised for the common short lists to avoid a loop per evaluation. */
-function allOf(tests: ContextTest[]): ContextTest {
-  switch (tests.length) {
-    case 0:
-      return TRUE
-    case 1:
-      return tests[0]!
-    case 2: {
-      const [a, b] = tests as [ContextTest, ContextTest]
-      return (c) => a(c) && b(c)
-    }
-    default:
-      return (c) => {
-        for (let i = 0; i < tests.length; i++) if (!tests[i]!(c)) return false
-        return true
-      }
-  }
-}
-
-/** Looks up a segment's compiled test; `undefined` when the segment does not exist. */
-type SegmentResolver = (key: string) => ContextTest | undefined
-
-/**
- * Compiles one condition. in_segment / not_in_segment ignore `property` (the segment's own conditions name
- * their properties) and test the whole context; a segment unknown at compile time is treated as one that
- * nobody is in. Without a resolver (inside a segment: segments do not nest) every segment reference
- * behaves like an unknown segment.
- */
-export function compileCondition(condition: unknown, resolveSegment?: SegmentResolver): ContextTest {
-  if (!isObject(condition)) return FALSE
-  const { operator, property, value } = condition as Partial<Condition> & Record<string, unknown>
-  if (operator === 'in_segment' || operator === 'not_in_segment') {
-    const segment = typeof value === 'string' && resolveSegment ? resolveSegment(value) : undefined
-    if (operator === 'in_segment') return segment ?? FALSE
-    return segment === undefined ? TRUE : (c) => !segment(c)
-  }
-  if (typeof operator !== 'string') return FALSE
-  const predicate = compilePredicate(operator, value)
-  const get: PropertyAccessor = typeof property === 'string' ? compileAccessor(property) : () => undefined
-  return (c) => predicate(get(c))
-}
-
-function compileConditions(conditions: unknown, resolveSegment?: SegmentResolver): ContextTest {
-  // Malformed stored data (never accepted by validation) fails closed: the rule or segment matches nobody.
-  if (!Array.isArray(conditions)) return FALSE
-  return allOf(conditions.map((c) => compileCondition(c, resolveSegment)))
-}
-
-/** Compiles a segment: all its conditions must hold. Segment references inside a segment never match. */
-export function compileSegment(segment: SegmentDefinition): CompiledSegment {
-  const test = compileConditions(segment?.conditions)
-  const key = String(segment?.key)
-  return {
-    key,
-    matches: (context) => test(context !== null && typeof context === 'object' ? context : EMPTY_CONTEXT),
-  }
-}
-
-/** The outcomes that depend on the effective enabled/value pair (the flag's, or an environment's). */
-interface Variant {
-  readonly enabled: boolean
-  readonly disabled: EvaluationResult
-  readonly rolloutIn: EvaluationResult
-  readonly rolloutOut: EvaluationResult
-  /** Step 6: reason `default`, or `environment_override` for an environment variant. */
-  readonly fallthrough: EvaluationResult
-}
-
-function variant(enabled: unknown, value: Json, fallthroughReason: Reason): Variant {
-  // The off value (docs/behaviour.md §4): false for a boolean flag, null otherwise.
-  const off = typeof value === 'boolean' ? false : null
-  return {
-    enabled: enabled === true,
-    disabled: result(off, 'disabled'),
-    rolloutIn: result(value, 'rollout'),
-    rolloutOut: result(off, 'rollout'),
-    fallthrough: result(value, fallthroughReason),
-  }
-}
+/** How deep prerequisites are followed in one evaluation. Cycles are refused when written; this only bounds
+ *  the work if stored data ever held one (e.g. two instances writing both halves at once): past it the
+ *  prerequisite fails. */
+export const MAX_PREREQUISITE_DEPTH = 256
+let depth = 0
 
 interface CompiledRule {
   readonly test: ContextTest
   readonly result: EvaluationResult
 }
 
+interface CompiledPrerequisite {
+  readonly key: string
+  /** whether the prerequisite flag's result satisfies the requirement */
+  readonly accepts: (r: EvaluationResult) => boolean
+}
+
+/** A weighted split: buckets below bounds[i] (hundredths, cumulative) and not below bounds[i - 1] get results[i]. */
+interface CompiledSplit {
+  readonly bounds: readonly number[]
+  readonly results: readonly EvaluationResult[]
+}
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  const kb = Object.keys(b)
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+}
+
 // Override keys: the top-level user_id only (as docs/behaviour.md §4 says), not custom.user_id.
 const topLevelUserId = (c: EvaluationContext): unknown => (c as { user_id?: unknown }).user_id
 
+interface FlagParts {
+  key: string
+  base: Outcomes
+  environments: ReadonlyMap<string, Outcomes> | null
+  activeFrom: number
+  activeUntil: number
+  prerequisites: readonly CompiledPrerequisite[]
+  resolveFlag: FlagResolver | undefined
+  overrides: ReadonlyMap<string, EvaluationResult> | null
+  rules: readonly CompiledRule[]
+  ruleNumbers: readonly number[]
+  rolloutAccessor: PropertyAccessor | null
+  rolloutAttribute: string | null
+  rolloutPercentage: number
+  split: CompiledSplit | null
+  hasVariants: boolean
+}
+
 class CompiledFlagImpl implements CompiledFlag {
+  readonly key: string
   readonly isStatic: boolean
+  readonly hasVariants: boolean
+  readonly rolloutAttribute: string | null
+  private readonly base: Outcomes
+  private readonly environments: ReadonlyMap<string, Outcomes> | null
+  private readonly activeFrom: number
+  private readonly activeUntil: number
+  private readonly windowed: boolean
+  private readonly prerequisites: readonly CompiledPrerequisite[] | null
+  private readonly resolveFlag: FlagResolver
+  private readonly overrides: ReadonlyMap<string, EvaluationResult> | null
+  private readonly rules: readonly CompiledRule[]
+  private readonly rolloutAccessor: PropertyAccessor | null
+  private readonly rolloutPercentage: number
+  private readonly split: CompiledSplit | null
   private branches: Map<EvaluationResult, Branch> | undefined
 
-  constructor(
-    readonly key: string,
-    private readonly base: Variant,
-    private readonly environments: ReadonlyMap<string, Variant> | null,
-    private readonly activeFrom: number,
-    private readonly activeUntil: number,
-    private readonly windowed: boolean,
-    private readonly overrides: ReadonlyMap<string, EvaluationResult> | null,
-    private readonly rules: readonly CompiledRule[],
-    private readonly rolloutAccessor: PropertyAccessor | null,
-    private readonly rolloutPercentage: number,
-    private readonly ruleNumbers: readonly number[],
-    readonly rolloutAttribute: string | null,
-  ) {
-    this.isStatic = overrides === null && rules.length === 0 && rolloutAccessor === null
+  constructor(private readonly parts: FlagParts) {
+    this.key = parts.key
+    this.base = parts.base
+    this.environments = parts.environments
+    this.activeFrom = parts.activeFrom
+    this.activeUntil = parts.activeUntil
+    this.windowed = parts.activeFrom !== -Infinity || parts.activeUntil !== Infinity
+    this.prerequisites = parts.prerequisites.length > 0 ? parts.prerequisites : null
+    this.resolveFlag = parts.resolveFlag ?? (() => undefined)
+    this.overrides = parts.overrides
+    this.rules = parts.rules
+    this.rolloutAccessor = parts.rolloutAccessor
+    this.rolloutAttribute = parts.rolloutAttribute
+    this.rolloutPercentage = parts.rolloutPercentage
+    this.split = parts.split
+    this.hasVariants = parts.hasVariants
+    this.isStatic = this.overrides === null && this.rules.length === 0 && this.rolloutAccessor === null && this.prerequisites === null
   }
 
   branchOf(result: EvaluationResult): Branch {
+    if (this.hasVariants) return result.variant ?? 'off'
     if (this.branches === undefined) {
       // Every result object is made once at compile time for one branch; the map is built on first use.
       const m = new Map<EvaluationResult, Branch>()
       for (const v of [this.base, ...(this.environments?.values() ?? [])]) {
-        m.set(v.disabled, 'off').set(v.rolloutOut, 'off').set(v.rolloutIn, 'rollout').set(v.fallthrough, 'default')
+        m.set(v.disabled, 'off').set(v.prerequisiteFailed, 'off').set(v.rolloutOut, 'off').set(v.rolloutIn, 'rollout').set(v.fallthrough, 'default')
       }
       for (const r of this.overrides?.values() ?? []) m.set(r, 'override')
-      this.rules.forEach((r, i) => m.set(r.result, `rule-${this.ruleNumbers[i]!}`))
+      this.rules.forEach((r, i) => m.set(r.result, `rule-${this.parts.ruleNumbers[i]!}`))
       this.branches = m
     }
     return this.branches.get(result) ?? 'default'
@@ -183,8 +127,25 @@ class CompiledFlagImpl implements CompiledFlag {
     }
   }
 
+  /** Every prerequisite flag, evaluated for the same context, serves what it must (and is on). */
+  private prerequisitesHold(context: EvaluationContext, now: number | undefined): boolean {
+    if (depth >= MAX_PREREQUISITE_DEPTH) return false
+    depth++
+    try {
+      for (const p of this.prerequisites!) {
+        const flag = this.resolveFlag(p.key)
+        if (flag === undefined) return false
+        const r = flag.evaluate(context, now)
+        if (r.reason === 'disabled' || r.reason === 'prerequisite_failed' || !p.accepts(r)) return false
+      }
+      return true
+    } finally {
+      depth--
+    }
+  }
+
   private run(context: EvaluationContext, now: number | undefined): EvaluationResult {
-    // 1. An override for the context's environment replaces enabled (and value, when it gives one).
+    // 1. An override for the context's environment replaces enabled (and value or variant, when it gives one).
     let v = this.base
     if (this.environments !== null) {
       const env = context.environment
@@ -196,7 +157,9 @@ class CompiledFlagImpl implements CompiledFlag {
       const t = typeof now === 'number' ? now : Date.now()
       if (!(t >= this.activeFrom && t < this.activeUntil)) return v.disabled
     }
-    // 3. Individual targeting by user_id.
+    // 3. Prerequisites: each required flag must serve the required variant or value.
+    if (this.prerequisites !== null && !this.prerequisitesHold(context, now)) return v.prerequisiteFailed
+    // 4. Individual targeting by user_id.
     if (this.overrides !== null) {
       const id = attributeKey(topLevelUserId(context))
       if (id !== undefined) {
@@ -204,18 +167,23 @@ class CompiledFlagImpl implements CompiledFlag {
         if (hit !== undefined) return hit
       }
     }
-    // 4. The first rule whose conditions all hold.
+    // 5. The first rule whose conditions all hold.
     const rules = this.rules
     for (let i = 0; i < rules.length; i++) {
       if (rules[i]!.test(context)) return rules[i]!.result
     }
-    // 5. Percentage rollout; a context without the attribute is outside.
+    // 6. Percentage rollout or weighted split; a context without the attribute is outside.
     if (this.rolloutAccessor !== null) {
       const id = attributeKey(this.rolloutAccessor(context))
       if (id === undefined) return v.rolloutOut
-      return bucketOf(this.key, id) < this.rolloutPercentage ? v.rolloutIn : v.rolloutOut
+      const bucket = bucketOf(this.key, id)
+      if (this.split === null) return bucket < this.rolloutPercentage ? v.rolloutIn : v.rolloutOut
+      const hundredths = Math.round(bucket * 100)
+      const { bounds, results } = this.split
+      for (let i = 0; i < bounds.length; i++) if (hundredths < bounds[i]!) return results[i]!
+      return v.rolloutOut
     }
-    // 6. Fall through.
+    // 7. Fall through.
     return v.fallthrough
   }
 }
@@ -227,29 +195,47 @@ function bound(text: unknown, open: number): number {
   return Number.isNaN(t) ? NaN : t
 }
 
+function compilePrerequisites(list: unknown): CompiledPrerequisite[] {
+  if (!Array.isArray(list)) return []
+  return list.filter(isObject).map((p) => {
+    const key = String(p.key)
+    if (typeof p.variant === 'string') {
+      const name = p.variant
+      return { key, accepts: (r: EvaluationResult) => r.variant === name }
+    }
+    const expected = frozenJson(p.value)
+    return { key, accepts: (r: EvaluationResult) => jsonEqual(r.value, expected) }
+  })
+}
+
+/** The weighted split of a rollout with `distribution`: cumulative bounds in hundredths of a percent, so
+ *  weights with two decimals add up exactly. A slice naming an unknown variant serves the off value. */
+function compileSplit(distribution: unknown, table: VariantTable, off: EvaluationResult): CompiledSplit | null {
+  if (!Array.isArray(distribution)) return null
+  const bounds: number[] = []
+  const results: EvaluationResult[] = []
+  let total = 0
+  for (const slice of distribution) {
+    if (!isObject(slice)) continue
+    const weight = typeof slice.weight === 'number' && Number.isFinite(slice.weight) && slice.weight > 0 ? Math.round(slice.weight * 100) : 0
+    total += weight
+    const name = typeof slice.variant === 'string' ? slice.variant : ''
+    bounds.push(total)
+    results.push(table.has(name) ? result(table.get(name)!, 'rollout', name) : off)
+  }
+  return { bounds, results }
+}
+
 /**
  * Compiles a flag against the project's segments (as they are now: recompile the flags that reference a
- * segment when it changes). Never throws for stored data that passed validateFlag, and tolerates data
- * that did not (malformed parts fail closed).
+ * segment when it changes). `resolveFlag` finds prerequisite flags at evaluation time (without it every
+ * prerequisite fails). Never throws for stored data that passed validateFlag, and tolerates data that did
+ * not (malformed parts fail closed).
  */
-export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, SegmentDefinition>): CompiledFlag {
+export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, SegmentDefinition>, resolveFlag?: FlagResolver): CompiledFlag {
   const def: Record<string, unknown> = isObject(flag) ? flag : {}
   const key = typeof def.key === 'string' ? def.key : String(def.key)
-  const value = frozenJson(def.value)
-  const base = variant(def.enabled, value, 'default')
-
-  let environments: Map<string, Variant> | null = null
-  if (isObject(def.environments)) {
-    for (const [name, o] of Object.entries(def.environments)) {
-      if (!isObject(o)) continue
-      const envValue = hasOwn.call(o, 'value') && o.value !== undefined ? frozenJson(o.value) : value
-      ;(environments ??= new Map()).set(name, variant(o.enabled, envValue, 'environment_override'))
-    }
-  }
-
-  const activeFrom = bound(def.active_from, -Infinity)
-  const activeUntil = bound(def.active_until, Infinity)
-  const windowed = activeFrom !== -Infinity || activeUntil !== Infinity
+  const { base, environments, table, served } = flagOutcomes(def)
 
   // Each referenced segment is compiled once per flag, however many conditions name it.
   const compiledSegments = new Map<string, ContextTest | undefined>()
@@ -266,7 +252,10 @@ export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
   let overrides: Map<string, EvaluationResult> | null = null
   if (isObject(targeting.overrides)) {
     for (const [userId, v] of Object.entries(targeting.overrides)) {
-      if (v !== undefined) (overrides ??= new Map()).set(userId, result(frozenJson(v), 'override'))
+      if (v === undefined) continue
+      // In a flag with variants an override names the variant.
+      const r = table.size > 0 ? served(undefined, v, 'override') : served(v as Json, undefined, 'override')
+      if (r !== undefined) (overrides ??= new Map()).set(userId, r)
     }
   }
 
@@ -275,7 +264,9 @@ export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
   if (Array.isArray(targeting.rules)) {
     targeting.rules.forEach((rule, i) => {
       if (!isObject(rule)) return
-      rules.push({ test: compileConditions(rule.conditions, resolveSegment), result: result(frozenJson(rule.value), 'targeting') })
+      // A rule naming an unknown variant (never accepted by validation) matches nobody.
+      const r = served(rule.value as Json, rule.variant, 'targeting')
+      rules.push({ test: r === undefined ? () => false : compileConditions(rule.conditions, resolveSegment), result: r ?? base.disabled })
       ruleNumbers.push(i + 1)
     })
   }
@@ -283,12 +274,20 @@ export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
   let rolloutAccessor: PropertyAccessor | null = null
   let rolloutAttribute: string | null = null
   let rolloutPercentage = 0
+  let split: CompiledSplit | null = null
   const rollout = targeting.rollout
   if (isObject(rollout)) {
     rolloutAttribute = typeof rollout.attribute === 'string' ? rollout.attribute : null
     rolloutAccessor = rolloutAttribute !== null ? compileAccessor(rolloutAttribute) : () => undefined
     rolloutPercentage = typeof rollout.percentage === 'number' && !Number.isNaN(rollout.percentage) ? rollout.percentage : 0
+    split = compileSplit(rollout.distribution, table, base.rolloutOut)
   }
 
-  return new CompiledFlagImpl(key, base, environments, activeFrom, activeUntil, windowed, overrides, rules, rolloutAccessor, rolloutPercentage, ruleNumbers, rolloutAttribute)
+  return new CompiledFlagImpl({
+    key, base, environments,
+    activeFrom: bound(def.active_from, -Infinity), activeUntil: bound(def.active_until, Infinity),
+    prerequisites: compilePrerequisites(def.prerequisites), resolveFlag,
+    overrides, rules, ruleNumbers, rolloutAccessor, rolloutAttribute, rolloutPercentage, split,
+    hasVariants: table.size > 0,
+  })
 }

@@ -8,7 +8,10 @@ const PLACES: [RegExp, (m: RegExpExecArray) => string][] = [
   [/^targeting\.rules\[(\d+)\]\.conditions\[(\d+)\]/, (m) => `Rule ${Number(m[1]) + 1}, condition ${Number(m[2]) + 1}`],
   [/^targeting\.rules\[(\d+)\]/, (m) => `Rule ${Number(m[1]) + 1}`],
   [/^targeting\.overrides\.(.+)$/, (m) => `Override for user ${m[1]}`],
+  [/^targeting\.rollout\.distribution\[(\d+)\]/, (m) => `Distribution slice ${Number(m[1]) + 1}`],
   [/^targeting\.rollout/, () => 'Rollout'],
+  [/^prerequisites\[(\d+)\]/, (m) => `Prerequisite ${Number(m[1]) + 1}`],
+  [/^variants\.(.+)$/, (m) => `Variant ${m[1]}`],
   [/^environments\.([^.]+)/, (m) => `Environment ${m[1]}`],
   [/^conditions\[(\d+)\]/, (m) => `Condition ${Number(m[1]) + 1}`],
 ]

@@ -12,13 +12,13 @@
 // - before / after compare instants: the property may be an ISO 8601 string (see dates.ts) or a number
 //   of epoch milliseconds; the condition value must be an ISO 8601 string.
 // - semver_*: both sides must be valid SemVer 2.0 strings (see semver.ts), compared by precedence.
-// - matches: RE2 syntax via re2js (linear time, no catastrophic backtracking); an unanchored search, like
-//   RegExp.prototype.test; only string properties can match.
+// - matches: RE2 syntax via re2js (linear time, no catastrophic backtracking; installed through regex.ts);
+//   an unanchored search, like RegExp.prototype.test; only string properties can match.
 // - Strings are compared case-sensitively everywhere.
 // A condition value of the wrong shape (which validation rejects) compiles to a predicate that never
 // holds, so stored data can never make evaluation throw.
-import { RE2JS } from 're2js'
 import { parseIsoDate } from './dates'
+import { compileRegex, type CompiledRegex } from './regex'
 import { compareSemver, parseSemver, type SemVer } from './semver'
 
 /** Tests a property value; `undefined` means the property is missing. */
@@ -53,16 +53,7 @@ export function toInstant(v: unknown): number {
   return NaN
 }
 
-/** Compiles an RE2 pattern; `undefined` when it does not compile. */
-export function compileRegex(pattern: string): RE2JS | undefined {
-  try {
-    return RE2JS.compile(pattern)
-  } catch {
-    return undefined
-  }
-}
-
-function regexTest(re: RE2JS, s: string): boolean {
+function regexTest(re: CompiledRegex, s: string): boolean {
   // re2js is linear-time; the guard only keeps a library bug from ever escaping evaluation.
   try {
     return re.test(s)

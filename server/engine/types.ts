@@ -16,25 +16,44 @@ export interface Condition {
   value?: Json
 }
 
+/** A rule serves `value`, or (in a flag with variants) the variant it names. */
 export interface Rule {
   conditions: Condition[]
-  value: Json
+  value?: Json
+  variant?: string
 }
 
+/** One slice of a weighted split: `weight` percent of the buckets, in list order. */
+export interface DistributionSlice {
+  variant: string
+  weight: number
+}
+
+/** A percentage rollout, or (in a flag with variants) a weighted split over variants. */
 export interface Rollout {
-  percentage: number
+  percentage?: number
+  distribution?: DistributionSlice[]
   attribute: string
 }
 
 export interface Targeting {
   rules?: Rule[]
   rollout?: Rollout | null
-  /** individual targeting: user_id -> value */
+  /** individual targeting: user_id -> value (in a flag with variants: user_id -> variant name) */
   overrides?: Record<string, Json>
 }
 
 export interface EnvironmentOverride {
   enabled: boolean
+  value?: Json
+  /** in a flag with variants, instead of `value` */
+  variant?: string
+}
+
+/** The flag `key`, evaluated for the same context, must serve this variant (or this value). */
+export interface Prerequisite {
+  key: string
+  variant?: string
   value?: Json
 }
 
@@ -47,6 +66,13 @@ export interface FlagDefinition {
   environments?: Record<string, EnvironmentOverride>
   active_from?: string | null
   active_until?: string | null
+  /** named values: variant name -> value (all of the flag's type) */
+  variants?: Record<string, Json> | null
+  /** with variants: what the flag serves by default (its `value` mirrors it) */
+  default_variant?: string | null
+  /** with variants: what a disabled flag serves (else the off value) */
+  off_variant?: string | null
+  prerequisites?: Prerequisite[] | null
 }
 
 export interface SegmentDefinition {
@@ -61,7 +87,7 @@ export interface EvaluationContext {
   custom?: Record<string, Json>
 }
 
-export const REASONS = ['disabled', 'override', 'targeting', 'rollout', 'default', 'environment_override'] as const
+export const REASONS = ['disabled', 'override', 'targeting', 'rollout', 'default', 'environment_override', 'prerequisite_failed'] as const
 export type Reason = (typeof REASONS)[number]
 
 export type ValueType = 'boolean' | 'string' | 'number' | 'object' | 'array' | 'null'
@@ -70,23 +96,32 @@ export interface EvaluationResult {
   value: Json
   type: ValueType
   reason: Reason
+  /** Only in the results of flags with variants: the variant served, null for the off value. */
+  variant?: string | null
 }
 
 /** A flag compiled once per change: regexes built, segments resolved, rules turned into closures. */
 export interface CompiledFlag {
   readonly key: string
   evaluate(context: EvaluationContext, now?: number): EvaluationResult
-  /** Which branch gave `result` (one returned by `evaluate` of this flag): `off` (disabled, or outside the
-   *  rollout), `override`, `rule-<n>` (1-based position in the stored rules), `rollout` (inside) or
-   *  `default`. Read off a map built at compile time, so evaluation itself does no extra work. */
+  /** Which branch gave `result` (one returned by `evaluate` of this flag): `off` (disabled, outside the
+   *  rollout, or a failed prerequisite), `override`, `rule-<n>` (1-based position in the stored rules),
+   *  `rollout` (inside) or `default`; for a flag with variants, the variant's name (`off` for the off value).
+   *  Read off a map built at compile time, so evaluation itself does no extra work. */
   branchOf(result: EvaluationResult): Branch
-  /** No rules, rollout or individual overrides: the value is the same for every context. */
+  /** No rules, rollout, individual overrides or prerequisites: the value is the same for every context. */
   readonly isStatic: boolean
+  /** The flag names its values (variants): its results carry `variant`. */
+  readonly hasVariants: boolean
   /** The context attribute the rollout buckets on, when the flag has a rollout. */
   readonly rolloutAttribute: string | null
 }
 
-export type Branch = 'off' | 'override' | `rule-${number}` | 'rollout' | 'default'
+export type Branch = 'off' | 'override' | `rule-${number}` | 'rollout' | 'default' | (string & {})
+
+/** Finds another flag of the same project, compiled, at evaluation time (prerequisites); undefined when
+ *  there is none. Looked up per evaluation, so a prerequisite's change needs no recompile of its dependents. */
+export type FlagResolver = (key: string) => CompiledFlag | undefined
 
 /** One validation problem, with a JSON-pointer-like path such as `targeting.rules[0].conditions[1].value`. */
 export interface ValidationIssue {

@@ -12,10 +12,14 @@
 import { isIsoDate, parseIsoDate } from './dates'
 import { labelIssue } from './issue-labels'
 import { checkJsonLimits } from './limits'
-import { compileRegex, isScalar } from './operators'
+import { isScalar } from './operators'
+// Validation judges patterns with the real engine, wherever it runs (server, console).
+import './re2'
+import { compileRegex } from './regex'
 import { parseSemver } from './semver'
 import { OPERATORS, type Json, type ValidationIssue } from './types'
 import { typeOf } from './value-type'
+import { validateMetadata, validatePrerequisiteShape, validateVariants } from './validate-variants'
 
 export const MAX_RULES = 200
 export const MAX_CONDITIONS = 100
@@ -111,11 +115,13 @@ export function validateConditions(
   const issues: ValidationIssue[] = []
   if (!Array.isArray(conditions)) return [{ path, message: 'must be an array of conditions' }]
   if (conditions.length > MAX_CONDITIONS) issues.push({ path, message: `must hold at most ${MAX_CONDITIONS} conditions` })
-  conditions.forEach((c, i) => validateCondition(c, `${path}[${i}]`, segmentKeys, options.allowSegmentReferences === true, issues))
+  // Past the limit the list is refused anyway: checking (and compiling patterns of) the rest would only
+  // let one request buy more CPU.
+  conditions.slice(0, MAX_CONDITIONS).forEach((c, i) => validateCondition(c, `${path}[${i}]`, segmentKeys, options.allowSegmentReferences === true, issues))
   return issues
 }
 
-function validateTargeting(targeting: unknown, segmentKeys: ReadonlySet<string>, issues: ValidationIssue[]): void {
+function validateTargeting(targeting: unknown, segmentKeys: ReadonlySet<string>, withVariants: boolean, issues: ValidationIssue[]): void {
   if (!isObject(targeting)) {
     issues.push({ path: 'targeting', message: 'must be an object { rules, rollout, overrides }' })
     return
@@ -125,11 +131,12 @@ function validateTargeting(targeting: unknown, segmentKeys: ReadonlySet<string>,
     if (!Array.isArray(rules)) issues.push({ path: 'targeting.rules', message: 'must be an array' })
     else {
       if (rules.length > MAX_RULES) issues.push({ path: 'targeting.rules', message: `must hold at most ${MAX_RULES} rules` })
-      rules.forEach((rule, i) => {
+      rules.slice(0, MAX_RULES).forEach((rule, i) => {
         const p = `targeting.rules[${i}]`
         if (!isObject(rule)) return void issues.push({ path: p, message: 'must be an object { conditions, value }' })
         issues.push(...validateConditions(rule.conditions, `${p}.conditions`, segmentKeys, { allowSegmentReferences: true }))
-        issues.push(...checkJsonLimits(rule.value, `${p}.value`))
+        if (rule.value !== undefined) issues.push(...checkJsonLimits(rule.value, `${p}.value`))
+        else if (!withVariants) issues.push({ path: `${p}.value`, message: 'is required (the value the rule serves)' })
       })
     }
   }
@@ -137,7 +144,10 @@ function validateTargeting(targeting: unknown, segmentKeys: ReadonlySet<string>,
     if (!isObject(rollout)) issues.push({ path: 'targeting.rollout', message: 'must be an object { percentage, attribute }' })
     else {
       const { percentage, attribute } = rollout
-      if (typeof percentage !== 'number' || !Number.isFinite(percentage) || percentage < 0 || percentage > 100) {
+      // A weighted distribution instead of a percentage is checked with the variants (validate-variants.ts).
+      if (present(rollout.distribution)) {
+        if (!withVariants) issues.push({ path: 'targeting.rollout.distribution', message: 'needs variants to split between' })
+      } else if (typeof percentage !== 'number' || !Number.isFinite(percentage) || percentage < 0 || percentage > 100) {
         issues.push({ path: 'targeting.rollout.percentage', message: 'must be a number from 0 to 100' })
       }
       if (typeof attribute !== 'string' || attribute === '') {
@@ -147,7 +157,7 @@ function validateTargeting(targeting: unknown, segmentKeys: ReadonlySet<string>,
   }
   if (present(overrides)) {
     if (!isObject(overrides)) issues.push({ path: 'targeting.overrides', message: 'must be an object mapping user_id to a value' })
-    else for (const [userId, v] of Object.entries(overrides)) issues.push(...checkJsonLimits(v, `targeting.overrides.${userId}`))
+    else if (!withVariants) for (const [userId, v] of Object.entries(overrides)) issues.push(...checkJsonLimits(v, `targeting.overrides.${userId}`))
   }
 }
 
@@ -168,7 +178,11 @@ export function validateFlag(input: unknown, opts: FlagValidationOptions): Valid
   if (input.key !== undefined && typeof input.key !== 'string') issues.push({ path: 'key', message: 'must be a string' })
   if (input.enabled !== undefined && typeof input.enabled !== 'boolean') issues.push({ path: 'enabled', message: 'must be a boolean' })
   if (input.value !== undefined) issues.push(...checkJsonLimits(input.value, 'value'))
-  if (present(input.targeting)) validateTargeting(input.targeting, opts.segmentKeys, issues)
+  const withVariants = present(input.variants)
+  if (present(input.targeting)) validateTargeting(input.targeting, opts.segmentKeys, withVariants, issues)
+  validateVariants(input, issues)
+  validatePrerequisiteShape(input, issues)
+  validateMetadata(input, issues)
 
   if (present(input.environments)) {
     if (!isObject(input.environments)) issues.push({ path: 'environments', message: 'must be an object mapping environment name to { enabled, value }' })
@@ -180,7 +194,7 @@ export function validateFlag(input: unknown, opts: FlagValidationOptions): Valid
           continue
         }
         if (!isObject(o)) {
-          issues.push({ path: p, message: 'must be an object { enabled, value? }' })
+          issues.push({ path: p, message: 'must be an object { enabled, value? } (or { enabled, variant? })' })
           continue
         }
         if (typeof o.enabled !== 'boolean') issues.push({ path: `${p}.enabled`, message: 'must be a boolean' })
@@ -196,7 +210,8 @@ export function validateFlag(input: unknown, opts: FlagValidationOptions): Valid
   if (isIsoDate(from) && isIsoDate(until) && parseIsoDate(from) >= parseIsoDate(until)) {
     issues.push({ path: 'active_until', message: 'must be later than active_from' })
   }
-  if (input.value !== undefined) issues.push(...valueTypeIssues(input))
+  // A flag with variants: its values are the variants (validate-variants.ts checks they share a type).
+  if (input.value !== undefined && !withVariants) issues.push(...valueTypeIssues(input))
   return issues.map(labelIssue)
 }
 

@@ -1,29 +1,31 @@
-// The HTTP application: cross-cutting request handling (auth, rate limits, body parsing, errors, 404/405),
-// the OpenAPI document, the console, and one plugin per resource under routes/.
+// server/http: transport only. Requests come in here and go one way: route -> service (changes) or the
+// in-memory cache (evaluation); nothing in http/ writes to the store itself. This file is the application:
+// cross-cutting request handling (auth, rate limits, body parsing, errors, 404/405), the OpenAPI document,
+// the console, and one plugin per resource under routes/ (each taking only the parts of deps.ts it uses).
 import { Elysia } from 'elysia'
 import { openapi } from '@elysiajs/openapi'
 import { staticPlugin } from '@elysiajs/static'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Snapshots } from '../cache/snapshots'
-import type { Settings } from '../settings'
-import { errorForLog, type Log } from '../log'
-import type { Store } from '../store'
+import { errorForLog } from '../log'
 import { AppError } from '../services/errors'
 import { isStoreUnavailable, storeUnavailable } from '../store/unavailable'
-import type { Services } from '../services'
-import { Authenticator } from './auth'
 import { cachedJson } from './caching'
 import { CONSOLE_DIST, consoleResponse } from './console'
 import { createCors } from './cors'
-import { errorResponse, fromAppError, pagingIssues, validationIssues } from './errors'
+import { errorResponse, fromAppError, validationIssues } from './errors'
 import { fastEvaluationRoutes } from './fast-evaluation'
+import { fastOfrepRoutes } from './fast-ofrep'
 import { MAX_BODY_BYTES, readJsonBody } from './json-input'
-import { rateHeaders, rateLimited, type RateClass, type RateLimiter } from './rate-limit'
-import * as S from './schemas'
+import { countRequests } from './metrics'
+import { routeTemplates } from './route-templates'
+import { rateHeaders, rateLimited, type RateClass } from './rate-limit'
+import * as S from '../schemas'
+import { checkUrl, pathOf } from './url-input'
 import { healthRoutes } from './routes/health'
 import { docsRoutes } from './routes/docs'
 import { flagRoutes } from './routes/flags'
+import { flagLifecycleRoutes } from './routes/flag-lifecycle'
 import { configRoutes } from './routes/configs'
 import { segmentRoutes } from './routes/segments'
 import { evaluateRoutes } from './routes/evaluate'
@@ -33,16 +35,15 @@ import { deliveryRoutes } from './routes/deliveries'
 import { auditRoutes } from './routes/audit'
 import { projectRoutes } from './routes/project'
 import { ofrepErrorResponse, ofrepRoutes } from './routes/ofrep'
+import { definitionRoutes } from './routes/definitions'
+import { scheduleRoutes } from './routes/schedules'
+import { usageRoutes } from './routes/usage'
+import { metricsRoutes } from './routes/metrics'
+import { documentStreamMediaType, STREAM_PATHS, streamRoutes } from './routes/stream'
+import type { AppDeps } from './deps'
 
-export interface AppDeps {
-  settings: Settings
-  store: Store
-  snapshots: Snapshots
-  services: Services
-  authenticator: Authenticator
-  limiter: RateLimiter
-  log: Log
-}
+export type { AppDeps } from './deps'
+
 
 const PAGING_BOUNDS = { limit: S.Page.properties.limit, offset: S.Page.properties.offset } as const
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -51,13 +52,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 export function rateClassOf(method: string, path: string): RateClass {
   if (method === 'POST' && (path === '/api/v1/evaluate' || path.startsWith('/ofrep/'))) return 'evaluation'
   if (method === 'GET' && /^\/api\/v1\/(flags|configs)\/[^/]+$/.test(path)) return 'evaluation'
+  if (method === 'GET' ? STREAM_PATHS.has(path) || path === '/api/v1/definitions' : path === '/api/v1/stream/tickets') return 'evaluation'
   return 'management'
-}
-
-const pathOf = (url: string): string => {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  const q = url.indexOf('?', start)
-  return q === -1 ? url.slice(start) : url.slice(start, q)
 }
 
 export function createApp(deps: AppDeps) {
@@ -72,12 +68,19 @@ export function createApp(deps: AppDeps) {
   let elysiaFetch: (request: Request) => Response | Promise<Response>
   const app = new Elysia({
     normalize: false,
-    // Bun's router answers the evaluation GETs before Elysia when it can (fast-evaluation.ts); Elysia merges
-    // these over its own route table, so those paths' other methods stay Elysia's.
+    // Bun's router answers the evaluation GETs and OFREP's single-flag POST before Elysia when it can
+    // (fast-evaluation.ts, fast-ofrep.ts); Elysia merges these over its own route table, so those paths'
+    // other methods stay Elysia's.
     serve: {
-      routes: fastEvaluationRoutes({ ...deps, evaluationLimit: limits.evaluation }, (request) => elysiaFetch(request)),
+      routes: {
+        ...fastEvaluationRoutes({ ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests }, (request) => elysiaFetch(request)),
+        ...fastOfrepRoutes({ ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests }, (request) => elysiaFetch(request)),
+      },
     },
   })
+    // Every answer Elysia gives (refusals in onRequest and errors included) is counted under its route
+    // template; the fast path counts its own (metrics.ts).
+    .wrap(countRequests(deps.metrics.requests, (path): string | undefined => templateOf(path)))
     // Authentication and the rate limit run before parsing and validation: an unauthenticated client
     // learns nothing about a route's schema, and X-RateLimit-* rides on every authenticated response.
     .onRequest(async ({ request, set }) => {
@@ -101,7 +104,10 @@ export function createApp(deps: AppDeps) {
       if (!routeExists(request.method, path)) return early(notFoundOrMethod(request))
       let caller
       try {
-        caller = await authenticator.authenticate(request)
+        // A stream may be opened with a ticket instead of a token (EventSource sends no headers).
+        const ticket = request.method === 'GET' && STREAM_PATHS.has(path) && !request.headers.has('authorization') && !request.headers.has('x-api-key')
+          ? new URL(request.url).searchParams.get('ticket') : null
+        caller = ticket !== null ? await authenticator.authenticateTicket(request, ticket) : await authenticator.authenticate(request)
       } catch (e) {
         if (e instanceof AppError) return early(fromAppError(e))
         throw e
@@ -111,21 +117,31 @@ export function createApp(deps: AppDeps) {
       if (!verdict.allowed) return early(rateLimited(verdict))
       const limitHeaders = rateHeaders(verdict)
       Object.assign(set.headers, limitHeaders)
-      // Paging parameters are plain decimal integers in range on every route (Elysia's coercion would take
-      // `1e3`, `0x10` or ` 5`, and reports a range error without naming the parameter).
-      const paging = pagingIssues(request.url, PAGING_BOUNDS)
-      if (paging) return early(errorResponse(400, 'VALIDATION_ERROR', `Invalid query: ${paging.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues: paging }, limitHeaders))
+      // The URL's text before any route decodes it (url-input.ts): valid UTF-8 percent-encoding without
+      // control characters in the path and the query, and paging parameters as plain decimal integers.
+      const url = request.url
+      const q = url.indexOf('?')
+      const error = checkUrl(path, q === -1 ? '' : url.slice(q + 1), PAGING_BOUNDS)
+      if (error) {
+        const response = ofrepErrorResponse(path, error) ?? fromAppError(error)
+        for (const [k, v] of Object.entries(limitHeaders)) response.headers.set(k, v)
+        return early(response)
+      }
     })
     // One JSON reader for every body (json-input.ts): 413 over the limit, 415 for other media types or
     // charsets, 400 for bytes that are not UTF-8, nesting too deep, or malformed JSON.
     .onParse(({ request }) => (BODY_METHODS.has(request.method) ? readJsonBody(request) : undefined))
     .onError(({ code, error, request, path }) => {
       if (error instanceof AppError) {
-        if (error.status === 503) deps.log('store unavailable', { path, error: error.message }, 'warn')
+        if (error.status === 503) {
+          deps.log('store unavailable', { path, error: error.message }, 'warn')
+          deps.metrics.counts.storeError('http')
+        }
         return ofrepErrorResponse(path, error) ?? fromAppError(error)
       }
       if (isStoreUnavailable(error)) {
         deps.log('store unavailable', { path, ...errorForLog(error) }, 'warn')
+        deps.metrics.counts.storeError('http')
         return fromAppError(storeUnavailable())
       }
       switch (code) {
@@ -154,6 +170,7 @@ export function createApp(deps: AppDeps) {
     .onAfterHandle({ as: 'global' }, async ({ request, response }) => {
       if (pathOf(request.url) !== '/openapi.json') return
       const doc = response instanceof Response ? await response.clone().json() : response
+      documentStreamMediaType(doc)
       return cachedJson(request, doc, { maxAge: 3600, staleWhileRevalidate: 86400, public: true })
     })
     .use(
@@ -164,8 +181,13 @@ export function createApp(deps: AppDeps) {
         provider: null,
         documentation: {
           info: { title: 'Flagship: feature flag and configuration service', version: '1.0.0', description: 'Flags, remote configs and segments per project; evaluation over HTTP.' },
-          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'ff_<project>_<random> access token' } } },
-          tags: ['flags', 'configs', 'segments', 'evaluation', 'ofrep', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
+          components: {
+            securitySchemes: {
+              bearer: { type: 'http', scheme: 'bearer', description: 'ff_<project>_<random> access token' },
+              metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
+            },
+          },
+          tags: ['flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
         },
       }),
     )
@@ -174,6 +196,7 @@ export function createApp(deps: AppDeps) {
     .use(docsRoutes())
     .use(healthRoutes(deps))
     .use(flagRoutes(deps))
+    .use(flagLifecycleRoutes(deps))
     .use(configRoutes(deps))
     .use(segmentRoutes(deps))
     .use(evaluateRoutes(deps))
@@ -183,6 +206,11 @@ export function createApp(deps: AppDeps) {
     .use(auditRoutes(deps))
     .use(projectRoutes(deps))
     .use(ofrepRoutes(deps))
+    .use(streamRoutes(deps))
+    .use(definitionRoutes(deps))
+    .use(usageRoutes(deps))
+    .use(scheduleRoutes(deps))
+    .use(metricsRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
 
@@ -199,6 +227,8 @@ export function createApp(deps: AppDeps) {
     return (routesByMethod = new Map([...grouped].map(([m, sources]) => [m, new RegExp(`^(?:${sources.join('|')})$`)])))
   }
   const routeExists = (method: string, path: string): boolean => routeMatchers().get(method)?.test(path) ?? false
+  let templates: ((path: string) => string | undefined) | undefined
+  const templateOf = (path: string): string | undefined => (templates ??= routeTemplates(app.routes.map((r: { path: string }) => r.path)))(path)
 
   function notFoundOrMethod(request: Request): Response {
     const path = pathOf(request.url)
@@ -206,7 +236,8 @@ export function createApp(deps: AppDeps) {
     if (allowed.length && !path.startsWith('/docs') && path !== '/') {
       return errorResponse(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, { allowed }, { Allow: allowed.join(', ') })
     }
-    if (request.method === 'GET' && !path.startsWith('/api/')) {
+    // The console's client-side routes get its index.html; the API's and OFREP's paths never do.
+    if (request.method === 'GET' && !path.startsWith('/api/') && !path.startsWith('/ofrep/') && path !== '/ofrep') {
       const page = consoleResponse(path)
       if (page) return page
     }

@@ -5,6 +5,7 @@ import type { TokenRow } from '../store/tokens'
 import type { Actor } from '../services/context'
 import { AppError } from '../services/errors'
 import { expiryOf, hashToken, type Permission } from '../services/tokens'
+import type { TicketSigner } from '../streams/tickets'
 import { BoundedMemo } from './bounded-memo'
 import type { RateClass } from './rate-limit'
 
@@ -64,7 +65,7 @@ export class Authenticator {
   private touched = new Map<string, number>()
   private flushTimer: ReturnType<typeof setInterval>
 
-  constructor(private snapshots: Snapshots, private store: Store) {
+  constructor(private snapshots: Snapshots, private store: Store, private tickets: TicketSigner) {
     // last_used_at is batched: writing it per request would put the database back on the hot path.
     this.flushTimer = setInterval(() => void this.flush(), TOUCH_FLUSH_MS)
   }
@@ -92,6 +93,30 @@ export class Authenticator {
     this.touched.set(caller.token.hash, now)
   }
 
+  /** The token as the caller when it is in memory, re-reading the token table on a miss (rate-limited). */
+  private async refreshOnMiss<T>(lookup: () => T | undefined): Promise<T | undefined> {
+    let found = lookup()
+    if (found === undefined && Date.now() - this.lastMissRefresh > MISS_REFRESH_MS) {
+      this.lastMissRefresh = Date.now()
+      await this.snapshots.reloadAllTokens()
+      found = lookup()
+    }
+    return found
+  }
+
+  /** Stream requests may carry a ticket (POST /api/v1/stream/tickets) instead of the token: the caller is
+   *  the ticket's token, which must still exist, belong to the ticket's project and be unexpired. */
+  async authenticateTicket(request: Request, ticket: string): Promise<Caller> {
+    const claims = this.tickets.verify(ticket)
+    if (!claims) throw new AppError(401, 'UNAUTHORIZED', 'Invalid or expired stream ticket; get a new one from POST /api/v1/stream/tickets')
+    const token = await this.refreshOnMiss(() => this.snapshots.token(claims.tokenHash))
+    if (!token || token.projectId !== claims.projectId) throw new AppError(401, 'UNAUTHORIZED', 'The stream ticket\'s token no longer exists')
+    const caller = callerFor(token)
+    if (caller.expiresAtMs <= Date.now()) throw new AppError(401, 'TOKEN_EXPIRED', 'Token expired')
+    callers.set(request, caller)
+    return caller
+  }
+
   async authenticate(request: Request): Promise<Caller> {
     // OFREP clients may send the token as X-API-Key instead; it is the same token.
     const apiKey = request.headers.get('authorization') === null ? request.headers.get('x-api-key') : null
@@ -99,11 +124,7 @@ export class Authenticator {
     let caller = this.known(header)
     if (!caller) {
       if (!header || !AUTHORIZATION.test(header)) throw new AppError(401, 'UNAUTHORIZED', 'Missing or malformed Authorization header; expected "Bearer <token>" (or X-API-Key: <token>)')
-      if (Date.now() - this.lastMissRefresh > MISS_REFRESH_MS) {
-        this.lastMissRefresh = Date.now()
-        await this.snapshots.reloadAllTokens()
-        caller = this.known(header)
-      }
+      caller = await this.refreshOnMiss(() => this.known(header))
       if (!caller) throw new AppError(401, 'UNAUTHORIZED', 'Unknown token')
     }
     const now = Date.now()

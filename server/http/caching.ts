@@ -38,8 +38,9 @@ export function cachedJson(request: Request, value: unknown, policy: CachePolicy
 }
 
 /** Headers that carry X-RateLimit-*: set only when a value differs from what the object already holds,
- *  which for a busy token is Remaining alone. */
-class RateStampedHeaders {
+ *  which for a busy token is Remaining alone. `new Response` copies the Headers it is given, so one object
+ *  can be restamped for every request. */
+export class RateStampedHeaders {
   private limit = -1
   private reset = -1
   constructor(readonly headers: Headers) {}

@@ -5,6 +5,9 @@ const EVALUATION_SURFACE: [RegExp, string][] = [
   [/^\/ofrep\/v1\/evaluate\/flags(\/[^/]+)?$/, 'POST'],
   [/^\/api\/v1\/evaluate$/, 'POST'],
   [/^\/api\/v1\/(flags|configs)\/[^/]+$/, 'GET'],
+  [/^\/(api|ofrep)\/v1\/stream$/, 'GET'],
+  [/^\/api\/v1\/stream\/tickets$/, 'POST'],
+  [/^\/api\/v1\/definitions$/, 'GET'],
 ]
 const ALLOW_HEADERS = 'Authorization, X-API-Key, Content-Type, If-None-Match, Last-Event-ID'
 const EXPOSE_HEADERS = 'ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset'

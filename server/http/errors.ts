@@ -42,27 +42,3 @@ export function validationIssues(error: { all?: ElysiaValidationIssue[]; type?: 
   })
   return issues.length ? issues : [{ path: where, message: 'invalid' }]
 }
-
-/** The paging parameters every list route takes, with their bounds (schemas.ts `Page`). */
-type IntegerBounds = { minimum?: number; maximum?: number }
-
-const PLAIN_DECIMAL = /^[0-9]{1,15}$/
-
-/**
- * Issues with `limit` / `offset` in the URL, with the parameter as the path: plain decimal integers in range
- * (docs/behaviour.md §8). Checked for every route before Elysia's own query validation, whose coercion
- * would take `1e3`, `0x10` or ` 5` as numbers. Undefined when they are fine.
- */
-export function pagingIssues(url: string, bounds: Record<string, IntegerBounds>): { path: string; message: string }[] | undefined {
-  const q = url.indexOf('?')
-  if (q === -1) return undefined
-  const issues: { path: string; message: string }[] = []
-  for (const [name, raw] of new URLSearchParams(url.slice(q + 1))) {
-    const b = bounds[name]
-    if (!b) continue
-    const n = Number(raw)
-    const [min, max] = [b.minimum ?? -Infinity, b.maximum ?? Infinity]
-    if (!PLAIN_DECIMAL.test(raw) || n < min || n > max) issues.push({ path: name, message: `must be an integer from ${min} to ${max}` })
-  }
-  return issues.length ? issues : undefined
-}

@@ -3,6 +3,7 @@ import type { EvaluationContext } from '../engine'
 import { validationError } from '../services/errors'
 import { BoundedMemo } from './bounded-memo'
 import { parseJsonText } from './json-input'
+import { decodeQueryValue } from './url-input'
 
 const STRING_FIELDS = ['user_id', 'plan', 'environment'] as const
 
@@ -36,15 +37,6 @@ export function rawQueryParam(url: string, prefix: `${string}=`): string | undef
   return undefined
 }
 
-/** A query value as form encoding writes it (`+` is a space); null when its percent-encoding is broken. */
-export function decodeQueryValue(raw: string): string | null {
-  try {
-    return decodeURIComponent(raw.includes('+') ? raw.replace(/\+/g, ' ') : raw)
-  } catch {
-    return null
-  }
-}
-
 const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
 
 /** Raw `?context=` text -> its checked, frozen context. The same user's context comes back request after
@@ -53,10 +45,11 @@ const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
  *  bounded by what a client could send: at most 4,096 contexts of up to 1 KiB of text and 64 JSON values
  *  each (a typical context is ~200 bytes and ~10 values); bigger ones are parsed every time. */
 const parsedContexts = new BoundedMemo<EvaluationContext>(4096, 1024)
-const MAX_MEMO_VALUES = 64
+/** Contexts of more JSON values than this are not remembered (OFREP's context memo, fast-ofrep.ts, too). */
+export const MAX_MEMO_VALUES = 64
 
 /** Freezes `value` and everything in it; returns how many JSON values that was. */
-function deepFreeze(value: unknown): number {
+export function deepFreeze(value: unknown): number {
   if (typeof value !== 'object' || value === null) return 1
   let count = 1
   for (const v of Object.values(value)) count += deepFreeze(v)

@@ -6,6 +6,7 @@ import { configValue } from '../services/configs'
 import { notFound } from '../services/errors'
 import { cacheControl, preparedFor, PreparedResponse } from './caching'
 import { contextFromUrl } from './evaluation-context'
+import { countEvaluation } from '../usage/counter'
 
 export const FLAG_CACHE_CONTROL = cacheControl({ maxAge: 10 })
 export const CONFIG_CACHE_CONTROL = cacheControl({ maxAge: 60 })
@@ -14,7 +15,10 @@ export const CONFIG_CACHE_CONTROL = cacheControl({ maxAge: 60 })
 export function flagResponse(snapshots: Snapshots, projectId: string, key: string, url: string): PreparedResponse {
   const flag = snapshots.project(projectId)?.flags.get(key)
   if (flag === undefined) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
-  return preparedFor(flag.compiled.evaluate(contextFromUrl(url)), FLAG_CACHE_CONTROL)
+  const context = contextFromUrl(url)
+  const result = flag.compiled.evaluate(context)
+  countEvaluation(projectId, flag.compiled, result, context.environment)
+  return preparedFor(result, FLAG_CACHE_CONTROL)
 }
 
 /** Per stored config row (rows are replaced, never mutated, on change): its prepared answer per environment

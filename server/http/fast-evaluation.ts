@@ -12,9 +12,10 @@ import type { Snapshots } from '../cache/snapshots'
 import type { Permission } from '../services/tokens'
 import { can, type Authenticator, type Caller } from './auth'
 import type { PreparedResponse } from './caching'
-import { decodeQueryValue } from './evaluation-context'
 import { configResponse, flagResponse } from './evaluation-responses'
+import type { RequestMetrics, RouteSeries } from './metrics'
 import { rateLimited, type RateLimiter, type RateVerdict } from './rate-limit'
+import { decodeQueryValue, hasControlCharacter } from './url-input'
 
 export interface FastEvaluationDeps {
   snapshots: Snapshots
@@ -22,11 +23,16 @@ export interface FastEvaluationDeps {
   limiter: RateLimiter
   /** requests per minute of the evaluation class */
   evaluationLimit: number
+  /** where the answers given here are counted (what is handed to Elysia is counted there) */
+  requests: RequestMetrics
 }
 
-type Fallback = (request: Request) => Response | Promise<Response>
-/** Bun's route handler; `params.key` is the path's key, already percent-decoded by Bun. */
-type Handler = (request: BunRequest<string>) => Response | Promise<Response>
+/** Where a request the fast path does not answer goes: Elysia's own fetch. */
+export type Fallback = (request: Request) => Response | Promise<Response>
+/** Bun's route handler; `params.key` is the path's key, already percent-decoded by Bun. Bun decodes broken
+ *  or non-UTF-8 encoding (`%FF`) to U+FFFD and keeps control characters; stored keys are ASCII without
+ *  either (keys.ts), so such a key is never found here and goes to Elysia, whose URL check refuses it. */
+export type Handler = (request: BunRequest<string>) => Response | Promise<Response>
 
 const FLAG_PATH = '/api/v1/flags/:key'
 const CONFIG_PATH = '/api/v1/configs/:key'
@@ -36,6 +42,9 @@ const CONTEXT_QUERY = '?context='
 /** Bun `routes` for Elysia's `serve` option; Bun sends these paths' other methods to Elysia as before. */
 export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallback) {
   const { snapshots, authenticator, limiter, evaluationLimit } = deps
+  // Resolved once: per answer, counting is a few number increments (metrics.ts).
+  const flagSeries = deps.requests.series(FLAG_PATH, 'GET')
+  const configSeries = deps.requests.series(CONFIG_PATH, 'GET')
 
   /** The caller if this request may take the fast path: a GET without a body from a known, unexpired token
    *  that holds `permission`. */
@@ -48,17 +57,21 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     return caller
   }
 
-  const send = (request: Request, answer: PreparedResponse, verdict: RateVerdict): Response =>
-    verdict.allowed ? answer.respond(request.headers.get('if-none-match'), verdict) : rateLimited(verdict)
+  function send(request: Request, answer: PreparedResponse, verdict: RateVerdict, series: RouteSeries, started: number): Response {
+    const response = verdict.allowed ? answer.respond(request.headers.get('if-none-match'), verdict) : rateLimited(verdict)
+    series.record(response.status, (performance.now() - started) / 1000)
+    return response
+  }
 
   /** Counts the request against the token's evaluation budget and answers (async only with the Redis limiter). */
-  function answer(request: Request, caller: Caller, prepared: PreparedResponse, now: number): Response | Promise<Response> {
+  function answer(request: Request, caller: Caller, prepared: PreparedResponse, now: number, series: RouteSeries, started: number): Response | Promise<Response> {
     authenticator.touch(caller, now)
     const verdict = limiter.hit(caller.rateKeys.evaluation, evaluationLimit, now)
-    return verdict instanceof Promise ? verdict.then((v) => send(request, prepared, v)) : send(request, prepared, verdict)
+    return verdict instanceof Promise ? verdict.then((v) => send(request, prepared, v, series, started)) : send(request, prepared, verdict, series, started)
   }
 
   const flag: Handler = (request) => {
+    const started = performance.now()
     const now = Date.now()
     const caller = admitted(request, 'read:flags', now)
     if (caller === undefined) return fallback(request)
@@ -72,10 +85,11 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     } catch {
       return fallback(request) // unknown flag or a malformed context: Elysia's route words the error
     }
-    return answer(request, caller, prepared, now)
+    return answer(request, caller, prepared, now, flagSeries, started)
   }
 
   const config: Handler = (request) => {
+    const started = performance.now()
     const now = Date.now()
     const caller = admitted(request, 'read:configs', now)
     if (caller === undefined) return fallback(request)
@@ -86,8 +100,9 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     let environment: string | undefined
     if (q !== -1) {
       if (!url.startsWith(ENVIRONMENT_QUERY, q) || url.indexOf('&', q) !== -1) return fallback(request)
+      // Broken encoding or a control character: Elysia's URL check (url-input.ts) words the 400.
       const decoded = decodeQueryValue(url.slice(q + ENVIRONMENT_QUERY.length))
-      if (decoded === null) return fallback(request)
+      if (decoded === null || hasControlCharacter(decoded)) return fallback(request)
       environment = decoded
     }
     let prepared: PreparedResponse
@@ -96,7 +111,7 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     } catch {
       return fallback(request)
     }
-    return answer(request, caller, prepared, now)
+    return answer(request, caller, prepared, now, configSeries, started)
   }
 
   return { [FLAG_PATH]: { GET: flag }, [CONFIG_PATH]: { GET: config } }

@@ -1,47 +1,35 @@
 // Reading JSON that a client sent (request bodies and the URL-encoded `context`), refusing hostile input
 // early and cheaply (docs/behaviour.md §8): over-long bodies are cut off while they are read, bytes that are
-// not UTF-8 are refused rather than replaced, and nesting deeper than MAX_JSON_DEPTH is refused by a linear
-// scan before JSON.parse, so a 100,000-deep document never reaches the parser, the schema validator or an
-// error message that would stringify it.
+// not UTF-8 are refused rather than replaced, and one linear scan before JSON.parse (json-text.ts) refuses
+// nesting deeper than MAX_JSON_DEPTH and strings that no store can keep (`\u0000`, unpaired surrogates).
 import { AppError, validationError } from '../services/errors'
+import { describeUnit, locateBadText, MAX_JSON_DEPTH, scanJsonText } from './json-text'
 
+export { MAX_JSON_DEPTH } from './json-text'
 export const MAX_BODY_BYTES = 1024 * 1024
-export const MAX_JSON_DEPTH = 64
 
 const tooLarge = () => new AppError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
-/** Whether JSON text nests arrays/objects deeper than `max`. One pass over the characters, skipping strings
- *  (brackets inside them do not count); stops at the first level too deep. Malformed text is the parser's
- *  business: this only bounds what the parser will be given. */
-export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
-  let depth = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === 0x22 /* " */) {
-      for (i++; i < text.length; i++) {
-        const s = text.charCodeAt(i)
-        if (s === 0x5c /* \ */) i++
-        else if (s === 0x22) break
-      }
-    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > max) return true
-    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
-      depth--
-    }
-  }
-  return false
-}
-
-/** JSON.parse behind the depth bound; `where` names the input in the 400s (`body`, `context`). */
+/** JSON.parse behind the scan; `where` names the input in the 400s (`body`, `context`). */
 export function parseJsonText(text: string, where: 'body' | 'context'): unknown {
-  if (nestsDeeperThan(text)) throw validationError([{ path: where, message: `nests deeper than ${MAX_JSON_DEPTH} levels` }])
+  const problem = scanJsonText(text)
+  if (problem?.kind === 'depth') throw validationError([{ path: where, message: `nests deeper than ${MAX_JSON_DEPTH} levels` }])
+  let value: unknown
   try {
-    return JSON.parse(text)
+    value = JSON.parse(text)
   } catch (e) {
     if (where === 'context') throw validationError([{ path: 'context', message: 'must be URL-encoded JSON' }])
     throw new AppError(400, 'VALIDATION_ERROR', `Malformed JSON body: ${(e as Error).message}`, { issues: [{ path: '', message: 'malformed JSON' }] })
   }
+  if (problem) {
+    // The scan found it cheaply; the parsed value (only on this refused path) says in which field.
+    const issue = locateBadText(value, where === 'body' ? '' : where)
+    throw validationError([
+      issue ? { path: issue.path || where, message: issue.message } : { path: where, message: `contains ${describeUnit(problem.unit)} at position ${problem.at}, which is not allowed in text` },
+    ])
+  }
+  return value
 }
 
 /** 415 unless the media type is JSON and any `charset` is UTF-8. */
@@ -86,16 +74,19 @@ export async function readBodyBytes(request: Request): Promise<Uint8Array> {
   return bytes
 }
 
+/** A body's bytes as text: UTF-8, refused (400), not replaced, when invalid. */
+export function decodeBody(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    throw validationError([{ path: 'body', message: 'is not valid UTF-8' }])
+  }
+}
+
 /** A request's JSON body (undefined when empty): size, media type and charset, UTF-8, depth, syntax. */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const bytes = await readBodyBytes(request)
   if (bytes.byteLength === 0) return undefined
   checkJsonMediaType(request.headers.get('content-type'))
-  let text: string
-  try {
-    text = utf8.decode(bytes)
-  } catch {
-    throw validationError([{ path: 'body', message: 'is not valid UTF-8' }])
-  }
-  return parseJsonText(text, 'body')
+  return parseJsonText(decodeBody(bytes), 'body')
 }

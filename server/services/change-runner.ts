@@ -1,13 +1,26 @@
-// The one place a change is committed: the row change, its audit entry and one outbox row per subscribed
-// webhook are written in a single transaction; change notices are published only after the commit.
+// The one place a change is committed: the row change, its audit entry, one outbox row per subscribed
+// webhook and its numbered change-stream entry are written in a single transaction; change notices are
+// published only after the commit.
 import type { Store, Db } from '../store'
 import type { DeliveryRow } from '../store/deliveries'
-import type { Change, ChangeBus } from './events'
+import type { ChangeRow } from '../store/changes'
+import { STREAMED_TYPES, type Change, type ChangeBus, type ChangeNotice, type StreamChange } from './events'
 
 /** Records one change inside the running transaction (audit entry + outbox rows). */
 export type RecordChange = (change: Change) => Promise<void>
 
-export function createChangeRunner(store: Store, bus: ChangeBus) {
+const versionOf = (view: unknown): number | null => {
+  const v = (view as { version?: unknown } | null)?.version
+  return typeof v === 'number' ? v : null
+}
+
+const streamChange = (row: ChangeRow): StreamChange => ({
+  seq: row.seq, resource_type: row.resourceType, key: row.resourceKey, action: row.action,
+  version: row.version, environment: row.environment, at: row.createdAt,
+})
+
+/** replayLimit: how many of each project's newest stream entries are kept for resuming clients. */
+export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: number) {
   async function record(tx: Db, change: Change, now: string): Promise<void> {
     await store.audit.insert(tx, {
       projectId: change.projectId,
@@ -46,14 +59,29 @@ export function createChangeRunner(store: Store, bus: ChangeBus) {
   return {
     /** fn does its writes with `tx` and calls `record` once per change it makes. */
     async run<T>(fn: (tx: Db, record: RecordChange) => Promise<T>): Promise<T> {
-      const changes: Change[] = []
-      const result = await store.transaction(async (tx) =>
-        fn(tx, async (change) => {
-          await record(tx, change, new Date().toISOString())
-          changes.push(change)
-        }),
-      )
-      for (const c of changes) await bus.publish({ projectId: c.projectId, resourceType: c.resourceType, resourceKey: c.resourceKey })
+      const notices: ChangeNotice[] = []
+      const result = await store.transaction(async (tx) => {
+        const streamed = new Map<string, { notice: ChangeNotice; entry: Parameters<Store['changes']['append']>[2][number] }[]>()
+        const value = await fn(tx, async (change) => {
+          const now = new Date().toISOString()
+          await record(tx, change, now)
+          const notice: ChangeNotice = { projectId: change.projectId, resourceType: change.resourceType, resourceKey: change.resourceKey }
+          notices.push(notice)
+          if (!STREAMED_TYPES.has(change.resourceType)) return
+          const entry = {
+            resourceType: change.resourceType, resourceKey: change.resourceKey, action: change.action,
+            version: versionOf(change.after ?? change.before), environment: change.event?.environment ?? '', createdAt: now,
+          }
+          streamed.set(change.projectId, [...(streamed.get(change.projectId) ?? []), { notice, entry }])
+        })
+        // Numbered last, once per project: the sequence row's lock is the last one this transaction takes.
+        for (const [projectId, items] of streamed) {
+          const rows = await store.changes.append(tx, projectId, items.map((i) => i.entry), replayLimit)
+          rows.forEach((row, i) => (items[i]!.notice.change = streamChange(row)))
+        }
+        return value
+      })
+      for (const n of notices) await bus.publish(n)
       return result
     },
   }

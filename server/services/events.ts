@@ -1,17 +1,36 @@
 // Change notices and webhook event kinds.
 
-export const EVENT_KINDS = [
-  'flag.created', 'flag.updated', 'flag.deleted',
-  'config.created', 'config.updated', 'config.deleted',
-  'segment.created', 'segment.updated', 'segment.deleted',
-  'token.created', 'token.deleted', 'project.updated',
-] as const
-export type EventKind = (typeof EVENT_KINDS)[number]
-
-export const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project'] as const
+export const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project', 'schedule'] as const
 export type ResourceType = (typeof RESOURCE_TYPES)[number]
-export const ACTIONS = ['create', 'update', 'delete'] as const
+/** archive, restore and rollback are flag changes (docs/lifecycle.md §3-4), each a change like any other. */
+export const ACTIONS = ['create', 'update', 'delete', 'archive', 'restore', 'rollback'] as const
 export type Action = (typeof ACTIONS)[number]
+const DOCUMENT_ACTIONS = ['create', 'update', 'delete'] as const
+
+/** The versioned documents (services/versioned-documents.ts). */
+export type DocumentType = 'flag' | 'config' | 'segment'
+
+const PAST = { create: 'created', update: 'updated', delete: 'deleted', archive: 'archived', restore: 'restored', rollback: 'rolled_back' } as const
+type Past<A extends Action> = (typeof PAST)[A]
+
+/** A webhook event kind is the resource and what happened to it: `flag.updated`. */
+export type EventKindOf<R extends ResourceType, A extends Action> = `${R}.${Past<A>}`
+export const eventKind = <R extends ResourceType, A extends Action>(resource: R, action: A): EventKindOf<R, A> => `${resource}.${PAST[action]}`
+
+/** A scheduled change that could not be applied at its time (services/schedules.ts). Creating, cancelling
+ *  and applying a schedule send no event of their own: the applied change sends its resource's event. */
+export const SCHEDULE_FAILED = 'schedule.failed'
+
+/** Every kind a webhook may subscribe to: each document's create/update/delete, flags archived, restored
+ *  and rolled back, tokens created and deleted, project updates, failed schedules (webhook registrations
+ *  themselves send none). */
+export const EVENT_KINDS = [
+  ...(['flag', 'config', 'segment'] as const).flatMap((r) => DOCUMENT_ACTIONS.map((a) => eventKind(r, a))),
+  eventKind('flag', 'archive'), eventKind('flag', 'restore'), eventKind('flag', 'rollback'),
+  eventKind('token', 'create'), eventKind('token', 'delete'), eventKind('project', 'update'), SCHEDULE_FAILED,
+] as unknown as readonly [EventKind, ...EventKind[]]
+export type EventKind = EventKindOf<DocumentType, (typeof DOCUMENT_ACTIONS)[number]> | EventKindOf<'flag', 'archive' | 'restore' | 'rollback'>
+  | EventKindOf<'token', 'create' | 'delete'> | EventKindOf<'project', 'update'> | typeof SCHEDULE_FAILED
 
 /** What one successful change did: becomes one audit entry, the outbox rows, and a change notice. */
 export interface Change {
@@ -26,11 +45,28 @@ export interface Change {
   event?: { kind: EventKind; environment: string; data: Record<string, unknown> }
 }
 
-/** Published after commit so caches (this instance and others) reload what changed. */
+/** The kinds of change the change stream carries (tokens, webhooks and schedules are not evaluation state). */
+export const STREAMED_TYPES: ReadonlySet<ResourceType> = new Set(['flag', 'config', 'segment', 'project'])
+
+/** One entry of a project's change stream: `seq` numbers the project's changes in commit order; the rest is
+ *  the `change` event's data (GET /api/v1/stream), plus the commit time. Never holds secrets. */
+export interface StreamChange {
+  seq: number
+  resource_type: ResourceType
+  key: string
+  action: Action
+  version: number | null
+  environment: string
+  at: string
+}
+
+/** Published after commit so caches (this instance and others) reload what changed, and streams tell
+ *  their subscribers (`change`, for the kinds the stream carries). */
 export interface ChangeNotice {
   projectId: string
   resourceType: ResourceType
   resourceKey: string
+  change?: StreamChange
 }
 
 type Listener = (notice: ChangeNotice) => void | Promise<void>

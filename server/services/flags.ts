@@ -1,16 +1,28 @@
-// Flags: create, partial update with optimistic concurrency, delete, environment overrides.
-import { validateFlag, type FlagDefinition } from '../engine'
+// Flags: the versioned-document operations (versioned-documents.ts) plus what gives a flag's fields
+// meaning: defaults on create, partial update (null clears an optional field), `value` mirroring the default
+// variant, validation against the project's segments, environments and other flags (prerequisites), and
+// per-environment overrides. Archive, restore, rollback and history are flag-lifecycle.ts.
+import { segmentKeysOf, validateFlag, type Json } from '../engine'
+import { FLAG_CLEARABLE_FIELDS, FLAG_FIELDS } from '../schemas'
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
-import type { RecordChange } from './change-runner'
 import type { Actor, ServiceDeps } from './context'
-import { AppError, notFound, validationError, versionConflict } from './errors'
-import { checkIfMatch, checkKey } from './keys'
+import { AppError, validationError } from './errors'
+import { isArchived, type FlagBody } from './flag-body'
+import { graphIssues, refuseIfRequired } from './flag-graph'
+import { flagLifecycle } from './flag-lifecycle'
+import { versionedDocuments, type NextBody } from './versioned-documents'
+import type { RecordChange } from './change-runner'
 
-/** The stored body of a flag: everything but key, version and timestamps. */
-type FlagBody = Omit<FlagDefinition, 'key'>
-const OPTIONAL_FIELDS = ['targeting', 'environments', 'active_from', 'active_until'] as const
-const FIELDS = ['enabled', 'value', ...OPTIONAL_FIELDS] as const
+export type { FlagBody } from './flag-body'
+
+/** One environment's override, as PUT /flags/:key/environments/:env takes it. */
+export interface FlagOverride { enabled: boolean; value?: unknown; variant?: string }
+/** A change to a flag as its update routes take it: the fields of PUT /flags/:key, or one environment's
+ *  override (scheduled changes carry one of these). */
+export type FlagChange = Record<string, unknown> | OverrideChange
+export interface OverrideChange { environment: string; override: FlagOverride }
+export const isOverrideChange = (change: FlagChange): change is OverrideChange => 'override' in change
 
 /** The wire form of a stored flag. */
 export function flagView(row: DocumentRow) {
@@ -19,118 +31,125 @@ export function flagView(row: DocumentRow) {
 /** The `data` of this resource's webhook events. */
 export const flagEventData = (row: DocumentRow) => {
   const b = row.body as FlagBody
-  return { enabled: b.enabled, value: b.value, version: row.version }
+  return { enabled: b.enabled, value: b.value, version: row.version, ...(b.variants && { default_variant: b.default_variant }), ...(b.archived && { archived: true }) }
 }
 
-/** The segment keys a flag's rules reference. */
-export function segmentReferences(flag: FlagBody | undefined): string[] {
-  return (flag?.targeting?.rules ?? []).flatMap((r) =>
-    (r.conditions ?? []).filter((c) => (c.operator === 'in_segment' || c.operator === 'not_in_segment') && typeof c.value === 'string').map((c) => c.value as string))
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+/** A flag with variants serves its default variant: `value` mirrors it (so lists, events and old clients
+ *  still see what it serves). A `value` sent with variants must be that value. */
+function withMirroredValue(body: FlagBody, sentValue: unknown): FlagBody {
+  const variants = body.variants
+  if (!variants || typeof body.default_variant !== 'string' || !Object.hasOwn(variants, body.default_variant)) return body
+  const value = variants[body.default_variant] as Json
+  if (sentValue !== undefined && !sameJson(sentValue, value)) {
+    throw validationError([{ path: 'value', message: `a flag with variants serves default_variant ("${body.default_variant}"); set that instead of value` }])
+  }
+  return { ...body, value }
 }
 
-export function flagService({ store, changes }: ServiceDeps) {
+export const archivedError = (key: string) => new AppError(409, 'FLAG_ARCHIVED', `Flag "${key}" is archived; restore it before changing it`)
+
+export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
   /** `stored`: the flag as it is now. Segment references it already holds stay acceptable even when the
    *  segment was force-deleted (they never match), so such a flag can still be changed, e.g. switched off. */
-  async function validate(tx: Db, projectId: string, body: FlagBody, stored?: FlagBody): Promise<void> {
+  async function validate(tx: Db, projectId: string, key: string, body: FlagBody, stored: FlagBody | undefined): Promise<void> {
     const project = await store.projects.get(tx, projectId)
-    const segmentKeys = new Set([...(await store.segments.all(tx, projectId)).map((s) => s.key), ...segmentReferences(stored)])
-    const issues = validateFlag({ key: 'x', ...body }, { segmentKeys, environments: new Set(project?.environments ?? []) })
+    const segmentKeys = new Set([...(await store.segments.all(tx, projectId)).map((s) => s.key), ...(stored ? segmentKeysOf(stored) : [])])
+    const issues = validateFlag({ key, ...body }, { segmentKeys, environments: new Set(project?.environments ?? []) })
+    // The project's prerequisite graph only when the flag is part of it (it requires, or is required by, others).
+    if (!issues.length && (body.prerequisites?.length || stored?.variants)) {
+      await store.lockFlagGraph(tx, projectId)
+      issues.push(...graphIssues(key, body as Record<string, unknown>, await store.flags.all(tx, projectId)))
+    }
     if (issues.length) throw validationError(issues)
   }
 
-  /** The stored row; inside a change's transaction it is locked until commit (see getForUpdate). */
-  async function mustGet(tx: Db, projectId: string, key: string, forUpdate = true): Promise<DocumentRow> {
-    const row = await (forUpdate ? store.flags.getForUpdate(tx, projectId, key) : store.flags.get(tx, projectId, key))
-    if (!row) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
-    return row
+  /** PUT /flags/:key's step: merges the given top-level fields; null clears an optional field. */
+  const mergeFields = (input: Record<string, unknown>): NextBody<FlagBody> => (stored) => {
+    const body = { ...stored } as Record<string, unknown>
+    for (const f of FLAG_FIELDS) {
+      if (!(f in input) || input[f] === undefined) continue
+      if (input[f] === null && FLAG_CLEARABLE_FIELDS.has(f)) delete body[f]
+      else body[f] = input[f]
+    }
+    return withMirroredValue(body as FlagBody, input.value)
   }
 
-  /** Writes a new body for an existing flag at the version it was read at; records the change. */
-  async function write(tx: Db, record: RecordChange, actor: Actor, current: DocumentRow, body: FlagBody, environment: string) {
-    await validate(tx, actor.projectId, body, current.body as FlagBody)
-    const updated = await store.flags.update(tx, actor.projectId, current.key, body as DocumentRow['body'], current.version, new Date().toISOString())
-    if (!updated) throw versionConflict((await mustGet(tx, actor.projectId, current.key)).version)
-    await record({
-      projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'flag', resourceKey: current.key,
-      before: flagView(current), after: flagView(updated),
-      event: { kind: 'flag.updated', environment, data: flagEventData(updated) },
-    })
-    return updated
+  /** PUT /flags/:key/environments/:env's step: the environment must be one of the project's. */
+  const setOverride = (actor: Actor, environment: string, override: FlagOverride): NextBody<FlagBody> => async (body, tx) => {
+    const project = await store.projects.get(tx, actor.projectId)
+    if (!project?.environments.includes(environment)) {
+      throw validationError([{ path: 'environment', message: `unknown environment "${environment}"; the project has: ${project?.environments.join(', ')}` }])
+    }
+    return { ...body, environments: { ...(body.environments ?? {}), [environment]: override as never } }
   }
+
+  const stepOf = (actor: Actor, change: FlagChange): { next: NextBody<FlagBody>; environment: string } =>
+    isOverrideChange(change) ? { next: setOverride(actor, change.environment, change.override), environment: change.environment } : { next: mergeFields(change), environment: '' }
+
+  const docs = versionedDocuments<FlagBody>({ store, changes }, {
+    type: 'flag', label: 'Flag', notFoundCode: 'FLAG_NOT_FOUND', repository: store.flags,
+    view: flagView, eventData: flagEventData,
+    validate,
+    editable: (body, key) => {
+      if (isArchived(body as Record<string, unknown>)) throw archivedError(key)
+    },
+  })
 
   return {
-    page: (projectId: string, limit: number, offset: number) => store.flags.page(store.db, projectId, limit, offset),
-    get: (projectId: string, key: string) => mustGet(store.db, projectId, key, false),
+    page: docs.page,
+    /** One page of the live flags (archived = false) or of the archived ones, filtered in the store. */
+    pageByArchived: (projectId: string, archived: boolean, limit: number, offset: number) => store.flags.pageWhereBody(store.db, projectId, 'archived', archived, limit, offset),
+    all: docs.all,
+    get: docs.get,
+    ...flagLifecycle(store, docs),
+
+    /** 409 IN_USE while other flags require it. */
+    delete: (actor: Actor, key: string) => docs.delete(actor, key, async (tx) => refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'deleted')),
+    deleteOverride: (actor: Actor, key: string, environment: string, ifMatch: number | undefined) => docs.deleteOverride(actor, key, environment, ifMatch),
 
     create(actor: Actor, input: Record<string, unknown>) {
-      const key = checkKey(input.key)
       // Defaults for what was not sent; an explicit `value: null` is a value (off value null), not "absent".
-      const body: FlagBody = { enabled: (input.enabled as boolean | undefined) ?? false, value: input.value === undefined ? true : (input.value as FlagBody['value']) }
-      for (const f of OPTIONAL_FIELDS) if (input[f] !== undefined && input[f] !== null) (body as Record<string, unknown>)[f] = input[f]
-      return changes.run(async (tx, record) => {
-        await validate(tx, actor.projectId, body)
-        if (await store.flags.get(tx, actor.projectId, key)) throw new AppError(409, 'ALREADY_EXISTS', `Flag "${key}" already exists`)
-        const now = new Date().toISOString()
-        const row: DocumentRow = { projectId: actor.projectId, key, body: body as DocumentRow['body'], version: 1, createdAt: now, updatedAt: now }
-        await store.flags.insert(tx, row)
-        await record({
-          projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'flag', resourceKey: key,
-          before: null, after: flagView(row), event: { kind: 'flag.created', environment: '', data: flagEventData(row) },
-        })
-        return row
-      })
+      let body: FlagBody = { enabled: (input.enabled as boolean | undefined) ?? false, value: input.value === undefined ? true : (input.value as FlagBody['value']) }
+      for (const f of FLAG_CLEARABLE_FIELDS) if (input[f] !== undefined && input[f] !== null) (body as Record<string, unknown>)[f] = input[f]
+      body = withMirroredValue(body, input.value)
+      return docs.create(actor, input.key, body)
     },
 
     /** Merges the given top-level fields; null clears an optional field. */
     update(actor: Actor, key: string, input: Record<string, unknown>, ifMatch: number | undefined) {
-      return changes.run(async (tx, record) => {
-        const current = await mustGet(tx, actor.projectId, key)
-        checkIfMatch(ifMatch, current.version)
-        const body = { ...(current.body as FlagBody) } as Record<string, unknown>
-        for (const f of FIELDS) {
-          if (!(f in input) || input[f] === undefined) continue
-          if (input[f] === null && (OPTIONAL_FIELDS as readonly string[]).includes(f)) delete body[f]
-          else body[f] = input[f]
-        }
-        return write(tx, record, actor, current, body as FlagBody, '')
-      })
+      return docs.update(actor, key, ifMatch, mergeFields(input))
     },
 
-    delete(actor: Actor, key: string) {
-      return changes.run(async (tx, record) => {
-        const current = await mustGet(tx, actor.projectId, key)
-        await store.flags.delete(tx, actor.projectId, key)
-        await record({
-          projectId: actor.projectId, actor: actor.name, action: 'delete', resourceType: 'flag', resourceKey: key,
-          before: flagView(current), after: null, event: { kind: 'flag.deleted', environment: '', data: flagEventData(current) },
-        })
-      })
+    async putOverride(actor: Actor, key: string, environment: string, override: FlagOverride, ifMatch?: number) {
+      const row = await docs.update(actor, key, ifMatch, setOverride(actor, environment, override), { environment })
+      return { row, override: (row.body as FlagBody).environments![environment] }
     },
 
-    putOverride(actor: Actor, key: string, environment: string, override: { enabled: boolean; value?: unknown }, ifMatch?: number) {
-      return changes.run(async (tx, record) => {
-        const current = await mustGet(tx, actor.projectId, key)
-        checkIfMatch(ifMatch, current.version)
-        const project = await store.projects.get(tx, actor.projectId)
-        if (!project?.environments.includes(environment)) {
-          throw validationError([{ path: 'environment', message: `unknown environment "${environment}"; the project has: ${project?.environments.join(', ')}` }])
-        }
-        const body = current.body as FlagBody
-        const next: FlagBody = { ...body, environments: { ...(body.environments ?? {}), [environment]: override as never } }
-        const updated = await write(tx, record, actor, current, next, environment)
-        return { row: updated, override: (updated.body as FlagBody).environments![environment] }
-      })
+    /** A scheduled change, applied inside a running change (the schedule's own bookkeeping shares its
+     *  transaction): the same step as update or putOverride, unconditionally. */
+    applyIn(tx: Db, record: RecordChange, actor: Actor, key: string, change: FlagChange) {
+      const step = stepOf(actor, change)
+      return docs.updateIn(tx, record, actor, key, undefined, step.next, { environment: step.environment })
     },
-
-    deleteOverride(actor: Actor, key: string, environment: string, ifMatch?: number) {
-      return changes.run(async (tx, record) => {
-        const current = await mustGet(tx, actor.projectId, key)
-        checkIfMatch(ifMatch, current.version)
-        const body = current.body as FlagBody
-        if (!body.environments || !Object.hasOwn(body.environments, environment)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on flag "${key}"`)
-        const { [environment]: _removed, ...rest } = body.environments
-        return write(tx, record, actor, current, { ...body, environments: rest }, environment)
-      })
+    /** An unsaved definition (explain's `flag`), with create's defaults, validated as a write of `key`
+     *  would be; nothing is stored. */
+    async draft(projectId: string, key: string, input: Record<string, unknown>): Promise<FlagBody> {
+      let body: FlagBody = { enabled: (input.enabled as boolean | undefined) ?? false, value: input.value === undefined ? true : (input.value as FlagBody['value']) }
+      for (const f of FLAG_CLEARABLE_FIELDS) if (input[f] !== undefined && input[f] !== null) (body as Record<string, unknown>)[f] = input[f]
+      body = withMirroredValue(body, input.value)
+      const stored = await store.flags.get(store.db, projectId, key)
+      await validate(store.db, projectId, key, body, stored?.body as FlagBody | undefined)
+      return body
+    },
+    /** What a scheduled `change` makes of `body` (explain's `at`), without storing anything. */
+    preview(actor: Actor, body: FlagBody, change: FlagChange): Promise<FlagBody> {
+      return Promise.resolve(stepOf(actor, change).next(body, store.db))
+    },
+    /** Refuses (throws) a change exactly as applyIn would now; writes nothing. */
+    checkChange(tx: Db, actor: Actor, key: string, change: FlagChange) {
+      return docs.check(tx, actor, key, stepOf(actor, change).next)
     },
   }
 }

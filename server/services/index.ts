@@ -1,4 +1,7 @@
-// Builds every service over one store, change runner and cache.
+// server/services: every change, and the reads that need the store. HTTP routes and the CLI call these; they
+// call the store (one transaction per change through change-runner.ts: row + audit + outbox + stream entry)
+// and publish change notices after commit (events.ts), which the cache, streams, webhooks and other
+// instances consume. Builds every service over one store, change runner and cache.
 import { createChangeRunner } from './change-runner'
 import type { ServiceDeps } from './context'
 import type { ChangeBus } from './events'
@@ -6,23 +9,30 @@ import type { Store } from '../store'
 import type { Snapshots } from '../cache/snapshots'
 import type { Settings } from '../settings'
 import { flagService } from './flags'
+import { flagExplainer } from './flag-explain'
 import { configService } from './configs'
 import { segmentService } from './segments'
 import { tokenService } from './tokens'
 import { webhookService } from './webhooks'
 import { projectService } from './project'
 import { auditService } from './audit'
+import { scheduleService } from './schedules'
+import { usageService } from './usage'
 
 export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshots, settings: Settings) {
-  const deps: ServiceDeps = { store, changes: createChangeRunner(store, bus), snapshots, settings }
+  const deps: ServiceDeps = { store, changes: createChangeRunner(store, bus, settings.streamReplayLimit), snapshots, settings }
+  const flags = flagService(deps)
   return {
-    flags: flagService(deps),
+    flags,
+    explain: flagExplainer(deps, flags),
+    schedules: scheduleService(deps, flags),
     configs: configService(deps),
     segments: segmentService(deps),
     tokens: tokenService(deps),
     webhooks: webhookService(deps),
     project: projectService(deps),
     audit: auditService(deps),
+    usage: usageService(deps),
   }
 }
 export type Services = ReturnType<typeof createServices>

@@ -1,8 +1,8 @@
 // Shared name rules (docs/behaviour.md §2) and If-Match parsing.
+import { KEY_PATTERN } from '../engine/names'
 import { AppError, validationError, versionConflict } from './errors'
 
-export const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
-export const ENV_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/
+export { KEY_PATTERN, ENV_PATTERN } from '../engine/names'
 
 /** Display names (projects, tokens): 1 to 200 characters, none of them a control character. */
 const DISPLAY_NAME = /^[^\u0000-\u001f\u007f]{1,200}$/

@@ -8,6 +8,7 @@ import { AppError, notFound, validationError } from './errors'
 import { displayNameIssue, ENV_PATTERN } from './keys'
 import { flagEventData, flagView } from './flags'
 import { configEventData, configView } from './configs'
+import { eventKind } from './events'
 
 const MAX_ENVIRONMENTS = 100
 export const DEFAULT_ENVIRONMENTS = ['development', 'staging', 'production']
@@ -50,7 +51,7 @@ export function projectService({ store, changes }: ServiceDeps) {
     if (!updated) throw new AppError(409, 'CONFLICT', `${kind} "${row.key}" changed concurrently; retry`)
     await record({
       projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: kind, resourceKey: row.key,
-      before: view(row), after: view(updated), event: { kind: `${kind}.updated`, environment: env, data: data(updated) },
+      before: view(row), after: view(updated), event: { kind: eventKind(kind, 'update'), environment: env, data: data(updated) },
     })
   }
 

@@ -6,7 +6,7 @@ import { drizzle } from 'drizzle-orm/postgres-js'
 import { migrate } from 'drizzle-orm/postgres-js/migrator'
 import { sql } from 'drizzle-orm'
 import * as pgSchema from './schema.pg'
-import type { Database, Db, Tables } from './database'
+import type { Database, Db, Tables } from './database-types'
 import { isStoreUnavailable, storeUnavailable } from './unavailable'
 
 const MIGRATIONS = join(import.meta.dir, '..', '..', 'drizzle', 'pg')

@@ -4,27 +4,13 @@
 import { Database as SQLite, type SQLQueryBindings } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { drizzle as drizzleSqlite, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { drizzle as drizzleSqlite } from 'drizzle-orm/bun-sqlite'
 import { migrate as migrateSqlite } from 'drizzle-orm/bun-sqlite/migrator'
 import { sql } from 'drizzle-orm'
 import * as sqliteSchema from './schema.sqlite'
+import type { Database, Db } from './database-types'
 
-export type Tables = typeof sqliteSchema
-/** The query surface repositories use; identical builder API in both dialects. */
-export type Db = BunSQLiteDatabase<Tables>
-
-export interface Database {
-  dialect: 'sqlite' | 'postgres'
-  db: Db
-  tables: Tables
-  /** Runs fn in one transaction: everything it writes commits together or not at all. */
-  transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>
-  /** Cheap round trip used by /health and to tell "store unavailable" apart. */
-  ping(): Promise<void>
-  close(): Promise<void>
-  /** the PostgreSQL client, for LISTEN/NOTIFY change fan-out (absent on SQLite) */
-  pg?: import('postgres').Sql
-}
+export type { Database, Db, Tables } from './database-types'
 
 const MIGRATIONS = join(import.meta.dir, '..', '..', 'drizzle')
 

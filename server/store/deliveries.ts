@@ -2,7 +2,7 @@
 // Life of a row: pending -> delivering (claimed by one worker, attempts + 1) -> delivered | pending (retry
 // later) | failed. The claim is a lease: a row left in `delivering` by a crashed process is claimable again
 // once claimed_until has passed.
-import { and, asc, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm'
 import type { Db, Tables } from './database'
 
 export type DeliveryRow = Tables['deliveries']['$inferSelect']
@@ -50,6 +50,13 @@ export function deliveryRepository(t: Tables) {
     async get(db: Db, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
       const [row] = await db.select().from(d).where(and(eq(d.webhookId, webhookId), eq(d.id, id)))
       return row
+    },
+
+    /** The outbox's backlog for GET /metrics: rows pending or being delivered. One COUNT over the
+     *  (status, next_attempt_at) index, which finished rows, however many, do not slow. */
+    async backlog(db: Db): Promise<number> {
+      const [row] = await db.select({ n: count() }).from(d).where(inArray(d.status, ['pending', 'delivering']))
+      return row?.n ?? 0
     },
 
     /** Cheap read used by the poll loop before it opens a write transaction. */

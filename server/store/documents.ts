@@ -1,18 +1,31 @@
 // Repository for the three keyed, versioned documents: flags, configs and segments.
-import { and, asc, count, eq, sql } from 'drizzle-orm'
+import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tables } from './database'
 
 export type DocumentTable = Tables['flags'] | Tables['configs'] | Tables['segments']
 export type DocumentRow = Tables['flags']['$inferSelect']
 export type DocumentStamp = Pick<DocumentRow, 'key' | 'version' | 'createdAt' | 'updatedAt'>
 
-export function documentRepository(table: DocumentTable) {
+/** Reads the body's top-level boolean `field` as true/false in SQL (absent is false): JSON text on SQLite,
+ *  jsonb on PostgreSQL. */
+export type BodyFlag = (field: string) => SQL
+
+export function documentRepository(table: DocumentTable, bodyFlag?: BodyFlag) {
   const byKey = (projectId: string, key: string) => and(eq(table.projectId, projectId), eq(table.key, key))
+  const pageWhere = async (db: Db, where: SQL | undefined, limit: number, offset: number): Promise<{ rows: DocumentRow[]; total: number }> => {
+    const rows = await db.select().from(table).where(where).orderBy(asc(table.key)).limit(limit).offset(offset)
+    const [{ total }] = await db.select({ total: count() }).from(table).where(where)
+    return { rows, total: Number(total) }
+  }
   return {
-    async page(db: Db, projectId: string, limit: number, offset: number): Promise<{ rows: DocumentRow[]; total: number }> {
-      const rows = await db.select().from(table).where(eq(table.projectId, projectId)).orderBy(asc(table.key)).limit(limit).offset(offset)
-      const [{ total }] = await db.select({ total: count() }).from(table).where(eq(table.projectId, projectId))
-      return { rows, total: Number(total) }
+    page(db: Db, projectId: string, limit: number, offset: number): Promise<{ rows: DocumentRow[]; total: number }> {
+      return pageWhere(db, eq(table.projectId, projectId), limit, offset)
+    },
+    /** A page of the documents whose body has `field` true (or not): archived flags, or the live ones,
+     *  without reading the others. Only for a repository made with `bodyFlag`. */
+    pageWhereBody(db: Db, projectId: string, field: string, value: boolean, limit: number, offset: number): Promise<{ rows: DocumentRow[]; total: number }> {
+      if (!bodyFlag) throw new Error('this repository cannot filter on its bodies')
+      return pageWhere(db, and(eq(table.projectId, projectId), value ? bodyFlag(field) : sql`not ${bodyFlag(field)}`), limit, offset)
     },
     all(db: Db, projectId: string): Promise<DocumentRow[]> {
       return db.select().from(table).where(eq(table.projectId, projectId)).orderBy(asc(table.key))

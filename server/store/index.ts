@@ -1,4 +1,6 @@
-// The store: the opened database plus one repository per resource.
+// server/store: persistence, and nothing else. The opened database (SQLite or PostgreSQL, database.ts) plus
+// one repository per resource. Called by services (changes, inside their transaction) and by the read side
+// (cache/, workers); it calls no one: no services, no HTTP, no events.
 import type { Database } from './database'
 import { documentRepository } from './documents'
 import { projectRepository } from './projects'
@@ -6,21 +8,41 @@ import { tokenRepository } from './tokens'
 import { webhookRepository } from './webhooks'
 import { auditRepository } from './audit'
 import { deliveryRepository } from './deliveries'
+import { changeRepository, serverKeyRepository } from './changes'
+import { usageRepository } from './usage'
+import { scheduleRepository } from './schedules'
+import { sql } from 'drizzle-orm'
+import type { Db } from './database'
 
 export function createStore(database: Database) {
   const t = database.tables
+  // A flag body's boolean (`archived`) in SQL, per dialect; the field name is ours, never a client's.
+  const flagBodyFlag = (field: string) => database.dialect === 'postgres'
+    ? sql`coalesce((${t.flags.body} ->> ${sql.raw(`'${field}'`)})::boolean, false)`
+    : sql`coalesce(json_extract(${t.flags.body}, ${sql.raw(`'$.${field}'`)}), 0) = 1`
   return {
     database,
     db: database.db,
     transaction: database.transaction,
     projects: projectRepository(t),
-    flags: documentRepository(t.flags),
+    flags: documentRepository(t.flags, flagBodyFlag),
     configs: documentRepository(t.configs),
     segments: documentRepository(t.segments),
     tokens: tokenRepository(t),
     webhooks: webhookRepository(t),
     audit: auditRepository(t),
     deliveries: deliveryRepository(t),
+    changes: changeRepository(t),
+    serverKeys: serverKeyRepository(t),
+    usage: usageRepository(t),
+    schedules: scheduleRepository(t),
+    /** Serialises, until commit, the transactions of one project that change its prerequisite graph, so two
+     *  writes that each close half of a cycle cannot both pass their check: PostgreSQL takes a transaction-level
+     *  advisory lock; SQLite already runs one writing transaction at a time. */
+    async lockFlagGraph(tx: Db, projectId: string): Promise<void> {
+      // Typed as the SQLite builder (database-types.ts); on PostgreSQL it is drizzle's postgres-js database.
+      if (database.dialect === 'postgres') await (tx as unknown as { execute(q: unknown): Promise<unknown> }).execute(sql`select pg_advisory_xact_lock(hashtext(${`flag-graph:${projectId}`}))`)
+    },
   }
 }
 export type Store = ReturnType<typeof createStore>

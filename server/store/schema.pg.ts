@@ -3,6 +3,7 @@
 import { pgTable, text, integer, serial, jsonb, primaryKey, index } from 'drizzle-orm/pg-core'
 import type { Action, EventKind, ResourceType } from '../services/events'
 import type { Permission } from '../services/permissions'
+import type { ScheduleStatus } from '../services/schedule-statuses'
 
 export const projects = pgTable('projects', {
   id: text('id').primaryKey(),
@@ -100,4 +101,65 @@ export const deliveries = pgTable(
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [index('deliveries_due_idx').on(t.status, t.nextAttemptAt), index('deliveries_webhook_idx').on(t.webhookId, t.createdAt)],
+)
+
+export const changeSequences = pgTable('change_sequences', {
+  projectId: text('project_id').primaryKey(),
+  seq: integer('seq').notNull(),
+})
+
+export const changes = pgTable(
+  'changes',
+  {
+    projectId: text('project_id').notNull(),
+    seq: integer('seq').notNull(),
+    resourceType: text('resource_type').$type<ResourceType>().notNull(),
+    resourceKey: text('resource_key').notNull(),
+    action: text('action').$type<Action>().notNull(),
+    version: integer('version'),
+    environment: text('environment').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.seq] })],
+)
+
+export const serverKeys = pgTable('server_keys', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: text('created_at').notNull(),
+})
+
+export const schedules = pgTable(
+  'schedules',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    flagKey: text('flag_key').notNull(),
+    at: text('at').notNull(),
+    change: jsonb('change').$type<Record<string, unknown>>().notNull(),
+    note: text('note'),
+    status: text('status').$type<ScheduleStatus>().notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: text('created_at').notNull(),
+    finishedAt: text('finished_at'),
+    cancelledBy: text('cancelled_by'),
+    resultVersion: integer('result_version'),
+    errorCode: text('error_code'),
+    error: text('error'),
+  },
+  (t) => [index('schedules_due_idx').on(t.status, t.at), index('schedules_flag_idx').on(t.projectId, t.flagKey)],
+)
+
+export const flagUsage = pgTable(
+  'flag_usage',
+  {
+    projectId: text('project_id').notNull(),
+    flagKey: text('flag_key').notNull(),
+    environment: text('environment').notNull(),
+    variant: text('variant').notNull(),
+    hour: text('hour').notNull(),
+    count: integer('count').notNull(),
+    lastAt: text('last_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.flagKey, t.environment, t.variant, t.hour] }), index('flag_usage_project_hour_idx').on(t.projectId, t.hour)],
 )

@@ -3,6 +3,7 @@
 import { sqliteTable, text, integer, primaryKey, index } from 'drizzle-orm/sqlite-core'
 import type { Action, EventKind, ResourceType } from '../services/events'
 import type { Permission } from '../services/permissions'
+import type { ScheduleStatus } from '../services/schedule-statuses'
 
 const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>()
 
@@ -106,4 +107,77 @@ export const deliveries = sqliteTable(
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [index('deliveries_due_idx').on(t.status, t.nextAttemptAt), index('deliveries_webhook_idx').on(t.webhookId, t.createdAt)],
+)
+
+// The change stream (streams/hub.ts): each project's committed changes numbered 1, 2, 3 … in commit order.
+// change_sequences holds the last number handed out; taking the next one locks that row until commit,
+// so numbers are assigned in commit order even across instances. changes keeps the most recent ones
+// (STREAM_REPLAY_LIMIT per project) for replay to clients resuming with Last-Event-ID.
+export const changeSequences = sqliteTable('change_sequences', {
+  projectId: text('project_id').primaryKey(),
+  seq: integer('seq').notNull(),
+})
+
+export const changes = sqliteTable(
+  'changes',
+  {
+    projectId: text('project_id').notNull(),
+    seq: integer('seq').notNull(),
+    resourceType: text('resource_type').$type<ResourceType>().notNull(),
+    resourceKey: text('resource_key').notNull(),
+    action: text('action').$type<Action>().notNull(),
+    version: integer('version'),
+    environment: text('environment').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.seq] })],
+)
+
+// Secrets the instances share, created on first use (e.g. the key that signs stream tickets).
+export const serverKeys = sqliteTable('server_keys', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: text('created_at').notNull(),
+})
+
+// Scheduled changes (services/schedules.ts, schedules/worker.ts): a flag update or one environment's
+// override, applied once at `at`. status: pending -> applied | failed | cancelled; a row leaves `pending`
+// only in the transaction that applies it, records its failure or cancels it.
+export const schedules = sqliteTable(
+  'schedules',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    flagKey: text('flag_key').notNull(),
+    at: text('at').notNull(),
+    change: json<Record<string, unknown>>('change').notNull(),
+    note: text('note'),
+    status: text('status').$type<ScheduleStatus>().notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: text('created_at').notNull(),
+    finishedAt: text('finished_at'),
+    cancelledBy: text('cancelled_by'),
+    resultVersion: integer('result_version'),
+    errorCode: text('error_code'),
+    error: text('error'),
+  },
+  (t) => [index('schedules_due_idx').on(t.status, t.at), index('schedules_flag_idx').on(t.projectId, t.flagKey)],
+)
+
+// Evaluation counts per flag, environment, variant and hour (server/usage/): added to at every flush, by
+// every instance (count = count + new), so the hourly buckets are the sum over instances and SDK reports.
+export const flagUsage = sqliteTable(
+  'flag_usage',
+  {
+    projectId: text('project_id').notNull(),
+    flagKey: text('flag_key').notNull(),
+    environment: text('environment').notNull(),
+    variant: text('variant').notNull(),
+    /** the hour's start, ISO 8601 (2026-11-24T10:00:00.000Z) */
+    hour: text('hour').notNull(),
+    count: integer('count').notNull(),
+    /** the latest evaluation counted in this bucket */
+    lastAt: text('last_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.flagKey, t.environment, t.variant, t.hour] }), index('flag_usage_project_hour_idx').on(t.projectId, t.hour)],
 )

@@ -1,6 +1,7 @@
-// The webhook delivery worker. Changes write outbox rows (`deliveries`) in their own transaction
-// (services/change-runner.ts); this worker is the only thing that sends them, so a crash or restart at any
-// moment loses nothing: whatever is still pending is sent by the next worker that runs.
+// server/webhooks: change notices out to other services (HTTP), from the outbox. The webhook delivery worker.
+// Changes write outbox rows (`deliveries`) in their own transaction (services/change-runner.ts); this worker
+// is the only thing that sends them, so a crash or restart at any moment loses nothing: whatever is still
+// pending is sent by the next worker that runs.
 //
 // Per row: claim (lease of CLAIM_TTL_MS, attempts + 1) -> one attempt (send.ts: URL and addresses checked,
 // POST pinned to a checked address) -> record the outcome. Attempts: immediately, +1 s, +4 s; 5 s timeout
@@ -21,6 +22,7 @@ import type { WebhookRow } from '../store/webhooks'
 import type { Settings } from '../settings'
 import type { Log } from '../log'
 import type { Resolver } from './url-guard'
+import type { DeliveryOutcome } from '../metrics/counts'
 import { errorText, sendAttempt, type AttemptResult } from './send'
 
 /** Gaps after failed attempt 1 and 2; the number of attempts is one more than this. */
@@ -59,6 +61,8 @@ export interface DeliveryWorkerOptions {
   backoffBaseMs?: number
   /** extra TLS trust (tests with a self-signed receiver) */
   tls?: { ca?: string | string[] }
+  /** where attempt outcomes and the worker's store errors are counted (GET /metrics) */
+  counts?: { delivery(outcome: DeliveryOutcome): void; storeError(source: 'webhooks'): void }
 }
 
 export interface DeliveryWorker {
@@ -81,6 +85,7 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
   const pauseAfterMs = opts.pauseAfterMs ?? PAUSE_AFTER_MS
   const backoffMaxMs = opts.backoffMaxMs ?? BACKOFF_MAX_MS
   const backoffBaseMs = opts.backoffBaseMs ?? BACKOFF_BASE_MS
+  const counts = opts.counts ?? { delivery: () => {}, storeError: () => {} }
   let lastPrune = 0
 
   let stopped = false
@@ -126,6 +131,7 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
         if (!again) break
       }
     } catch (e) {
+      counts.storeError('webhooks')
       log('webhook worker: polling the outbox failed', { error: errorText(e) }, 'warn')
     } finally {
       ticking = false
@@ -134,7 +140,12 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
 
   function launch(row: DeliveryRow): void {
     const p: Promise<void> = deliver(row)
-      .catch((e) => log('webhook worker: delivery crashed', { delivery_id: row.id, webhook_id: row.webhookId, error: errorText(e) }, 'error'))
+      .catch((e) => {
+        // What throws in deliver() is the store (reading the webhook, recording the outcome); a failed send
+        // is a result, not an exception.
+        counts.storeError('webhooks')
+        log('webhook worker: delivery crashed', { delivery_id: row.id, webhook_id: row.webhookId, error: errorText(e) }, 'error')
+      })
       .finally(() => {
         inFlight.delete(p)
         kick()
@@ -146,13 +157,17 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
     if (stopped) return
     try {
       const rows = await store.transaction((tx) => store.deliveries.abandonInterrupted(tx, new Date().toISOString(), maxAttempts))
-      for (const r of rows) giveUpWarning(r, r.lastError ?? 'interrupted')
+      for (const r of rows) {
+        counts.delivery('failed')
+        giveUpWarning(r, r.lastError ?? 'interrupted')
+      }
       if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
         lastPrune = Date.now()
         const before = new Date(Date.now() - retentionMs).toISOString()
         await store.transaction((tx) => store.deliveries.prune(tx, before))
       }
     } catch (e) {
+      counts.storeError('webhooks')
       log('webhook worker: sweeping interrupted deliveries failed', { error: errorText(e) }, 'warn')
     }
   }
@@ -170,9 +185,12 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
     const now = Date.now()
     const nowIso = new Date(now).toISOString()
     if (result.ok) {
-      await store.transaction(async (tx) => {
-        if (await store.deliveries.markDelivered(tx, row.id, instanceId, nowIso, result.statusCode)) await store.webhooks.recordSuccess(tx, row.webhookId)
+      const recorded = await store.transaction(async (tx) => {
+        const marked = await store.deliveries.markDelivered(tx, row.id, instanceId, nowIso, result.statusCode)
+        if (marked) await store.webhooks.recordSuccess(tx, row.webhookId)
+        return marked
       })
+      if (recorded) counts.delivery('delivered')
       return
     }
     if (hook) await recordWebhookFailure(hook, now)
@@ -187,6 +205,7 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
       }),
     )
     if (!recorded) return // the lease was lost; whoever holds the row now records its outcome
+    counts.delivery(final ? 'failed' : 'failed_attempt')
     if (final) {
       if (hook) giveUpWarning(row, result.error)
       else log('webhook delivery dropped: its webhook was deleted', { webhook_id: row.webhookId, delivery_id: row.id, event: row.event })

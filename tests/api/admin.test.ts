@@ -168,5 +168,9 @@ describe('audit log', () => {
     expect(paged.body.has_more).toBe(true)
     expect((await api(srv, 'GET', '/api/v1/audit?resource_type=planet', { token: admin })).status).toBe(400)
     expect((await api(srv, 'GET', '/api/v1/audit?since=yesterday', { token: admin })).status).toBe(400)
+    for (const bad of ['2025-02-30T00:00:00Z', '2025-13-01T00:00:00Z']) {
+      const res = await api(srv, 'GET', `/api/v1/audit?until=${bad}`, { token: admin })
+      expect([bad, res.status, res.body.code]).toEqual([bad, 400, 'VALIDATION_ERROR'])
+    }
   })
 })

@@ -21,7 +21,7 @@ describe('CORS_ORIGINS=* (the default)', () => {
   })
 
   test('preflight on every evaluation endpoint: 204 with the allowed method and headers', async () => {
-    for (const [path, method] of [['/ofrep/v1/evaluate/flags/f', 'POST'], ['/ofrep/v1/evaluate/flags', 'POST'], ['/api/v1/evaluate', 'POST'], ['/api/v1/flags/f', 'GET'], ['/api/v1/configs/c', 'GET']]) {
+    for (const [path, method] of [['/ofrep/v1/evaluate/flags/f', 'POST'], ['/ofrep/v1/evaluate/flags', 'POST'], ['/api/v1/evaluate', 'POST'], ['/api/v1/flags/f', 'GET'], ['/api/v1/configs/c', 'GET'], ['/api/v1/stream', 'GET'], ['/ofrep/v1/stream', 'GET'], ['/api/v1/stream/tickets', 'POST']]) {
       const res = await fetch(`${srv.url}${path}`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': method!, 'access-control-request-headers': 'authorization,content-type' } })
       expect({ path, status: res.status }).toEqual({ path, status: 204 })
       expect(res.headers.get('access-control-allow-origin')).toBe('*')
@@ -45,6 +45,15 @@ describe('CORS_ORIGINS=* (the default)', () => {
     const ofrep = await fetch(`${srv.url}/ofrep/v1/evaluate/flags`, { method: 'POST', headers: { ...auth, origin: ORIGIN } })
     expect(ofrep.status).toBe(200)
     expect(ofrep.headers.get('access-control-allow-origin')).toBe('*')
+    const ticket = await fetch(`${srv.url}/api/v1/stream/tickets`, { method: 'POST', headers: { ...auth, origin: ORIGIN } })
+    expect(ticket.headers.get('access-control-allow-origin')).toBe('*')
+    // The streams too (a page's EventSource opens them with a ticket).
+    const abort = new AbortController()
+    const stream = await fetch((await ticket.json()).url, { headers: { origin: ORIGIN }, signal: abort.signal })
+    expect(stream.status).toBe(200)
+    expect(stream.headers.get('access-control-allow-origin')).toBe('*')
+    expect(stream.headers.get('content-type')).toStartWith('text/event-stream')
+    abort.abort()
   })
 
   test('management endpoints send no CORS headers, preflight included', async () => {

@@ -66,6 +66,14 @@ describe('the OFREP wire', () => {
     expect(await missing.json()).toEqual({ key: 'nope', errorCode: 'FLAG_NOT_FOUND', errorDetails: 'Flag "nope" not found' })
   })
 
+  test('an unknown OFREP path is a JSON 404, never the console page', async () => {
+    for (const path of ['/ofrep/v1/nope', '/ofrep/v2/evaluate/flags/bool', '/ofrep']) {
+      const res = await fetch(`${srv.url}${path}`)
+      expect([path, res.status, res.headers.get('content-type')]).toEqual([path, 404, 'application/json; charset=utf-8'])
+      expect((await res.json()).code).toBe('NOT_FOUND')
+    }
+  })
+
   test('bad input: PARSE_ERROR and INVALID_CONTEXT in the OFREP shape; 401 and 403 as elsewhere; nothing changes', async () => {
     const before = (await api(srv, 'GET', '/api/v1/audit', { token: srv.adminToken })).body.total
     const cases: [string, string | undefined, number, string][] = [

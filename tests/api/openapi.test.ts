@@ -34,9 +34,12 @@ test('every query parameter the routes take is documented', () => {
     (doc.paths[path]?.[method]?.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name).sort()
   expect(query('get', '/api/v1/flags/{key}')).toEqual(['context'])
   expect(query('get', '/api/v1/configs/{key}')).toEqual(['environment'])
-  for (const list of ['/api/v1/flags', '/api/v1/configs', '/api/v1/segments', '/api/v1/tokens']) expect(query('get', list)).toEqual(['limit', 'offset'])
+  expect(query('get', '/api/v1/flags')).toEqual(['archived', 'limit', 'offset', 'q', 'stale', 'tag'])
+  for (const list of ['/api/v1/configs', '/api/v1/segments', '/api/v1/tokens']) expect(query('get', list)).toEqual(['limit', 'offset'])
+  expect(query('get', '/api/v1/flags/{key}/usage')).toEqual(['environment', 'since', 'until'])
   expect(query('get', '/api/v1/audit')).toEqual(['action', 'actor', 'limit', 'offset', 'resource_key', 'resource_type', 'since', 'until'])
   expect(query('get', '/api/v1/webhooks/{id}/deliveries')).toEqual(['limit'])
+  for (const list of ['/api/v1/schedules', '/api/v1/flags/{key}/schedules']) expect(query('get', list)).toEqual(['limit', 'offset', 'status'])
   expect(query('delete', '/api/v1/segments/{key}')).toEqual(['force'])
   expect(query('delete', '/api/v1/project/environments/{name}')).toEqual(['force'])
 })
@@ -66,4 +69,24 @@ test('the documented examples, sent to a real server, get the documented answers
   expect(bulk.body.flags[flag.key]).toEqual(result.value)
   const missing = await api(srv, 'GET', `/api/v1/flags/${/"(.+)"/.exec(error.error)![1]}`, { token: srv.adminToken })
   expect(missing.body).toEqual(error)
+})
+
+test('the streams are documented as text/event-stream, the ticket endpoint as JSON', () => {
+  for (const path of ['/api/v1/stream', '/ofrep/v1/stream']) {
+    expect(Object.keys(doc.paths[path].get.responses['200'].content)).toEqual(['text/event-stream'])
+    expect(doc.paths[path].get.parameters.map((p: any) => p.name).sort()).toEqual(['last_event_id', 'ticket'])
+  }
+  expect(doc.paths['/api/v1/stream/tickets'].post.responses['200'].content['application/json'].schema.required).toEqual(['ticket', 'expires_at', 'url'])
+  expect(doc.paths['/ofrep/v1/evaluate/flags'].post.responses['200'].content['application/json'].schema.properties.eventStreams).toBeDefined()
+})
+
+test('the flag lifecycle is documented: archive, restore, history, rollback, explain, their events and actions', () => {
+  const ops = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`))
+  for (const op of ['POST /api/v1/flags/{key}/archive', 'POST /api/v1/flags/{key}/restore', 'GET /api/v1/flags/{key}/history', 'POST /api/v1/flags/{key}/rollback', 'POST /api/v1/flags/{key}/explain']) {
+    expect(ops).toContain(op)
+  }
+  const text = JSON.stringify(doc)
+  for (const word of ['flag.archived', 'flag.restored', 'flag.rolled_back', 'prerequisite_failed', 'distribution', 'default_variant', 'prerequisites']) expect(text).toContain(word)
+  // The audit entry's action enum lists the new actions.
+  expect(text).toContain('"create","update","delete","archive","restore","rollback"')
 })

@@ -30,25 +30,62 @@ beforeAll(async () => {
 })
 afterAll(() => srv.stop())
 
-test('the API overview examples, then the OFREP ones, run as written and print what the README says', async () => {
-  const block = `${shellBlock('## API overview')}\n${shellBlock('### OpenFeature over OFREP (any language)')}`
+/** Runs a README shell block as written (curl made strict), and returns, per `# -> …` line, the output of the
+ *  commands above it together with the expectation. `streamed` cuts streams (`curl -sN`) after a second. */
+function runBlock(block: string, streamed = false): { part: string; expected: RegExp }[] {
   const expected: RegExp[] = []
   const script = block
     .split('\n')
     .map((line) => {
-      if (!line.startsWith('# -> ')) return line.replace(/\bcurl -s /g, "curl -sS --fail-with-body -w '\\n' ")
-      expected.push(expectation(line))
-      return `echo; echo ${MARK}`
+      if (line.startsWith('# -> ')) {
+        expected.push(expectation(line))
+        return `echo; echo ${MARK}`
+      }
+      // A stream never ends by itself: cut it after a second (curl then exits 28).
+      if (streamed && line.includes('curl -sN ')) return `${line.replace('curl -sN ', 'curl -sN --max-time 1 ')} || [ $? -eq 28 ]`
+      return line.replace(/\bcurl -s /g, "curl -sS --fail-with-body -w '\\n' ")
     })
     .join('\n')
-  expect(expected.length).toBeGreaterThanOrEqual(3)
-  const run = Bun.spawnSync(['bash', '-c', `set -euo pipefail\n${script}`], {
-    cwd: tempDir('flagship-readme-'),
-    env: { ...process.env, B: srv.url, T: srv.adminToken },
-  })
-  const out = run.stdout.toString()
+  const run = Bun.spawnSync(['bash', '-c', `set -euo pipefail\n${script}`], { cwd: tempDir('flagship-readme-'), env: { ...process.env, B: srv.url, T: srv.adminToken } })
   expect({ exit: run.exitCode, stderr: run.stderr.toString() }).toEqual({ exit: 0, stderr: '' })
-  const printed = out.split(`${MARK}\n`).slice(0, -1).map((part) => part.trim().split('\n').at(-1) ?? '')
-  expect(printed.length).toBe(expected.length)
-  printed.forEach((line, i) => expect(line).toMatch(expected[i]))
+  const parts = run.stdout.toString().split(`${MARK}\n`).slice(0, -1)
+  expect(parts.length).toBe(expected.length)
+  return parts.map((part, i) => ({ part, expected: expected[i]! }))
+}
+
+/** Each expectation must match the last line its commands printed. */
+const lastLinesMatch = (results: { part: string; expected: RegExp }[]) =>
+  results.forEach(({ part, expected }) => expect(part.trim().split('\n').at(-1) ?? '').toMatch(expected))
+
+const createFlag = (key: string) =>
+  fetch(`${srv.url}/api/v1/flags`, { method: 'POST', headers: { authorization: `Bearer ${srv.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ key, enabled: true, value: true }) })
+
+test('the API overview examples, then the OFREP ones, run as written and print what the README says', () => {
+  const results = runBlock(`${shellBlock('## API overview')}\n${shellBlock('### OpenFeature over OFREP (any language)')}`)
+  expect(results.length).toBeGreaterThanOrEqual(3)
+  lastLinesMatch(results)
+})
+
+test('the change stream examples run as written (streams cut after a second) and print what the README says', async () => {
+  // Two changes, so that resuming after change 1 replays one.
+  for (const key of ['stream-a', 'stream-b']) await createFlag(key)
+  const results = runBlock(shellBlock('### The change stream'), true)
+  expect(results.length).toBe(3)
+  // A stream prints many lines: each expectation is one of them.
+  for (const { part, expected } of results) expect(part.split('\n').some((line) => expected.test(line))).toBe(true)
+})
+
+test('the scheduled changes examples run as written and print what the README says', async () => {
+  // The API overview test made new-checkout; made here too when this test runs alone (a 409 otherwise).
+  await createFlag('new-checkout')
+  const results = runBlock(shellBlock('### Scheduled changes'))
+  expect(results.length).toBe(2)
+  lastLinesMatch(results)
+})
+
+test('the variants, prerequisites and lifecycle examples run as written and print what the README says', async () => {
+  await createFlag('new-checkout')
+  const results = runBlock(shellBlock("### Variants, prerequisites and a flag's life"))
+  expect(results.length).toBe(4)
+  lastLinesMatch(results)
 })

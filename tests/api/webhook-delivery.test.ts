@@ -253,8 +253,10 @@ describe('webhook delivery', () => {
     expect(pending.last_error).toMatch(/timed out after 5 s/)
     expect(pending.last_status_code).toBeNull()
     await until('second attempt', () => rx.hits.length >= 2, 10_000)
+    // 5 s timeout + 1 s backoff; the receiver stamps arrivals in this (possibly busy) test process, so a
+    // late stamp of the first hit can shorten the gap it sees by a few hundred ms.
     const gap = rx.hits[1].at - rx.hits[0].at
-    expect(gap).toBeGreaterThanOrEqual(5950)
+    expect(gap).toBeGreaterThanOrEqual(5500)
     expect(gap).toBeLessThan(7000)
     const [done] = await until('delivered', async () => {
       const list = await deliveries(srv, hook)

@@ -1,11 +1,13 @@
 // PostgreSQL briefly unreachable: evaluations keep serving from memory, writes fail with a clear 503,
-// and everything works again once the database is back. The server reaches PostgreSQL through a TCP
+// /metrics answers with what it knows (no queue depth, the store errors counted), and everything works
+// again once the database is back. The server reaches PostgreSQL through a TCP
 // proxy this test controls, so "down" is real (connections refused and cut) without touching the server.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Socket, TCPSocketListener } from 'bun'
 import { api, startServer, type TestServer } from '../helpers/server'
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../helpers/postgres'
 import { requireServices } from '../helpers/requirements'
+import { parsePrometheus } from '../helpers/prometheus'
 
 const ready = await requireServices({ postgres: true })
 
@@ -93,6 +95,17 @@ describe.skipIf(!ready)('PostgreSQL briefly unavailable', () => {
     const health = await api(srv, 'GET', '/health')
     expect(health.body.status).toBe('degraded')
 
+    // /metrics still answers, with what is known: no queue depth, the store errors counted.
+    const started = Date.now()
+    const down = await fetch(`${srv.url}/metrics`)
+    expect(down.status).toBe(200)
+    expect(Date.now() - started).toBeLessThan(5000)
+    const outage = parsePrometheus(await down.text())
+    expect(outage.find('flagship_webhook_queue_depth')).toEqual([])
+    expect(outage.value('flagship_store_errors_total', { source: 'http' })).toBeGreaterThanOrEqual(1)
+    expect(outage.value('flagship_store_errors_total', { source: 'metrics' })).toBe(1)
+    expect(outage.value('flagship_evaluations_total', { surface: 'flag' })).toBe(1)
+
     proxy.restore()
     let status = 0
     for (let i = 0; i < 100 && status !== 200; i++) {
@@ -101,5 +114,6 @@ describe.skipIf(!ready)('PostgreSQL briefly unavailable', () => {
     }
     expect(status).toBe(200)
     expect((await api(srv, 'GET', '/api/v1/flags/steady', { token: admin })).body.value).toBe('off')
+    expect(parsePrometheus(await (await fetch(`${srv.url}/metrics`)).text()).value('flagship_webhook_queue_depth')).toBe(0)
   }, 30_000)
 })

@@ -63,6 +63,13 @@ describe('flag-level failures', () => {
     expect(paths({ ...base, targeting: { rules: [{ conditions: Array(100).fill(cond), value: false }] } })).toEqual([])
     expect(paths({ ...base, targeting: { rules: [{ conditions: Array(101).fill(cond), value: false }] } })).toEqual(['targeting.rules[0].conditions'])
   })
+  test('past a limit only the entries within it are checked (the list is refused anyway; patterns cost CPU)', () => {
+    const bad = { conditions: [{ property: 'a', operator: 'matches', value: '(' }], value: false }
+    expect(paths({ ...base, targeting: { rules: [...Array(200).fill({ conditions: [], value: false }), ...Array(5000).fill(bad)] } })).toEqual(['targeting.rules'])
+    expect(paths({ ...base, targeting: { rules: [bad, ...Array(300).fill(bad)] } })).toEqual(['targeting.rules', ...Array.from({ length: 200 }, (_, i) => `targeting.rules[${i}].conditions[0].value`)])
+    const badCondition = { property: 'a', operator: 'nope' }
+    expect(validateConditions([...Array(100).fill({ property: 'a', operator: 'exists' }), ...Array(1000).fill(badCondition)], 'conditions', segmentKeys).map((i) => i.path)).toEqual(['conditions'])
+  })
   test('rollout', () => {
     expect(paths({ ...base, targeting: { rollout: 50 } })).toEqual(['targeting.rollout'])
     expect(paths({ ...base, targeting: { rollout: { attribute: 'user_id' } } })).toEqual(['targeting.rollout.percentage'])

@@ -1,6 +1,6 @@
 // Reading `?context=` straight from the URL (server/http/evaluation-context.ts), and its parse cache.
 import { describe, expect, test } from 'bun:test'
-import { contextFromUrl, decodeQueryValue, rawQueryParam } from '../../server/http/evaluation-context'
+import { contextFromUrl, rawQueryParam } from '../../server/http/evaluation-context'
 import { AppError } from '../../server/services/errors'
 import { BoundedMemo } from '../../server/http/bounded-memo'
 
@@ -15,11 +15,6 @@ describe('rawQueryParam', () => {
     expect(rawQueryParam(url('?context='), 'context=')).toBe('')
     expect(rawQueryParam(url(''), 'context=')).toBeUndefined()
     expect(rawQueryParam(url('?environment=staging&context=z'), 'environment=')).toBe('staging')
-  })
-
-  test('decodeQueryValue: `+` is a space; broken percent-encoding is null', () => {
-    expect(decodeQueryValue('a+b%2Bc')).toBe('a b+c')
-    expect(decodeQueryValue('%E0')).toBeNull()
   })
 })
 

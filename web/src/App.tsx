@@ -3,6 +3,8 @@ import { useEffect, type ReactNode } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
 import { Link, matchPath, navigate, usePath } from './router'
 import { signOut, useSession, type Abilities } from './session'
+import { useLiveUpdates } from './live'
+import { LiveStatus } from './components/LiveStatus'
 import { ErrorMessage } from './components/ErrorMessage'
 import { Loading } from './components/State'
 import { SignIn } from './pages/SignIn'
@@ -16,6 +18,8 @@ import { Tokens } from './pages/Tokens'
 import { Webhooks } from './pages/Webhooks'
 import { Audit } from './pages/Audit'
 import { Settings } from './pages/Settings'
+import { StaleFlags } from './pages/StaleFlags'
+import { Upcoming } from './pages/Upcoming'
 
 interface Route {
   pattern: string
@@ -26,6 +30,9 @@ interface Route {
 const ROUTES: Route[] = [
   { pattern: '/', allowed: (c) => c.readFlags, render: () => <Flags /> },
   { pattern: '/flags/:key', allowed: (c) => c.readFlags, render: (p) => <FlagPage flagKey={p.key} /> },
+  { pattern: '/stale', allowed: (c) => c.readFlags, render: () => <StaleFlags /> },
+  { pattern: '/archived', allowed: (c) => c.readFlags, render: () => <Flags archived /> },
+  { pattern: '/schedules', allowed: (c) => c.readFlags, render: () => <Upcoming /> },
   { pattern: '/configs', allowed: (c) => c.readConfigs, render: () => <Configs /> },
   { pattern: '/configs/:key', allowed: (c) => c.readConfigs, render: (p) => <ConfigPage configKey={p.key} /> },
   { pattern: '/segments', allowed: (c) => c.writeFlags, render: () => <Segments /> },
@@ -37,7 +44,8 @@ const ROUTES: Route[] = [
 ]
 
 const NAV: { to: string; label: string; allowed: (c: Abilities) => boolean; match: string[] }[] = [
-  { to: '/', label: 'Flags', allowed: (c) => c.readFlags, match: ['/', '/flags/:key'] },
+  { to: '/', label: 'Flags', allowed: (c) => c.readFlags, match: ['/', '/flags/:key', '/stale', '/archived'] },
+  { to: '/schedules', label: 'Upcoming', allowed: (c) => c.readFlags, match: ['/schedules'] },
   { to: '/configs', label: 'Configs', allowed: (c) => c.readConfigs, match: ['/configs', '/configs/:key'] },
   { to: '/segments', label: 'Segments', allowed: (c) => c.writeFlags, match: ['/segments', '/segments/:key'] },
   { to: '/tokens', label: 'Tokens', allowed: (c) => c.admin, match: ['/tokens'] },
@@ -50,6 +58,8 @@ export function App() {
   const path = usePath()
   const session = useSession()
   const { token, me, can } = session
+  // One change stream per session, once the token is known good; closed on sign-out (the token goes).
+  useLiveUpdates(useQueryClient(), token, !!me.data && (can.readFlags || can.readConfigs))
 
   useEffect(() => {
     if (!token && path !== '/signin') navigate('/signin', { replace: true })
@@ -89,6 +99,7 @@ export function App() {
           <span className="brand-project" title={session.project.data ? `Project id ${session.project.data.id}` : undefined}>
             {session.project.data?.name ?? me.data?.project_id}
           </span>
+          <LiveStatus />
         </div>
         <nav className="nav" aria-label="Main">
           {nav.map((n) => {

@@ -3,7 +3,7 @@
 
 // Domain types come from the server's pure modules (no I/O): one schema source for server and console.
 // Wire shapes of tokens, webhooks, deliveries, audit entries, the project and /me: the server's schemas.
-import type { AuditEntry, Delivery, Me, Project, Token, Webhook } from '../../server/http/schemas'
+import type { ArchiveMark, AuditEntry, Delivery, FlagListItem, FlagMetadata, Me, Project, Token, Webhook } from '../../server/schemas'
 import type { Condition, EnvironmentOverride, EvaluationContext, EvaluationResult, FlagDefinition, Json, SegmentDefinition, ValidationIssue } from '../../server/engine/types'
 
 export {
@@ -11,13 +11,14 @@ export {
   type Condition, type EnvironmentOverride, type EvaluationContext, type EvaluationResult, type FlagDefinition, type Json,
   type Operator, type Reason, type Rollout, type Rule, type Targeting, type ValueType,
 } from '../../server/engine/types'
-export { EVENT_KINDS, type Action as AuditAction, type EventKind, type ResourceType } from '../../server/services/events'
+export { EVENT_KINDS, RESOURCE_TYPES, type Action as AuditAction, type EventKind, type ResourceType } from '../../server/services/events'
 
 export { PERMISSIONS, type Permission } from '../../server/services/permissions'
 
 /** What every stored document carries besides its body. */
 export interface Versioned { version: number; created_at: string; updated_at: string }
-export type Flag = FlagDefinition & Versioned
+/** The stored flag: its definition, metadata (docs: lifecycle), and the archive mark while archived. */
+export type Flag = FlagDefinition & Versioned & FlagMetadata & ArchiveMark
 export type Segment = SegmentDefinition & Versioned
 export interface Config extends Versioned {
   key: string
@@ -25,6 +26,10 @@ export interface Config extends Versioned {
   environments: Record<string, { value: Json }>
 }
 export type { AuditEntry, Delivery, Me, Project, Token, Webhook }
+export type { Schedule, UsageBucket } from '../../server/schemas'
+export type { ScheduleStatus } from '../../server/services/schedule-statuses'
+/** A flag as the flag lists carry it: with when it was last evaluated (and, in the stale list, why it is stale). */
+export type ListedFlag = Flag & Pick<FlagListItem, 'last_evaluated_at' | 'stale_reason'>
 export interface AuditFilter {
   resource_type?: string
   resource_key?: string
@@ -134,7 +139,7 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
 }
 
 
-type Envelope = Record<string, unknown> & { key: string }
+export type Envelope = Record<string, unknown> & { key: string }
 /** `{ key, flag: {...} }` -> `{ ...flag, key }` */
 const unwrap = <T>(singular: string) => (e: Envelope): T => ({ ...(e[singular] as object), key: e.key }) as T
 
@@ -174,15 +179,20 @@ export const keys = {
   me: ['me'] as const,
   project: ['project'] as const,
   flags: ['flags'] as const,
+  flagPages: ['flags', 'page'] as const,
   flagPage: (p: PageParams) => ['flags', 'page', p] as const,
   flagsAll: ['flags', 'all'] as const,
   flag: (key: string) => ['flags', 'one', key] as const,
   evaluation: (key: string, context: EvaluationContext) => ['flags', 'evaluation', key, context] as const,
+  /** every evaluation of one flag, or of all flags */
+  evaluations: (key?: string) => (key === undefined ? ['flags', 'evaluation'] : ['flags', 'evaluation', key]) as readonly string[],
   configs: ['configs'] as const,
+  configPages: ['configs', 'page'] as const,
   configPage: (p: PageParams) => ['configs', 'page', p] as const,
   configsAll: ['configs', 'all'] as const,
   config: (key: string) => ['configs', 'one', key] as const,
   segments: ['segments'] as const,
+  segmentPages: ['segments', 'page'] as const,
   segmentPage: (p: PageParams) => ['segments', 'page', p] as const,
   segmentsAll: ['segments', 'all'] as const,
   segment: (key: string) => ['segments', 'one', key] as const,
@@ -191,13 +201,27 @@ export const keys = {
   deliveries: (id: string) => ['webhooks', id, 'deliveries'] as const,
   audit: ['audit'] as const,
   auditPage: (f: AuditFilter) => ['audit', f] as const,
+  /** under `flags`, so every flag change refreshes it */
+  staleFlags: ['flags', 'stale'] as const,
+  /** evaluation counts (not in the change stream: read again on a timer) */
+  usageAll: ['usage'] as const,
+  usage: (key: string, range: string, environment?: string) => ['usage', key, range, environment ?? null] as const,
+  /** every schedule read; a flag change refreshes them too (an applied schedule changes the flag) */
+  schedules: ['schedules'] as const,
+  flagSchedules: (key: string) => ['schedules', 'flag', key] as const,
+  projectSchedules: (status: string | undefined, p: PageParams) => ['schedules', 'project', status ?? 'all', p] as const,
 }
 
 // ---- endpoints ----
 
 type Ok<T> = { success: true } & T
 
-const flagList = listEndpoint('/flags', 'flags', unwrap<Flag>('flag'))
+/** a list entry with its flag flattened, keeping when it was last evaluated (and why it is stale) */
+export const listedFlag = (e: Envelope): ListedFlag => {
+  const item = e as unknown as FlagListItem
+  return { ...unwrap<Flag>('flag')(e), last_evaluated_at: item.last_evaluated_at ?? null, ...(item.stale_reason !== undefined && { stale_reason: item.stale_reason }) }
+}
+const flagList = listEndpoint('/flags', 'flags', listedFlag)
 const configList = listEndpoint('/configs', 'configs', unwrap<Config>('config'))
 const segmentList = listEndpoint('/segments', 'segments', unwrap<Segment>('segment'))
 const tokenList = listEndpoint('/tokens', 'tokens', (e) => e as unknown as Token)
@@ -232,7 +256,7 @@ export const api = {
   createConfig: (c: { key: string; value: Json; environments?: Config['environments'] }) =>
     request<Ok<{ key: string }>>('POST', '/configs', { body: c }),
   updateConfig: (key: string, patch: Partial<Pick<Config, 'value' | 'environments'>>, version?: number) =>
-    request<Ok<{ key: string }>>('PUT', `/configs/${enc(key)}`, { body: patch, ifMatch: version }),
+    request<Ok<{ key: string; config: Config }>>('PUT', `/configs/${enc(key)}`, { body: patch, ifMatch: version }),
   deleteConfig: (key: string) => request<Ok<{ key: string }>>('DELETE', `/configs/${enc(key)}`),
 
   segmentPage: segmentList.page,
@@ -240,7 +264,7 @@ export const api = {
   segment: (key: string) => one<Segment>(`/segments/${enc(key)}`, 'segment'),
   createSegment: (s: { key: string; conditions: Condition[] }) => request<Ok<{ key: string }>>('POST', '/segments', { body: s }),
   updateSegment: (key: string, patch: { conditions: Condition[] }, version?: number) =>
-    request<Ok<{ key: string }>>('PUT', `/segments/${enc(key)}`, { body: patch, ifMatch: version }),
+    request<Ok<{ key: string; segment: Segment }>>('PUT', `/segments/${enc(key)}`, { body: patch, ifMatch: version }),
   deleteSegment: (key: string, force = false) => request<Ok<{ key: string }>>('DELETE', `/segments/${enc(key)}`, { query: { force: force || undefined } }),
 
   tokens: tokenList.all,
@@ -254,6 +278,9 @@ export const api = {
   resumeWebhook: (id: string) => request<Ok<Webhook>>('POST', `/webhooks/${enc(id)}/resume`),
   deliveries: async (id: string) => (await request<{ deliveries: Delivery[] }>('GET', `/webhooks/${enc(id)}/deliveries`)).deliveries,
   redeliver: (id: string, deliveryId: string) => request<unknown>('POST', `/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}/redeliver`),
+
+  /** a short-lived ticket that opens the change stream (EventSource cannot send the Authorization header) */
+  streamTicket: () => request<{ ticket: string; expires_at: string; url: string }>('POST', '/stream/tickets'),
 
   audit: (f: AuditFilter) => request<{ entries: AuditEntry[]; total: number; has_more: boolean }>('GET', '/audit', { query: { ...f } }),
 }

@@ -4,7 +4,7 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@ta
 import { ApiError, tokenStore } from './api'
 import { App } from './App'
 import { signOut } from './session'
-import './styles.css'
+import './styles/index.css'
 
 /** A 401 on any call means the token was revoked or expired: end the session and say why. */
 function onError(error: unknown) {

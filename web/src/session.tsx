@@ -1,7 +1,8 @@
 // The signed-in token: kept in sessionStorage (see api.ts), described by GET /api/v1/me.
 import { useSyncExternalStore } from 'react'
 import { useQuery, type QueryClient } from '@tanstack/react-query'
-import { api, keys, tokenStore, type Permission } from './api'
+import { tokenStore, type Permission } from './api'
+import { sessionQueries } from './queries'
 import { navigate } from './router'
 
 export interface Abilities {
@@ -23,8 +24,8 @@ export const useToken = () => useSyncExternalStore(tokenStore.subscribe, tokenSt
 
 export function useSession() {
   const token = useToken()
-  const me = useQuery({ queryKey: keys.me, queryFn: () => api.me(), enabled: !!token, staleTime: 60_000 })
-  const project = useQuery({ queryKey: keys.project, queryFn: api.project, enabled: !!token })
+  const me = useQuery({ ...sessionQueries.me(), enabled: !!token })
+  const project = useQuery({ ...sessionQueries.project(), enabled: !!token })
   return { token, me, project, can: abilitiesOf(me.data?.permissions ?? []) }
 }
 

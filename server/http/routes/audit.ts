@@ -2,21 +2,25 @@
 import { t } from 'elysia'
 import { auditView } from '../../services/audit'
 import { validationError } from '../../services/errors'
-import type { AppDeps } from '../app'
+import { isIsoDate } from '../../engine'
+import { ACTIONS as ACTION_LIST, RESOURCE_TYPES as RESOURCE_TYPE_LIST } from '../../services/events'
+import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
-import * as S from '../schemas'
+import * as S from '../../schemas'
 import { guard, listBody, paging, routeModule } from './common'
 
-const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project']
-const ACTIONS = ['create', 'update', 'delete']
+const RESOURCE_TYPES: readonly string[] = RESOURCE_TYPE_LIST
+const ACTIONS: readonly string[] = ACTION_LIST
 const isoDate = t.String({ format: 'date-time', description: 'ISO 8601' })
 
-export const auditRoutes = ({ services }: AppDeps) =>
+export const auditRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('audit').get('/api/v1/audit', async ({ request, query }) => {
     // Checked here rather than with t.UnionEnum: Elysia fills an absent optional enum query with its first member.
     const issues = [
       ...(query.resource_type !== undefined && !RESOURCE_TYPES.includes(query.resource_type) ? [{ path: 'resource_type', message: `must be one of ${RESOURCE_TYPES.join(', ')}` }] : []),
       ...(query.action !== undefined && !ACTIONS.includes(query.action) ? [{ path: 'action', message: `must be one of ${ACTIONS.join(', ')}` }] : []),
+      // A date that does not exist (February 30th) is refused, not rolled over into March.
+      ...(['since', 'until'] as const).filter((f) => query[f] !== undefined && !isIsoDate(query[f])).map((f) => ({ path: f, message: 'must be an ISO 8601 date-time that exists' })),
     ]
     if (issues.length) throw validationError(issues)
     const { limit, offset } = paging(query)

@@ -2,14 +2,14 @@
 import { t } from 'elysia'
 import { configView } from '../../services/configs'
 import { parseIfMatch } from '../../services/keys'
-import type { AppDeps } from '../app'
+import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { cachedJson } from '../caching'
 import { configResponse } from '../evaluation-responses'
-import * as S from '../schemas'
+import * as S from '../../schemas'
 import { guard, listBody, paging, jsonBody, routeModule } from './common'
 
-export const configRoutes = ({ services, snapshots }: AppDeps) =>
+export const configRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | 'snapshots'>) =>
   routeModule('configs')
     .get('/api/v1/configs', async ({ request, query }) => {
       const { limit, offset } = paging(query)

@@ -1,13 +1,13 @@
 // /api/v1/webhooks/:id/deliveries (permission *): the delivery log of one webhook and manual redelivery.
 import { t } from 'elysia'
 import { deliveryLog } from '../../webhooks/delivery-log'
-import type { AppDeps } from '../app'
+import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
-import * as S from '../schemas'
+import * as S from '../../schemas'
 import { guard, routeModule } from './common'
 
 
-export const deliveryRoutes = ({ store }: AppDeps) => {
+export const deliveryRoutes = ({ store }: Pick<AppDeps, 'store'>) => {
   const log = deliveryLog(store)
   return routeModule('deliveries')
     .get('/api/v1/webhooks/:id/deliveries', async ({ request, params, query }) => {

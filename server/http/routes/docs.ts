@@ -49,7 +49,8 @@ export const docsRoutes = () =>
     .get('/docs', () => cached(PAGE, 'text/html; charset=utf-8', 300), { detail: { hide: true } })
     .get('/docs/assets/init.js', () => cached(INIT, 'text/javascript; charset=utf-8', 300), { detail: { hide: true } })
     .get('/docs/assets/:file', ({ params }) => {
-      const asset = ASSETS[params.file]
+      // Own entries only: `constructor` or `toString` must not find Object's.
+      const asset = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined
       if (!asset) return errorResponse(404, 'NOT_FOUND', 'No such documentation asset')
       return cached(Bun.file(join(DIST, asset[0])), asset[1], 86400)
     }, { detail: { hide: true } })

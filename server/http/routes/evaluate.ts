@@ -4,15 +4,17 @@ import { t } from 'elysia'
 import type { Json } from '../../engine'
 import { AppError } from '../../services/errors'
 import { configValue } from '../../services/configs'
-import type { AppDeps } from '../app'
+import type { CachedFlag } from '../../cache/snapshots'
+import { countEvaluation } from '../../usage/counter'
+import type { AppDeps } from '../deps'
 import { callerOf, can } from '../auth'
 import { checkContext } from '../evaluation-context'
 import { JSON_HEADERS } from '../errors'
-import * as S from '../schemas'
+import * as S from '../../schemas'
 
 const forbidden = (required: string) => new AppError(403, 'FORBIDDEN', `This token lacks the "${required}" permission`, { required })
 
-export const evaluateRoutes = ({ snapshots }: AppDeps) =>
+export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
   routeModule('evaluate').post('/api/v1/evaluate', ({ request, body }) => {
     const { token, actor } = callerOf(request)
     const readFlags = can(token, 'read:flags')
@@ -23,13 +25,21 @@ export const evaluateRoutes = ({ snapshots }: AppDeps) =>
     const context = checkContext(body.context)
     const snap = snapshots.project(actor.projectId)
     const flags: Record<string, Json> = {}
+    // Only flags with variants name one (docs/lifecycle.md §1); the map is sent only when it has entries.
+    let variants: Record<string, string | null> | undefined
     const configs: Record<string, Json> = {}
     const missing: { flags: string[]; configs: string[] } = { flags: [], configs: [] }
     if (snap && readFlags) {
-      if (body.flags === undefined) for (const [key, f] of snap.flags) flags[key] = f.compiled.evaluate(context).value
+      const evaluate = (f: CachedFlag) => {
+        const result = f.compiled.evaluate(context)
+        countEvaluation(actor.projectId, f.compiled, result, context.environment)
+        if (result.variant !== undefined) (variants ??= {})[f.compiled.key] = result.variant
+        return result.value
+      }
+      if (body.flags === undefined) for (const [key, f] of snap.flags) flags[key] = evaluate(f)
       else for (const key of body.flags) {
         const f = snap.flags.get(key)
-        if (f) flags[key] = f.compiled.evaluate(context).value
+        if (f) flags[key] = evaluate(f)
         else missing.flags.push(key)
       }
     }
@@ -41,7 +51,7 @@ export const evaluateRoutes = ({ snapshots }: AppDeps) =>
         else missing.configs.push(key)
       }
     }
-    return new Response(JSON.stringify({ flags, configs, missing }), { headers: { ...JSON_HEADERS, 'Cache-Control': 'private, no-store' } })
+    return new Response(JSON.stringify({ flags, ...(variants && { variants }), configs, missing }), { headers: { ...JSON_HEADERS, 'Cache-Control': 'private, no-store' } })
   }, {
     transform({ request }) {
       const { token } = callerOf(request)
@@ -58,6 +68,7 @@ export const evaluateRoutes = ({ snapshots }: AppDeps) =>
     response: {
       200: t.Object({
         flags: S.Dict(t.Any()),
+        variants: t.Optional(S.Dict(t.Nullable(t.String()), 'for the flags with variants: the variant served (null: the off value); absent when none was evaluated')),
         configs: S.Dict(t.Any()),
         missing: t.Object({ flags: t.Array(t.String()), configs: t.Array(t.String()) }),
       }),

@@ -1,27 +1,79 @@
 // /api/v1/flags: list, evaluate one, stored definition, create, partial update, delete, environment overrides.
 import { t } from 'elysia'
 import { flagView } from '../../services/flags'
+import { validationError } from '../../services/errors'
+import type { DocumentRow } from '../../store/documents'
 import { parseIfMatch } from '../../services/keys'
-import type { AppDeps } from '../app'
+import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { cachedJson } from '../caching'
 import { flagResponse } from '../evaluation-responses'
-import * as S from '../schemas'
+import * as S from '../../schemas'
 import { guard, listBody, paging, jsonBody, routeModule } from './common'
 
 const EVALUATE_GUARD = guard('read:flags', 'evaluation', 'Evaluate one flag for a context')
 
-export const flagRoutes = ({ services, snapshots }: AppDeps) =>
+/** The list's filters as one test of a stored row (docs/lifecycle.md §3). Checked here rather than with
+ *  t.UnionEnum: Elysia fills an absent optional enum with its first member. */
+function listFilter(url: string, query: { stale?: string; q?: string; archived?: string }): { matches: (row: DocumentRow) => boolean; plain: { archived: boolean } | undefined } {
+  const issues = []
+  if (query.stale !== undefined && query.stale !== 'true' && query.stale !== 'false') issues.push({ path: 'stale', message: 'must be true or false' })
+  const archived = query.archived ?? 'false'
+  if (!['true', 'false', 'all'].includes(archived)) issues.push({ path: 'archived', message: 'must be true, false or all' })
+  // Repeated `tag=` parameters: every one must match.
+  const tags = new URL(url).searchParams.getAll('tag')
+  if (tags.some((tag) => tag.length === 0 || tag.length > 63)) issues.push({ path: 'tag', message: 'must be a tag (1 to 63 characters)' })
+  if (issues.length) throw validationError(issues)
+  const q = query.q?.toLowerCase()
+  // Only the archived state (no tag, no text, not both states): the store filters it alone.
+  const plain = !tags.length && !q && archived !== 'all' ? { archived: archived === 'true' } : undefined
+  const matches = (row: DocumentRow) => {
+    const body = row.body as { archived?: boolean; tags?: string[]; description?: string }
+    if (archived !== 'all' && (body.archived === true) !== (archived === 'true')) return false
+    if (tags.length && !tags.every((tag) => body.tags?.includes(tag))) return false
+    return !q || row.key.toLowerCase().includes(q) || (body.description ?? '').toLowerCase().includes(q)
+  }
+  return { matches, plain }
+}
+
+export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | 'snapshots'>) =>
   routeModule('flags')
     .get('/api/v1/flags', async ({ request, query }) => {
       const { projectId } = callerOf(request).actor
       const { limit, offset } = paging(query)
-      const { rows, total } = await services.flags.page(projectId, limit, offset)
-      return cachedJson(request, listBody('flags', rows.map((r) => ({ key: r.key, flag: flagView(r) })), total, offset), { maxAge: 30 })
+      const { matches, plain } = listFilter(request.url, query)
+      const insight = await services.usage.insight(projectId)
+      const item = (r: DocumentRow) => ({ key: r.key, flag: flagView(r), last_evaluated_at: insight.lastEvaluatedAt(r.key) })
+      // Live or archived flags only: one page in the store. Other filters read the stored bodies (tags,
+      // description, usage), so their page is cut here.
+      if (plain !== undefined && query.stale !== 'true') {
+        const { rows, total } = await services.flags.pageByArchived(projectId, plain.archived, limit, offset)
+        return cachedJson(request, listBody('flags', rows.map(item), total, offset), { maxAge: 30 })
+      }
+      const rows = (await services.flags.all(projectId)).filter(matches)
+      const listed = query.stale === 'true'
+        ? rows.flatMap((r) => {
+          const reason = insight.staleReason(r)
+          return reason ? [{ ...item(r), stale_reason: reason }] : []
+        })
+        : rows.map(item)
+      return cachedJson(request, listBody('flags', listed.slice(offset, offset + limit), listed.length, offset), { maxAge: 30 })
     }, {
-      ...guard('read:flags', 'flags', 'List flags'),
-      query: S.Page,
-      response: { 200: t.Object({ flags: t.Array(t.Object({ key: t.String(), flag: S.Flag })), total: t.Integer(), has_more: t.Boolean() }), ...S.errors(400, 401, 403, 429) },
+      ...guard('read:flags', 'flags', 'List flags: live ones by default; filter by tag, text, archived state or staleness'),
+      query: t.Object({
+        ...S.Page.properties,
+        stale: t.Optional(t.String({ description: '`true`: only flags not evaluated for STALE_AFTER_DAYS, or serving one variant to everyone and unchanged that long' })),
+        tag: t.Optional(t.Union([t.String(), t.Array(t.String())], { description: 'repeatable: only flags with every tag given' })),
+        q: t.Optional(t.String({ description: 'only flags whose key or description contains this text (case-insensitive)' })),
+        archived: t.Optional(t.String({ description: '`false` (default): live flags; `true`: archived ones; `all`: both' })),
+      }),
+      response: {
+        200: t.Object({
+          flags: t.Array(S.FlagListItem),
+          total: t.Integer(), has_more: t.Boolean(),
+        }),
+        ...S.errors(400, 401, 403, 429),
+      },
     })
     // The hot path, from the in-memory snapshot. Bun's router sends the common case to fast-evaluation.ts,
     // which answers it the same way; this route serves what that hands back (errors, unknown tokens).
@@ -63,7 +115,7 @@ export const flagRoutes = ({ services, snapshots }: AppDeps) =>
     .delete('/api/v1/flags/:key', async ({ request, params }) => {
       await services.flags.delete(callerOf(request).actor, params.key)
       return { success: true as const, key: params.key }
-    }, { ...guard('write:flags', 'flags', 'Delete a flag'), params: S.KeyParam, response: { 200: S.Deleted, ...S.errors(401, 403, 404, 429) } })
+    }, { ...guard('write:flags', 'flags', 'Delete a flag (409 IN_USE while other flags require it)'), params: S.KeyParam, response: { 200: S.Deleted, ...S.errors(401, 403, 404, 409, 429) } })
     .put('/api/v1/flags/:key/environments/:env', async ({ request, params, body, headers }) => {
       const { override } = await services.flags.putOverride(callerOf(request).actor, params.key, params.env, body, parseIfMatch(headers['if-match']))
       return { success: true as const, key: params.key, environment: params.env, override }

@@ -1,10 +1,10 @@
 // GET /health: public liveness, with the store's reachability.
 import { routeModule } from './common'
 import { t } from 'elysia'
-import type { AppDeps } from '../app'
+import type { AppDeps } from '../deps'
 import { cachedJson } from '../caching'
 
-export const healthRoutes = ({ settings, store }: AppDeps) =>
+export const healthRoutes = ({ settings, store }: Pick<AppDeps, 'settings' | 'store'>) =>
   routeModule('health').get('/health', async ({ request }) => {
     let storeStatus = 'ok'
     try {

@@ -2,76 +2,32 @@
 // POST /ofrep/v1/evaluate/flags, so every OpenFeature SDK's generic OFREP provider works with Flagship
 // unchanged. A thin mapping over the in-memory snapshot and the one engine (the same compiled flags as
 // GET /api/v1/flags/:key); authentication, the evaluation rate-limit class and the body reader are the
-// app's, as for every other route. Where OFREP is silent, flagd's OFREP service is the model.
+// app's, as for every other route. Where OFREP is silent, flagd's OFREP service is the model. The mapping
+// itself is ofrep-mapping.ts, shared with the single-flag fast path on Bun's router (fast-ofrep.ts).
 import { t } from 'elysia'
-import { attributeKey, getProperty, type CompiledFlag, type EvaluationContext, type EvaluationResult } from '../../engine'
+import type { EvaluationContext } from '../../engine'
 import { AppError } from '../../services/errors'
-import type { AppDeps } from '../app'
+import type { AppDeps } from '../deps'
 import { requirePermission } from '../auth'
 import { sendCached, etagOf } from '../caching'
 import { JSON_HEADERS } from '../errors'
+import { decodePathSegment, hasControlCharacter } from '../url-input'
+import { OfrepError, errorBody, evaluateOne, json, mapContext, singleFlagAnswer } from '../ofrep-mapping'
 import { routeModule } from './common'
-
-type ErrorCode = 'PARSE_ERROR' | 'TARGETING_KEY_MISSING' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL'
-
-const OFREP_REASON: Record<EvaluationResult['reason'], string> = {
-  disabled: 'DISABLED', override: 'TARGETING_MATCH', targeting: 'TARGETING_MATCH', rollout: 'SPLIT', default: 'DEFAULT', environment_override: 'DEFAULT',
-}
-
-class OfrepError extends Error {
-  constructor(readonly status: number, readonly errorCode: ErrorCode, message: string) {
-    super(message)
-  }
-}
-
-const errorBody = (key: string | undefined, code: ErrorCode, details: string) => ({ ...(key !== undefined && { key }), errorCode: code, errorDetails: details })
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: JSON_HEADERS })
-
-/** The OFREP context as ours: `targetingKey` is `user_id`, `environment` and `plan` are themselves, every
- *  other attribute goes to `custom` (where conditions on e.g. `country` find it). */
-export function mapContext(body: unknown): EvaluationContext {
-  if (body === undefined || body === null) return {}
-  if (typeof body !== 'object' || Array.isArray(body)) throw new OfrepError(400, 'INVALID_CONTEXT', 'The request body must be an object { "context": { … } }')
-  const context = (body as { context?: unknown }).context
-  if (context === undefined || context === null) return {}
-  if (typeof context !== 'object' || Array.isArray(context)) throw new OfrepError(400, 'INVALID_CONTEXT', 'context must be an object')
-  const mapped: Record<string, unknown> = {}
-  const custom: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(context)) {
-    if (name === 'targetingKey') {
-      if (typeof value !== 'string') throw new OfrepError(400, 'INVALID_CONTEXT', 'targetingKey must be a string')
-      mapped.user_id = value
-    } else if (name === 'environment' || name === 'plan') {
-      if (typeof value !== 'string') throw new OfrepError(400, 'INVALID_CONTEXT', `${name} must be a string`)
-      mapped[name] = value
-    } else custom[name] = value
-  }
-  return { ...mapped, custom } as EvaluationContext
-}
-
-/** One flag's OFREP answer: success, or TARGETING_KEY_MISSING when its rollout had nothing to bucket on. */
-function evaluateOne(key: string, compiled: CompiledFlag, version: number, context: EvaluationContext) {
-  const result = compiled.evaluate(context)
-  const branch = compiled.branchOf(result)
-  if (result.reason === 'rollout' && compiled.rolloutAttribute !== null && attributeKey(getProperty(context, compiled.rolloutAttribute)) === undefined) {
-    throw new OfrepError(400, 'TARGETING_KEY_MISSING', `Flag "${key}" rolls out by "${compiled.rolloutAttribute}", which the context does not hold (send targetingKey for user_id)`)
-  }
-  const fixed = (result.reason === 'default' || result.reason === 'environment_override') && compiled.isStatic
-  return {
-    key,
-    value: result.value,
-    reason: fixed ? 'STATIC' : OFREP_REASON[result.reason],
-    variant: branch,
-    metadata: { flagVersion: version, environment: typeof context.environment === 'string' ? context.environment : '' },
-  }
-}
+import { OFREP_STREAM_PATH, ticketUrl } from './stream'
 
 /** Errors the app's own layers raise on an OFREP path (a body that is not JSON, UTF-8 or shallow enough)
  *  in OFREP's shape; anything else keeps the service's shape. */
 export function ofrepErrorResponse(path: string, error: AppError): Response | undefined {
   if (!path.startsWith('/ofrep/v1/evaluate/') || error.status !== 400) return undefined
-  const key = /^\/ofrep\/v1\/evaluate\/flags\/([^/]+)$/.exec(path)?.[1]
-  return json(400, errorBody(key === undefined ? undefined : decodeURIComponent(key), 'PARSE_ERROR', error.message))
+  const raw = /^\/ofrep\/v1\/evaluate\/flags\/([^/]+)$/.exec(path)?.[1]
+  return json(400, errorBody(raw === undefined ? undefined : keyAsSent(raw), 'PARSE_ERROR', error.message))
+}
+
+/** The path's key decoded, or as sent when its text is what was wrong (`%FF`, `a%00`). */
+function keyAsSent(raw: string): string {
+  const decoded = decodePathSegment(raw)
+  return decoded === null || hasControlCharacter(decoded) ? raw : decoded
 }
 
 const OfrepBody = t.Unknown({ description: 'OFREP evaluation request: { "context": { "targetingKey": "u-42", … } }; the body or its context may be absent' })
@@ -85,20 +41,18 @@ const Success = t.Object({
   metadata: t.Object({ flagVersion: t.Number(), environment: t.String() }),
 }, { title: 'OfrepEvaluation' })
 
-export const ofrepRoutes = ({ snapshots }: AppDeps) =>
-  routeModule('ofrep')
+/** How long a client may keep its stream closed while hidden (OFREP's `inactivityDelaySec`; flagd's value). */
+const INACTIVITY_DELAY_SEC = 120
+
+export const ofrepRoutes = (deps: Pick<AppDeps, 'snapshots' | 'settings' | 'tickets'>) => {
+  const { snapshots } = deps
+  return routeModule('ofrep')
     .post('/ofrep/v1/evaluate/flags/:key', ({ request, params, body }) => {
       const caller = requirePermission(request, 'read:flags')
       const { key } = params
-      try {
-        const context = mapContext(body)
-        const flag = snapshots.project(caller.actor.projectId)?.flags.get(key)
-        if (!flag) return json(404, errorBody(key, 'FLAG_NOT_FOUND', `Flag "${key}" not found`))
-        return json(200, evaluateOne(key, flag.compiled, flag.row.version, context))
-      } catch (e) {
-        if (e instanceof OfrepError) return json(e.status, errorBody(key, e.errorCode, e.message))
-        throw e
-      }
+      // The same answer as the fast path's (fast-ofrep.ts), which serves this route's common case.
+      const { status, text } = singleFlagAnswer(key, snapshots.project(caller.actor.projectId)?.flags.get(key), body)
+      return new Response(text, { status, headers: JSON_HEADERS })
     }, {
       body: OfrepBody,
       params: t.Object({ key: t.String() }),
@@ -117,19 +71,32 @@ export const ofrepRoutes = ({ snapshots }: AppDeps) =>
       const flags = []
       for (const [key, flag] of snapshots.project(caller.actor.projectId)?.flags ?? []) {
         try {
-          flags.push(evaluateOne(key, flag.compiled, flag.row.version, context))
+          flags.push(evaluateOne(key, flag, context))
         } catch (e) {
           // One flag's error never fails the whole answer.
           flags.push(e instanceof OfrepError ? errorBody(key, e.errorCode, e.message) : errorBody(key, 'GENERAL', 'evaluation failed'))
         }
       }
-      const text = JSON.stringify({ flags, metadata: {} })
+      // The stream URL carries a ticket, never the token; tickets are stable for minutes (streams/tickets.ts),
+      // so the ETag holds and a client's open stream is kept.
+      const eventStreams = [{ type: 'sse', url: ticketUrl(deps, request, caller, OFREP_STREAM_PATH).url, inactivityDelaySec: INACTIVITY_DELAY_SEC }]
+      const text = JSON.stringify({ flags, metadata: {}, eventStreams })
       return sendCached(request, text, etagOf(text), 'private, no-cache')
     }, {
       body: OfrepBody,
+      // Sent by OFREP web providers when a stream message made them re-fetch; the answer is always complete.
+      query: t.Object({
+        flagConfigEtag: t.Optional(t.String({ description: 'the `etag` of the stream message that prompted this call (accepted, not needed)' })),
+        flagConfigLastModified: t.Optional(t.String({ description: 'the `lastModified` of that message (accepted, not needed)' })),
+      }),
       detail: detail('Evaluate every flag of the project (OFREP bulk); strong ETag, 304 on If-None-Match'),
       response: {
-        200: t.Object({ flags: t.Array(t.Union([Success, ErrorEntry])), metadata: t.Object({}, { additionalProperties: true }) }),
+        200: t.Object({
+          flags: t.Array(t.Union([Success, ErrorEntry])),
+          metadata: t.Object({}, { additionalProperties: true }),
+          eventStreams: t.Array(t.Object({ type: t.String({ enum: ['sse'] }), url: t.String({ description: 'absolute URL of GET /ofrep/v1/stream with a short-lived ticket' }), inactivityDelaySec: t.Integer() })),
+        }),
         400: ErrorEntry,
       },
     })
+}

@@ -1,15 +1,15 @@
 // /api/v1/project: the caller's project and its environments; /api/v1/me: the caller's own token.
 import { t } from 'elysia'
 import { projectView } from '../../services/project'
-import type { AppDeps } from '../app'
+import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
-import * as S from '../schemas'
+import * as S from '../../schemas'
 import { guard, jsonBody, routeModule } from './common'
 
 const Environments = t.Object({ environments: t.Array(t.String()) })
 const EnvironmentsChanged = t.Object({ success: S.Success, environments: t.Array(t.String()) })
 
-export const projectRoutes = ({ services }: AppDeps) =>
+export const projectRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('project')
     .get('/api/v1/me', ({ request }) => {
       const { token } = callerOf(request)

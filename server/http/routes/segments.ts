@@ -2,15 +2,15 @@
 import { t } from 'elysia'
 import { parseIfMatch } from '../../services/keys'
 import { segmentView } from '../../services/segments'
-import type { AppDeps } from '../app'
+import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { cachedJson } from '../caching'
-import * as S from '../schemas'
+import * as S from '../../schemas'
 import { guard, listBody, paging, jsonBody, routeModule } from './common'
 
 const SegmentEnvelope = t.Object({ key: t.String(), segment: S.Segment })
 
-export const segmentRoutes = ({ services }: AppDeps) =>
+export const segmentRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('segments')
     .get('/api/v1/segments', async ({ request, query }) => {
       const { limit, offset } = paging(query)

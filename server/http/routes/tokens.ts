@@ -1,12 +1,12 @@
 // /api/v1/tokens (permission *): list by prefix and hash, create (plaintext returned once), revoke by hash.
 import { t } from 'elysia'
 import { tokenView } from '../../services/tokens'
-import type { AppDeps } from '../app'
+import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
-import * as S from '../schemas'
+import * as S from '../../schemas'
 import { guard, listBody, paging, jsonBody, routeModule } from './common'
 
-export const tokenRoutes = ({ services }: AppDeps) =>
+export const tokenRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('tokens')
     .get('/api/v1/tokens', async ({ request, query }) => {
       const { limit, offset } = paging(query)

@@ -1,12 +1,12 @@
 // /api/v1/webhooks (permission *): registrations. Deliveries are under routes/deliveries.ts.
 import { t } from 'elysia'
 import { webhookView } from '../../services/webhooks'
-import type { AppDeps } from '../app'
+import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
-import * as S from '../schemas'
+import * as S from '../../schemas'
 import { guard, jsonBody, routeModule } from './common'
 
-export const webhookRoutes = ({ services }: AppDeps) =>
+export const webhookRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('webhooks')
     .get('/api/v1/webhooks', async ({ request }) => {
       const rows = await services.webhooks.list(callerOf(request).actor.projectId)

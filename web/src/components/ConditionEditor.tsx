@@ -2,7 +2,8 @@
 // Values are edited as text (a draft) and turned into JSON on save, so typing is never reformatted.
 import { useId } from 'react'
 import { useQuery } from '@tanstack/react-query'
-import { api, keys, OPERATORS, type Condition, type Json, type Operator } from '../api'
+import { OPERATORS, type Condition, type Json, type Operator } from '../api'
+import { segmentQueries } from '../queries'
 import { conditionValueProblem } from '../../../server/engine/validate'
 import { isoToLocalInput, localInputToIso } from '../format'
 
@@ -161,7 +162,7 @@ interface Props {
 
 export function ConditionEditor({ conditions, onChange, label, readOnly, allowSegments = true }: Props) {
   const listId = useId()
-  const segments = useQuery({ queryKey: keys.segmentsAll, queryFn: api.segments, enabled: !readOnly && allowSegments })
+  const segments = useQuery({ ...segmentQueries.all(), enabled: !readOnly && allowSegments })
   const operators = OPERATORS.filter((op) => allowSegments || KIND[op] !== 'segment')
   const segmentKeys = segments.data?.map((s) => s.key) ?? []
 

@@ -16,9 +16,11 @@ interface Props {
   danger?: boolean
   /** extra actions (for example "Force remove") shown before Cancel */
   extra?: ReactNode
+  /** the dismissing button's label, when "Cancel" would be ambiguous (cancelling a scheduled change) */
+  cancelLabel?: string
 }
 
-export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onCancel, pending, error, danger = true, extra }: Props) {
+export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onCancel, pending, error, danger = true, extra, cancelLabel = 'Cancel' }: Props) {
   return (
     <Dialog
       title={title}
@@ -27,7 +29,7 @@ export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onCanc
         <>
           {extra}
           <button type="button" className="btn" onClick={onCancel}>
-            Cancel
+            {cancelLabel}
           </button>
           <button type="button" className={danger ? 'btn btn-danger' : 'btn btn-primary'} onClick={onConfirm} disabled={pending} autoFocus>
             {pending ? 'Working…' : confirmLabel}

@@ -32,10 +32,11 @@ interface Conflict<R extends Doc> {
 interface Options<R extends Doc> {
   /** what the resource is called in messages, e.g. `flag "checkout"` */
   name: string
-  put: (patch: Record<string, unknown>, version: number) => Promise<unknown>
+  /** sends the edit with If-Match; answers the stored copy (its new version) */
+  put: (patch: Record<string, unknown>, version: number) => Promise<Doc>
   fetchCurrent: () => Promise<R | undefined>
   invalidate: readonly QueryKey[]
-  onSaved: () => void
+  onSaved: (saved: Doc) => void
   onReload: (current: R | undefined) => void
 }
 
@@ -45,9 +46,9 @@ export function useVersionedSave<R extends Doc>({ name, put, fetchCurrent, inval
   const mutation = useApiMutation(
     ({ patch, version }: { patch: Record<string, unknown>; version: number; base: R }) => put(patch, version),
     invalidate,
-    () => {
+    (saved) => {
       setConflict(null)
-      onSaved()
+      onSaved(saved)
     },
   )
 

@@ -1,9 +1,12 @@
 // The edit form of a stored document (flag, config, segment): a draft taken from the server's copy, what it
 // changes, a warning before leaving with unsaved edits, and saving with If-Match (409 -> the conflict dialog).
+// The server's copy is read again whenever it changes (live updates): without unsaved edits the form takes
+// it; with some, the draft is kept and a notice says someone else changed it, before any save is tried.
 import { useState, type FormEvent, type ReactNode } from 'react'
 import type { QueryKey } from '@tanstack/react-query'
 import { navigate, useLeaveGuard } from '../router'
 import { dateTime, relativeTime } from '../format'
+import { ChangedNotice } from './ChangedNotice'
 import { changedFields, useVersionedSave, type Doc } from './ConflictDialog'
 import { SaveBar } from './SaveBar'
 
@@ -12,6 +15,8 @@ export type Built<B> = { ok: true; body: B } | { ok: false; problems: string[] }
 interface Options<R extends Doc, D, B extends object> {
   /** the server's copy, refreshed by its query */
   doc: R
+  /** the server answers that the document no longer exists (its last copy is still shown) */
+  deleted?: boolean
   /** for messages, e.g. `Flag “checkout”` */
   name: string
   toDraft: (doc: R) => D
@@ -19,7 +24,8 @@ interface Options<R extends Doc, D, B extends object> {
   build: (draft: D, base: R) => Built<B>
   /** the editable fields of a stored copy, compared with what `build` returns */
   bodyOf: (doc: R) => B
-  put: (patch: Record<string, unknown>, version: number) => Promise<unknown>
+  /** sends the edit with If-Match; answers the stored copy */
+  put: (patch: Record<string, unknown>, version: number) => Promise<Doc>
   fetchCurrent: () => Promise<R | undefined>
   invalidate: readonly QueryKey[]
   /** where to go when the document turns out to be deleted */
@@ -29,16 +35,24 @@ interface Options<R extends Doc, D, B extends object> {
 export function useDocumentEditor<R extends Doc, D, B extends object>(o: Options<R, D, B>) {
   const [base, setBase] = useState<R | null>(null)
   const [draft, setDraft] = useState<D | null>(null)
+  /** the version this form's own last save made, until the server's copy shown here reaches it */
+  const [ownSave, setOwnSave] = useState<number | null>(null)
+  /** a newer version whose notice the user dismissed to keep editing (saving then asks how to merge) */
+  const [kept, setKept] = useState<number | null>(null)
   const built = base && draft !== null ? o.build(draft, base) : null
   const patch = base && built?.ok ? changedFields(o.bodyOf(base), built.body) : {}
   const dirty = !!built && (!built.ok || Object.keys(patch).length > 0)
   const load = (doc: R) => {
     setBase(doc)
     setDraft(o.toDraft(doc))
+    setOwnSave(null)
+    setKept(null)
   }
 
-  // Take the server's copy when starting, and whenever it changes while there is nothing unsaved.
-  if (!base || (o.doc.version !== base.version && !dirty)) load(o.doc)
+  // Take the server's copy when starting; whenever it changes while there is nothing unsaved; and once it
+  // shows this form's own save (the draft is what was saved).
+  const caughtUp = ownSave !== null && o.doc.version >= ownSave
+  if (!base || (o.doc.version !== base.version && (!dirty || caughtUp))) load(o.doc)
 
   useLeaveGuard(dirty)
 
@@ -47,9 +61,13 @@ export function useDocumentEditor<R extends Doc, D, B extends object>(o: Options
     put: o.put,
     fetchCurrent: o.fetchCurrent,
     invalidate: o.invalidate,
-    onSaved: () => setBase(null),
+    onSaved: (saved) => setOwnSave(saved.version),
     onReload: (current) => (current ? load(current) : navigate(o.listPath, { force: true })),
   })
+
+  // Someone else's version, with edits here: while a save is under way the new version may be that save's
+  // own (its change event can come before its answer), so nothing is said until the answer tells.
+  const other = base && dirty && !o.deleted && ownSave === null && !saver.pending && o.doc.version !== base.version ? o.doc.version : null
 
   return {
     base,
@@ -58,33 +76,40 @@ export function useDocumentEditor<R extends Doc, D, B extends object>(o: Options
     form: {
       dirty,
       problems: built && !built.ok ? built.problems : [],
-      /** versions when someone else saved since the draft was taken */
-      stale: base && o.doc.version !== base.version ? { now: o.doc.version, from: base.version } : null,
+      deleted: !!o.deleted,
+      /** someone else saved version `now` while the draft (from version `from`) has unsaved edits */
+      changed: base && other !== null ? { now: other, from: base.version, kept: other === kept } : null,
+      reload: () => load(o.doc),
+      keepEditing: () => setKept(o.doc.version),
       submit: (e: FormEvent) => {
         e.preventDefault()
-        if (base && built?.ok && Object.keys(patch).length) saver.save(patch, base)
+        if (base && built?.ok && Object.keys(patch).length && !o.deleted) saver.save(patch, base)
       },
       discard: () => base && setDraft(o.toDraft(base)),
       pending: saver.pending,
       error: saver.error,
       dialog: saver.dialog,
+      name: o.name,
     },
   }
 }
 
 type FormState = ReturnType<typeof useDocumentEditor>['form']
 
-/** The form around an editor's fields: the "changed meanwhile" notice, the save bar and the conflict dialog. */
+/** The form around an editor's fields: the "changed by someone else" notice, the save bar and the conflict dialog. */
 export function DocumentForm({ form, label, className = 'form', children }: { form: FormState; label: string; className?: string; children: ReactNode }) {
   return (
     <form className={className} onSubmit={form.submit} aria-label={label}>
-      {form.stale && (
-        <div className="alert alert-warning" role="status">
-          Someone saved version {form.stale.now} while you were editing (you started from version {form.stale.from}). Saving will ask how to merge.
-        </div>
-      )}
+      {form.changed && <ChangedNotice name={form.name} {...form.changed} onReload={form.reload} onKeepEditing={form.keepEditing} />}
       {children}
-      <SaveBar dirty={form.dirty} problems={form.problems} pending={form.pending} error={form.error} onDiscard={form.discard} />
+      <SaveBar
+        dirty={form.dirty}
+        problems={form.problems}
+        pending={form.pending}
+        error={form.error}
+        onDiscard={form.discard}
+        blocked={form.deleted ? 'Deleted on the server: this cannot be saved' : undefined}
+      />
       {form.dialog}
     </form>
   )

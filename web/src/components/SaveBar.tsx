@@ -1,7 +1,17 @@
 // The sticky bar under an edit form: unsaved state, blocking problems, server errors, Save and Discard.
 import { ErrorMessage } from './ErrorMessage'
 
-export function SaveBar({ dirty, problems, pending, error, onDiscard }: { dirty: boolean; problems: string[]; pending: boolean; error: unknown; onDiscard: () => void }) {
+interface Props {
+  dirty: boolean
+  problems: string[]
+  pending: boolean
+  error: unknown
+  onDiscard: () => void
+  /** why nothing can be saved at all (e.g. the document was deleted) */
+  blocked?: string
+}
+
+export function SaveBar({ dirty, problems, pending, error, onDiscard, blocked }: Props) {
   return (
     <div className={`save-bar${dirty ? ' dirty' : ''}`}>
       <ErrorMessage error={error} title="Could not save" />
@@ -17,13 +27,13 @@ export function SaveBar({ dirty, problems, pending, error, onDiscard }: { dirty:
       )}
       <div className="save-bar-row">
         <span className="muted" aria-live="polite">
-          {pending ? 'Saving…' : dirty ? 'You have unsaved changes' : 'All changes saved'}
+          {pending ? 'Saving…' : blocked ?? (dirty ? 'You have unsaved changes' : 'All changes saved')}
         </span>
         <div className="btn-group">
           <button type="button" className="btn" onClick={onDiscard} disabled={!dirty || pending}>
             Discard changes
           </button>
-          <button type="submit" className="btn btn-primary" disabled={!dirty || problems.length > 0 || pending}>
+          <button type="submit" className="btn btn-primary" disabled={!dirty || problems.length > 0 || pending || !!blocked}>
             {pending ? 'Saving…' : 'Save changes'}
           </button>
         </div>

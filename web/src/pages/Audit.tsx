@@ -1,7 +1,8 @@
 // The audit log: filter by resource, action, actor and dates; open an entry's before/after diff.
 import { useState, type FormEvent } from 'react'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { api, keys, type AuditAction, type AuditEntry, type AuditFilter, type ResourceType } from '../api'
+import { RESOURCE_TYPES, type AuditAction, type AuditEntry, type AuditFilter } from '../api'
+import { adminQueries } from '../queries'
 import { Link, pathFor } from '../router'
 import { dateTime, jsonEqual, relativeTime } from '../format'
 import { DataTable } from '../components/DataTable'
@@ -11,8 +12,7 @@ import { ErrorMessage } from '../components/ErrorMessage'
 import { Pagination } from '../components/Pagination'
 import { Empty, Loading, PageHeader } from '../components/State'
 
-const RESOURCE_TYPES: ResourceType[] = ['flag', 'config', 'segment', 'token', 'webhook', 'project']
-const ACTIONS: AuditAction[] = ['create', 'update', 'delete']
+const ACTIONS: AuditAction[] = ['create', 'update', 'delete', 'archive', 'restore', 'rollback']
 
 interface FilterForm { resource_type: string; resource_key: string; action: string; actor: string; since: string; until: string }
 const EMPTY: FilterForm = { resource_type: '', resource_key: '', action: '', actor: '', since: '', until: '' }
@@ -64,7 +64,7 @@ export function Audit() {
   const [page, setPage] = useState({ offset: 0, limit: 50 })
   const [open, setOpen] = useState<AuditEntry | null>(null)
   const filter = toFilter(applied, page.limit, page.offset)
-  const audit = useQuery({ queryKey: keys.auditPage(filter), queryFn: () => api.audit(filter), placeholderData: keepPreviousData })
+  const audit = useQuery({ ...adminQueries.audit(filter), placeholderData: keepPreviousData })
   const set = (p: Partial<FilterForm>) => setForm({ ...form, ...p })
   const submit = (e: FormEvent) => {
     e.preventDefault()

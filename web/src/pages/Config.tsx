@@ -2,7 +2,7 @@
 import { api, keys, type Config, type Json } from '../api'
 import { Link, navigate } from '../router'
 import { useSession } from '../session'
-import { useResource } from '../queries'
+import { configQueries, isNotFound, useResource } from '../queries'
 import { parseJson, toJsonText, valueType } from '../format'
 import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
 import { DocumentForm, VersionStamp, useDocumentEditor, type Built } from '../components/DocumentEditor'
@@ -38,7 +38,7 @@ function fromDraft(d: ConfigDraft): Built<ConfigBody> {
 
 export function ConfigPage({ configKey }: { configKey: string }) {
   const { can, project } = useSession()
-  const { query, fetchCurrent } = useResource(keys.config(configKey), () => api.config(configKey))
+  const { query, fetchCurrent } = useResource(configQueries.detail(configKey))
   const del = useConfirmAction(() => api.deleteConfig(configKey), [keys.configs], () => navigate('/configs', { force: true }))
 
   if (project.isLoading) return <Loading label="Loading config…" />
@@ -55,7 +55,7 @@ export function ConfigPage({ configKey }: { configKey: string }) {
               </>
             }
             actions={
-              can.writeConfigs && (
+              can.writeConfigs && !isNotFound(query.error) && (
                 <button type="button" className="btn btn-danger-outline" onClick={() => del.ask(config.key)}>
                   Delete config
                 </button>
@@ -63,7 +63,7 @@ export function ConfigPage({ configKey }: { configKey: string }) {
             }
           />
           {can.writeConfigs ? (
-            <ConfigEditor config={config} environments={project.data?.environments ?? []} fetchCurrent={fetchCurrent} />
+            <ConfigEditor config={config} environments={project.data?.environments ?? []} fetchCurrent={fetchCurrent} deleted={isNotFound(query.error)} />
           ) : (
             <div className="form">
               <div className="alert alert-info" role="status">
@@ -92,14 +92,15 @@ export function ConfigPage({ configKey }: { configKey: string }) {
   )
 }
 
-function ConfigEditor({ config, environments, fetchCurrent }: { config: Config; environments: string[]; fetchCurrent: () => Promise<Config | undefined> }) {
+function ConfigEditor({ config, environments, fetchCurrent, deleted }: { config: Config; environments: string[]; fetchCurrent: () => Promise<Config | undefined>; deleted: boolean }) {
   const { draft, base, setDraft, form } = useDocumentEditor({
     doc: config,
+    deleted,
     name: `Config “${config.key}”`,
     toDraft: (c: Config) => toDraft(c, environments),
     build: fromDraft,
     bodyOf: (c: Config): ConfigBody => ({ value: c.value, environments: c.environments ?? {} }),
-    put: (p, version) => api.updateConfig(config.key, p, version),
+    put: async (p, version) => (await api.updateConfig(config.key, p, version)).config,
     fetchCurrent,
     invalidate: [keys.configs],
     listPath: '/configs',

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react'
 import { api, keys } from '../api'
 import { Link, navigate, pathFor } from '../router'
 import { useSession } from '../session'
-import { usePagedList } from '../queries'
+import { configQueries, usePagedList } from '../queries'
 import { parseJson, plural, preview, valueType } from '../format'
 import { useApiMutation } from '../mutations'
 import { DataTable, LastChangeCell } from '../components/DataTable'
@@ -16,10 +16,7 @@ import { Empty, PageHeader } from '../components/State'
 export function Configs() {
   const { can } = useSession()
   const list = usePagedList({
-    pageKey: keys.configPage,
-    allKey: keys.configsAll,
-    fetchPage: api.configPage,
-    fetchAll: api.configs,
+    queries: configQueries,
     matches: (c, q) => c.key.toLowerCase().includes(q),
   })
   const [creating, setCreating] = useState(false)

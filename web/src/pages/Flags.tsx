@@ -1,10 +1,12 @@
-// Flag list: search, paging, an on/off switch per flag and per environment (sent with If-Match), and flag creation.
-import { useState, type FormEvent } from 'react'
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+// Flag list: search, paging, an on/off switch per flag and per environment (sent with If-Match), each flag's
+// last 24 hours of usage and last evaluation, and flag creation. The stale flags are the other tab (/stale).
+import { useState, type FormEvent, type ReactNode } from 'react'
+import { useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query'
+import type { UsageSeries } from '../usage-series'
 import { ApiError, api, keys, type Flag } from '../api'
 import { Link, navigate, pathFor } from '../router'
 import { useSession } from '../session'
-import { usePagedList } from '../queries'
+import { filteredFlagQueries, flagQueries, usageQueries, usePagedList } from '../queries'
 import { preview, valueType, parseJson, plural } from '../format'
 import { useApiMutation } from '../mutations'
 import { DataTable, LastChangeCell } from '../components/DataTable'
@@ -15,15 +17,17 @@ import { JsonEditor } from '../components/JsonEditor'
 import { SearchableList } from '../components/SearchableList'
 import { Empty, PageHeader, StatusPill } from '../components/State'
 import { Switch } from '../components/Switch'
+import { FlagTabs } from './flags/FlagTabs'
+import { LastEvaluatedCell, UsageCell } from './flags/UsageCells'
+import { TagFilter } from './flags/TagFilter'
 
-export function Flags() {
+export function Flags({ archived = false }: { archived?: boolean }) {
   const { can, project } = useSession()
+  const [tags, setTags] = useState<string[]>([])
+  const filtered = archived || tags.length > 0
   const list = usePagedList({
-    pageKey: keys.flagPage,
-    allKey: keys.flagsAll,
-    fetchPage: api.flagPage,
-    fetchAll: api.flags,
-    matches: (f, q) => f.key.toLowerCase().includes(q) || JSON.stringify(f.value).toLowerCase().includes(q),
+    queries: filtered ? filteredFlagQueries({ tags, archived }) : flagQueries,
+    matches: (f, q) => f.key.toLowerCase().includes(q) || (f.description ?? '').toLowerCase().includes(q) || JSON.stringify(f.value).toLowerCase().includes(q),
   })
   const [creating, setCreating] = useState(false)
   const switches = useFlagSwitches()
@@ -42,13 +46,15 @@ export function Flags() {
           )
         }
       />
+      <FlagTabs current={archived ? '/archived' : '/'} />
+      <TagFilter selected={tags} onChange={setTags} seen={list.rows.flatMap((f) => f.tags ?? [])} />
       <SearchableList
         list={list}
         noun={{ one: 'flag', many: 'flags' }}
-        searchPlaceholder="Search flags by key or value…"
+        searchPlaceholder="Search flags by key, description or value…"
         notice={switches.notice}
         empty={
-          <Empty title="No flags yet">
+          filtered ? <Empty title={archived ? 'No archived flags' : 'No flag has these tags'}>{archived ? 'Archived flags are listed here until restored or deleted.' : 'Remove a tag to see more.'}</Empty> : <Empty title="No flags yet">
             {can.writeFlags ? (
               <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
                 Create your first flag
@@ -60,7 +66,8 @@ export function Flags() {
         }
       >
         {(rows) => (
-          <DataTable caption="Flags" className="flags-table" columns={['Flag', 'Type', 'Enabled', ...(environments.length ? ['Environments'] : []), 'Last change']}>
+          <FlagRows rows={rows}>{(usage) => (
+          <DataTable caption="Flags" className="flags-table" columns={['Flag', 'Type', 'Enabled', ...(environments.length ? ['Environments'] : []), 'Last 24 h', 'Last evaluated', 'Last change']}>
             {rows.map((f) => (
               <tr key={f.key}>
                 <td data-label="Flag">
@@ -68,6 +75,15 @@ export function Flags() {
                     {f.key}
                   </Link>
                   <div className="muted small mono truncate">{preview(f.value)}</div>
+                  {f.tags && f.tags.length > 0 && (
+                    <div className="chips-inline">
+                      {f.tags.map((t) => (
+                        <button key={t} type="button" className="chip chip-button" aria-label={`Filter by tag ${t}`} onClick={() => !tags.includes(t) && setTags([...tags, t])}>
+                          {t}
+                        </button>
+                      ))}
+                    </div>
+                  )}
                 </td>
                 <td data-label="Type">
                   <span className="badge">{valueType(f.value)}</span>
@@ -99,15 +115,23 @@ export function Flags() {
                     </ul>
                   </td>
                 )}
+                <UsageCell flagKey={f.key} usage={usage} />
+                <LastEvaluatedCell flag={f} />
                 <LastChangeCell doc={f} />
               </tr>
             ))}
           </DataTable>
+          )}</FlagRows>
         )}
       </SearchableList>
       {creating && <CreateFlagDialog onClose={() => setCreating(false)} />}
     </>
   )
+}
+
+/** The usage of the rows shown, read once for all of them (a render prop: hooks cannot run in the list's callback). */
+function FlagRows({ rows, children }: { rows: readonly Flag[]; children: (usage: UseQueryResult<Map<string, UsageSeries>>) => ReactNode }) {
+  return <>{children(useQuery(usageQueries.sparklines(rows.map((f) => f.key))))}</>
 }
 
 // ---- the list's switches ----

@@ -1,7 +1,7 @@
 // One segment: its conditions (saved with If-Match), the flags that use it, delete (force when in use).
 import { ApiError, api, keys, type Condition, type Segment } from '../api'
 import { Link, navigate, pathFor } from '../router'
-import { useResource } from '../queries'
+import { isNotFound, segmentQueries, useResource } from '../queries'
 import { ConditionEditor, conditionToDraft, draftsToConditions, type ConditionDraft } from '../components/ConditionEditor'
 import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
 import { DocumentForm, VersionStamp, useDocumentEditor, type Built } from '../components/DocumentEditor'
@@ -10,7 +10,7 @@ import { PageHeader } from '../components/State'
 import { flagsUsingSegment, useFlagsForUsage } from './Segments'
 
 export function SegmentPage({ segmentKey }: { segmentKey: string }) {
-  const { query, fetchCurrent } = useResource(keys.segment(segmentKey), () => api.segment(segmentKey))
+  const { query, fetchCurrent } = useResource(segmentQueries.detail(segmentKey))
   const flags = useFlagsForUsage()
   const del = useConfirmAction((_: string, force: boolean) => api.deleteSegment(segmentKey, force), [keys.segments, keys.flags], () => navigate('/segments', { force: true }))
   const inUse = del.error instanceof ApiError && del.error.code === 'IN_USE'
@@ -26,14 +26,16 @@ export function SegmentPage({ segmentKey }: { segmentKey: string }) {
               title={<span className="mono">{segment.key}</span>}
               subtitle={<VersionStamp doc={segment} />}
               actions={
-                <button type="button" className="btn btn-danger-outline" onClick={() => del.ask(segment.key)}>
-                  Delete segment
-                </button>
+                !isNotFound(query.error) && (
+                  <button type="button" className="btn btn-danger-outline" onClick={() => del.ask(segment.key)}>
+                    Delete segment
+                  </button>
+                )
               }
             />
             <div className="detail-grid">
               <div className="detail-main">
-                <SegmentEditor segment={segment} fetchCurrent={fetchCurrent} />
+                <SegmentEditor segment={segment} fetchCurrent={fetchCurrent} deleted={isNotFound(query.error)} />
               </div>
               <aside className="detail-side">
                 <section className="card">
@@ -86,14 +88,15 @@ function buildSegment(drafts: ConditionDraft[]): Built<{ conditions: Condition[]
   return built.ok ? { ok: true, body: { conditions: built.conditions } } : { ok: false, problems: [built.error] }
 }
 
-function SegmentEditor({ segment, fetchCurrent }: { segment: Segment; fetchCurrent: () => Promise<Segment | undefined> }) {
+function SegmentEditor({ segment, fetchCurrent, deleted }: { segment: Segment; fetchCurrent: () => Promise<Segment | undefined>; deleted: boolean }) {
   const { draft, setDraft, form } = useDocumentEditor({
     doc: segment,
+    deleted,
     name: `Segment “${segment.key}”`,
     toDraft: (s: Segment) => s.conditions.map(conditionToDraft),
     build: buildSegment,
     bodyOf: segmentBody,
-    put: (p, version) => api.updateSegment(segment.key, p as { conditions: Condition[] }, version),
+    put: async (p, version) => (await api.updateSegment(segment.key, p as { conditions: Condition[] }, version)).segment,
     fetchCurrent,
     invalidate: [keys.segments],
     listPath: '/segments',

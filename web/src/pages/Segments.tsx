@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query'
 import { api, keys, type Flag } from '../api'
 import { Link, navigate, pathFor } from '../router'
 import { useSession } from '../session'
-import { usePagedList } from '../queries'
+import { flagQueries, segmentQueries, usePagedList } from '../queries'
 import { plural } from '../format'
 import { useApiMutation } from '../mutations'
 import { describeCondition } from '../components/ConditionEditor'
@@ -24,15 +24,12 @@ export function flagsUsingSegment(flags: Flag[], segmentKey: string): string[] {
 /** Every flag (usage is a question about all of them), when the token may read flags. */
 export function useFlagsForUsage() {
   const { can } = useSession()
-  return useQuery({ queryKey: keys.flagsAll, queryFn: api.flags, enabled: can.readFlags })
+  return useQuery({ ...flagQueries.all(), enabled: can.readFlags })
 }
 
 export function Segments() {
   const list = usePagedList({
-    pageKey: keys.segmentPage,
-    allKey: keys.segmentsAll,
-    fetchPage: api.segmentPage,
-    fetchAll: api.segments,
+    queries: segmentQueries,
     matches: (s, q) => s.key.toLowerCase().includes(q),
   })
   const flags = useFlagsForUsage()

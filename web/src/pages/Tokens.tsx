@@ -2,6 +2,7 @@
 import { useState, type FormEvent } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { api, keys, PERMISSIONS, type Permission, type Token } from '../api'
+import { adminQueries } from '../queries'
 import { useSession } from '../session'
 import { dateTime, localInputToIso, plural, relativeTime } from '../format'
 import { useApiMutation } from '../mutations'
@@ -22,7 +23,7 @@ const PERMISSION_TEXT: Record<Permission, string> = {
 
 export function Tokens() {
   const { me } = useSession()
-  const tokens = useQuery({ queryKey: keys.tokens, queryFn: api.tokens })
+  const tokens = useQuery(adminQueries.tokens())
   const [created, setCreated] = useState<{ token: string; name: string } | null>(null)
   const revoke = useConfirmAction((t: Token) => api.deleteToken(t.hash), [keys.tokens])
   const revoking = revoke.target

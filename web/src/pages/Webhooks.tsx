@@ -3,6 +3,7 @@
 import { useState, type FormEvent } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { ApiError, EVENT_KINDS, api, keys, type Webhook } from '../api'
+import { adminQueries } from '../queries'
 import { dateTime, plural, relativeTime } from '../format'
 import { useApiMutation } from '../mutations'
 import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
@@ -13,7 +14,7 @@ import { Empty, Loading, PageHeader } from '../components/State'
 
 export function Webhooks() {
   // Refreshed while open: a failing webhook's backoff and pause change without anyone editing it.
-  const webhooks = useQuery({ queryKey: keys.webhooks, queryFn: api.webhooks, refetchInterval: 5000 })
+  const webhooks = useQuery({ ...adminQueries.webhooks(), refetchInterval: 5000 })
   const del = useConfirmAction((w: Webhook) => api.deleteWebhook(w.id), [keys.webhooks])
   const deleting = del.target
   return (
@@ -95,7 +96,7 @@ function WebhookHealth({ webhook }: { webhook: Webhook }) {
 
 function Deliveries({ webhook }: { webhook: Webhook }) {
   const [open, setOpen] = useState(false)
-  const deliveries = useQuery({ queryKey: keys.deliveries(webhook.id), queryFn: () => api.deliveries(webhook.id), enabled: open, refetchInterval: open ? 5000 : false })
+  const deliveries = useQuery({ ...adminQueries.deliveries(webhook.id), enabled: open, refetchInterval: open ? 5000 : false })
   const redeliver = useApiMutation((deliveryId: string) => api.redeliver(webhook.id, deliveryId), [keys.deliveries(webhook.id)])
   const unavailable = deliveries.error instanceof ApiError && deliveries.error.status === 404
   return (

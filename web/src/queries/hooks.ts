@@ -1,18 +1,19 @@
 // Reads shared by the pages: one stored resource (detail pages and the conflict dialog), and a list read a
 // page at a time from the API (limit/offset), or all of it while a search is typed.
 import { useEffect, useState } from 'react'
-import { keepPreviousData, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query'
-import { ApiError, type ListPage, type PageParams } from './api'
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
+import { ApiError, type PageParams } from '../api'
+import type { DocumentQueries, ReadOptions } from './documents'
 
 export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.isNotFound
 
 /** One resource by key. `fetchCurrent` reads it again now (for the conflict dialog): undefined once deleted. */
-export function useResource<T>(queryKey: QueryKey, fetchOne: () => Promise<T>) {
+export function useResource<T>(options: ReadOptions<T>) {
   const qc = useQueryClient()
-  const query = useQuery({ queryKey, queryFn: fetchOne })
+  const query = useQuery(options)
   const fetchCurrent = async (): Promise<T | undefined> => {
     try {
-      return await qc.fetchQuery({ queryKey, queryFn: fetchOne, staleTime: 0 })
+      return await qc.fetchQuery({ ...options, staleTime: 0 })
     } catch (e) {
       if (isNotFound(e)) return undefined
       throw e
@@ -22,10 +23,8 @@ export function useResource<T>(queryKey: QueryKey, fetchOne: () => Promise<T>) {
 }
 
 interface ListOptions<T> {
-  pageKey: (p: PageParams) => QueryKey
-  allKey: QueryKey
-  fetchPage: (p: PageParams) => Promise<ListPage<T>>
-  fetchAll: () => Promise<T[]>
+  /** the resource's list reads (documents.ts); the flag lists' items carry more than the flag itself */
+  queries: Pick<DocumentQueries<T>, 'page' | 'all'>
   /** whether an item matches the search (given trimmed and lower-cased) */
   matches: (item: T, q: string) => boolean
   pageSize?: number
@@ -33,14 +32,14 @@ interface ListOptions<T> {
 
 /** Without a search, the page shown is the page read (`?limit=&offset=`); with one, every item is read once
  *  and filtered here, then paged the same way. */
-export function usePagedList<T>({ pageKey, allKey, fetchPage, fetchAll, matches, pageSize = 25 }: ListOptions<T>) {
+export function usePagedList<T>({ queries, matches, pageSize = 25 }: ListOptions<T>) {
   const [search, setSearch] = useState('')
   const [page, setPage] = useState<PageParams>({ offset: 0, limit: pageSize })
   const q = search.trim().toLowerCase()
   // gcTime 0: a list opened again is read again rather than shown from an older visit first, so its switches
   // and versions are never a stale copy (edits elsewhere do not update the list's cache).
-  const paged = useQuery({ queryKey: pageKey(page), queryFn: () => fetchPage(page), enabled: !q, placeholderData: keepPreviousData, gcTime: 0 })
-  const all = useQuery({ queryKey: allKey, queryFn: fetchAll, enabled: !!q, gcTime: 0 })
+  const paged = useQuery({ ...queries.page(page), enabled: !q, placeholderData: keepPreviousData, gcTime: 0 })
+  const all = useQuery({ ...queries.all(), enabled: !!q, gcTime: 0 })
 
   const found = q && all.data ? all.data.filter((item) => matches(item, q)) : null
   const rows = found ? found.slice(page.offset, page.offset + page.limit) : (paged.data?.items ?? [])

@@ -1,0 +1,102 @@
+// The SDK's public types. The evaluation types are the engine's own (server/engine/types.ts), so the SDK and
+// the server can never describe an answer differently.
+import type { EvaluationContext, EvaluationResult, FlagDefinition, Json, SegmentDefinition, ValueType } from '../../server/engine/types'
+
+export type { EvaluationContext, EvaluationResult, Json, ValueType }
+
+/** An evaluation context: `user_id`, `plan`, `environment`, `custom`, and any other attribute at the top
+ *  level (conditions find `country` in `{ country }` or in `{ custom: { country } }`). */
+export type Context = EvaluationContext & { [attribute: string]: unknown }
+
+/** A flag as GET /api/v1/definitions lists it (the stored flag with its key and version stamps). */
+export interface StoredFlag extends FlagDefinition {
+  version?: number
+  created_at?: string
+  updated_at?: string
+}
+
+export interface StoredConfig {
+  key: string
+  value: Json
+  environments?: Record<string, { value: Json }>
+  version?: number
+  created_at?: string
+  updated_at?: string
+}
+
+export interface StoredSegment extends SegmentDefinition {
+  version?: number
+  created_at?: string
+  updated_at?: string
+}
+
+/** The document of GET /api/v1/definitions; also what `bootstrap` takes. */
+export interface Definitions {
+  /** the project's change number this document reflects */
+  version: number
+  environments: string[]
+  flags: StoredFlag[]
+  configs: StoredConfig[]
+  segments: StoredSegment[]
+}
+
+/** `evaluate`'s answer: exactly GET /api/v1/flags/:key's, or reason `missing` for a key it does not know. */
+export interface Evaluation {
+  value: Json
+  type: ValueType
+  reason: EvaluationResult['reason'] | 'missing'
+  /** only for flags with variants: the variant served (null: the off value) */
+  variant?: string | null
+}
+
+/** What a definitions update changed (keys added, changed or removed). */
+export interface ChangeEvent {
+  version: number
+  flags: string[]
+  configs: string[]
+}
+
+/** The part of fetch the SDK uses (so any fetch-compatible function fits). */
+export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>
+
+export interface UsageOptions {
+  /** how often counts are sent (default 60 s) */
+  intervalMs?: number
+}
+
+export interface ClientOptions {
+  /** the service's base URL, e.g. https://flags.example.com */
+  url?: string
+  /** a token with read:flags and/or read:configs */
+  token?: string
+  /** the default `context.environment`; also narrows the definitions fetched to this environment */
+  environment?: string
+  /** follow the change stream (default true); false polls only */
+  stream?: boolean
+  /** a fetch implementation (default: the global fetch) */
+  fetch?: FetchLike
+  /** a definitions document to start from: ready at once, no server needed (serverless, tests, offline) */
+  bootstrap?: Definitions
+  /** per request, and how long ready() waits for the first definitions (default 10 s) */
+  timeoutMs?: number
+  /** polling period when streaming is off or the stream is down (default 30 s) */
+  pollIntervalMs?: number
+  /** reconnection backoff of the stream: first delay and cap (defaults 500 ms and 30 s; jittered) */
+  retry?: { initialMs?: number; maxMs?: number }
+  /** send evaluation counts to POST /api/v1/usage (default true, every minute; false: counts are only kept
+   *  in memory, see usageCounts()) */
+  usage?: boolean | UsageOptions
+}
+
+/** One row of a usage batch (POST /api/v1/usage `{ counts: [...] }`). */
+export interface UsageCount {
+  key: string
+  /** the context's environment when it is one of the project's, else '' */
+  environment: string
+  /** off, override, rule-<n>, rollout or default; for a flag with variants, the variant's name */
+  variant: string
+  count: number
+  /** ISO 8601: the window the counts cover */
+  from: string
+  to: string
+}

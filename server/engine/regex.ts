@@ -1,0 +1,46 @@
+// The regular-expression engine behind `matches`, plugged in from outside so the rest of the engine carries
+// no regex library: the server and validation load re2js when they start (re2.ts, imported by index.ts and
+// validate.ts); the SDK loads re2.ts on demand, only when a definition uses `matches`, which keeps re2js
+// (~46 kB gzip) out of the browser bundle's up-front download.
+
+/** A compiled pattern: an unanchored search, like RegExp.prototype.test. */
+export interface CompiledRegex {
+  test(text: string): boolean
+}
+
+/** Compiles a pattern; throws when the pattern is not valid for the engine. */
+export type RegexCompiler = (pattern: string) => CompiledRegex
+
+let compiler: RegexCompiler | undefined
+
+/** Installs the regex engine (re2.ts does this for re2js). */
+export function setRegexEngine(compile: RegexCompiler): void {
+  compiler = compile
+}
+
+/** Whether a regex engine is installed (the SDK checks before compiling definitions that use `matches`). */
+export function hasRegexEngine(): boolean {
+  return compiler !== undefined
+}
+
+/** Compiles a pattern; `undefined` when it does not compile. Compiling without an engine is a programming
+ *  error (a `matches` condition would silently never hold), so it throws instead of answering. */
+export function compileRegex(pattern: string): CompiledRegex | undefined {
+  if (compiler === undefined) throw new Error('no regular-expression engine installed: import server/engine/re2 first')
+  try {
+    return compiler(pattern)
+  } catch {
+    return undefined
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object'
+
+/** Whether any of these condition lists holds a `matches` condition (which needs the regex engine). */
+export function conditionsUseRegex(conditionLists: Iterable<unknown>): boolean {
+  for (const list of conditionLists) {
+    if (!Array.isArray(list)) continue
+    for (const c of list) if (isObject(c) && c.operator === 'matches') return true
+  }
+  return false
+}

@@ -1,0 +1,34 @@
+// What the HTTP layer is built from; the composition root (server/index.ts) makes each part and
+// createApp (app.ts) hands every route module only the parts it uses (`Pick<AppDeps, …>`).
+import type { Snapshots } from '../cache/snapshots'
+import type { Settings } from '../settings'
+import type { Log } from '../log'
+import type { Store } from '../store'
+import type { Services } from '../services'
+import type { ChangeHub } from '../streams/hub'
+import type { TicketSigner } from '../streams/tickets'
+import type { MetricsExposition } from '../metrics/exposition'
+import type { OperationCounts } from '../metrics/counts'
+import type { Authenticator } from './auth'
+import type { RequestMetrics } from './metrics'
+import type { RateLimiter } from './rate-limit'
+
+/** What the service counts for GET /metrics, and the registry that exposes it. */
+export interface ServiceMetrics {
+  requests: RequestMetrics
+  counts: OperationCounts
+  exposition: MetricsExposition
+}
+
+export interface AppDeps {
+  settings: Settings
+  store: Store
+  snapshots: Snapshots
+  services: Services
+  authenticator: Authenticator
+  limiter: RateLimiter
+  log: Log
+  hub: ChangeHub
+  tickets: TicketSigner
+  metrics: ServiceMetrics
+}

@@ -1,0 +1,127 @@
+// POST /ofrep/v1/evaluate/flags/:key (OFREP single-flag evaluation) on Bun's native router, ahead of
+// Elysia, for the reason fast-evaluation.ts gives for the GETs: OpenFeature providers call it for every
+// flag a page reads, and Elysia's per-request machinery costs several times the evaluation.
+//
+// The fast path answers only the common case: no Origin, no query, a JSON body small enough and with its
+// Content-Length, a token already in memory, unexpired and allowed to read flags, and a flag that exists.
+// Anything else is handed to Elysia (`fallback`) before any side effect (the token's touch, the rate-limit
+// count), so errors have one implementation: the route in routes/ofrep.ts and the app's hooks. The answer
+// itself is the route's own (ofrep-mapping.ts), and so are the body rules (json-input.ts): a body that
+// breaks them goes to Elysia, which words the error.
+import type { CachedFlag } from '../cache/snapshots'
+import type { EvaluationContext } from '../engine'
+import { can, type Caller } from './auth'
+import { BoundedMemo } from './bounded-memo'
+import { RateStampedHeaders } from './caching'
+import { JSON_HEADERS } from './errors'
+import { deepFreeze, MAX_MEMO_VALUES } from './evaluation-context'
+import type { Fallback, FastEvaluationDeps, Handler } from './fast-evaluation'
+import { decodeBody, parseJsonText } from './json-input'
+import { contextAnswer, mapContext, singleFlagAnswer, type OfrepAnswer } from './ofrep-mapping'
+import { rateLimited, type RateVerdict } from './rate-limit'
+
+/** What both fast paths are built from (fast-evaluation.ts). */
+export type FastOfrepDeps = FastEvaluationDeps
+
+const PATH = '/ofrep/v1/evaluate/flags/:key'
+
+/** An OFREP context is a few hundred bytes; larger bodies (up to json-input.ts's limit) are Elysia's. */
+const MAX_FAST_BODY = 16 * 1024
+const LENGTH = /^[0-9]{1,5}$/
+/** What OpenFeature's OFREP providers and curl users send; other spellings take Elysia's media-type check. */
+const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8'])
+const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
+
+/** Bun `routes` for Elysia's `serve` option; Bun sends the path's other methods to Elysia as before. */
+export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
+  const { snapshots, authenticator, limiter, evaluationLimit } = deps
+  // Resolved once: per answer, counting is a few number increments (metrics.ts).
+  const series = deps.requests.series(PATH, 'POST')
+  // The route's headers (Content-Type, then the X-RateLimit-* the app's hook adds), in the same order.
+  const headers = new RateStampedHeaders(new Headers(JSON_HEADERS))
+  /** Body text -> its mapped, frozen context: a provider sends the same user's context flag after flag, and
+   *  parsing and mapping it cost more than the evaluation (bounded as evaluation-context.ts's memo is). */
+  const contexts = new BoundedMemo<EvaluationContext>(4096, 1024)
+
+  /** The caller if this request may take the fast path (see the top of the file). */
+  function admitted(request: Request, length: string | null, now: number): Caller | undefined {
+    const h = request.headers
+    // Browsers (an Origin) get their CORS headers on Elysia's path (cors.ts); Elysia checks every query's
+    // paging parameters. A body without Content-Length (chunked) has no size to bound the read by; Bun
+    // itself refuses a request that sends both, or two lengths.
+    if (h.get('origin') !== null || request.url.includes('?')) return undefined
+    if (length === null || !LENGTH.test(length) || Number(length) > MAX_FAST_BODY) return undefined
+    // An empty body needs no media type (json-input.ts reads it as absent); any other must be JSON.
+    const type = h.get('content-type')
+    if (type === null ? length !== '0' : !JSON_TYPES.has(type)) return undefined
+    // OFREP clients may send the token as X-API-Key; Authorization wins when both are there (auth.ts).
+    const authorization = h.get('authorization')
+    const apiKey = authorization === null ? h.get('x-api-key') : null
+    const caller = authenticator.known(apiKey === null ? authorization : `Bearer ${apiKey}`)
+    if (caller === undefined || caller.expiresAtMs <= now || !can(caller.token, 'read:flags')) return undefined
+    return caller
+  }
+
+  /** The answer for the body's text; throws (an AppError) when json-input.ts refuses the text. */
+  function answerFor(key: string, flag: CachedFlag, text: string): OfrepAnswer {
+    let context = contexts.get(text)
+    if (context === undefined) {
+      const body = parseJsonText(text, 'body')
+      try {
+        context = mapContext(body)
+      } catch {
+        return singleFlagAnswer(key, flag, body) // INVALID_CONTEXT, in the route's own words
+      }
+      if (deepFreeze(context) <= MAX_MEMO_VALUES) contexts.set(text, context)
+    }
+    return contextAnswer(key, flag, context)
+  }
+
+  function send(answer: OfrepAnswer, verdict: RateVerdict, started: number): Response {
+    const response = verdict.allowed ? new Response(answer.text, { status: answer.status, headers: headers.stamp(verdict) }) : rateLimited(verdict)
+    series.record(response.status, (performance.now() - started) / 1000)
+    return response
+  }
+
+  /** Touches the token, counts the request against its evaluation budget and answers. */
+  function respond(caller: Caller, answer: OfrepAnswer, now: number, started: number): Response | Promise<Response> {
+    authenticator.touch(caller, now)
+    const verdict = limiter.hit(caller.rateKeys.evaluation, evaluationLimit, now)
+    return verdict instanceof Promise ? verdict.then((v) => send(answer, v, started)) : send(answer, verdict, started)
+  }
+
+  /** Reads the body (the one asynchronous step) and answers. A body json-input.ts refuses, or anything
+   *  unexpected, goes to Elysia in a copy of the request with the same bytes, since this one's are spent. */
+  async function withBody(request: Request, caller: Caller, key: string, flag: CachedFlag, now: number, started: number): Promise<Response> {
+    const bytes = await request.bytes()
+    let answer: OfrepAnswer
+    try {
+      answer = answerFor(key, flag, decodeBody(bytes))
+    } catch {
+      return fallback(new Request(request.url, { method: request.method, headers: request.headers, body: bytes }))
+    }
+    return respond(caller, answer, now, started)
+  }
+
+  const single: Handler = (request) => {
+    const started = performance.now()
+    const now = Date.now()
+    const length = request.headers.get('content-length')
+    const caller = admitted(request, length, now)
+    if (caller === undefined) return fallback(request)
+    const key = request.params.key!
+    const flag = snapshots.project(caller.actor.projectId)?.flags.get(key)
+    // Unknown flag: 404, or a 400 when the body is wrong too; either way the route's to word.
+    if (flag === undefined) return fallback(request)
+    if (length !== '0') return withBody(request, caller, key, flag, now, started)
+    let answer: OfrepAnswer
+    try {
+      answer = contextAnswer(key, flag, EMPTY_CONTEXT)
+    } catch {
+      return fallback(request)
+    }
+    return respond(caller, answer, now, started)
+  }
+
+  return { [PATH]: { POST: single } }
+}

@@ -1,0 +1,70 @@
+// A flag's life beyond its definition (docs/lifecycle.md §3-4): archive and restore, history and rollback,
+// and explain ("why does this context get this value", for the stored flag or an unsaved draft).
+import { t } from 'elysia'
+import { flagView } from '../../services/flags'
+import { validationError } from '../../services/errors'
+import { isIsoDate, parseIsoDate } from '../../engine'
+import { parseIfMatch } from '../../services/keys'
+import type { AppDeps } from '../deps'
+import { callerOf } from '../auth'
+import { checkContext } from '../evaluation-context'
+import * as S from '../../schemas'
+import { guard, jsonBody, listBody, paging, routeModule } from './common'
+
+const FlagWritten = t.Object({ success: S.Success, key: t.String(), flag: S.Flag })
+
+export const flagLifecycleRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
+  routeModule('flag-lifecycle')
+    .post('/api/v1/flags/:key/archive', async ({ request, params, headers }) => {
+      const row = await services.flags.archive(callerOf(request).actor, params.key, parseIfMatch(headers['if-match']))
+      return { success: true as const, key: row.key, flag: flagView(row) }
+    }, {
+      ...guard('write:flags', 'flags', 'Archive a flag: no longer evaluated anywhere (404), not editable until restored; its key and history stay'),
+      params: S.KeyParam,
+      headers: S.IfMatch,
+      response: { 200: FlagWritten, ...S.errors(401, 403, 404, 409, 429) },
+    })
+    .post('/api/v1/flags/:key/restore', async ({ request, params, headers }) => {
+      const row = await services.flags.restore(callerOf(request).actor, params.key, parseIfMatch(headers['if-match']))
+      return { success: true as const, key: row.key, flag: flagView(row) }
+    }, {
+      ...guard('write:flags', 'flags', 'Restore an archived flag'),
+      params: S.KeyParam,
+      headers: S.IfMatch,
+      response: { 200: FlagWritten, ...S.errors(400, 401, 403, 404, 409, 429) },
+    })
+    .get('/api/v1/flags/:key/history', async ({ request, params, query }) => {
+      const { limit, offset } = paging(query)
+      const { versions, total } = await services.flags.history(callerOf(request).actor.projectId, params.key, limit, offset)
+      return listBody('versions', versions, total, offset)
+    }, {
+      ...guard('read:flags', 'flags', "The flag's versions, newest first, since it was created"),
+      params: S.KeyParam,
+      query: S.Page,
+      response: { 200: t.Object({ versions: t.Array(S.FlagVersion), total: t.Integer(), has_more: t.Boolean() }), ...S.errors(400, 401, 403, 404, 429) },
+    })
+    .post('/api/v1/flags/:key/rollback', async ({ request, params, body, headers }) => {
+      const row = await services.flags.rollback(callerOf(request).actor, params.key, body.version, parseIfMatch(headers['if-match']))
+      return { success: true as const, key: row.key, flag: flagView(row) }
+    }, {
+      ...guard('write:flags', 'flags', 'Write a new version equal to an earlier one'),
+      params: S.KeyParam,
+      headers: S.IfMatch,
+      ...jsonBody(t.Object({ version: t.Integer({ minimum: 1, description: 'a version from GET /flags/:key/history' }) }, { title: 'Rollback' })),
+      response: { 200: FlagWritten, ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
+    })
+    .post('/api/v1/flags/:key/explain', async ({ request, params, body }) => {
+      const context = checkContext(body.context)
+      let at: number | undefined
+      if (body.at !== undefined) {
+        if (!isIsoDate(body.at)) throw validationError([{ path: 'at', message: 'must be an ISO 8601 date-time' }])
+        at = parseIsoDate(body.at)
+      }
+      if (body.flag !== undefined && (body.flag === null || typeof body.flag !== 'object' || Array.isArray(body.flag))) throw validationError([{ path: 'flag', message: 'must be a flag definition (an object)' }])
+      return services.explain(callerOf(request).actor, params.key, { context, flag: body.flag as Record<string, unknown> | undefined, at })
+    }, {
+      ...guard('read:flags', 'evaluation', 'Why this context gets this value: the answer and a step-by-step trace (of a draft, too)'),
+      params: S.KeyParam,
+      ...jsonBody(S.ExplainRequest),
+      response: { 200: S.Explanation, ...S.errors(400, 401, 403, 404, 413, 415, 429) },
+    })

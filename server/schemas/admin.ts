@@ -1,0 +1,88 @@
+// The administrative resources: tokens, webhooks and their deliveries, the audit log, the project.
+import { t, type Static } from 'elysia'
+import { ACTIONS, EVENT_KINDS, RESOURCE_TYPES } from '../services/events'
+import { PERMISSIONS } from '../services/permissions'
+import { OptionalTimestamp, Timestamp } from './common'
+
+export const Permission = t.UnionEnum([...PERMISSIONS])
+export const TokenCreate = t.Object({
+  name: t.String({ minLength: 1, maxLength: 200, description: '1 to 200 characters, no control characters' }),
+  project_id: t.String(),
+  permissions: t.Array(Permission, { minItems: 1 }),
+  expires_at: OptionalTimestamp,
+}, { title: 'TokenCreate' })
+export const TokenMeta = t.Object({
+  hash: t.String({ description: 'lowercase hex SHA-256 of the token; identifies it for DELETE /tokens/:hash' }),
+  name: t.String(),
+  token_prefix: t.String(),
+  project_id: t.String(),
+  permissions: t.Array(Permission),
+  expires_at: t.Optional(Timestamp),
+  created_at: Timestamp,
+}, { title: 'TokenMeta' })
+export const TokenEntry = t.Object({
+  hash: t.String(),
+  name: t.String(),
+  token_prefix: t.String(),
+  project_id: t.String(),
+  permissions: t.Array(Permission),
+  expires_at: t.Nullable(Timestamp),
+  created_at: Timestamp,
+  last_used_at: t.Nullable(Timestamp),
+}, { title: 'Token' })
+export type Token = Static<typeof TokenEntry>
+
+/** GET /api/v1/me: the calling token. */
+export const Me = t.Object({ name: t.String(), token_prefix: t.String(), project_id: t.String(), permissions: t.Array(Permission), expires_at: t.Nullable(Timestamp) }, { title: 'Me' })
+export type Me = Static<typeof Me>
+
+export const WebhookCreate = t.Object({
+  url: t.String(),
+  events: t.Array(t.String(), { description: `event kinds (${EVENT_KINDS.join(', ')}) or ["*"]` }),
+  secret: t.Optional(t.Nullable(t.String({ description: 'write-only; never returned' }))),
+}, { title: 'WebhookCreate' })
+const EventKind = t.UnionEnum([...EVENT_KINDS])
+export const WebhookHealth = t.Object({
+  status: t.UnionEnum(['active', 'failing', 'paused'], { description: 'paused after failing without a success for WEBHOOK_PAUSE_AFTER_MS (24 h); POST …/resume ends it' }),
+  consecutive_failures: t.Number({ description: 'failed attempts in a row' }),
+  failing_since: t.Nullable(t.String({ description: 'first failure of the current streak' })),
+  next_attempt_at: t.Nullable(t.String({ description: 'a failing webhook is not tried again before this (exponential backoff)' })),
+  paused_at: t.Nullable(t.String()),
+}, { title: 'WebhookHealth' })
+export type WebhookHealth = Static<typeof WebhookHealth>
+export const Webhook = t.Object({
+  id: t.String(),
+  config: t.Object({ url: t.String(), has_secret: t.Boolean(), events: t.Array(t.UnionEnum([...EVENT_KINDS, '*'])) }),
+  health: WebhookHealth,
+}, { title: 'Webhook' })
+export type Webhook = Static<typeof Webhook>
+
+export const Delivery = t.Object({
+  id: t.String({ description: 'the X-Webhook-Delivery id, the same on every attempt' }),
+  event: EventKind,
+  status: t.UnionEnum(['pending', 'delivering', 'delivered', 'failed']),
+  attempts: t.Integer({ description: 'attempts made so far (at most 3 per queueing)' }),
+  last_status_code: t.Nullable(t.Number({ description: 'HTTP status of the last attempt; null before any answer' })),
+  last_error: t.Nullable(t.String()),
+  next_attempt_at: t.Nullable(t.String({ description: 'when a pending delivery is tried next' })),
+  created_at: t.String(),
+  updated_at: t.String(),
+}, { title: 'WebhookDelivery' })
+export type Delivery = Static<typeof Delivery>
+
+export const AuditEntry = t.Object({
+  id: t.Integer(),
+  timestamp: Timestamp,
+  actor: t.String(),
+  action: t.UnionEnum([...ACTIONS]),
+  resource_type: t.UnionEnum([...RESOURCE_TYPES]),
+  resource_key: t.String(),
+  project_id: t.String(),
+  before: t.Any({ description: 'the resource before the change; null for a create' }),
+  after: t.Any({ description: 'the resource after the change; null for a delete' }),
+}, { title: 'AuditEntry' })
+export type AuditEntry = Static<typeof AuditEntry>
+
+export const Project = t.Object({ id: t.String(), name: t.String(), slug: t.String(), environments: t.Array(t.String()) }, { title: 'Project' })
+export type Project = Static<typeof Project>
+export const ProjectPatch = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 200 })), slug: t.Optional(t.String()) }, { title: 'ProjectPatch' })

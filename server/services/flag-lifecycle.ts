@@ -1,0 +1,66 @@
+// A flag over its life (docs/lifecycle.md §3-4): archive (no longer evaluated, not editable, key kept),
+// restore, history (every version since the flag was created, read from its audit entries, which each
+// change writes in its own transaction) and rollback (a new version equal to an earlier one).
+import type { Store } from '../store'
+import type { AuditRow } from '../store/audit'
+import type { Actor } from './context'
+import { AppError, notFound } from './errors'
+import { isArchived, type FlagBody } from './flag-body'
+import { refuseIfRequired } from './flag-graph'
+import type { VersionedDocuments } from './versioned-documents'
+
+import type { FlagVersion } from '../schemas'
+
+/** Fields of the wire form that are not the stored body. */
+const NOT_BODY = new Set(['key', 'version', 'created_at', 'updated_at', 'archived', 'archived_at'])
+const bodyOfView = (view: Record<string, unknown>): FlagBody => Object.fromEntries(Object.entries(view).filter(([k]) => !NOT_BODY.has(k))) as FlagBody
+
+const versionOf = (row: AuditRow): FlagVersion | undefined => {
+  const after = row.after as Record<string, unknown> | null
+  if (!after || typeof after.version !== 'number') return undefined
+  return { version: after.version, at: row.timestamp, actor: row.actor, action: row.action, flag: after as FlagVersion['flag'] }
+}
+
+export function flagLifecycle(store: Store, docs: VersionedDocuments<FlagBody>) {
+  /** This life of the flag's audit entries (a flag deleted and created again starts a new history). */
+  async function historyPage(projectId: string, key: string, limit: number, offset: number) {
+    const current = await docs.get(projectId, key)
+    const { rows, total } = await store.audit.page(store.db, projectId, { resourceType: 'flag', resourceKey: key, since: current.createdAt }, limit, offset)
+    return { versions: rows.map(versionOf).filter((v): v is FlagVersion => v !== undefined), total }
+  }
+
+  async function findVersion(projectId: string, key: string, version: number): Promise<FlagVersion> {
+    for (let offset = 0; ; offset += 500) {
+      const { versions, total } = await historyPage(projectId, key, 500, offset)
+      const hit = versions.find((v) => v.version === version)
+      if (hit) return hit
+      if (offset + 500 >= total) throw notFound('VERSION_NOT_FOUND', `Version ${version} of flag "${key}"`)
+    }
+  }
+
+  return {
+    history: historyPage,
+
+    /** Not evaluated anywhere (404 FLAG_NOT_FOUND), not editable until restored; 409 IN_USE while others require it. */
+    archive(actor: Actor, key: string, ifMatch: number | undefined) {
+      return docs.update(actor, key, ifMatch, async (body, tx) => {
+        refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'archived')
+        return { ...body, archived: true, archived_at: new Date().toISOString() }
+      }, { action: 'archive' })
+    },
+
+    restore(actor: Actor, key: string, ifMatch: number | undefined) {
+      return docs.update(actor, key, ifMatch, (body) => {
+        if (!isArchived(body as Record<string, unknown>)) throw new AppError(409, 'NOT_ARCHIVED', `Flag "${key}" is not archived`)
+        const { archived: _a, archived_at: _at, ...rest } = body
+        return rest
+      }, { action: 'restore' })
+    },
+
+    /** Writes a new version whose definition is that of `version` (validated as any write is now). */
+    async rollback(actor: Actor, key: string, version: number, ifMatch: number | undefined) {
+      const target = await findVersion(actor.projectId, key, version)
+      return docs.update(actor, key, ifMatch, () => bodyOfView(target.flag as Record<string, unknown>), { action: 'rollback' })
+    },
+  }
+}

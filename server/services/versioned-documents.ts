@@ -1,0 +1,134 @@
+// What flags, configs and segments share: one versioned JSON document per key. Reading it or 404,
+// creating it (validated, refused when the key exists), changing it at the version it was read at
+// (If-Match, version bump, 409 on a lost race) and deleting it, each as one change through the change
+// runner (row + audit entry + webhook outbox + stream entry, one transaction). The resource services add
+// only what gives their fields meaning: the body they build, its validation, their extra operations.
+import type { Db, Store } from '../store'
+import type { DocumentRepository, DocumentRow } from '../store/documents'
+import type { ChangeRunner, RecordChange } from './change-runner'
+import type { Actor } from './context'
+import { AppError, notFound, versionConflict } from './errors'
+import { eventKind, type Action, type DocumentType, type EventKind } from './events'
+import { checkIfMatch, checkKey } from './keys'
+
+export interface DocumentKind<Body> {
+  type: DocumentType
+  /** as it appears in messages: `Flag "x" not found` */
+  label: string
+  /** the 404 code: FLAG_NOT_FOUND */
+  notFoundCode: string
+  repository: DocumentRepository
+  /** the wire form (audit `before`/`after`) */
+  view(row: DocumentRow): object
+  /** the `data` of its webhook events */
+  eventData(row: DocumentRow): Record<string, unknown>
+  /** refuses a body that may not be stored under `key` (throws a validation error); `stored` is the body it replaces */
+  validate(tx: Db, projectId: string, key: string, body: Body, stored: Body | undefined): Promise<void>
+  /** refuses (throws) any change but a restore while the stored body says so (an archived flag) */
+  editable?(body: Body, key: string): void
+}
+
+/** How an update is recorded: the environment it concerns (events, stream) and its audit action. */
+export interface UpdateOptions {
+  environment?: string
+  action?: Exclude<Action, 'create' | 'delete'>
+}
+
+/** What an update makes of the stored body; may refuse (throw). */
+export type NextBody<Body> = (body: Body, tx: Db) => Body | Promise<Body>
+
+export function versionedDocuments<Body>(deps: { store: Store; changes: ChangeRunner }, kind: DocumentKind<Body>) {
+  const { store, changes } = deps
+  const repo = kind.repository
+  const bodyOf = (row: DocumentRow) => row.body as unknown as Body
+
+  /** The stored row; inside a change's transaction it is locked until commit (see getForUpdate). */
+  async function mustGet(tx: Db, projectId: string, key: string, forUpdate = true): Promise<DocumentRow> {
+    const row = await (forUpdate ? repo.getForUpdate(tx, projectId, key) : repo.get(tx, projectId, key))
+    if (!row) throw notFound(kind.notFoundCode, `${kind.label} "${key}"`)
+    return row
+  }
+
+  const recordChange = (record: RecordChange, actor: Actor, action: Action, key: string, before: DocumentRow | null, after: DocumentRow | null, environment = '') =>
+    record({
+      projectId: actor.projectId, actor: actor.name, action, resourceType: kind.type, resourceKey: key,
+      before: before && kind.view(before), after: after && kind.view(after),
+      // Only flags are archived, restored or rolled back (the flag service is the one caller that asks).
+      event: { kind: eventKind(kind.type, action) as EventKind, environment, data: kind.eventData((after ?? before)!) },
+    })
+
+  /** Inside a running change: validates and writes `body` over `current` at the version it was read at. */
+  async function writeIn(tx: Db, record: RecordChange, actor: Actor, current: DocumentRow, body: Body, opts: UpdateOptions): Promise<DocumentRow> {
+    await kind.validate(tx, actor.projectId, current.key, body, bodyOf(current))
+    const updated = await repo.update(tx, actor.projectId, current.key, body as DocumentRow['body'], current.version, new Date().toISOString())
+    if (!updated) throw versionConflict((await mustGet(tx, actor.projectId, current.key)).version)
+    await recordChange(record, actor, opts.action ?? 'update', current.key, current, updated, opts.environment ?? '')
+    return updated
+  }
+
+  /** Inside a running change: reads the document (locked), checks If-Match, and stores what `next` makes
+   *  of its body. `next` may refuse (throw) after looking at the stored body or anything else in the
+   *  transaction. */
+  async function updateIn(tx: Db, record: RecordChange, actor: Actor, key: string, ifMatch: number | undefined, next: NextBody<Body>, opts: UpdateOptions = {}): Promise<DocumentRow> {
+    const current = await mustGet(tx, actor.projectId, key)
+    checkIfMatch(ifMatch, current.version)
+    if (opts.action !== 'restore') kind.editable?.(bodyOf(current), key)
+    return writeIn(tx, record, actor, current, await next(bodyOf(current), tx), opts)
+  }
+
+  /** updateIn as one change of its own. */
+  function update(actor: Actor, key: string, ifMatch: number | undefined, next: NextBody<Body>, opts: UpdateOptions = {}): Promise<DocumentRow> {
+    return changes.run((tx, record) => updateIn(tx, record, actor, key, ifMatch, next, opts))
+  }
+
+  /** A dry run of update: refuses (throws) exactly as it would now, and writes nothing. */
+  async function check(tx: Db, actor: Actor, key: string, next: NextBody<Body>): Promise<void> {
+    const current = await mustGet(tx, actor.projectId, key, false)
+    kind.editable?.(bodyOf(current), key)
+    await kind.validate(tx, actor.projectId, key, await next(bodyOf(current), tx), bodyOf(current))
+  }
+
+  return {
+    mustGet,
+    update,
+    updateIn,
+    check,
+    page: (projectId: string, limit: number, offset: number) => repo.page(store.db, projectId, limit, offset),
+    all: (projectId: string) => repo.all(store.db, projectId),
+    get: (projectId: string, key: string) => mustGet(store.db, projectId, key, false),
+
+    create(actor: Actor, rawKey: unknown, body: Body): Promise<DocumentRow> {
+      const key = checkKey(rawKey)
+      return changes.run(async (tx, record) => {
+        await kind.validate(tx, actor.projectId, key, body, undefined)
+        if (await repo.get(tx, actor.projectId, key)) throw new AppError(409, 'ALREADY_EXISTS', `${kind.label} "${key}" already exists`)
+        const now = new Date().toISOString()
+        const row: DocumentRow = { projectId: actor.projectId, key, body: body as DocumentRow['body'], version: 1, createdAt: now, updatedAt: now }
+        await repo.insert(tx, row)
+        await recordChange(record, actor, 'create', key, null, row)
+        return row
+      })
+    },
+
+    /** Deletes the document; `guard` may refuse first (e.g. 409 IN_USE). */
+    delete(actor: Actor, key: string, guard?: (tx: Db, current: DocumentRow) => Promise<void>): Promise<void> {
+      return changes.run(async (tx, record) => {
+        const current = await mustGet(tx, actor.projectId, key)
+        await guard?.(tx, current)
+        await repo.delete(tx, actor.projectId, key)
+        await recordChange(record, actor, 'delete', key, current, null)
+      })
+    },
+
+    /** Removes one environment's override (404 when there is none), at the version read (If-Match). */
+    deleteOverride(actor: Actor, key: string, environment: string, ifMatch: number | undefined): Promise<DocumentRow> {
+      return update(actor, key, ifMatch, (body) => {
+        const envs = (body as { environments?: Record<string, unknown> }).environments
+        if (!envs || !Object.hasOwn(envs, environment)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on ${kind.type} "${key}"`)
+        const { [environment]: _removed, ...rest } = envs
+        return { ...body, environments: rest }
+      }, { environment })
+    },
+  }
+}
+export type VersionedDocuments<Body> = ReturnType<typeof versionedDocuments<Body>>

@@ -1,0 +1,84 @@
+// Scheduled changes with two real server processes on one PostgreSQL database (change notices over
+// LISTEN/NOTIFY, no Redis): schedules due at the same moment are each applied, or failed, exactly once, by
+// whichever instance claims them; a schedule made on an instance that dies is applied by the other one.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { api, randomAdminToken, startServer, type TestServer } from '../helpers/server'
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
+import { requireServices } from '../helpers/requirements'
+
+const ready = await requireServices({ postgres: true })
+
+describe.skipIf(!ready)('scheduled changes on two instances', () => {
+  let db: TestDatabase
+  let a: TestServer
+  let b: TestServer
+  let admin: string
+  beforeAll(async () => {
+    db = await createTestDatabase()
+    admin = randomAdminToken()
+    // A long reconcile interval: nothing here may depend on it.
+    const env = { DATABASE_URL: db.url, RECONCILE_INTERVAL_MS: '600000' }
+    a = await startServer({ env, adminToken: admin })
+    b = await startServer({ env, adminToken: admin })
+  }, 60_000)
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()])
+    await db?.drop()
+  })
+
+  const call = (srv: TestServer, method: string, path: string, body?: unknown) => api(srv, method, path, { token: admin, body })
+  const auditTotal = async (actor: string) => (await call(a, 'GET', `/api/v1/audit?actor=${actor}`)).body.total as number
+
+  async function waitFinished(ids: string[], ms: number) {
+    const end = Date.now() + ms
+    for (;;) {
+      const list = (await call(b, 'GET', '/api/v1/schedules?limit=1000')).body.schedules as any[]
+      const mine = list.filter((s) => ids.includes(s.id))
+      if (mine.every((s) => s.status !== 'pending')) return mine
+      if (Date.now() > end) throw new Error(`still pending: ${mine.filter((s) => s.status === 'pending').map((s) => s.id)}`)
+      await Bun.sleep(50)
+    }
+  }
+
+  test('10 schedules due at the same moment, created on both: each applied exactly once; a failing one fails once', async () => {
+    expect((await call(a, 'POST', '/api/v1/flags', { key: 'shared', value: 'v0' })).status).toBe(201)
+    expect((await call(a, 'POST', '/api/v1/flags', { key: 'doomed', value: 'v0' })).status).toBe(201)
+    const at = new Date(Date.now() + 2000).toISOString()
+    const created = await Promise.all(Array.from({ length: 10 }, (_, i) => call(i % 2 ? a : b, 'POST', '/api/v1/flags/shared/schedules', { at, change: { value: `v${i + 1}` } })))
+    expect(created.map((r) => r.status)).toEqual(Array(10).fill(201))
+    const failing = await call(a, 'POST', '/api/v1/flags/doomed/schedules', { at, change: { enabled: true } })
+    expect(failing.status).toBe(201)
+    expect((await call(b, 'DELETE', '/api/v1/flags/doomed')).status).toBe(200)
+    const ids = created.map((r) => r.body.schedule.id as string)
+
+    const done = await waitFinished([...ids, failing.body.schedule.id], 10_000)
+    const byId = new Map(done.map((s) => [s.id, s]))
+    expect(ids.map((id) => byId.get(id).status)).toEqual(Array(10).fill('applied'))
+    for (const s of done) expect(Date.parse(s.finished_at) - Date.parse(at)).toBeLessThan(2000)
+    // Applied one after another on the one flag: versions 2..11, each once.
+    expect(ids.map((id) => byId.get(id).result_version).sort((x, y) => x - y)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+    expect(byId.get(failing.body.schedule.id)).toMatchObject({ status: 'failed', error: { code: 'FLAG_NOT_FOUND' } })
+
+    await Bun.sleep(1500) // room for a second application to show up, were there one
+    expect((await call(b, 'GET', '/api/v1/flags/shared/definition')).body.flag.version).toBe(11)
+    for (const id of [...ids, failing.body.schedule.id]) expect({ id, entries: await auditTotal(`schedule:${id}`) }).toEqual({ id, entries: 1 })
+    const updates = (await call(a, 'GET', '/api/v1/audit?resource_key=shared&action=update&limit=100')).body.entries as any[]
+    expect(updates.map((e) => e.actor).sort()).toEqual(ids.map((id) => `schedule:${id}`).sort())
+    // Each instance logs what it applied: every schedule once in all, whichever instance it was.
+    const applied = (out: string) => [...out.matchAll(/"msg":"scheduled change applied","schedule_id":"([^"]+)"/g)].map((m) => m[1])
+    expect([...applied(a.output()), ...applied(b.output())].sort()).toEqual([...ids].sort())
+    console.log(`applied by A: ${applied(a.output()).length}, by B: ${applied(b.output()).length}`)
+  }, 30_000)
+
+  test('a schedule made on an instance that dies before its time is applied by the other within 2 s of it', async () => {
+    expect((await call(a, 'POST', '/api/v1/flags', { key: 'orphaned', enabled: false })).status).toBe(201)
+    const at = new Date(Date.now() + 1500).toISOString()
+    const s = await call(a, 'POST', '/api/v1/flags/orphaned/schedules', { at, change: { enabled: true } })
+    expect(s.status).toBe(201)
+    await a.kill()
+    const [done] = await waitFinished([s.body.schedule.id], 8000)
+    expect(done.status).toBe('applied')
+    expect(Date.parse(done.finished_at) - Date.parse(at)).toBeLessThan(2000)
+    expect((await call(b, 'GET', '/api/v1/flags/orphaned/definition')).body.flag).toMatchObject({ enabled: true, version: 2 })
+  }, 30_000)
+})

@@ -1,0 +1,31 @@
+// Shared by the SDK suites: waiting for a condition, and a fetch that records what the SDK asked for.
+import type { FetchLike } from '../../sdk/src'
+
+/** Resolves with the time it took once `check()` holds; rejects after `timeoutMs`. */
+export async function waitFor(check: () => boolean, timeoutMs: number, what = 'condition'): Promise<number> {
+  const start = performance.now()
+  while (!check()) {
+    if (performance.now() - start > timeoutMs) throw new Error(`${what} did not hold within ${timeoutMs} ms`)
+    await Bun.sleep(5)
+  }
+  return performance.now() - start
+}
+
+export interface Recorded {
+  url: string
+  status: number
+  ifNoneMatch: string | null
+}
+
+/** A fetch that records each request's URL, status and If-None-Match (streams included). */
+export function recordingFetch(): { fetch: FetchLike; calls: Recorded[] } {
+  const calls: Recorded[] = []
+  const wrapped: FetchLike = async (url, init) => {
+    const response = await fetch(url, init)
+    calls.push({ url, status: response.status, ifNoneMatch: new Headers(init?.headers).get('if-none-match') })
+    return response
+  }
+  return { fetch: wrapped, calls }
+}
+
+export const definitionCalls = (calls: Recorded[]) => calls.filter((c) => c.url.includes('/api/v1/definitions'))

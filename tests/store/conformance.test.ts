@@ -1,0 +1,151 @@
+// The store conformance suite: the same behaviour tests, in process, against the embedded SQLite store and
+// the PostgreSQL store, so the two dialects cannot drift apart. PostgreSQL is required under CI=true.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { openDatabase } from '../../server/store/database'
+import { createStore, type Store } from '../../server/store'
+import type { DocumentRow } from '../../server/store/documents'
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
+import { requireServices } from '../helpers/requirements'
+import { tempSqliteUrl } from '../helpers/temp'
+
+const pgReady = await requireServices({ postgres: true })
+const now = () => new Date().toISOString()
+const doc = (key: string, body: Record<string, unknown> = { value: key }): DocumentRow => ({ projectId: 'p1', key, body, version: 1, createdAt: now(), updatedAt: now() })
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe.skipIf(dialect === 'postgres' && !pgReady)(`store conformance: ${dialect}`, () => {
+    let store: Store
+    let pg: TestDatabase | undefined
+    beforeAll(async () => {
+      pg = dialect === 'postgres' ? await createTestDatabase() : undefined
+      store = createStore(await openDatabase(pg?.url ?? tempSqliteUrl()))
+      await store.transaction((tx) => store.projects.insert(tx, { id: 'p1', name: 'P', slug: 'p1', environments: ['prod'], createdAt: now(), updatedAt: now() }))
+    })
+    afterAll(async () => {
+      await store?.database.close()
+      await pg?.drop()
+    })
+
+    test('documents: insert, get, page in key order with a total, stamps, delete', async () => {
+      await store.transaction(async (tx) => {
+        for (const key of ['b', 'a', 'c']) await store.flags.insert(tx, doc(key, { nested: { list: [1, 'two', null], ok: true } }))
+      })
+      expect((await store.flags.get(store.db, 'p1', 'a'))?.body).toEqual({ nested: { list: [1, 'two', null], ok: true } })
+      expect(await store.flags.get(store.db, 'p1', 'zzz')).toBeUndefined()
+      const page = await store.flags.page(store.db, 'p1', 2, 1)
+      expect([page.rows.map((r) => r.key), page.total]).toEqual([['b', 'c'], 3])
+      expect((await store.flags.stamps(store.db, 'p1')).map((s) => s.key).sort()).toEqual(['a', 'b', 'c'])
+      await store.transaction((tx) => store.flags.delete(tx, 'p1', 'c'))
+      expect((await store.flags.all(store.db, 'p1')).map((r) => r.key)).toEqual(['a', 'b'])
+    })
+
+    test('documents: a page filtered on a body flag (archived or not; absent is not) in key order with its total', async () => {
+      await store.transaction(async (tx) => {
+        for (const [key, body] of [['f3', { archived: true }], ['f1', {}], ['f2', { archived: false, x: 1 }], ['f4', { archived: true, tags: ['a'] }], ['f5', { value: 'archived' }]] as const) {
+          await store.flags.insert(tx, { ...doc(key, body as Record<string, unknown>), projectId: 'p-arch' })
+        }
+      })
+      const live = await store.flags.pageWhereBody(store.db, 'p-arch', 'archived', false, 2, 0)
+      expect([live.rows.map((r) => r.key), live.total]).toEqual([['f1', 'f2'], 3])
+      expect((await store.flags.pageWhereBody(store.db, 'p-arch', 'archived', false, 10, 2)).rows.map((r) => r.key)).toEqual(['f5'])
+      const archived = await store.flags.pageWhereBody(store.db, 'p-arch', 'archived', true, 10, 0)
+      expect([archived.rows.map((r) => r.key), archived.total]).toEqual([['f3', 'f4'], 2])
+    })
+
+    test('documents: an update applies only at the version it was read at, and bumps it', async () => {
+      await store.transaction((tx) => store.configs.insert(tx, doc('v')))
+      const first = await store.transaction((tx) => store.configs.update(tx, 'p1', 'v', { value: 2 }, 1, now()))
+      expect([first?.version, first?.body]).toEqual([2, { value: 2 }])
+      const stale = await store.transaction((tx) => store.configs.update(tx, 'p1', 'v', { value: 3 }, 1, now()))
+      expect(stale).toBeUndefined()
+      expect((await store.configs.get(store.db, 'p1', 'v'))?.version).toBe(2)
+    })
+
+    test('a transaction that throws writes nothing', async () => {
+      await expect(store.transaction(async (tx) => {
+        await store.segments.insert(tx, doc('rolled-back'))
+        throw new Error('boom')
+      })).rejects.toThrow('boom')
+      expect(await store.segments.get(store.db, 'p1', 'rolled-back')).toBeUndefined()
+    })
+
+    test('JSON bodies come back as they went in: unicode, numbers, empty containers', async () => {
+      const body = { s: 'ünïcødé 🎉 "quoted" \\ back', n: [0, -1.5, 1e21, 9007199254740991], e: {}, a: [], f: false, z: null }
+      await store.transaction((tx) => store.segments.insert(tx, doc('json', body)))
+      expect((await store.segments.get(store.db, 'p1', 'json'))?.body).toEqual(body)
+    })
+
+    test('change log: numbered 1, 2, 3 … per project, kept to the newest N, read back in order', async () => {
+      const entry = (key: string) => ({ resourceType: 'flag' as const, resourceKey: key, action: 'update' as const, version: 1, environment: '', createdAt: now() })
+      const first = await store.transaction((tx) => store.changes.append(tx, 'p1', [entry('x'), entry('y')], 3))
+      const second = await store.transaction((tx) => store.changes.append(tx, 'p1', [entry('z')], 3))
+      const other = await store.transaction((tx) => store.changes.append(tx, 'p2', [entry('q')], 3))
+      expect([...first, ...second, ...other].map((r) => [r.projectId, r.seq])).toEqual([['p1', 1], ['p1', 2], ['p1', 3], ['p2', 1]])
+      await store.transaction((tx) => store.changes.append(tx, 'p1', [entry('w')], 3))
+      expect((await store.changes.newest(store.db, 'p1', 10)).map((r) => r.seq)).toEqual([2, 3, 4])
+      expect((await store.changes.after(store.db, 'p1', 2, 10)).map((r) => r.resourceKey)).toEqual(['z', 'w'])
+      expect(await store.changes.heads(store.db)).toEqual(new Map([['p1', 4], ['p2', 1]]))
+      // A rolled-back change takes no number.
+      await store.transaction(async (tx) => {
+        await store.changes.append(tx, 'p1', [entry('lost')], 3)
+        throw new Error('rollback')
+      }).catch(() => {})
+      expect((await store.changes.heads(store.db)).get('p1')).toBe(4)
+    })
+
+    test('change log: concurrent transactions get distinct, gapless numbers', async () => {
+      const entry = { resourceType: 'config' as const, resourceKey: 'c', action: 'update' as const, version: null, environment: '', createdAt: now() }
+      const rows = await Promise.all(Array.from({ length: 10 }, () => store.transaction((tx) => store.changes.append(tx, 'p3', [entry], 100))))
+      expect(rows.flat().map((r) => r.seq).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    })
+
+    test('server keys: the first value written wins, for every caller', async () => {
+      const values = await Promise.all(['one', 'two', 'three'].map((v) => store.serverKeys.getOrCreate(store.db, 'k', v)))
+      expect(new Set(values).size).toBe(1)
+      expect(await store.serverKeys.getOrCreate(store.db, 'k', 'later')).toBe(values[0]!)
+    })
+
+    test('schedules: each claim marks exactly one due row; overlapping claims take distinct rows; a row leaves pending once', async () => {
+      const at = (ms: number) => new Date(Date.now() + ms).toISOString()
+      const row = (id: string, when: string) => ({
+        id, projectId: 'p1', flagKey: 'f', at: when, change: { enabled: true }, note: null, status: 'pending' as const, createdBy: 'ff_p1_abcd',
+        createdAt: now(), finishedAt: null, cancelledBy: null, resultVersion: null, errorCode: null, error: null,
+      })
+      const future = at(3_600_000)
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 5; i++) await store.schedules.insert(tx, row(`due-${i}`, at(-1000 * (i + 1))))
+        await store.schedules.insert(tx, row('later', future))
+      })
+      // Each transaction holds its claim a while, so they overlap on PostgreSQL (SQLite runs them in turn).
+      const claims = await Promise.all(Array.from({ length: 8 }, () => store.transaction(async (tx) => {
+        const claimed = await store.schedules.claimDue(tx, now())
+        await Bun.sleep(30)
+        return claimed?.id
+      })))
+      expect(claims.filter(Boolean).sort()).toEqual(['due-0', 'due-1', 'due-2', 'due-3', 'due-4'])
+      const { rows } = await store.schedules.page(store.db, 'p1', {}, 100, 0)
+      expect(rows.map((r) => [r.id, r.status])).toEqual([['later', 'pending'], ...['due-0', 'due-1', 'due-2', 'due-3', 'due-4'].map((id) => [id, 'applied'])])
+      expect(await store.schedules.nextDueAt(store.db)).toBe(future)
+      expect(await store.transaction((tx) => store.schedules.markFailed(tx, 'due-0', now(), { code: 'X', message: 'x' }))).toBeUndefined()
+      expect(await store.transaction((tx) => store.schedules.cancel(tx, 'p1', 'due-1', now(), 'ff_p1_abcd'))).toBeUndefined()
+      expect((await store.transaction((tx) => store.schedules.cancel(tx, 'p1', 'later', now(), 'ff_p1_abcd')))?.status).toBe('cancelled')
+      expect(await store.schedules.nextDueAt(store.db)).toBeNull()
+
+      // Retention: finished rows before the cut go, pending ones and later ones stay.
+      await store.transaction((tx) => store.schedules.insert(tx, row('still-pending', at(-10))))
+      const cut = at(60_000)
+      expect(await store.schedules.pruneFinished(store.db, at(-3_600_000))).toBe(0)
+      expect(await store.schedules.pruneFinished(store.db, cut)).toBe(6)
+      expect((await store.schedules.page(store.db, 'p1', {}, 100, 0)).rows.map((r) => r.id)).toEqual(['still-pending'])
+    })
+
+    test('tokens: insert, list by project, touch, delete', async () => {
+      const row = { hash: 'h1', projectId: 'p1', name: 'ci', tokenPrefix: 'ff_p1_abcd', permissions: ['read:flags' as const], expiresAt: null, createdAt: now(), lastUsedAt: null }
+      await store.transaction((tx) => store.tokens.insert(tx, row))
+      await store.transaction((tx) => store.tokens.touch(tx, 'h1', '2026-01-01T00:00:00.000Z'))
+      expect(await store.tokens.byProject(store.db, 'p1')).toEqual([{ ...row, lastUsedAt: '2026-01-01T00:00:00.000Z' }])
+      await store.transaction((tx) => store.tokens.delete(tx, 'h1'))
+      expect(await store.tokens.count(store.db, 'p1')).toBe(0)
+    })
+  })
+}

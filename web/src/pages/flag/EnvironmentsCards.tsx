@@ -1,0 +1,68 @@
+// The environments card (per-environment switch and value or variant) and the active window.
+import { JsonEditor } from '../../components/JsonEditor'
+import { Switch } from '../../components/Switch'
+import { VariantPicker } from './VariantsCard'
+import type { EnvDraft, FlagDraft } from './draft'
+
+export function EnvironmentsCards({ draft, set, environments }: { draft: FlagDraft; set: (p: Partial<FlagDraft>) => void; environments: string[] }) {
+  const withVariants = draft.variants.length > 0
+  const setEnv = (env: string, p: Partial<EnvDraft>) => set({ envs: { ...draft.envs, [env]: { ...draft.envs[env]!, ...p } } })
+  return (
+    <>
+      <section className="card">
+        <h2 className="card-title">Environments</h2>
+        <p className="hint">An environment override replaces the flag’s switch (and optionally its value) when the context’s environment matches.</p>
+        <ul className="env-list">
+          {Object.entries(draft.envs).map(([env, e]) => (
+            <li key={env} className="env-row">
+              <label className="checkbox env-toggle">
+                <input type="checkbox" checked={e.overridden} onChange={(ev) => setEnv(env, { overridden: ev.target.checked })} />
+                Override in <strong>{env}</strong>
+                {!environments.includes(env) && <span className="badge badge-warn">not in project</span>}
+              </label>
+              {e.overridden ? (
+                <div className="env-detail">
+                  <Switch checked={e.enabled} onChange={(enabled) => setEnv(env, { enabled })} label={`Enabled in ${env}`} showLabel />
+                  <label className="checkbox">
+                    <input type="checkbox" checked={e.hasValue} onChange={(ev) => setEnv(env, { hasValue: ev.target.checked })} />
+                    Serve a different {withVariants ? 'variant' : 'value'} in {env}
+                  </label>
+                  {e.hasValue && !withVariants && <JsonEditor label={`Value in ${env}`} value={e.valueText} onChange={(valueText) => setEnv(env, { valueText })} rows={1} />}
+                  {e.hasValue && withVariants && <VariantPicker draft={draft} label={`Variant in ${env}`} value={e.variant} onChange={(variant) => setEnv(env, { variant })} />}
+                </div>
+              ) : (
+                <span className="muted small">Follows the flag</span>
+              )}
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      <section className="card">
+        <h2 className="card-title">Active window</h2>
+        <p className="hint">Outside this window the flag evaluates as disabled. Times are in your local time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).</p>
+        <div className="row-fields">
+          <DateTimeField id="active-from" label="Active from" value={draft.activeFrom} onChange={(activeFrom) => set({ activeFrom })} />
+          <DateTimeField id="active-until" label="Active until" value={draft.activeUntil} onChange={(activeUntil) => set({ activeUntil })} />
+        </div>
+      </section>
+    </>
+  )
+}
+
+/** A local date-time input with a Clear button (empty: no bound). */
+function DateTimeField({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (v: string) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <div className="input-row">
+        <input id={id} type="datetime-local" value={value} onChange={(e) => onChange(e.target.value)} />
+        {value && (
+          <button type="button" className="btn btn-small" onClick={() => onChange('')} aria-label={`Clear ${label.toLowerCase()}`}>
+            Clear
+          </button>
+        )}
+      </div>
+    </div>
+  )
+}
