@@ -11,8 +11,12 @@ import { postgresAvailable } from './helpers/postgres'
 const bun = process.execPath
 const args = process.argv.slice(2)
 const scratch = mkdtempSync(join(tmpdir(), 'flagship-run-'))
+// bunfig.toml's `timeout` reaches tests but not hooks, which keep Bun's 5 s unless `--timeout` is given on the
+// command line: a beforeAll/afterAll that starts or stops servers and browsers needs the same room on a busy
+// machine (an afterAll stopping a server mid-delivery once ran out at 5 s).
+const TIMEOUT_MS = '30000'
 const run = (argv: string[], env: Record<string, string> = {}) =>
-  Bun.spawnSync([bun, 'test', ...argv], { stdout: 'inherit', stderr: 'inherit', env: { ...process.env, TMPDIR: scratch, ...env } }).exitCode
+  Bun.spawnSync([bun, 'test', '--timeout', TIMEOUT_MS, ...argv], { stdout: 'inherit', stderr: 'inherit', env: { ...process.env, TMPDIR: scratch, ...env } }).exitCode
 
 console.log('=== bun test (SQLite store) ===')
 let status = run(args)
