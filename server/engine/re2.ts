@@ -1,6 +1,6 @@
 // Installs re2js as the engine of `matches` (RE2 syntax, linear time: no catastrophic backtracking).
-// Imported for its effect by index.ts and validate.ts, so the server, validation and the console have it
-// from the start; the SDK imports it on demand (regex.ts says why).
+// Imported for its effect by index.ts, so the server has it from the start; the SDK and the console load it
+// on demand (regex-loader.ts says why).
 import { RE2JS } from 're2js'
 import { setRegexEngine } from './regex'
 

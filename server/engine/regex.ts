@@ -1,7 +1,7 @@
 // The regular-expression engine behind `matches`, plugged in from outside so the rest of the engine carries
-// no regex library: the server and validation load re2js when they start (re2.ts, imported by index.ts and
-// validate.ts); the SDK loads re2.ts on demand, only when a definition uses `matches`, which keeps re2js
-// (~46 kB gzip) out of the browser bundle's up-front download.
+// no regex library: the server loads re2js when it starts (re2.ts, imported by index.ts); the SDK and the
+// console load it on demand (regex-loader.ts), only once a definition or a condition uses `matches`, which
+// keeps re2js (~46 kB gzip) out of what browsers download up front.
 
 /** A compiled pattern: an unanchored search, like RegExp.prototype.test. */
 export interface CompiledRegex {

@@ -13,8 +13,8 @@ import { isIsoDate, parseIsoDate } from './dates'
 import { labelIssue } from './issue-labels'
 import { checkJsonLimits } from './limits'
 import { isScalar } from './operators'
-// Validation judges patterns with the real engine, wherever it runs (server, console).
-import './re2'
+// Validation judges patterns with the real engine: the server installs it at start (index.ts), the console
+// loads it once a condition uses `matches` (regex-loader.ts).
 import { compileRegex } from './regex'
 import { parseSemver } from './semver'
 import { OPERATORS, type Json, type ValidationIssue } from './types'

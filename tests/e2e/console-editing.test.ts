@@ -1,5 +1,6 @@
 // The console's editors in Chromium: leaving with unsaved edits asks first, segment conditions need no
-// property, values are checked as they are typed (regular expressions, the flag's type), server errors
+// property, values are checked as they are typed (regular expressions, with re2js fetched only when needed;
+// the flag's type), server errors
 // name rules and conditions as the editor does, nothing is cut off at 1366 px, and the sign-in page gives
 // the README's command.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
@@ -36,9 +37,10 @@ browserSuite('console editing', () => {
     await srv?.stop()
   })
 
-  async function open(path: string, width = 1280, height = 900): Promise<Page> {
+  async function open(path: string, width = 1280, height = 900, before?: (page: Page) => void): Promise<Page> {
     const page = await browser.newPage({ viewport: { width, height } })
     page.setDefaultTimeout(15_000)
+    before?.(page)
     await page.goto(`${srv.url}/`)
     await page.waitForURL('**/signin')
     expect(await page.textContent('body')).toContain('npm run cli -- tokens create')
@@ -122,6 +124,20 @@ browserSuite('console editing', () => {
     expect(await error.first().textContent()).toContain('RE2 syntax')
     await field.fill('^[a-z]+@example\\.org$')
     await error.first().waitFor({ state: 'detached' })
+    await page.close()
+  }, T)
+
+  test('re2js, the engine of `matches` (a quarter of the console’s script), is fetched only once a condition uses it', async () => {
+    const scripts: string[] = []
+    const page = await open('/flags/plain', 1280, 900, (p) => p.on('request', (r) => void (r.resourceType() === 'script' && scripts.push(new URL(r.url()).pathname))))
+    expect(scripts.length).toBeGreaterThan(0)
+    const re2 = () => scripts.filter((s) => /\/re2-[\w-]+\.js$/.test(s))
+    expect(re2()).toEqual([])
+    await page.getByRole('link', { name: 'Flags', exact: true }).click()
+    await page.getByRole('link', { name: 'checkout-redesign-2026' }).click()
+    await page.getByLabel('Rule 1 condition 2 value').fill('^(unclosed')
+    await page.locator('.condition-error.field-error').first().waitFor()
+    expect(re2()).toHaveLength(1)
     await page.close()
   }, T)
 

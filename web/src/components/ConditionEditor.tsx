@@ -1,10 +1,12 @@
 // Edits a list of conditions { property, operator, value } — shared by flag targeting rules and segments.
 // Values are edited as text (a draft) and turned into JSON on save, so typing is never reformatted.
-import { useId } from 'react'
+import { useEffect, useId, useReducer } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { OPERATORS, type Condition, type Json, type Operator } from '../api'
 import { segmentQueries } from '../queries'
 import { conditionValueProblem } from '../../../server/engine/validate'
+import { hasRegexEngine } from '../../../server/engine/regex'
+import { loadRegexEngine } from '../../../server/engine/regex-loader'
 import { isoToLocalInput, localInputToIso } from '../format'
 
 export interface ConditionDraft {
@@ -83,8 +85,10 @@ export function draftToCondition(d: ConditionDraft): DraftResult {
   if (!property) return { ok: false, error: 'Enter the property to test.' }
   const parsed = parseValue(d, property, kind)
   if (!parsed.ok) return parsed
-  // The server's own check of the value (regular expressions, versions, dates …), as it is typed.
-  const problem = conditionValueProblem(d.operator, parsed.condition.value)
+  // The server's own check of the value (regular expressions, versions, dates …), as it is typed. A pattern
+  // waits for the regex engine (ConditionEditor loads it); until then the server's answer on saving judges it.
+  const pending = d.operator === 'matches' && !hasRegexEngine()
+  const problem = pending ? undefined : conditionValueProblem(d.operator, parsed.condition.value)
   return problem ? { ok: false, error: `Value ${problem}.` } : parsed
 }
 
@@ -165,6 +169,17 @@ export function ConditionEditor({ conditions, onChange, label, readOnly, allowSe
   const segments = useQuery({ ...segmentQueries.all(), enabled: !readOnly && allowSegments })
   const operators = OPERATORS.filter((op) => allowSegments || KIND[op] !== 'segment')
   const segmentKeys = segments.data?.map((s) => s.key) ?? []
+  // `matches` patterns are checked with re2js, fetched only once a condition uses it; render again when it is in.
+  const [, regexLoaded] = useReducer((n: number) => n + 1, 0)
+  const usesRegex = !readOnly && conditions.some((c) => c.operator === 'matches')
+  useEffect(() => {
+    if (!usesRegex || hasRegexEngine()) return
+    let live = true
+    loadRegexEngine().then(() => live && regexLoaded(), () => undefined)
+    return () => {
+      live = false
+    }
+  }, [usesRegex])
 
   if (readOnly) {
     if (!conditions.length) return <p className="muted">No conditions: matches every context.</p>
