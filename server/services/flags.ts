@@ -5,7 +5,7 @@
 import { segmentKeysOf, validateFlag, type Json } from '../engine'
 import { FLAG_CLEARABLE_FIELDS, FLAG_FIELDS } from '../schemas'
 import type { Db } from '../store'
-import type { DocumentRow } from '../store/documents'
+import type { BodyFilter, DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, validationError } from './errors'
 import { isArchived, type FlagBody } from './flag-body'
@@ -99,8 +99,8 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
 
   return {
     page: docs.page,
-    /** One page of the live flags (archived = false) or of the archived ones, filtered in the store. */
-    pageByArchived: (projectId: string, archived: boolean, limit: number, offset: number) => store.flags.pageWhereBody(store.db, projectId, 'archived', archived, limit, offset),
+    /** One page of the flags in an archived state (or either) with some tags, filtered in the store. */
+    pageWhere: (projectId: string, filter: BodyFilter, limit: number, offset: number) => store.flags.pageWhereBody(store.db, projectId, filter, limit, offset),
     all: docs.all,
     get: docs.get,
     ...flagLifecycle(store, docs),

@@ -6,11 +6,22 @@ export type DocumentTable = Tables['flags'] | Tables['configs'] | Tables['segmen
 export type DocumentRow = Tables['flags']['$inferSelect']
 export type DocumentStamp = Pick<DocumentRow, 'key' | 'version' | 'createdAt' | 'updatedAt'>
 
-/** Reads the body's top-level boolean `field` as true/false in SQL (absent is false): JSON text on SQLite,
- *  jsonb on PostgreSQL. */
-export type BodyFlag = (field: string) => SQL
+/** Tests of a document's body in SQL, per dialect (JSON text on SQLite, jsonb on PostgreSQL). */
+export interface BodySql {
+  /** the body's top-level boolean `field` (absent is false); the name is ours, never a client's */
+  flag(field: string): SQL
+  /** whether the body's `tags` array holds `tag` */
+  hasTag(tag: string): SQL
+}
 
-export function documentRepository(table: DocumentTable, bodyFlag?: BodyFlag) {
+/** What a page of flags can be narrowed to in the store: the archived state (absent: either) and tags
+ *  (every one must be there). */
+export interface BodyFilter {
+  archived?: boolean
+  tags?: readonly string[]
+}
+
+export function documentRepository(table: DocumentTable, bodySql?: BodySql) {
   const byKey = (projectId: string, key: string) => and(eq(table.projectId, projectId), eq(table.key, key))
   const pageWhere = async (db: Db, where: SQL | undefined, limit: number, offset: number): Promise<{ rows: DocumentRow[]; total: number }> => {
     const rows = await db.select().from(table).where(where).orderBy(asc(table.key)).limit(limit).offset(offset)
@@ -21,11 +32,14 @@ export function documentRepository(table: DocumentTable, bodyFlag?: BodyFlag) {
     page(db: Db, projectId: string, limit: number, offset: number): Promise<{ rows: DocumentRow[]; total: number }> {
       return pageWhere(db, eq(table.projectId, projectId), limit, offset)
     },
-    /** A page of the documents whose body has `field` true (or not): archived flags, or the live ones,
-     *  without reading the others. Only for a repository made with `bodyFlag`. */
-    pageWhereBody(db: Db, projectId: string, field: string, value: boolean, limit: number, offset: number): Promise<{ rows: DocumentRow[]; total: number }> {
-      if (!bodyFlag) throw new Error('this repository cannot filter on its bodies')
-      return pageWhere(db, and(eq(table.projectId, projectId), value ? bodyFlag(field) : sql`not ${bodyFlag(field)}`), limit, offset)
+    /** A page of the documents whose body passes `filter` (archived flags or live ones, with some tags),
+     *  without reading the others. Only for a repository made with `bodySql`. */
+    pageWhereBody(db: Db, projectId: string, filter: BodyFilter, limit: number, offset: number): Promise<{ rows: DocumentRow[]; total: number }> {
+      if (!bodySql) throw new Error('this repository cannot filter on its bodies')
+      const tests: SQL[] = [eq(table.projectId, projectId)]
+      if (filter.archived !== undefined) tests.push(filter.archived ? bodySql.flag('archived') : sql`not ${bodySql.flag('archived')}`)
+      for (const tag of filter.tags ?? []) tests.push(bodySql.hasTag(tag))
+      return pageWhere(db, and(...tests), limit, offset)
     },
     all(db: Db, projectId: string): Promise<DocumentRow[]> {
       return db.select().from(table).where(eq(table.projectId, projectId)).orderBy(asc(table.key))

@@ -2,7 +2,7 @@
 // one repository per resource. Called by services (changes, inside their transaction) and by the read side
 // (cache/, workers); it calls no one: no services, no HTTP, no events.
 import type { Database } from './database'
-import { documentRepository } from './documents'
+import { documentRepository, type BodySql } from './documents'
 import { projectRepository } from './projects'
 import { tokenRepository } from './tokens'
 import { webhookRepository } from './webhooks'
@@ -16,16 +16,25 @@ import type { Db } from './database'
 
 export function createStore(database: Database) {
   const t = database.tables
-  // A flag body's boolean (`archived`) in SQL, per dialect; the field name is ours, never a client's.
-  const flagBodyFlag = (field: string) => database.dialect === 'postgres'
-    ? sql`coalesce((${t.flags.body} ->> ${sql.raw(`'${field}'`)})::boolean, false)`
-    : sql`coalesce(json_extract(${t.flags.body}, ${sql.raw(`'$.${field}'`)}), 0) = 1`
+  // A flag body's boolean (`archived`) and tag membership in SQL, per dialect. The field name is ours,
+  // never a client's; a tag is a bound parameter.
+  const body = t.flags.body
+  const flagBody: BodySql = database.dialect === 'postgres'
+    ? {
+      flag: (field) => sql`coalesce((${body} ->> ${sql.raw(`'${field}'`)})::boolean, false)`,
+      hasTag: (tag) => sql`coalesce(${body} -> 'tags', '[]'::jsonb) @> ${JSON.stringify([tag])}::jsonb`,
+    }
+    : {
+      flag: (field) => sql`coalesce(json_extract(${body}, ${sql.raw(`'$.${field}'`)}), 0) = 1`,
+      // (json_each walks a scalar as a one-item list: `tags` must be an array, as on PostgreSQL)
+      hasTag: (tag) => sql`(json_type(${body}, '$.tags') = 'array' and exists (select 1 from json_each(${body}, '$.tags') where json_each.value = ${tag}))`,
+    }
   return {
     database,
     db: database.db,
     transaction: database.transaction,
     projects: projectRepository(t),
-    flags: documentRepository(t.flags, flagBodyFlag),
+    flags: documentRepository(t.flags, flagBody),
     configs: documentRepository(t.configs),
     segments: documentRepository(t.segments),
     tokens: tokenRepository(t),

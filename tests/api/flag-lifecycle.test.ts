@@ -41,6 +41,18 @@ describe('metadata and list filters', () => {
     expect((await call('GET', '/api/v1/flags?archived=maybe')).status).toBe(400)
     const page = await call('GET', '/api/v1/flags?tag=checkout&limit=1')
     expect(page.body).toMatchObject({ total: 2, has_more: true })
+    // Tags with the archived state (paged in the store) and with text (matched over every flag).
+    await create({ key: 'shelf', tags: ['checkout'], description: 'banner on the shelf' })
+    expect((await call('POST', '/api/v1/flags/shelf/archive')).status).toBe(200)
+    expect(keysOf(await call('GET', '/api/v1/flags?tag=checkout'))).toEqual(['meta', 'meta-2'])
+    expect(keysOf(await call('GET', '/api/v1/flags?tag=checkout&archived=true'))).toEqual(['shelf'])
+    expect(keysOf(await call('GET', '/api/v1/flags?tag=checkout&archived=all'))).toEqual(['meta', 'meta-2', 'shelf'])
+    const last = await call('GET', '/api/v1/flags?tag=checkout&archived=all&limit=2&offset=2')
+    expect([keysOf(last), last.body.total, last.body.has_more]).toEqual([['shelf'], 3, false])
+    expect(keysOf(await call('GET', '/api/v1/flags?tag=checkout&q=banner&archived=all'))).toEqual(['meta-2', 'shelf'])
+    expect(keysOf(await call('GET', '/api/v1/flags?tag=CHECKOUT'))).toEqual([])
+    expect((await call('POST', '/api/v1/flags/shelf/restore')).status).toBe(200)
+    expect((await call('DELETE', '/api/v1/flags/shelf')).status).toBe(200)
   })
 })
 

@@ -45,11 +45,35 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           await store.flags.insert(tx, { ...doc(key, body as Record<string, unknown>), projectId: 'p-arch' })
         }
       })
-      const live = await store.flags.pageWhereBody(store.db, 'p-arch', 'archived', false, 2, 0)
+      const live = await store.flags.pageWhereBody(store.db, 'p-arch', { archived: false }, 2, 0)
       expect([live.rows.map((r) => r.key), live.total]).toEqual([['f1', 'f2'], 3])
-      expect((await store.flags.pageWhereBody(store.db, 'p-arch', 'archived', false, 10, 2)).rows.map((r) => r.key)).toEqual(['f5'])
-      const archived = await store.flags.pageWhereBody(store.db, 'p-arch', 'archived', true, 10, 0)
+      expect((await store.flags.pageWhereBody(store.db, 'p-arch', { archived: false }, 10, 2)).rows.map((r) => r.key)).toEqual(['f5'])
+      const archived = await store.flags.pageWhereBody(store.db, 'p-arch', { archived: true }, 10, 0)
       expect([archived.rows.map((r) => r.key), archived.total]).toEqual([['f3', 'f4'], 2])
+    })
+
+    test('documents: a page filtered on tags (every one; exact, case-sensitive; quotes and SQL wildcards are plain text), in either archived state', async () => {
+      const tagged: [string, Record<string, unknown>][] = [
+        ['t1', { tags: ['a', 'b'] }], ['t2', { tags: ['b'] }], ['t3', { tags: ['a', 'b'], archived: true }], ['t4', {}],
+        ['t5', { tags: ['A'] }], ['t6', { tags: ["it's", '%', 'a"b'] }], ['t7', { tags: 'a' }], ['t8', { description: 'a' }],
+      ]
+      await store.transaction(async (tx) => {
+        for (const [key, body] of tagged) await store.flags.insert(tx, { ...doc(key, body), projectId: 'p-tags' })
+      })
+      const keys = async (filter: { archived?: boolean; tags?: string[] }, limit = 10, offset = 0) => {
+        const { rows, total } = await store.flags.pageWhereBody(store.db, 'p-tags', filter, limit, offset)
+        return [rows.map((r) => r.key), total]
+      }
+      expect(await keys({ tags: ['a'] })).toEqual([['t1', 't3'], 2])
+      expect(await keys({ tags: ['a'], archived: false })).toEqual([['t1'], 1])
+      expect(await keys({ tags: ['b', 'a'], archived: true })).toEqual([['t3'], 1])
+      expect(await keys({ tags: ['b'] }, 1, 1)).toEqual([['t2'], 3])
+      expect(await keys({ tags: ['a', 'missing'] })).toEqual([[], 0])
+      expect(await keys({ tags: ["it's"] })).toEqual([['t6'], 1])
+      expect(await keys({ tags: ['%'] })).toEqual([['t6'], 1])
+      expect(await keys({ tags: ['a"b'] })).toEqual([['t6'], 1])
+      expect(await keys({ tags: ['_'] })).toEqual([[], 0])
+      expect(await keys({})).toEqual([tagged.map(([k]) => k), 8])
     })
 
     test('documents: an update applies only at the version it was read at, and bumps it', async () => {

@@ -2,7 +2,7 @@
 import { t } from 'elysia'
 import { flagView } from '../../services/flags'
 import { validationError } from '../../services/errors'
-import type { DocumentRow } from '../../store/documents'
+import type { BodyFilter, DocumentRow } from '../../store/documents'
 import { parseIfMatch } from '../../services/keys'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
@@ -15,7 +15,7 @@ const EVALUATE_GUARD = guard('read:flags', 'evaluation', 'Evaluate one flag for 
 
 /** The list's filters as one test of a stored row (docs/lifecycle.md §3). Checked here rather than with
  *  t.UnionEnum: Elysia fills an absent optional enum with its first member. */
-function listFilter(url: string, query: { stale?: string; q?: string; archived?: string }): { matches: (row: DocumentRow) => boolean; plain: { archived: boolean } | undefined } {
+function listFilter(url: string, query: { stale?: string; q?: string; archived?: string }): { matches: (row: DocumentRow) => boolean; inStore: BodyFilter | undefined } {
   const issues = []
   if (query.stale !== undefined && query.stale !== 'true' && query.stale !== 'false') issues.push({ path: 'stale', message: 'must be true or false' })
   const archived = query.archived ?? 'false'
@@ -25,15 +25,16 @@ function listFilter(url: string, query: { stale?: string; q?: string; archived?:
   if (tags.some((tag) => tag.length === 0 || tag.length > 63)) issues.push({ path: 'tag', message: 'must be a tag (1 to 63 characters)' })
   if (issues.length) throw validationError(issues)
   const q = query.q?.toLowerCase()
-  // Only the archived state (no tag, no text, not both states): the store filters it alone.
-  const plain = !tags.length && !q && archived !== 'all' ? { archived: archived === 'true' } : undefined
+  // The archived state and tags are tests of the stored body the store can run (and page) itself; text is
+  // matched here, case-insensitively as JavaScript folds case (the two databases fold only ASCII alike).
+  const inStore = !q ? { archived: archived === 'all' ? undefined : archived === 'true', tags } : undefined
   const matches = (row: DocumentRow) => {
     const body = row.body as { archived?: boolean; tags?: string[]; description?: string }
     if (archived !== 'all' && (body.archived === true) !== (archived === 'true')) return false
     if (tags.length && !tags.every((tag) => body.tags?.includes(tag))) return false
     return !q || row.key.toLowerCase().includes(q) || (body.description ?? '').toLowerCase().includes(q)
   }
-  return { matches, plain }
+  return { matches, inStore }
 }
 
 export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | 'snapshots'>) =>
@@ -41,13 +42,13 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
     .get('/api/v1/flags', async ({ request, query }) => {
       const { projectId } = callerOf(request).actor
       const { limit, offset } = paging(query)
-      const { matches, plain } = listFilter(request.url, query)
+      const { matches, inStore } = listFilter(request.url, query)
       const insight = await services.usage.insight(projectId)
       const item = (r: DocumentRow) => ({ key: r.key, flag: flagView(r), last_evaluated_at: insight.lastEvaluatedAt(r.key) })
-      // Live or archived flags only: one page in the store. Other filters read the stored bodies (tags,
-      // description, usage), so their page is cut here.
-      if (plain !== undefined && query.stale !== 'true') {
-        const { rows, total } = await services.flags.pageByArchived(projectId, plain.archived, limit, offset)
+      // Archived state and tags only: one page in the store. Text and staleness (usage) are matched here on
+      // every flag, so their page is cut here.
+      if (inStore !== undefined && query.stale !== 'true') {
+        const { rows, total } = await services.flags.pageWhere(projectId, inStore, limit, offset)
         return cachedJson(request, listBody('flags', rows.map(item), total, offset), { maxAge: 30 })
       }
       const rows = (await services.flags.all(projectId)).filter(matches)
