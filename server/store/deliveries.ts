@@ -66,23 +66,28 @@ export function deliveryRepository(t: Tables) {
     },
 
     /**
-     * Atomically claims up to `limit` ready rows (at most one per webhook) for `owner` until `claimUntil` and counts the attempt that
-     * is about to start (attempts + 1). One statement, so two workers never get the same row.
-     * PostgreSQL: give the inner select `.for('update', { skipLocked: true })` so concurrent instances
-     * skip each other's rows instead of waiting.
+     * Claims up to `limit` ready rows (at most one per webhook) for `owner` until `claimUntil` and counts the
+     * attempt that is about to start (attempts + 1). Run inside a transaction. The rows are picked first, then
+     * marked: as one UPDATE with a LIMIT subquery, PostgreSQL may evaluate the subquery more than once and mark
+     * more than `limit` rows (schedules.ts claims the same way). On PostgreSQL the pick locks the rows until
+     * commit (FOR UPDATE SKIP LOCKED): instances claiming at once take different rows instead of one waiting
+     * for the other's and then finding them taken. The UPDATE checks again, so no row is ever claimed twice.
      */
-    claimDue(db: Db, args: { owner: string; now: string; claimUntil: string; limit: number; maxAttempts: number }): Promise<DeliveryRow[]> {
+    async claimDue(db: Db, args: { owner: string; now: string; claimUntil: string; limit: number; maxAttempts: number }): Promise<DeliveryRow[]> {
       const { owner, now, claimUntil, limit, maxAttempts } = args
-      const due = db
+      const query = db
         .select({ id: d.id })
         .from(d)
         .where(ready(now, maxAttempts))
         .orderBy(asc(d.nextAttemptAt), asc(d.createdAt))
         .limit(limit)
+      const locking = query as unknown as { for?: (strength: 'update', config: { skipLocked: boolean }) => typeof query }
+      const picked = await (typeof locking.for === 'function' ? locking.for('update', { skipLocked: true }) : query)
+      if (!picked.length) return []
       return db
         .update(d)
         .set({ status: 'delivering', claimedBy: owner, claimedUntil: claimUntil, attempts: sql`${d.attempts} + 1`, updatedAt: now })
-        .where(and(inArray(d.id, due), claimable(now, maxAttempts)))
+        .where(and(inArray(d.id, picked.map((r) => r.id)), claimable(now, maxAttempts)))
         .returning()
     },
 

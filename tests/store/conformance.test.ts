@@ -163,6 +163,30 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect((await store.schedules.page(store.db, 'p1', {}, 100, 0)).rows.map((r) => r.id)).toEqual(['still-pending'])
     })
 
+    test('webhook deliveries: claims that overlap take different webhooks\' rows, none waits for another and none comes back empty', async () => {
+      const hooks = ['h-0', 'h-1', 'h-2', 'h-3']
+      const past = new Date(Date.now() - 1000).toISOString()
+      await store.transaction(async (tx) => {
+        for (const id of hooks) {
+          await store.webhooks.insert(tx, { id, projectId: 'p1', url: 'http://127.0.0.1:9/hook', secret: null, events: ['*'], createdAt: now() })
+          await store.deliveries.insert(tx, [{
+            id: `d-${id}`, webhookId: id, projectId: 'p1', event: 'flag.created', payload: '{}', status: 'pending', attempts: 0, nextAttemptAt: past,
+            lastStatusCode: null, lastError: null, claimedBy: null, claimedUntil: null, createdAt: now(), updatedAt: now(),
+          }])
+        }
+      })
+      const until = new Date(Date.now() + 60_000).toISOString()
+      // Each transaction holds its claim a while, so they overlap on PostgreSQL (SQLite runs them in turn). A
+      // claim that waited on another's locked row would find it taken and claim nothing.
+      const claims = await Promise.all(hooks.map((_, i) => store.transaction(async (tx) => {
+        const rows = await store.deliveries.claimDue(tx, { owner: `w${i}`, now: now(), claimUntil: until, limit: 1, maxAttempts: 3 })
+        await Bun.sleep(30)
+        return rows.map((r) => r.id)
+      })))
+      expect(claims.every((ids) => ids.length === 1)).toBe(true)
+      expect(claims.flat().sort()).toEqual(hooks.map((id) => `d-${id}`))
+    })
+
     test('tokens: insert, list by project, touch, delete', async () => {
       const row = { hash: 'h1', projectId: 'p1', name: 'ci', tokenPrefix: 'ff_p1_abcd', permissions: ['read:flags' as const], expiresAt: null, createdAt: now(), lastUsedAt: null }
       await store.transaction((tx) => store.tokens.insert(tx, row))
