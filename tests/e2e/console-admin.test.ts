@@ -249,7 +249,8 @@ browserSuite('admin console', () => {
       ]) {
         await go(p, path)
         await p.locator('.page-header h1').waitFor()
-        await p.locator('.state[role=status]').waitFor({ state: 'detached' })
+        // Every loading state gone (a flag's page may show several at once: usage, schedules, history).
+        await p.waitForFunction(() => document.querySelector('.state[role=status]') === null)
         // nothing may force horizontal scrolling
         const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
         expect({ path, overflow }).toEqual({ path, overflow: 0 })
