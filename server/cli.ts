@@ -1,7 +1,7 @@
 // Operator commands for when the API cannot help (no admin token left, a new project):
 //   npm run cli -- projects list
 //   npm run cli -- projects create --name "Shop" --slug shop
-//   npm run cli -- tokens create --project <id> --name ops --permissions '*' [--expires-at 2027-01-01T00:00:00Z]
+//   npm run cli -- tokens create --project <id or slug> --name ops --permissions '*' [--expires-at 2027-01-01T00:00:00Z]
 // Uses DATABASE_URL like the server, and changes state only through the services, as the API does: one
 // transaction per change with its audit entry (actor `cli`) and webhook deliveries (docs/behaviour.md §8).
 // Running servers pick a new token up on its first use, see other changes at their next reconcile, and
@@ -19,7 +19,7 @@ import { ChangeBus } from './services/events'
 const USAGE = `usage:
   cli projects list
   cli projects create --name <name> --slug <slug>
-  cli tokens create --project <project id> --name <name> --permissions <p1,p2,...> [--expires-at <ISO 8601>]
+  cli tokens create --project <project id or slug> --name <name> --permissions <p1,p2,...> [--expires-at <ISO 8601>]
 permissions: read:flags, read:configs, write:flags, write:configs, *`
 
 async function main(argv: string[]): Promise<number> {
@@ -49,8 +49,11 @@ async function main(argv: string[]): Promise<number> {
       return 0
     }
     if (resource === 'tokens' && verb === 'create') {
-      const projectId = values.project ?? ''
-      if (!(await store.projects.get(store.db, projectId))) throw new AppError(404, 'NOT_FOUND', `no project with id "${projectId}" (see: cli projects list)`)
+      // --project takes the project's id or its slug.
+      const given = values.project ?? ''
+      const project = (await store.projects.get(store.db, given)) ?? (await store.projects.bySlug(store.db, given))
+      if (!project) throw new AppError(404, 'NOT_FOUND', `no project with id or slug "${given}" (see: cli projects list)`)
+      const projectId = project.id
       const { token, row } = await services.tokens.create({ projectId, name: CLI_ACTOR }, {
         name: values.name ?? '', project_id: projectId,
         permissions: (values.permissions ?? '').split(',').map((p) => p.trim()).filter(Boolean),

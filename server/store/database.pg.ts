@@ -8,14 +8,21 @@ import { sql } from 'drizzle-orm'
 import * as pgSchema from './schema.pg'
 import type { Database, Db, Tables } from './database-types'
 import { isStoreUnavailable, storeUnavailable } from './unavailable'
+import { postgresStartupError } from '../startup-errors'
 
 const MIGRATIONS = join(import.meta.dir, '..', '..', 'drizzle', 'pg')
 
 export async function openPostgres(url: string): Promise<Database> {
   const client = postgres(url, { max: 10, onnotice: () => {}, connect_timeout: 5 })
   const pg = drizzle(client, { schema: pgSchema })
-  // Several instances may start at once: serialise migrations with an advisory lock.
-  await client`select pg_advisory_lock(727274)`
+  // Several instances may start at once: serialise migrations with an advisory lock. The first query is
+  // where a wrong address, a missing database or a refused login shows: said in one line (startup-errors.ts).
+  try {
+    await client`select pg_advisory_lock(727274)`
+  } catch (e) {
+    await client.end({ timeout: 1 }).catch(() => {})
+    throw postgresStartupError(e, url) ?? e
+  }
   try {
     await migrate(pg, { migrationsFolder: MIGRATIONS })
   } finally {

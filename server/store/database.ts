@@ -9,6 +9,7 @@ import { migrate as migrateSqlite } from 'drizzle-orm/bun-sqlite/migrator'
 import { sql } from 'drizzle-orm'
 import * as sqliteSchema from './schema.sqlite'
 import type { Database, Db } from './database-types'
+import { sqliteStartupError } from '../startup-errors'
 
 export type { Database, Db, Tables } from './database-types'
 
@@ -33,6 +34,15 @@ class StatementCachingSQLite extends SQLite {
 }
 
 function openSqlite(path: string): Database {
+  try {
+    return openSqliteIn(path)
+  } catch (e) {
+    // A data folder that cannot be made or written: one line saying so (startup-errors.ts).
+    throw (path === ':memory:' ? undefined : sqliteStartupError(e, path, dirname(path))) ?? e
+  }
+}
+
+function openSqliteIn(path: string): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const open = () => {
     const client = new StatementCachingSQLite(path, { create: true })
