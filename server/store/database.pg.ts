@@ -1,6 +1,5 @@
 // PostgreSQL: the shared store for several instances. Real transactions; a lost connection surfaces as
 // 503 STORE_UNAVAILABLE on writes while evaluations keep serving from memory.
-import { join } from 'node:path'
 import postgres from 'postgres'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import { migrate } from 'drizzle-orm/postgres-js/migrator'
@@ -9,8 +8,7 @@ import * as pgSchema from './schema.pg'
 import type { Database, Db, Tables } from './database-types'
 import { isStoreUnavailable, storeUnavailable } from './unavailable'
 import { postgresStartupError } from '../startup-errors'
-
-const MIGRATIONS = join(import.meta.dir, '..', '..', 'drizzle', 'pg')
+import { migrationsFolder } from '../assets'
 
 export async function openPostgres(url: string): Promise<Database> {
   const client = postgres(url, { max: 10, onnotice: () => {}, connect_timeout: 5 })
@@ -23,9 +21,11 @@ export async function openPostgres(url: string): Promise<Database> {
     await client.end({ timeout: 1 }).catch(() => {})
     throw postgresStartupError(e, url) ?? e
   }
+  const migrations = migrationsFolder('pg')
   try {
-    await migrate(pg, { migrationsFolder: MIGRATIONS })
+    await migrate(pg, { migrationsFolder: migrations.folder })
   } finally {
+    migrations.done()
     await client`select pg_advisory_unlock(727274)`
   }
   // Repositories are typed against the SQLite tables; the PostgreSQL ones have identical columns.
