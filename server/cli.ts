@@ -2,6 +2,8 @@
 //   npm run cli -- projects list
 //   npm run cli -- projects create --name "Shop" --slug shop
 //   npm run cli -- tokens create --project <id or slug> --name ops --permissions '*' [--expires-at 2027-01-01T00:00:00Z]
+//   npm run cli -- backup --to <file>     (a consistent copy of the live SQLite database)
+//   npm run cli -- restore --from <file>  (with the service stopped)
 // Uses DATABASE_URL like the server, and changes state only through the services, as the API does: one
 // transaction per change with its audit entry (actor `cli`) and webhook deliveries (docs/behaviour.md §8).
 // Running servers pick a new token up on its first use, see other changes at their next reconcile, and
@@ -15,18 +17,21 @@ import { createServices } from './services'
 import { bootstrap, CLI_ACTOR } from './services/bootstrap'
 import { AppError } from './services/errors'
 import { ChangeBus } from './services/events'
+import { backupSqlite, BackupError, PG_BACKUP_HINT, restoreSqlite, sqlitePath } from './store/backup'
 
 const USAGE = `usage:
   cli projects list
   cli projects create --name <name> --slug <slug>
   cli tokens create --project <project id or slug> --name <name> --permissions <p1,p2,...> [--expires-at <ISO 8601>]
+  cli backup --to <file>       a consistent copy of the SQLite database, while the service runs
+  cli restore --from <file>    put a backup in place (stop the service first; the old file is kept)
 permissions: read:flags, read:configs, write:flags, write:configs, *`
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, slug: { type: 'string' }, project: { type: 'string' }, permissions: { type: 'string' }, 'expires-at': { type: 'string' }, help: { type: 'boolean' } },
+    options: { to: { type: 'string' }, from: { type: 'string' }, name: { type: 'string' }, slug: { type: 'string' }, project: { type: 'string' }, permissions: { type: 'string' }, 'expires-at': { type: 'string' }, help: { type: 'boolean' } },
   })
   const [resource, verb] = positionals
   if (values.help || !resource) {
@@ -34,6 +39,7 @@ async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 2
   }
   const settings = loadSettings()
+  if (resource === 'backup' || resource === 'restore') return backupOrRestore(resource, settings.databaseUrl, values)
   const database = await openDatabase(settings.databaseUrl)
   const store = createStore(database)
   const services = createServices(store, new ChangeBus(), new Snapshots(store), settings)
@@ -72,6 +78,34 @@ async function main(argv: string[]): Promise<number> {
     throw e
   } finally {
     await database.close()
+  }
+}
+
+/** Backups work on the database file itself, not through the services: no change, no audit entry. */
+function backupOrRestore(command: 'backup' | 'restore', databaseUrl: string, values: { to?: string; from?: string }): number {
+  const path = sqlitePath(databaseUrl)
+  if (!path) {
+    console.error(`error: ${PG_BACKUP_HINT}`)
+    return 2
+  }
+  const file = command === 'backup' ? values.to : values.from
+  if (!file) {
+    console.error(`error: ${command} needs ${command === 'backup' ? '--to' : '--from'} <file>\n${USAGE}`)
+    return 2
+  }
+  try {
+    if (command === 'backup') {
+      const bytes = backupSqlite(path, file)
+      console.log(`backed up ${path} to ${file} (${bytes} bytes)`)
+    } else {
+      const keptAs = restoreSqlite(file, path)
+      console.log(`restored ${file} to ${path}${keptAs ? `; the database it replaced is kept as ${keptAs}` : ''}. Start the service: it migrates the restored database if it is older.`)
+    }
+    return 0
+  } catch (e) {
+    if (!(e instanceof BackupError)) throw e
+    console.error(`error: ${e.message}`)
+    return 1
   }
 }
 
