@@ -24,6 +24,8 @@ test('npm install <service>/sdk/flagship-sdk.tgz in a fresh project, then a .mjs
   expect({ code: install.exitCode, err: install.exitCode ? install.stderr.toString() : '' }).toEqual({ code: 0, err: '' })
   const installed = JSON.parse(readFileSync(join(project, 'node_modules', 'flagship-sdk', 'package.json'), 'utf8'))
   expect(installed).toMatchObject({ name: 'flagship-sdk', version: pkg.version, license: 'Apache-2.0' })
+  // sdk/package.json moves with the service's version (the package built from a checkout says the same).
+  expect(JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'sdk', 'package.json'), 'utf8')).version).toBe(pkg.version)
   expect(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies['flagship-sdk']).toBe(`${srv.url}/sdk/flagship-sdk.tgz`)
   const token = await createToken(srv, ['read:flags'])
   writeFileSync(join(project, 'flags.mjs'), `import { createClient } from 'flagship-sdk'
