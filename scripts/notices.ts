@@ -14,6 +14,11 @@ const SHIPPED_IN: Record<string, string> = {
   bun: 'the runtime inside the single binary (npm run build:binary)',
 }
 
+/** What a package's files do not say but its users must know. */
+const NOTES: Record<string, string> = {
+  bun: 'The single binary embeds the Bun runtime. Bun itself is MIT-licensed; it statically links JavaScriptCore and WebKit (LGPL-2; the patched source Bun uses: https://github.com/oven-sh/webkit) and further open-source libraries (BoringSSL, mimalloc, zstd, uSockets and others), listed with their licences in Bun\'s LICENSE.md and at https://bun.com/docs/project/license.',
+}
+
 interface Pkg { name: string; version: string; license: string; dir: string; via: string; homepage?: string }
 
 function resolveFrom(name: string, from: string): string | undefined {
@@ -60,6 +65,7 @@ export function renderNotices(): string {
   for (const p of pkgs) {
     out.push(`## ${p.name} ${p.version} (${p.license})`, '')
     if (p.homepage) out.push(`Source: ${p.homepage.replace(/^git\+/, '')}`, '')
+    if (NOTES[p.name]) out.push(NOTES[p.name]!, '')
     const files = licenceFiles(p.dir)
     if (!files.length) out.push(`The package carries no licence file; its package.json declares ${p.license}${p.license === 'Apache-2.0' ? ' (the text is in this repository\'s LICENSE)' : ''}.`, '')
     for (const f of files) out.push('```text', readFileSync(join(p.dir, f), 'utf8').trimEnd().replace(/```/g, "'''"), '```', '')
