@@ -18,6 +18,7 @@ import { bootstrap, CLI_ACTOR } from './services/bootstrap'
 import { AppError } from './services/errors'
 import { ChangeBus } from './services/events'
 import { backupSqlite, BackupError, PG_BACKUP_HINT, restoreSqlite, sqlitePath } from './store/backup'
+import { StartupError } from './startup-errors'
 
 const USAGE = `usage:
   cli projects list
@@ -109,4 +110,11 @@ function backupOrRestore(command: 'backup' | 'restore', databaseUrl: string, val
   }
 }
 
-process.exit(await main(process.argv.slice(2)))
+try {
+  process.exit(await main(process.argv.slice(2)))
+} catch (e) {
+  // The database could not be opened: the same one line the service prints (startup-errors.ts).
+  if (!(e instanceof StartupError)) throw e
+  console.error(`error: ${e.message}`)
+  process.exit(1)
+}

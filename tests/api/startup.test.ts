@@ -5,6 +5,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import pkg from '../../package.json'
+import { runCli } from '../helpers/cli'
 import { ADMIN_URL } from '../helpers/postgres'
 import { requireServices } from '../helpers/requirements'
 import { api, startServer } from '../helpers/server'
@@ -85,5 +86,19 @@ describe('friendly failures', () => {
     const name = url.pathname.slice(1)
     expectOneLine(run, new RegExp(`PostgreSQL database "${name}" does not exist on ${url.hostname}:${url.port || 5432}: create it \\(createdb -h ${url.hostname} -p ${url.port || 5432} ${name}\\) or point DATABASE_URL at an existing database`))
     expect(run.err + run.out).not.toContain('secret-password')
+  })
+
+  test('a PostgreSQL role that does not exist', async () => {
+    if (!(await requireServices({ postgres: true }))) return
+    const url = new URL(ADMIN_URL)
+    url.username = 'flagship_no_such_role'
+    const run = await startFailing({ PORT: '0', DATABASE_URL: url.toString() })
+    expectOneLine(run, new RegExp(`PostgreSQL on ${url.hostname}:${url.port || 5432} refused user "flagship_no_such_role" \\(.+\\): fix the user or password in DATABASE_URL, or create the role`))
+  })
+
+  test('the command line says the same in one line', () => {
+    const run = runCli({ databaseUrl: 'postgres://postgres@127.0.0.1:1/flags' }, 'projects', 'list')
+    expect(run.code).toBe(1)
+    expect(run.err.trim()).toBe('error: cannot reach PostgreSQL at 127.0.0.1:1 (ECONNREFUSED): start PostgreSQL there, or fix the host and port in DATABASE_URL')
   })
 })
