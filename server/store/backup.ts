@@ -72,5 +72,5 @@ export function restoreSqlite(from: string, path: string, now = new Date()): str
   return keptAs
 }
 
-export const PG_BACKUP_HINT = 'PostgreSQL is backed up with its own tools: pg_dump --format=custom --file=flags.dump "$DATABASE_URL" (restore: pg_restore --clean --if-exists --dbname="$DATABASE_URL" flags.dump); see docs/operations.md'
+export const PG_BACKUP_HINT = 'PostgreSQL is backed up with its own tools: pg_dump --format=custom --file=flags.dump "$DATABASE_URL" (restore: pg_restore --clean --if-exists --no-owner --dbname="$DATABASE_URL" flags.dump); see docs/operations.md'
 

@@ -37,21 +37,21 @@ function expectOneLine(run: { code: number | null; err: string }, pattern: RegEx
 describe('start log and version', () => {
   test('the first start names the console and how to sign in; a restart only the console; /health has the version', async () => {
     const srv = await startServer({ env: { BOOTSTRAP_TOKEN: '' } })
+    let again: Awaited<ReturnType<typeof startServer>> | undefined
     try {
       expect(srv.output()).toContain(`Flagship ${pkg.version} is running. Console: http://127.0.0.1:${srv.port}/`)
       expect(srv.output()).toContain('First start: open the console and paste the admin token printed above to sign in.')
       expect(srv.output()).toMatch(/==== ADMIN TOKEN for project "default"/)
       const health = await api(srv, 'GET', '/health')
       expect(health.body).toMatchObject({ status: 'ok', version: pkg.version })
-    } finally {
-      await srv.stop()
-    }
-    const again = await startServer({ dbPath: srv.dbPath, env: { PUBLIC_URL: 'https://flags.example.com' } })
-    try {
+      // Stopped without dropping its database (either store), then started again on it.
+      await srv.kill()
+      again = await startServer({ databaseUrl: srv.databaseUrl, env: { PUBLIC_URL: 'https://flags.example.com' } })
       expect(again.output()).toContain(`Flagship ${pkg.version} is running. Console: https://flags.example.com/  API docs: https://flags.example.com/docs`)
       expect(again.output()).not.toContain('First start')
     } finally {
-      await again.stop()
+      await again?.stop()
+      await srv.stop()
     }
   })
 })
