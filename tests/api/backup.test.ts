@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { runCli } from '../helpers/cli'
 import { api, startServer, TEST_STORE, type TestServer } from '../helpers/server'
 import { tempDir } from '../helpers/temp'
+import { createTestDatabase } from '../helpers/postgres'
 
 let srv: TestServer
 beforeAll(async () => {
@@ -24,6 +25,35 @@ if (TEST_STORE === 'postgres') {
       expect(run.code).toBe(2)
       expect(run.err).toContain('pg_dump --format=custom')
       expect(run.err).toContain('pg_restore')
+    }
+  })
+
+  test("the documented pg_dump and pg_restore commands carry a live database over whole", async () => {
+    if (!Bun.which('pg_dump')) {
+      if (process.env.CI === 'true') throw new Error('pg_dump is missing (apt-get install postgresql-client)')
+      return
+    }
+    for (let i = 0; i < 5; i++) expect((await createFlag(`pg-${i}`)).status).toBe(201)
+    const hint = runCli(srv, 'backup', '--to', 'x').err
+    const dump = /pg_dump [^(]+?"\$DATABASE_URL"/.exec(hint)![0]
+    const restore = /pg_restore [^)]+/.exec(hint)![0]
+    const dir = tempDir('flagship-pgdump-')
+    const target = await createTestDatabase()
+    try {
+      const sh = (command: string, url: string) => Bun.spawnSync(['bash', '-c', command], { cwd: dir, env: { ...process.env, DATABASE_URL: url }, stdout: 'pipe', stderr: 'pipe' })
+      const dumped = sh(dump, srv.databaseUrl)
+      expect({ code: dumped.exitCode, err: dumped.stderr.toString() }).toEqual({ code: 0, err: '' })
+      const restored = sh(restore, target.url)
+      expect({ code: restored.exitCode, err: restored.stderr.toString() }).toEqual({ code: 0, err: '' })
+      const copy = await startServer({ databaseUrl: target.url, adminToken: srv.adminToken })
+      try {
+        expect(await flagKeys(copy)).toEqual(await flagKeys(srv))
+        expect((await api(copy, 'GET', '/api/v1/flags/pg-3/definition', { token: srv.adminToken })).body.flag.value).toBe(4)
+      } finally {
+        await copy.stop()
+      }
+    } finally {
+      await target.drop()
     }
   })
 } else {
