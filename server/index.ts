@@ -114,8 +114,8 @@ export async function startService(settings: Settings) {
     }), settings.reconcileIntervalMs),
   ]
   const server = app.server!
-  log('listening', { url: `http://${settings.host}:${server.port}`, port: server.port, version: VERSION, database: database.dialect, fanout: fanout.kind, instance: instanceId })
   // Where a person goes next, in plain words: the console's address and, on the first start, how to sign in.
+  // Printed before the `listening` line, which is what scripts wait for, so they find these lines too.
   const consoleUrl = settings.publicUrl ? `${settings.publicUrl}/` : `http://${['0.0.0.0', '::', ''].includes(settings.host) ? 'localhost' : settings.host}:${server.port}/`
   console.log(`Flagship ${VERSION} is running. Console: ${consoleUrl}  API docs: ${consoleUrl}docs`)
   if (boot.created) {
@@ -123,6 +123,8 @@ export async function startService(settings: Settings) {
       ? 'First start: open the console and paste the admin token printed above to sign in.'
       : 'First start: open the console and sign in with the admin token you set in BOOTSTRAP_TOKEN.')
   }
+  log('listening', { url: `http://${settings.host}:${server.port}`, port: server.port, version: VERSION, database: database.dialect, fanout: fanout.kind, instance: instanceId })
+
 
   return {
     app,
