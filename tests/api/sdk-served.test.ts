@@ -58,3 +58,17 @@ test('GET /sdk/flagship.js: an ES module from any origin, versioned and cacheabl
   expect(missing.body.code).toBe('NOT_FOUND')
   expect((await api(srv, 'GET', '/sdk/..%2Fpackage.json')).status).toBe(404)
 })
+
+test('the console files under /assets/: cached for good; nothing outside the build is reachable', async () => {
+  const index = await (await fetch(`${srv.url}/`)).text()
+  const asset = /src="(\/assets\/[^"]+\.js)"/.exec(index)![1]!
+  const res = await fetch(`${srv.url}${asset}`)
+  expect(res.status).toBe(200)
+  expect(res.headers.get('content-type')).toStartWith('text/javascript')
+  expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+  for (const path of ['/assets/..%2F..%2Fpackage.json', '/assets/%2e%2e/%2e%2e/package.json', '/assets/%2Fetc%2Fpasswd', '/assets/nope.js', '/sdk/..%2F..%2Fpackage.json', '/sdk/%2e%2e/build.ts']) {
+    const refused = await fetch(`${srv.url}${path}`)
+    expect([path, refused.status]).toEqual([path, 404])
+    expect((await refused.json()).code).toBe('NOT_FOUND')
+  }
+})
