@@ -2,7 +2,8 @@
 // Bun and browsers (Bun.build, code splitting: index.js and openfeature.js share their code, and re2js
 // goes to a chunk of its own that only a `matches` condition loads); the types are emitted by tsc from
 // sdk/tsconfig.json into dist/types. sizes() measures what a browser downloads up front and on demand.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 
@@ -10,11 +11,11 @@ export const SDK_DIR = import.meta.dir
 export const DIST = join(SDK_DIR, 'dist')
 const ROOT = join(SDK_DIR, '..')
 
-export async function buildSdk(): Promise<void> {
-  rmSync(DIST, { recursive: true, force: true })
+export async function buildSdk(outDir = DIST): Promise<void> {
+  rmSync(outDir, { recursive: true, force: true })
   const result = await Bun.build({
     entrypoints: [join(SDK_DIR, 'src', 'index.ts'), join(SDK_DIR, 'src', 'openfeature.ts')],
-    outdir: DIST,
+    outdir: outDir,
     target: 'browser',
     format: 'esm',
     splitting: true,
@@ -23,12 +24,12 @@ export async function buildSdk(): Promise<void> {
     naming: { entry: '[name].js', chunk: 'chunks/[name]-[hash].js' },
   })
   if (!result.success) throw new AggregateError(result.logs, 'Bun.build failed')
-  const tsc = Bun.spawnSync(['node', join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(SDK_DIR, 'tsconfig.json')], { stdout: 'pipe', stderr: 'pipe' })
+  const tsc = Bun.spawnSync(['node', join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(SDK_DIR, 'tsconfig.json'), '--outDir', join(outDir, 'types')], { stdout: 'pipe', stderr: 'pipe' })
   if (tsc.exitCode !== 0) throw new Error(`tsc failed:\n${tsc.stdout.toString()}${tsc.stderr.toString()}`)
   // The sources import without extensions (bundler resolution); consumers resolving as Node does
   // (moduleResolution node16/nodenext) need them in the declarations.
-  for (const file of new Bun.Glob('**/*.d.ts').scanSync(join(DIST, 'types'))) {
-    const path = join(DIST, 'types', file)
+  for (const file of new Bun.Glob('**/*.d.ts').scanSync(join(outDir, 'types'))) {
+    const path = join(outDir, 'types', file)
     writeFileSync(path, readFileSync(path, 'utf8').replace(/(from\s*|import\()(["'])(\.{1,2}\/[^"']+?)(?<!\.js)\2/g, '$1$2$3.js$2'))
   }
 }
@@ -77,6 +78,33 @@ export function sizes(entry = join(DIST, 'index.js')): Sizes {
   const eager = upFront(entry)
   const lazy = onDemand(entry)
   return { upFront: gzipBytes(eager), onDemand: gzipBytes(lazy), upFrontFiles: eager, onDemandFiles: lazy }
+}
+
+/** What the service serves under /sdk/ (routes/sdk.ts): the browser build (index.js, also as flagship.js, an
+ *  ES module a page imports straight from the service; openfeature.js; chunks/) and flagship-sdk.tgz, the npm
+ *  package (`npm install https://<host>/sdk/flagship-sdk.tgz`) carrying the service's own version. Built in a
+ *  private folder, so servers starting at once never read each other's half-written build. */
+export async function packSdk(version: string): Promise<Map<string, Uint8Array>> {
+  const out = mkdtempSync(join(tmpdir(), 'flagship-sdk-build-'))
+  try {
+    await buildSdk(out)
+    const served = new Map<string, Uint8Array>()
+    const packed: Record<string, Uint8Array | string> = {}
+    for (const file of new Bun.Glob('**/*').scanSync(out)) {
+      const bytes = new Uint8Array(readFileSync(join(out, file)))
+      packed[`package/dist/${file}`] = bytes
+      if (!file.startsWith('types/')) served.set(file, bytes)
+    }
+    served.set('flagship.js', served.get('index.js')!)
+    const manifest = JSON.parse(readFileSync(join(SDK_DIR, 'package.json'), 'utf8'))
+    packed['package/package.json'] = `${JSON.stringify({ ...manifest, version }, null, 2)}\n`
+    packed['package/README.md'] = readFileSync(join(SDK_DIR, 'README.md'), 'utf8')
+    packed['package/LICENSE'] = readFileSync(join(ROOT, 'LICENSE'), 'utf8')
+    served.set('flagship-sdk.tgz', await new Bun.Archive(packed, { compress: 'gzip' }).bytes())
+    return served
+  } finally {
+    rmSync(out, { recursive: true, force: true })
+  }
 }
 
 if (import.meta.main) {

@@ -1,7 +1,9 @@
 // Operator commands for when the API cannot help (no admin token left, a new project):
 //   npm run cli -- projects list
 //   npm run cli -- projects create --name "Shop" --slug shop
-//   npm run cli -- tokens create --project <id> --name ops --permissions '*' [--expires-at 2027-01-01T00:00:00Z]
+//   npm run cli -- tokens create --project <id or slug> --name ops --permissions '*' [--expires-at 2027-01-01T00:00:00Z]
+//   npm run cli -- backup --to <file>     (a consistent copy of the live SQLite database)
+//   npm run cli -- restore --from <file>  (with the service stopped)
 // Uses DATABASE_URL like the server, and changes state only through the services, as the API does: one
 // transaction per change with its audit entry (actor `cli`) and webhook deliveries (docs/behaviour.md §8).
 // Running servers pick a new token up on its first use, see other changes at their next reconcile, and
@@ -15,18 +17,22 @@ import { createServices } from './services'
 import { bootstrap, CLI_ACTOR } from './services/bootstrap'
 import { AppError } from './services/errors'
 import { ChangeBus } from './services/events'
+import { backupSqlite, BackupError, PG_BACKUP_HINT, restoreSqlite, sqlitePath } from './store/backup'
+import { StartupError } from './startup-errors'
 
 const USAGE = `usage:
   cli projects list
   cli projects create --name <name> --slug <slug>
-  cli tokens create --project <project id> --name <name> --permissions <p1,p2,...> [--expires-at <ISO 8601>]
+  cli tokens create --project <project id or slug> --name <name> --permissions <p1,p2,...> [--expires-at <ISO 8601>]
+  cli backup --to <file>       a consistent copy of the SQLite database, while the service runs
+  cli restore --from <file>    put a backup in place (stop the service first; the old file is kept)
 permissions: read:flags, read:configs, write:flags, write:configs, *`
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, slug: { type: 'string' }, project: { type: 'string' }, permissions: { type: 'string' }, 'expires-at': { type: 'string' }, help: { type: 'boolean' } },
+    options: { to: { type: 'string' }, from: { type: 'string' }, name: { type: 'string' }, slug: { type: 'string' }, project: { type: 'string' }, permissions: { type: 'string' }, 'expires-at': { type: 'string' }, help: { type: 'boolean' } },
   })
   const [resource, verb] = positionals
   if (values.help || !resource) {
@@ -34,6 +40,7 @@ async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 2
   }
   const settings = loadSettings()
+  if (resource === 'backup' || resource === 'restore') return backupOrRestore(resource, settings.databaseUrl, values)
   const database = await openDatabase(settings.databaseUrl)
   const store = createStore(database)
   const services = createServices(store, new ChangeBus(), new Snapshots(store), settings)
@@ -49,8 +56,11 @@ async function main(argv: string[]): Promise<number> {
       return 0
     }
     if (resource === 'tokens' && verb === 'create') {
-      const projectId = values.project ?? ''
-      if (!(await store.projects.get(store.db, projectId))) throw new AppError(404, 'NOT_FOUND', `no project with id "${projectId}" (see: cli projects list)`)
+      // --project takes the project's id or its slug.
+      const given = values.project ?? ''
+      const project = (await store.projects.get(store.db, given)) ?? (await store.projects.bySlug(store.db, given))
+      if (!project) throw new AppError(404, 'NOT_FOUND', `no project with id or slug "${given}" (see: cli projects list)`)
+      const projectId = project.id
       const { token, row } = await services.tokens.create({ projectId, name: CLI_ACTOR }, {
         name: values.name ?? '', project_id: projectId,
         permissions: (values.permissions ?? '').split(',').map((p) => p.trim()).filter(Boolean),
@@ -72,4 +82,39 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exit(await main(process.argv.slice(2)))
+/** Backups work on the database file itself, not through the services: no change, no audit entry. */
+function backupOrRestore(command: 'backup' | 'restore', databaseUrl: string, values: { to?: string; from?: string }): number {
+  const path = sqlitePath(databaseUrl)
+  if (!path) {
+    console.error(`error: ${PG_BACKUP_HINT}`)
+    return 2
+  }
+  const file = command === 'backup' ? values.to : values.from
+  if (!file) {
+    console.error(`error: ${command} needs ${command === 'backup' ? '--to' : '--from'} <file>\n${USAGE}`)
+    return 2
+  }
+  try {
+    if (command === 'backup') {
+      const bytes = backupSqlite(path, file)
+      console.log(`backed up ${path} to ${file} (${bytes} bytes)`)
+    } else {
+      const keptAs = restoreSqlite(file, path)
+      console.log(`restored ${file} to ${path}${keptAs ? `; the database it replaced is kept as ${keptAs}` : ''}. Start the service: it migrates the restored database if it is older.`)
+    }
+    return 0
+  } catch (e) {
+    if (!(e instanceof BackupError)) throw e
+    console.error(`error: ${e.message}`)
+    return 1
+  }
+}
+
+try {
+  process.exit(await main(process.argv.slice(2)))
+} catch (e) {
+  // The database could not be opened: the same one line the service prints (startup-errors.ts).
+  if (!(e instanceof StartupError)) throw e
+  console.error(`error: ${e.message}`)
+  process.exit(1)
+}

@@ -24,10 +24,20 @@ import { createExposition } from './metrics/exposition'
 import { expiryOf } from './services/tokens'
 import type { ChangeNotice } from './services/events'
 import { randomBytes } from 'node:crypto'
+import { listenStartupError, StartupError } from './startup-errors'
+import { VERSION } from './version'
 
 export async function startService(settings: Settings) {
   if (settings.webhookAllowPrivateTargets) {
     log('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may target plain http and private or loopback addresses. Never use this in production.', {}, 'warn')
+  }
+  // A busy port is found before anything starts (workers would otherwise run, and log, while we give up).
+  if (settings.port !== 0) {
+    try {
+      Bun.listen({ hostname: settings.host, port: settings.port, socket: { data() {} } }).stop(true)
+    } catch (e) {
+      throw listenStartupError(e, settings.host, settings.port) ?? e
+    }
   }
   const database = await openDatabase(settings.databaseUrl)
   const store = createStore(database)
@@ -89,7 +99,11 @@ export async function startService(settings: Settings) {
   const app = createApp({ settings, store, snapshots, services, authenticator, limiter, log, hub, tickets, metrics: { requests, counts, exposition } })
   // Bun's own body cut-off answers an empty 413; ours (json-input.ts, 1 MiB) stops reading at the limit and
   // answers the JSON one, so Bun's is set out of the way.
-  app.listen({ port: settings.port, hostname: settings.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER })
+  try {
+    app.listen({ port: settings.port, hostname: settings.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER })
+  } catch (e) {
+    throw listenStartupError(e, settings.host, settings.port) ?? e
+  }
 
   const timers = [
     setInterval(() => limiter.sweep(), 60_000),
@@ -100,7 +114,17 @@ export async function startService(settings: Settings) {
     }), settings.reconcileIntervalMs),
   ]
   const server = app.server!
-  log('listening', { url: `http://${settings.host}:${server.port}`, port: server.port, database: database.dialect, fanout: fanout.kind, instance: instanceId })
+  // Where a person goes next, in plain words: the console's address and, on the first start, how to sign in.
+  // Printed before the `listening` line, which is what scripts wait for, so they find these lines too.
+  const consoleUrl = settings.publicUrl ? `${settings.publicUrl}/` : `http://${['0.0.0.0', '::', ''].includes(settings.host) ? 'localhost' : settings.host}:${server.port}/`
+  console.log(`Flagship ${VERSION} is running. Console: ${consoleUrl}  API docs: ${consoleUrl}docs`)
+  if (boot.created) {
+    console.log(boot.generatedToken
+      ? 'First start: open the console and paste the admin token printed above to sign in.'
+      : 'First start: open the console and sign in with the admin token you set in BOOTSTRAP_TOKEN.')
+  }
+  log('listening', { url: `http://${settings.host}:${server.port}`, port: server.port, version: VERSION, database: database.dialect, fanout: fanout.kind, instance: instanceId })
+
 
   return {
     app,
@@ -121,7 +145,8 @@ export async function startService(settings: Settings) {
   }
 }
 
-if (import.meta.main) {
+/** `npm start` and the binary: start, or stop with one line saying why not (startup-errors.ts). */
+export async function main(): Promise<void> {
   let settings: Settings
   try {
     settings = loadSettings()
@@ -129,7 +154,14 @@ if (import.meta.main) {
     console.error(`configuration error: ${(e as Error).message}`)
     process.exit(2)
   }
-  const service = await startService(settings)
+  let service: Awaited<ReturnType<typeof startService>>
+  try {
+    service = await startService(settings)
+  } catch (e) {
+    if (!(e instanceof StartupError)) throw e
+    console.error(`Flagship cannot start: ${e.message}`)
+    process.exit(1)
+  }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, async () => {
       log('shutting down', { signal })
@@ -138,3 +170,5 @@ if (import.meta.main) {
     })
   }
 }
+
+if (import.meta.main) await main()

@@ -4,14 +4,11 @@
 // the console, and one plugin per resource under routes/ (each taking only the parts of deps.ts it uses).
 import { Elysia } from 'elysia'
 import { openapi } from '@elysiajs/openapi'
-import { staticPlugin } from '@elysiajs/static'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import { errorForLog } from '../log'
 import { AppError } from '../services/errors'
 import { isStoreUnavailable, storeUnavailable } from '../store/unavailable'
 import { cachedJson } from './caching'
-import { CONSOLE_DIST, consoleResponse } from './console'
+import { consoleAsset, consoleResponse } from './console'
 import { createCors } from './cors'
 import { errorResponse, fromAppError, validationIssues } from './errors'
 import { fastEvaluationRoutes } from './fast-evaluation'
@@ -24,6 +21,7 @@ import * as S from '../schemas'
 import { checkUrl, pathOf } from './url-input'
 import { healthRoutes } from './routes/health'
 import { docsRoutes } from './routes/docs'
+import { sdkRoutes } from './routes/sdk'
 import { flagRoutes } from './routes/flags'
 import { flagLifecycleRoutes } from './routes/flag-lifecycle'
 import { configRoutes } from './routes/configs'
@@ -191,8 +189,9 @@ export function createApp(deps: AppDeps) {
         },
       }),
     )
-    // The console's built files; their names carry a content hash, so they may be cached for good.
-    .use(existsSync(join(CONSOLE_DIST, 'assets')) ? staticPlugin({ assets: join(CONSOLE_DIST, 'assets'), prefix: '/assets', indexHTML: false, alwaysStatic: true, maxAge: 31536000, directive: 'public', detail: { hide: true } }) : new Elysia())
+    // The console's built files (console.ts); their names carry a content hash, so they may be cached for good.
+    .get('/assets/*', ({ params }) => consoleAsset(params['*']), { detail: { hide: true } })
+    .use(sdkRoutes())
     .use(docsRoutes())
     .use(healthRoutes(deps))
     .use(flagRoutes(deps))

@@ -1,7 +1,10 @@
 // The admin console (web/): built with Vite when its build is missing or older than its sources, then
-// served as static files with index.html for the console's client-side routes.
+// served as static files with index.html for the console's client-side routes. The single binary carries
+// the build (assets.ts) and never builds.
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { assetFile, isEmbedded } from '../assets'
+import { errorResponse } from './errors'
 
 const WEB = join(import.meta.dir, '..', '..', 'web')
 export const CONSOLE_DIST = join(WEB, 'dist')
@@ -25,6 +28,7 @@ export function consoleIsStale(): boolean {
 
 /** Builds the console if needed. Returns false (and the API still runs) when the build fails. */
 export async function ensureConsoleBuilt(log: (msg: string, fields?: Record<string, unknown>, level?: 'info' | 'warn' | 'error') => void): Promise<boolean> {
+  if (isEmbedded()) return assetFile('console', 'index.html') !== undefined
   if (!existsSync(join(WEB, 'index.html'))) return false
   if (!consoleIsStale()) return true
   log('building the admin console (web/) with vite')
@@ -37,6 +41,14 @@ export async function ensureConsoleBuilt(log: (msg: string, fields?: Record<stri
 
 /** index.html for a console route (a path without a file extension), undefined otherwise. */
 export function consoleResponse(path: string): Response | undefined {
-  if (/\.[a-z0-9]+$/i.test(path) || !existsSync(INDEX)) return undefined
-  return new Response(Bun.file(INDEX), { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } })
+  const index = /\.[a-z0-9]+$/i.test(path) ? undefined : assetFile('console', 'index.html')
+  if (!index) return undefined
+  return new Response(index, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } })
+}
+
+/** GET /assets/<file>: the console's built files; their names carry a content hash, so they are kept for good. */
+export function consoleAsset(file: string): Response {
+  const body = assetFile('console', `assets/${file}`)
+  if (!body) return errorResponse(404, 'NOT_FOUND', `No console asset ${file}`)
+  return new Response(body, { headers: { 'content-type': body.type || 'application/octet-stream', 'cache-control': 'public, max-age=31536000, immutable' } })
 }

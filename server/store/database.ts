@@ -3,16 +3,16 @@
 // types; PostgreSQL gets column-identical tables from schema.pg.ts at run time.
 import { Database as SQLite, type SQLQueryBindings } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import { drizzle as drizzleSqlite } from 'drizzle-orm/bun-sqlite'
 import { migrate as migrateSqlite } from 'drizzle-orm/bun-sqlite/migrator'
 import { sql } from 'drizzle-orm'
 import * as sqliteSchema from './schema.sqlite'
 import type { Database, Db } from './database-types'
+import { sqliteStartupError } from '../startup-errors'
+import { migrationsFolder } from '../assets'
 
 export type { Database, Db, Tables } from './database-types'
-
-const MIGRATIONS = join(import.meta.dir, '..', '..', 'drizzle')
 
 export async function openDatabase(url: string): Promise<Database> {
   if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length))
@@ -33,6 +33,15 @@ class StatementCachingSQLite extends SQLite {
 }
 
 function openSqlite(path: string): Database {
+  try {
+    return openSqliteIn(path)
+  } catch (e) {
+    // A data folder that cannot be made or written: one line saying so (startup-errors.ts).
+    throw (path === ':memory:' ? undefined : sqliteStartupError(e, path, dirname(path))) ?? e
+  }
+}
+
+function openSqliteIn(path: string): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const open = () => {
     const client = new StatementCachingSQLite(path, { create: true })
@@ -45,7 +54,12 @@ function openSqlite(path: string): Database {
   const writer = open()
   const reader = path === ':memory:' ? writer : open()
   const writeDb = drizzleSqlite(writer, { schema: sqliteSchema })
-  migrateSqlite(writeDb, { migrationsFolder: join(MIGRATIONS, 'sqlite') })
+  const migrations = migrationsFolder('sqlite')
+  try {
+    migrateSqlite(writeDb, { migrationsFolder: migrations.folder })
+  } finally {
+    migrations.done()
+  }
   const db = reader === writer ? writeDb : drizzleSqlite(reader, { schema: sqliteSchema })
 
   // bun:sqlite transactions are synchronous, but services are async. SQLite has one writer anyway, so

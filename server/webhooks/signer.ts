@@ -1,5 +1,5 @@
 // Webhook signatures: X-Webhook-Signature is the hex HMAC-SHA256 of the raw request body keyed with the
-// webhook's secret (README, Webhooks). Receivers recompute it over the bytes they received.
+// webhook's secret (docs/webhooks.md). Receivers recompute it over the bytes they received.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
 export function sign(body: string, secret: string): string {

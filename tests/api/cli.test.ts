@@ -56,10 +56,13 @@ test('tokens create: one audited change (actor cli), a token.created delivery, a
 })
 
 test('projects create: audited in the new project with actor cli; its first token is audited too', async () => {
-  const made = cli('projects', 'create', '--name', 'Shop', '--slug', `shop-${Date.now()}`)
+  const slug = `shop-${Date.now()}`
+  const made = cli('projects', 'create', '--name', 'Shop', '--slug', slug)
   expect(made).toMatchObject({ code: 0, err: '' })
   const id = /created project (\w+)/.exec(made.out)![1]!
-  const tokenRun = cli('tokens', 'create', '--project', id, '--name', 'shop admin', '--permissions', '*')
+  expect(id).not.toBe(slug)
+  // --project takes the slug as well as the id.
+  const tokenRun = cli('tokens', 'create', '--project', slug, '--name', 'shop admin', '--permissions', '*')
   expect(tokenRun.code).toBe(0)
   const token = printedToken(tokenRun.out)
   // The server re-reads its token table on an unknown token at most once a second: the first use may wait for it.

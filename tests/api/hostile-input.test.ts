@@ -161,7 +161,7 @@ describe('bytes, charset and size', () => {
       socket.write(request)
     })
 
-  test('what the runtime answers before the service runs, as the README documents: NUL in a header 400, headers over 16 KiB 431', async () => {
+  test('what the runtime answers before the service runs, as docs/api.md documents: NUL in a header 400, headers over 16 KiB 431', async () => {
     const nul = await raw(`GET /api/v1/flags/f HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`)
     expect(nul.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request')
     const huge = await raw(`GET /api/v1/flags/f HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(70_000)}\r\nConnection: close\r\n\r\n`)

@@ -1,4 +1,4 @@
-// Weighted splits in the console (docs: README "Variants, prerequisites and a flag's life"): weights are kept
+// Weighted splits in the console (docs/api.md, "Variants, prerequisites and a flag's life"): weights are kept
 // in hundredths of a percent so they always add up to exactly 100, and the share of users a change moves is
 // measured on the same bucket ranges the server uses (cumulative weights in list order).
 

@@ -1,13 +1,10 @@
 // The /docs page: Swagger UI, every file of it served by this server from the installed swagger-ui-dist
 // package, so the interactive documentation works on machines without internet access and tells no other
 // host who reads it (no fonts, validator badge, proxy or hosted-service links from elsewhere).
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { assetFile } from '../../assets'
 import { errorResponse } from '../errors'
 import { routeModule } from './common'
 
-const require = createRequire(import.meta.url)
-const DIST = dirname(require.resolve('swagger-ui-dist/package.json'))
 const ASSETS: Record<string, [file: string, type: string]> = {
   'swagger-ui.css': ['swagger-ui.css', 'text/css; charset=utf-8'],
   'swagger-ui-bundle.js': ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
@@ -51,6 +48,7 @@ export const docsRoutes = () =>
     .get('/docs/assets/:file', ({ params }) => {
       // Own entries only: `constructor` or `toString` must not find Object's.
       const asset = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined
-      if (!asset) return errorResponse(404, 'NOT_FOUND', 'No such documentation asset')
-      return cached(Bun.file(join(DIST, asset[0])), asset[1], 86400)
+      const body = asset && assetFile('swagger', asset[0])
+      if (!asset || !body) return errorResponse(404, 'NOT_FOUND', 'No such documentation asset')
+      return cached(body, asset[1], 86400)
     }, { detail: { hide: true } })
