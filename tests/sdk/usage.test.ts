@@ -42,7 +42,7 @@ describe('counting', () => {
   })
 
   test('a flag with more distinct results than the counter scans (12 rules): every one counted, also after a drain', () => {
-    const rules = Array.from({ length: 12 }, (_, n) => ({ conditions: [{ property: 'plan', operator: 'equals', value: `p${n}` }], value: n }))
+    const rules = Array.from({ length: 12 }, (_, n) => ({ conditions: [{ property: 'plan', operator: 'equals' as const, value: `p${n}` }], value: n }))
     client = createClient({ bootstrap: { version: 1, environments: ['production'], configs: [], segments: [], flags: [{ key: 'many', enabled: true, value: -1, targeting: { rules } }] } })
     const round = () => {
       for (let n = 0; n < 12; n++) for (let i = 0; i <= n; i++) client!.evaluate('many', { plan: `p${n}`, environment: 'production' })
