@@ -173,4 +173,19 @@ describe('audit log', () => {
       expect([bad, res.status, res.body.code]).toEqual([bad, 400, 'VALIDATION_ERROR'])
     }
   })
+
+  test("entries and flag history name the token (name and prefix), also after the token is deleted", async () => {
+    const created = await api(srv, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'deploy-bot', project_id: 'default', permissions: ['write:flags', 'read:flags'] } })
+    expect(created.status).toBe(201)
+    const bot = created.body.token as string
+    const prefix = bot.slice(0, 12)
+    expect((await api(srv, 'POST', '/api/v1/flags', { token: bot, body: { key: 'named-actor', value: 1 } })).status).toBe(201)
+    const entry = async () => (await api(srv, 'GET', '/api/v1/audit?resource_key=named-actor', { token: admin })).body.entries[0]
+    expect(await entry()).toMatchObject({ actor: prefix, actor_name: 'deploy-bot' })
+    const history = await api(srv, 'GET', '/api/v1/flags/named-actor/history', { token: admin })
+    expect(history.body.versions[0]).toMatchObject({ actor: prefix, actor_name: 'deploy-bot' })
+    expect((await api(srv, 'DELETE', `/api/v1/tokens/${created.body.meta.hash}`, { token: admin })).status).toBe(200)
+    expect(await entry()).toMatchObject({ actor: prefix, actor_name: 'deploy-bot' })
+  })
 })
+
