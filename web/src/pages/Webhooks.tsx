@@ -86,12 +86,24 @@ function WebhookHealth({ webhook }: { webhook: Webhook }) {
       ) : (
         <>
           <span className="badge status-pending">failing</span> {plural(h.consecutive_failures, 'failed attempt')} in a row
-          {h.next_attempt_at && <>; backing off, next try {relativeTime(h.next_attempt_at)}</>}. Paused if it keeps failing for 24 hours.
+          {h.next_attempt_at && <>; backing off, {Date.parse(h.next_attempt_at) > Date.now() ? `next try ${relativeTime(h.next_attempt_at)}` : 'next try due now'}</>}. Paused if it keeps failing for 24 hours.
         </>
       )}
       <ErrorMessage error={resume.error} title="Could not resume" />
     </div>
   )
+}
+
+/** When a pending delivery goes out: its own next attempt, held back while the webhook backs off or is
+ *  paused; a time already past reads "due now" (the worker picks it up at its next pass), never "ago". */
+export function nextTry(own: string | null | undefined, webhook: Webhook, now = Date.now()): string {
+  const h = webhook.health
+  if (h.status === 'paused') return 'waiting: the webhook is paused (resume it to send)'
+  const times = [own, h.next_attempt_at].filter((t): t is string => !!t).map((t) => Date.parse(t))
+  const at = times.length ? Math.max(...times) : NaN
+  if (Number.isNaN(at) || at <= now) return 'next try: due now'
+  const why = h.next_attempt_at && Date.parse(h.next_attempt_at) === at && h.status === 'failing' ? ' (the webhook is backing off)' : ''
+  return `next try ${relativeTime(new Date(at).toISOString())}${why}`
 }
 
 function Deliveries({ webhook }: { webhook: Webhook }) {
@@ -124,7 +136,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                   </td>
                   <td data-label="Status">
                     <span className={`badge status-${d.status}`}>{d.status}</span>
-                    {d.status === 'pending' && d.next_attempt_at && <div className="muted small">next try {relativeTime(d.next_attempt_at)}</div>}
+                    {d.status === 'pending' && <div className="muted small">{nextTry(d.next_attempt_at, webhook)}</div>}
                   </td>
                   <td data-label="Attempts">{d.attempts}</td>
                   <td data-label="Last response">
