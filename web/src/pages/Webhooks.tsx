@@ -5,6 +5,7 @@ import { useQuery } from '@tanstack/react-query'
 import { ApiError, EVENT_KINDS, api, keys, type Webhook } from '../api'
 import { adminQueries } from '../queries'
 import { dateTime, plural, relativeTime } from '../format'
+import { nextTry } from '../delivery-times'
 import { useApiMutation } from '../mutations'
 import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
 import { DataTable } from '../components/DataTable'
@@ -92,18 +93,6 @@ function WebhookHealth({ webhook }: { webhook: Webhook }) {
       <ErrorMessage error={resume.error} title="Could not resume" />
     </div>
   )
-}
-
-/** When a pending delivery goes out: its own next attempt, held back while the webhook backs off or is
- *  paused; a time already past reads "due now" (the worker picks it up at its next pass), never "ago". */
-export function nextTry(own: string | null | undefined, webhook: Webhook, now = Date.now()): string {
-  const h = webhook.health
-  if (h.status === 'paused') return 'waiting: the webhook is paused (resume it to send)'
-  const times = [own, h.next_attempt_at].filter((t): t is string => !!t).map((t) => Date.parse(t))
-  const at = times.length ? Math.max(...times) : NaN
-  if (Number.isNaN(at) || at <= now) return 'next try: due now'
-  const why = h.next_attempt_at && Date.parse(h.next_attempt_at) === at && h.status === 'failing' ? ' (the webhook is backing off)' : ''
-  return `next try ${relativeTime(new Date(at).toISOString())}${why}`
 }
 
 function Deliveries({ webhook }: { webhook: Webhook }) {
