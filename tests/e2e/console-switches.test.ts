@@ -226,6 +226,26 @@ browserSuite('console: switches, and what they serve', () => {
     await page.close()
   }, T)
 
+  test('webhooks: a refused URL gives its reason once; the same URL twice is refused, naming the one registered', async () => {
+    const page = await open('/webhooks')
+    const form = page.locator('form').filter({ has: page.getByRole('button', { name: 'Register webhook' }) })
+    await form.getByLabel('URL').fill('ftp://example.com/x')
+    await form.getByRole('button', { name: 'Register webhook' }).click()
+    const alert = page.getByRole('alert').filter({ hasText: 'Could not register the webhook' })
+    await alert.waitFor()
+    const refused = await call('POST', '/api/v1/webhooks', { url: 'ftp://example.com/x', events: ['*'] })
+    const reason = refused.body.details.reason as string
+    expect((await alert.textContent())!.split(reason).length).toBe(2)
+    await form.getByLabel('URL').fill('https://twice.example.com/hook')
+    await form.getByRole('button', { name: 'Register webhook' }).click()
+    await page.getByRole('cell', { name: 'https://twice.example.com/hook' }).or(page.getByText('https://twice.example.com/hook').first()).first().waitFor()
+    await form.getByLabel('URL').fill('https://twice.example.com/hook')
+    await form.getByRole('button', { name: 'Register webhook' }).click()
+    await alert.filter({ hasText: 'https://twice.example.com/hook is registered already' }).waitFor()
+    expect((await call('GET', '/api/v1/webhooks')).body.webhooks.filter((w: any) => w.config.url === 'https://twice.example.com/hook').length).toBe(1)
+    await page.close()
+  }, T)
+
   test('no uncaught exceptions or console errors', () => {
     expect(problems).toEqual([])
   })
