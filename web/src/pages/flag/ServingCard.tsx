@@ -12,7 +12,7 @@ import { onDespiteMainSwitch, servingByEnvironment } from './serving'
 
 export function ServingCard({ flag, environments, canWrite }: { flag: Flag; environments: string[]; canWrite: boolean }) {
   const rows = servingByEnvironment(flag, environments)
-  const anyOn = rows.some((r) => r.on)
+  const anyOn = !flag.archived && rows.some((r) => r.on)
   const [asking, setAsking] = useState(false)
   /** the version before the last Turn off everywhere made here, and the version it wrote */
   const [undoable, setUndoable] = useState<{ before: number; after: number } | null>(null)
@@ -35,34 +35,38 @@ export function ServingCard({ flag, environments, canWrite }: { flag: Flag; envi
           </button>
         )}
       </div>
-      {!flag.enabled && stillOn.length > 0 && (
+      {!flag.archived && !flag.enabled && stillOn.length > 0 && (
         <p className="alert alert-warning" role="status">
           The main switch is off, but {stillOn.join(', ')} {stillOn.length === 1 ? 'has its own switch, which is' : 'have their own switches, which are'} on: the flag is served there.
         </p>
       )}
-      <table className="serving-table">
-        <caption className="sr-only">What the flag serves in each environment</caption>
-        <thead>
-          <tr>
-            <th scope="col">Environment</th>
-            <th scope="col">State</th>
-            <th scope="col">Why</th>
-            <th scope="col">Serves</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.environment} data-testid={`serving-${r.environment || 'none'}`}>
-              <th scope="row" className="mono">{r.environment || <span className="muted">no environment</span>}</th>
-              <td>
-                <StatusPill on={r.on} />
-              </td>
-              <td className="small">{r.why}</td>
-              <td className="small">{r.serves}</td>
+      {flag.archived ? (
+        <p className="muted">Archived: not evaluated in any environment (applications get “not found”) until restored.</p>
+      ) : (
+        <table className="serving-table">
+          <caption className="sr-only">What the flag serves in each environment</caption>
+          <thead>
+            <tr>
+              <th scope="col">Environment</th>
+              <th scope="col">State</th>
+              <th scope="col">Why</th>
+              <th scope="col">Serves</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.environment} data-testid={`serving-${r.environment || 'none'}`}>
+                <th scope="row" className="mono">{r.environment || <span className="muted">no environment</span>}</th>
+                <td>
+                  <StatusPill on={r.on} />
+                </td>
+                <td className="small">{r.why}</td>
+                <td className="small">{r.serves}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       {(flag.active_from || flag.active_until) && <p className="hint">An active window also applies: outside it every environment serves the off value.</p>}
       {undoable && undoable.after === flag.version && (
         <div className="alert alert-success" role="status">
