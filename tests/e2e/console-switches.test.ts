@@ -142,7 +142,8 @@ browserSuite('console: switches, and what they serve', () => {
     expect((await definition('checkout')).environments.staging).toBeUndefined()
     // An environment with its own switch that is not production switches at once.
     await call('PUT', '/api/v1/flags/banner/environments/staging', { enabled: true })
-    await page.locator('[role=switch][aria-label="staging: banner"][aria-checked=true]').waitFor()
+    // (staging showed "on" before too, following banner's main switch: wait for the row to have its own)
+    await page.getByRole('row').filter({ has: page.getByRole('link', { name: 'banner', exact: true }) }).locator('li[title="staging: its own switch"]').waitFor()
     await page.getByRole('switch', { name: 'staging: banner' }).click()
     await page.locator('[role=switch][aria-label="staging: banner"][aria-checked=false]').waitFor()
     expect(await page.getByRole('dialog').count()).toBe(0)
