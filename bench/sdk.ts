@@ -1,12 +1,13 @@
 // flagship-sdk in process (issue: "the SDK's evaluate against @openfeature/flagd-core"). Run by
 // bench/run.ts (pinned to one CPU); alone: `bun bench/sdk.ts`. Prints readable lines, then one
 // `SDK_FIGURES {json}` line for run.ts.
-//   1. The same flag (a rule on `plan`, then a 50 % rollout on `user_id`) over the same 100,000 contexts:
-//      the SDK's evaluate vs flagd-core's resolveBooleanEvaluation, interleaved rounds, medians; the ratio.
-//   2. The SDK's evaluate with 10 vs 10,000 flags loaded (same flag shape, keys spread over the map).
+//   1. The same flag (a rule on `plan`, then a 50 % rollout on `user_id` serving true) over the same 100,000
+//      contexts: the built SDK's evaluate vs flagd-core's resolveBooleanEvaluation vs a hand-written
+//      evaluator, side by side in one process (bench/sdk-compare.mjs), on Node and on Bun.
+//   2. The SDK's evaluate with 10 vs 10,000 flags loaded (same flag shape, keys spread over the map), on Bun.
 //   3. The browser bundle (npm run build:sdk): min+gzip of the up-front entry and of the regex chunk.
 //   4. A change (PUT on a real server) to the SDK serving it through the stream: p50 / max over 20 changes.
-import { FlagdCore } from '@openfeature/flagd-core'
+import { join } from 'node:path'
 import { buildSdk, sizes } from '../sdk/build'
 import { createClient, type Definitions, type StoredFlag } from '../sdk/src'
 import { cleanup, fmtInt, fmtMs, median, startFlagServer, watchdog } from './lib'
@@ -15,10 +16,22 @@ const CONTEXTS = 100_000
 const ROUNDS = Number(process.env.BENCH_SDK_ROUNDS ?? 5)
 const CHANGES = 20
 
-export interface SdkFigures {
-  sdkPerSecond: number
-  flagdPerSecond: number
+/** One runtime's side-by-side figures (bench/sdk-compare.mjs). */
+export interface Comparison {
+  runtime: string
+  /** evaluations per second, medians over rounds */
+  sdk: number
+  flagd: number
+  hand: number
+  /** SDK / flagd-core and SDK / hand-written, medians of the per-round ratios */
   ratio: number
+  handRatio: number
+  servedTrue: number
+}
+
+export interface SdkFigures {
+  node: Comparison | null
+  bun: Comparison
   tenFlags: number
   manyFlags: number
   manyFlagsCount: number
@@ -31,19 +44,13 @@ export interface SdkFigures {
 }
 
 const flag = (key: string): StoredFlag => ({
-  key, enabled: true, value: false,
+  key, enabled: true, value: true,
   targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }], rollout: { percentage: 50, attribute: 'user_id' } },
 })
-const FLAGD_FLAG = {
-  state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'off',
-  targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'on', { fractional: [{ var: 'targetingKey' }, ['on', 50], ['off', 50]] }] },
-}
 const definitions = (flags: StoredFlag[]): Definitions => ({ version: 1, environments: [], flags, configs: [], segments: [] })
 
-// The same users for both: ours name the id `user_id`, OpenFeature's `targetingKey`.
 const PLANS = ['free', 'pro', 'team', 'free']
 const ours = Array.from({ length: CONTEXTS }, (_, i) => ({ user_id: `user-${i}`, plan: PLANS[i % 4]! }))
-const theirs = ours.map((c) => ({ targetingKey: c.user_id, plan: c.plan }))
 
 let sink = 0
 
@@ -64,20 +71,23 @@ function rounds(runs: Record<string, (i: number) => boolean>): Record<string, nu
 }
 
 export async function benchSdk(log: (line: string) => void = console.log): Promise<SdkFigures> {
-  // 1. SDK vs flagd-core, the same flag and contexts.
-  const sdk = createClient({ bootstrap: definitions([flag('checkout')]) })
-  const flagd = new FlagdCore()
-  flagd.setConfigurations(JSON.stringify({ flags: { checkout: FLAGD_FLAG } }))
-  const agreeOnRule = ours.every((c, i) => c.plan !== 'pro' || (sdk.evaluate('checkout', c).value === true && flagd.resolveBooleanEvaluation('checkout', false, theirs[i]!).value === true))
-  if (!agreeOnRule) throw new Error('the SDK and flagd-core disagree on the rule')
-  const head = rounds({
-    sdk: (i) => sdk.evaluate('checkout', ours[i]!).value === true,
-    flagd: (i) => flagd.resolveBooleanEvaluation('checkout', false, theirs[i]!).value,
-  })
-  const ratio = head.sdk! / head.flagd!
-  log(`SDK evaluate:             ${fmtInt(head.sdk!)} evals/s (${fmtInt(CONTEXTS)} contexts, median of ${ROUNDS} rounds)`)
-  log(`flagd-core resolve:       ${fmtInt(head.flagd!)} evals/s`)
-  log(`SDK / flagd-core:         ${ratio.toFixed(2)}x`)
+  // 1. SDK vs flagd-core vs hand-written, the same flag and contexts, on the built SDK, Node then Bun.
+  await buildSdk()
+  const node = Bun.which('node')
+  const compared: Comparison[] = []
+  for (const runtime of node === null ? [process.execPath] : [node, process.execPath]) {
+    const child = Bun.spawn([runtime, join(import.meta.dir, 'sdk-compare.mjs')], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, BENCH_SDK_ROUNDS: String(ROUNDS) } })
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    const json = /^COMPARE (.*)$/m.exec(out)?.[1]
+    if (code !== 0 || json === undefined) throw new Error(`bench/sdk-compare.mjs failed on ${runtime} (${code}):\n${out}${err}`)
+    const c = JSON.parse(json) as Comparison
+    compared.push(c)
+    log(`${c.runtime}: SDK ${fmtInt(c.sdk)}, flagd-core ${fmtInt(c.flagd)}, hand-written ${fmtInt(c.hand)} evals/s (${fmtInt(CONTEXTS)} contexts, ${(c.servedTrue * 100).toFixed(1)} % served true, medians of ${ROUNDS} rounds)`)
+    log(`${c.runtime}: SDK / flagd-core ${c.ratio.toFixed(2)}x, SDK / hand-written ${c.handRatio.toFixed(2)}`)
+  }
+  if (node === null) log('node not found: the Node rows are missing')
+  const nodeFigures = node === null ? null : compared[0]!
+  const bunFigures = compared[compared.length - 1]!
 
   // 2. 10 vs 10,000 flags loaded.
   const MANY = 10_000
@@ -96,8 +106,7 @@ export async function benchSdk(log: (line: string) => void = console.log): Promi
   log(`SDK, ${fmtInt(MANY)} flags loaded: ${fmtInt(size.many!)} evals/s (${((size.many! / size.ten! - 1) * 100).toFixed(1)}%), the same 10 keys`)
   log(`SDK, ${fmtInt(MANY)} flags, 1,024 keys in turn: ${fmtInt(size.spread!)} evals/s (${((size.spread! / size.ten! - 1) * 100).toFixed(1)}%)`)
 
-  // 3. Bundle sizes.
-  await buildSdk()
+  // 3. Bundle sizes (built in 1).
   const s = sizes()
   log(`browser bundle:           ${(s.upFront / 1024).toFixed(1)} kB up front, ${(s.onDemand / 1024).toFixed(1)} kB regex chunk on demand (min+gzip)`)
 
@@ -126,7 +135,7 @@ export async function benchSdk(log: (line: string) => void = console.log): Promi
   log(`change -> served (stream): p50 ${fmtMs(changeP50)}, max ${fmtMs(changeMax)} over ${CHANGES} PUTs (clock starts before the PUT)`)
   if (sink === -1) log('')
   return {
-    sdkPerSecond: head.sdk!, flagdPerSecond: head.flagd!, ratio, tenFlags: size.ten!, manyFlags: size.many!, manyFlagsCount: MANY, spreadFlags: size.spread!,
+    node: nodeFigures, bun: bunFigures, tenFlags: size.ten!, manyFlags: size.many!, manyFlagsCount: MANY, spreadFlags: size.spread!,
     upFrontBytes: s.upFront, regexBytes: s.onDemand, changeP50, changeMax,
   }
 }

@@ -1,6 +1,7 @@
-// Evaluation counts per flag, environment and variant. Counting sits on the evaluate path, so it is one map
-// update keyed by the result object (the engine makes one frozen result per branch at compile time); the
-// variant names are looked up only when counts are drained, at send time or when the flag is recompiled.
+// Evaluation counts per flag, environment and variant. Counting sits on the evaluate path, so it is one
+// counter bump found by the result object's identity (the engine makes one frozen result per branch at
+// compile time); the variant names are looked up only when counts are drained, at send time or when the
+// flag is recompiled.
 // Sending (POST /api/v1/usage) is on by default, in batches of at most MAX_BATCH rows (the server's bound).
 import type { CompiledFlag, EvaluationResult } from '../../server/engine/types'
 import type { FetchLike, UsageCount } from './types'
@@ -11,11 +12,51 @@ const MAX_BATCH = 1000
 /** A sentinel no context environment can be, so the first record() always looks its environment up. */
 const UNSEEN = Symbol('unseen')
 
+/** How many different results of one environment are counted by a linear scan before a map takes over:
+ *  a flag gives few (off, default, rollout in/out, one per rule), and comparing a handful of references
+ *  is cheaper than hashing one. Flags with many individual targets can give more. */
+const SCAN = 8
+
+/** The counts of one environment, by result object. */
+class ResultCounts {
+  readonly results: EvaluationResult[] = []
+  readonly counts: number[] = []
+  more: Map<EvaluationResult, number> | undefined
+
+  add(result: EvaluationResult): void {
+    const results = this.results
+    for (let i = 0; i < results.length; i++) {
+      if (results[i] === result) {
+        this.counts[i]!++
+        return
+      }
+    }
+    if (results.length < SCAN) {
+      results.push(result)
+      this.counts.push(1)
+      return
+    }
+    const more = (this.more ??= new Map())
+    more.set(result, (more.get(result) ?? 0) + 1)
+  }
+
+  *entries(): IterableIterator<[EvaluationResult, number]> {
+    for (let i = 0; i < this.results.length; i++) if (this.counts[i]! > 0) yield [this.results[i]!, this.counts[i]!]
+    if (this.more !== undefined) yield* this.more
+  }
+
+  clear(): void {
+    // The slots stay (at zero): the same results come back after a drain.
+    this.counts.fill(0)
+    this.more?.clear()
+  }
+}
+
 /** The counts of one compiled flag. */
 export class FlagCounter {
-  private readonly byEnvironment = new Map<string, Map<EvaluationResult, number>>()
+  private readonly byEnvironment = new Map<string, ResultCounts>()
   private lastEnvironment: unknown = UNSEEN
-  private last: Map<EvaluationResult, number> | undefined
+  private last: ResultCounts | undefined
 
   constructor(readonly key: string, private readonly compiled: CompiledFlag, private readonly environments: ReadonlySet<string>) {}
 
@@ -25,17 +66,17 @@ export class FlagCounter {
       // Only the project's environments are kept apart: clients may send anything as `environment`.
       const name = typeof environment === 'string' && this.environments.has(environment) ? environment : ''
       counts = this.byEnvironment.get(name)
-      if (counts === undefined) this.byEnvironment.set(name, (counts = new Map()))
+      if (counts === undefined) this.byEnvironment.set(name, (counts = new ResultCounts()))
       this.lastEnvironment = environment
       this.last = counts
     }
-    counts.set(result, (counts.get(result) ?? 0) + 1)
+    counts.add(result)
   }
 
   /** Moves every count into `tally` under its variant name. */
   drainInto(tally: UsageTally): void {
     for (const [environment, counts] of this.byEnvironment) {
-      for (const [result, count] of counts) tally.add(this.key, environment, this.compiled.branchOf(result), count)
+      for (const [result, count] of counts.entries()) tally.add(this.key, environment, this.compiled.branchOf(result), count)
       counts.clear()
     }
   }

@@ -7,7 +7,7 @@ import { attributeKey, compileAccessor, type PropertyAccessor } from './context'
 import { compileConditions, EMPTY_CONTEXT, isObject, type ContextTest, type SegmentResolver } from './compile-conditions'
 import { parseIsoDate } from './dates'
 import { flagOutcomes, frozenJson, result, type Outcomes, type VariantTable } from './outcomes'
-import { bucketOf } from './rollout'
+import { Bucketer } from './rollout'
 import type { Branch, CompiledFlag, EvaluationContext, EvaluationResult, FlagDefinition, FlagResolver, Json, SegmentDefinition } from './types'
 
 export { compileCondition, compileSegment, type CompiledSegment, type ContextTest } from './compile-conditions'
@@ -81,6 +81,7 @@ class CompiledFlagImpl implements CompiledFlag {
   private readonly rolloutAccessor: PropertyAccessor | null
   private readonly rolloutPercentage: number
   private readonly split: CompiledSplit | null
+  private readonly bucketer: Bucketer | null
   private branches: Map<EvaluationResult, Branch> | undefined
 
   constructor(private readonly parts: FlagParts) {
@@ -98,6 +99,7 @@ class CompiledFlagImpl implements CompiledFlag {
     this.rolloutAttribute = parts.rolloutAttribute
     this.rolloutPercentage = parts.rolloutPercentage
     this.split = parts.split
+    this.bucketer = parts.rolloutAccessor === null ? null : new Bucketer(parts.key)
     this.hasVariants = parts.hasVariants
     this.isStatic = this.overrides === null && this.rules.length === 0 && this.rolloutAccessor === null && this.prerequisites === null
   }
@@ -176,7 +178,7 @@ class CompiledFlagImpl implements CompiledFlag {
     if (this.rolloutAccessor !== null) {
       const id = attributeKey(this.rolloutAccessor(context))
       if (id === undefined) return v.rolloutOut
-      const bucket = bucketOf(this.key, id)
+      const bucket = this.bucketer!.bucket(id)
       if (this.split === null) return bucket < this.rolloutPercentage ? v.rolloutIn : v.rolloutOut
       const hundredths = Math.round(bucket * 100)
       const { bounds, results } = this.split

@@ -98,7 +98,7 @@ export function validatePrerequisiteShape(flag: Record<string, unknown>, issues:
     const path = `prerequisites[${i}]`
     if (!isObject(p)) return void issues.push({ path, message: 'must be an object { key, variant } or { key, value }' })
     if (typeof p.key !== 'string' || !KEY_PATTERN.test(p.key)) issues.push({ path: `${path}.key`, message: 'must be a flag key' })
-    else if (p.key === flag.key) issues.push({ path: `${path}.key`, message: 'a flag cannot require itself' })
+    else if (p.key === flag.key) issues.push({ path: `${path}.key`, message: `"${p.key}": flag "${p.key}" cannot require itself` })
     else if (seen.has(p.key)) issues.push({ path: `${path}.key`, message: `"${p.key}" is required twice` })
     else seen.add(p.key)
     const hasVariant = p.variant !== undefined

@@ -37,7 +37,8 @@ import { definitionRoutes } from './routes/definitions'
 import { scheduleRoutes } from './routes/schedules'
 import { usageRoutes } from './routes/usage'
 import { metricsRoutes } from './routes/metrics'
-import { documentStreamMediaType, STREAM_PATHS, streamRoutes } from './routes/stream'
+import { documentStreamMediaType, publicBase, STREAM_PATHS, streamRoutes } from './routes/stream'
+import { finishOpenApi } from './openapi-document'
 import type { AppDeps } from './deps'
 
 export type { AppDeps } from './deps'
@@ -169,6 +170,7 @@ export function createApp(deps: AppDeps) {
       if (pathOf(request.url) !== '/openapi.json') return
       const doc = response instanceof Response ? await response.clone().json() : response
       documentStreamMediaType(doc)
+      finishOpenApi(doc, publicBase(deps, request))
       return cachedJson(request, doc, { maxAge: 3600, staleWhileRevalidate: 86400, public: true })
     })
     .use(
@@ -181,7 +183,7 @@ export function createApp(deps: AppDeps) {
           info: { title: 'Flagship: feature flag and configuration service', version: '1.0.0', description: 'Flags, remote configs and segments per project; evaluation over HTTP.' },
           components: {
             securitySchemes: {
-              bearer: { type: 'http', scheme: 'bearer', description: 'ff_<project>_<random> access token' },
+              bearer: { type: 'http', scheme: 'bearer', description: 'An access token, `ff_<project>_<random>` (Authorization: Bearer)' },
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },

@@ -73,7 +73,8 @@ export type Delivery = Static<typeof Delivery>
 export const AuditEntry = t.Object({
   id: t.Integer(),
   timestamp: Timestamp,
-  actor: t.String(),
+  actor: t.String({ description: 'who made the change: a token prefix, or `cli`' }),
+  actor_name: t.Nullable(t.String({ description: "the token's name (kept after the token is deleted); null for actors that are no token" })),
   action: t.UnionEnum([...ACTIONS]),
   resource_type: t.UnionEnum([...RESOURCE_TYPES]),
   resource_key: t.String(),

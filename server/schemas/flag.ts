@@ -94,7 +94,8 @@ export type ArchiveMark = Pick<FlagView, 'archived' | 'archived_at'>
 export const FlagVersion = t.Object({
   version: t.Integer(),
   at: Timestamp,
-  actor: t.String(),
+  actor: t.String({ description: 'who wrote it: a token prefix, or `cli`' }),
+  actor_name: t.Nullable(t.String({ description: "the token's name; null for actors that are no token" })),
   action: t.String({ description: 'the change that wrote it: create, update, archive, restore or rollback' }),
   flag: Flag,
 }, { title: 'FlagVersion' })

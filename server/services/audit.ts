@@ -1,15 +1,38 @@
 // Reading the audit log (writing happens in change-runner, inside each change's transaction).
+import type { Store } from '../store'
 import type { AuditFilter, AuditRow } from '../store/audit'
 import type { ServiceDeps } from './context'
 
-export const auditView = (r: AuditRow) => ({
-  id: r.id, timestamp: r.timestamp, actor: r.actor, action: r.action, resource_type: r.resourceType,
+/** Token prefix (an entry's actor) -> the token's name. */
+export type ActorNames = ReadonlyMap<string, string>
+
+export const auditView = (r: AuditRow, names?: ActorNames) => ({
+  id: r.id, timestamp: r.timestamp, actor: r.actor, actor_name: names?.get(r.actor) ?? null, action: r.action, resource_type: r.resourceType,
   resource_key: r.resourceKey, project_id: r.projectId, before: r.before, after: r.after,
 })
 
+/** The names of the tokens that `actors` (token prefixes, as entries record them) stand for: the token's
+ *  own row while it exists, else what the log kept when it was created, so a deleted token keeps its name.
+ *  Actors that are no token (the CLI) have none. Two queries, bounded by the actors given (one page). */
+export async function actorNames(store: Store, projectId: string, actors: Iterable<string>): Promise<ActorNames> {
+  const prefixes = [...new Set(actors)].filter((a) => a.startsWith('ff_'))
+  const names = new Map<string, string>()
+  if (prefixes.length === 0) return names
+  for (const r of await store.tokens.namesByPrefix(store.db, projectId, prefixes)) names.set(r.prefix, r.name)
+  const missing = prefixes.filter((p) => !names.has(p))
+  for (const r of await store.audit.createdTokens(store.db, projectId, missing)) {
+    const name = (r.after as { name?: unknown } | null)?.name
+    if (typeof name === 'string' && !names.has(r.prefix)) names.set(r.prefix, name)
+  }
+  return names
+}
+
 export function auditService({ store }: ServiceDeps) {
   return {
-    page: (projectId: string, filter: AuditFilter, limit: number, offset: number) => store.audit.page(store.db, projectId, filter, limit, offset),
+    async page(projectId: string, filter: AuditFilter, limit: number, offset: number) {
+      const { rows, total } = await store.audit.page(store.db, projectId, filter, limit, offset)
+      return { rows, total, names: await actorNames(store, projectId, rows.map((r) => r.actor)) }
+    },
   }
 }
 export type AuditService = ReturnType<typeof auditService>

@@ -1,6 +1,6 @@
 // Configs: JSON values with per-environment overrides; the versioned-document operations
 // (versioned-documents.ts) plus the config's own body rules.
-import { checkJsonLimits, configValue as valueIn, type ConfigDefinition, type Json } from '../engine'
+import { checkJsonLimits, configValue as valueIn, labelIssue, typeOf, type ConfigDefinition, type Json } from '../engine'
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
@@ -26,7 +26,15 @@ export function configService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
     for (const [env, o] of Object.entries(body.environments ?? {})) {
       if (!envs.has(env)) issues.push({ path: `environments.${env}`, message: `unknown environment "${env}"` })
       else if (o === null || typeof o !== 'object' || !('value' in o)) issues.push({ path: `environments.${env}`, message: 'must be an object { value }' })
-      else issues.push(...checkJsonLimits(o.value, `environments.${env}.value`))
+      else {
+        issues.push(...checkJsonLimits(o.value, `environments.${env}.value`))
+        // An environment's value has the config's type, as a flag's do (null, the explicit "nothing",
+        // goes anywhere): a client reading a number must not get a string in production.
+        const type = typeOf(body.value)
+        if (type !== 'null' && o.value !== null && typeOf(o.value) !== type) {
+          issues.push(labelIssue({ path: `environments.${env}.value`, message: `must be ${type === 'object' || type === 'array' ? 'an' : 'a'} ${type}, like the config's value` }))
+        }
+      }
     }
     if (issues.length) throw validationError(issues)
   }

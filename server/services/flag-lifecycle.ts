@@ -3,6 +3,7 @@
 // change writes in its own transaction) and rollback (a new version equal to an earlier one).
 import type { Store } from '../store'
 import type { AuditRow } from '../store/audit'
+import { actorNames } from './audit'
 import type { Actor } from './context'
 import { AppError, notFound } from './errors'
 import { isArchived, type FlagBody } from './flag-body'
@@ -18,7 +19,7 @@ const bodyOfView = (view: Record<string, unknown>): FlagBody => Object.fromEntri
 const versionOf = (row: AuditRow): FlagVersion | undefined => {
   const after = row.after as Record<string, unknown> | null
   if (!after || typeof after.version !== 'number') return undefined
-  return { version: after.version, at: row.timestamp, actor: row.actor, action: row.action, flag: after as FlagVersion['flag'] }
+  return { version: after.version, at: row.timestamp, actor: row.actor, actor_name: null, action: row.action, flag: after as FlagVersion['flag'] }
 }
 
 export function flagLifecycle(store: Store, docs: VersionedDocuments<FlagBody>) {
@@ -39,7 +40,12 @@ export function flagLifecycle(store: Store, docs: VersionedDocuments<FlagBody>) 
   }
 
   return {
-    history: historyPage,
+    /** historyPage, each version with the name of the token that wrote it. */
+    async history(projectId: string, key: string, limit: number, offset: number) {
+      const { versions, total } = await historyPage(projectId, key, limit, offset)
+      const names = await actorNames(store, projectId, versions.map((v) => v.actor))
+      return { versions: versions.map((v) => ({ ...v, actor_name: names.get(v.actor) ?? null })), total }
+    },
 
     /** Not evaluated anywhere (404 FLAG_NOT_FOUND), not editable until restored; 409 IN_USE while others require it. */
     archive(actor: Actor, key: string, ifMatch: number | undefined) {

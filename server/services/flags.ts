@@ -122,6 +122,19 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
       return docs.update(actor, key, ifMatch, mergeFields(input))
     },
 
+    /** The emergency stop (docs/flag-switches.md): the main switch and every environment's own switch off,
+     *  in one change (one version, one audit entry), so every environment serves the off value. Undo is a
+     *  rollback to the version before. */
+    turnOffEverywhere(actor: Actor, key: string, ifMatch: number | undefined) {
+      return docs.update(actor, key, ifMatch, (body) => {
+        const next: FlagBody = { ...body, enabled: false }
+        if (body.environments) {
+          next.environments = Object.fromEntries(Object.entries(body.environments).map(([name, o]) => [name, { ...o, enabled: false }])) as FlagBody['environments']
+        }
+        return next
+      })
+    },
+
     async putOverride(actor: Actor, key: string, environment: string, override: FlagOverride, ifMatch?: number) {
       const row = await docs.update(actor, key, ifMatch, setOverride(actor, environment, override), { environment })
       return { row, override: (row.body as FlagBody).environments![environment] }

@@ -36,11 +36,22 @@ export function webhookService({ store, changes, settings }: ServiceDeps) {
       if (input.secret != null && (typeof input.secret !== 'string' || input.secret.length < 1 || input.secret.length > 512)) issues.push({ path: 'secret', message: 'must be 1 to 512 characters' })
       if (issues.length) throw validationError(issues)
       const verdict = checkWebhookUrl(input.url, { allowPrivate: settings.webhookAllowPrivateTargets })
-      if (!verdict.ok) throw new AppError(400, 'INVALID_WEBHOOK_URL', `Webhook URL rejected: ${verdict.reason}`, { reason: verdict.reason })
+      if (!verdict.ok) {
+        // Say when the operator's switch would allow it (a private or loopback address, an internal name,
+        // plain http): an admin testing against a local receiver otherwise cannot find out.
+        const liftable = !settings.webhookAllowPrivateTargets && checkWebhookUrl(input.url, { allowPrivate: true }).ok
+        const hint = liftable ? ' Private, internal and plain-http targets are allowed only when the server runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true (development and tests).' : ''
+        throw new AppError(400, 'INVALID_WEBHOOK_URL', `Webhook URL rejected: ${verdict.reason}.${hint}`, { reason: verdict.reason, ...(liftable ? { allowed_with: 'WEBHOOK_ALLOW_PRIVATE_TARGETS' } : {}) })
+      }
       return changes.run(async (tx, record) => {
-        if ((await store.webhooks.count(tx, actor.projectId)) >= MAX_WEBHOOKS_PER_PROJECT) {
+        const existing = await store.webhooks.byProject(tx, actor.projectId)
+        if (existing.length >= MAX_WEBHOOKS_PER_PROJECT) {
           throw new AppError(409, 'LIMIT_REACHED', `A project holds at most ${MAX_WEBHOOKS_PER_PROJECT} webhooks`)
         }
+        // One registration per URL: a second would deliver every event twice. Change the events by
+        // deleting and registering again.
+        const same = existing.find((w) => w.url === input.url)
+        if (same) throw new AppError(409, 'CONFLICT', `A webhook for ${input.url} is registered already (${same.id})`, { id: same.id })
         const row: WebhookRow = {
           id: crypto.randomUUID(), projectId: actor.projectId, url: input.url, secret: input.secret ?? null,
           events: [...new Set(input.events as (EventKind | '*')[])], createdAt: new Date().toISOString(),

@@ -1,5 +1,5 @@
 // Repository for the audit log.
-import { and, count, desc, eq, gte, lt, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, gte, inArray, lt, type SQL } from 'drizzle-orm'
 import type { Db, Tables } from './database'
 import type { Action, ResourceType } from '../services/events'
 
@@ -18,6 +18,13 @@ export interface AuditFilter {
 export function auditRepository(t: Tables) {
   const a = t.audit
   return {
+    /** What the log kept of the creation of the tokens with these prefixes (deleted tokens included). */
+    async createdTokens(db: Db, projectId: string, prefixes: string[]): Promise<{ prefix: string; after: unknown }[]> {
+      if (prefixes.length === 0) return []
+      const rows = await db.select({ prefix: a.resourceKey, after: a.after }).from(a)
+        .where(and(eq(a.projectId, projectId), eq(a.resourceType, 'token'), eq(a.action, 'create'), inArray(a.resourceKey, prefixes)))
+      return rows
+    },
     async insert(db: Db, row: NewAuditRow): Promise<void> {
       await db.insert(a).values(row)
     },

@@ -1,5 +1,5 @@
 // Repository for access tokens (only SHA-256 hashes are stored).
-import { and, asc, count, eq } from 'drizzle-orm'
+import { and, asc, count, eq, inArray } from 'drizzle-orm'
 import type { Db, Tables } from './database'
 
 export type TokenRow = Tables['tokens']['$inferSelect']
@@ -17,6 +17,11 @@ export function tokenRepository(t: Tables) {
         .orderBy(asc(t.tokens.name), asc(t.tokens.createdAt), asc(t.tokens.hash)).limit(limit).offset(offset)
       const [{ total }] = await db.select({ total: count() }).from(t.tokens).where(eq(t.tokens.projectId, projectId))
       return { rows, total: Number(total) }
+    },
+    /** The names of the project's tokens with these prefixes. */
+    namesByPrefix(db: Db, projectId: string, prefixes: string[]): Promise<{ prefix: string; name: string }[]> {
+      if (prefixes.length === 0) return Promise.resolve([])
+      return db.select({ prefix: t.tokens.tokenPrefix, name: t.tokens.name }).from(t.tokens).where(and(eq(t.tokens.projectId, projectId), inArray(t.tokens.tokenPrefix, prefixes)))
     },
     async count(db: Db, projectId: string): Promise<number> {
       const [{ total }] = await db.select({ total: count() }).from(t.tokens).where(eq(t.tokens.projectId, projectId))

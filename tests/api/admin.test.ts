@@ -107,6 +107,36 @@ describe('webhook registrations', () => {
   })
 })
 
+describe('webhook registration', () => {
+  test('the same URL twice: 409 naming the registered webhook, nothing added', async () => {
+    const first = await api(srv, 'POST', '/api/v1/webhooks', { token: admin, body: { url: 'https://twice.example.com/hook', events: ['flag.created'] } })
+    expect(first.status).toBe(201)
+    const again = await api(srv, 'POST', '/api/v1/webhooks', { token: admin, body: { url: 'https://twice.example.com/hook', events: ['*'] } })
+    expect({ status: again.status, code: again.body.code, id: again.body.details?.id }).toEqual({ status: 409, code: 'CONFLICT', id: first.body.id })
+    expect(again.body.error).toContain('https://twice.example.com/hook')
+    const listed = (await api(srv, 'GET', '/api/v1/webhooks', { token: admin })).body.webhooks.filter((w: any) => w.config.url === 'https://twice.example.com/hook')
+    expect(listed.length).toBe(1)
+    expect((await api(srv, 'DELETE', `/api/v1/webhooks/${first.body.id}`, { token: admin })).status).toBe(200)
+  })
+
+  test('a URL refused by the production rules says so once, and names WEBHOOK_ALLOW_PRIVATE_TARGETS when that would allow it', async () => {
+    const strict = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } })
+    try {
+      const local = await api(strict, 'POST', '/api/v1/webhooks', { token: strict.adminToken, body: { url: 'http://127.0.0.1:9/hook', events: ['*'] } })
+      expect({ status: local.status, code: local.body.code, allowed_with: local.body.details.allowed_with }).toEqual({ status: 400, code: 'INVALID_WEBHOOK_URL', allowed_with: 'WEBHOOK_ALLOW_PRIVATE_TARGETS' })
+      expect(local.body.error).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=true')
+      expect(local.body.error.split(local.body.details.reason).length).toBe(2)
+      // Credentials in the URL are refused whatever the switch: no hint.
+      const creds = await api(strict, 'POST', '/api/v1/webhooks', { token: strict.adminToken, body: { url: 'https://user:pw@hooks.example.com/x', events: ['*'] } })
+      expect(creds.status).toBe(400)
+      expect(creds.body.error).not.toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS')
+      expect(creds.body.details.allowed_with).toBeUndefined()
+    } finally {
+      await strict.stop()
+    }
+  })
+})
+
 describe('project and environments', () => {
   test('get, update name and slug, invalid slug refused', async () => {
     expect((await api(srv, 'GET', '/api/v1/project', { token: admin })).body).toEqual({ id: 'default', name: 'Default', slug: 'default', environments: ['development', 'staging', 'production'] })
@@ -173,4 +203,19 @@ describe('audit log', () => {
       expect([bad, res.status, res.body.code]).toEqual([bad, 400, 'VALIDATION_ERROR'])
     }
   })
+
+  test("entries and flag history name the token (name and prefix), also after the token is deleted", async () => {
+    const created = await api(srv, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'deploy-bot', project_id: 'default', permissions: ['write:flags', 'read:flags'] } })
+    expect(created.status).toBe(201)
+    const bot = created.body.token as string
+    const prefix = bot.slice(0, 12)
+    expect((await api(srv, 'POST', '/api/v1/flags', { token: bot, body: { key: 'named-actor', value: 1 } })).status).toBe(201)
+    const entry = async () => (await api(srv, 'GET', '/api/v1/audit?resource_key=named-actor', { token: admin })).body.entries[0]
+    expect(await entry()).toMatchObject({ actor: prefix, actor_name: 'deploy-bot' })
+    const history = await api(srv, 'GET', '/api/v1/flags/named-actor/history', { token: admin })
+    expect(history.body.versions[0]).toMatchObject({ actor: prefix, actor_name: 'deploy-bot' })
+    expect((await api(srv, 'DELETE', `/api/v1/tokens/${created.body.meta.hash}`, { token: admin })).status).toBe(200)
+    expect(await entry()).toMatchObject({ actor: prefix, actor_name: 'deploy-bot' })
+  })
 })
+

@@ -53,6 +53,23 @@ describe('configs', () => {
     expect(gone.body.code).toBe('CONFIG_NOT_FOUND')
   })
 
+  test("an environment's value has the config's type: 400 naming the environment, nothing changed", async () => {
+    const created = await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: 'timeout', value: 30, environments: { production: { value: '60' } } } })
+    expect(created.status).toBe(400)
+    expect(created.body.details.issues).toEqual([{ path: 'environments.production.value', message: "Environment production: value must be a number, like the config's value" }])
+    expect((await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: 'timeout', value: 30, environments: { production: { value: 60 }, staging: { value: null } } } })).status).toBe(201)
+    const override = await api(srv, 'PUT', '/api/v1/configs/timeout/environments/staging', { token: admin, body: { value: { s: 5 } } })
+    expect(override.status).toBe(400)
+    expect(override.body.error).toContain('staging')
+    // Changing the config's type while an environment keeps the old one is refused the same way.
+    const retyped = await api(srv, 'PUT', '/api/v1/configs/timeout', { token: admin, body: { value: 'thirty' } })
+    expect(retyped.status).toBe(400)
+    expect(retyped.body.details.issues.map((i: { path: string }) => i.path)).toEqual(['environments.production.value'])
+    const stored = await api(srv, 'GET', '/api/v1/configs/timeout/definition', { token: admin })
+    expect(stored.body.config).toMatchObject({ value: 30, version: 1, environments: { production: { value: 60 }, staging: { value: null } } })
+    expect((await api(srv, 'DELETE', '/api/v1/configs/timeout', { token: admin })).status).toBe(200)
+  })
+
   test('config validation: missing value, bad key, too deep', async () => {
     expect((await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: 'novalue' } })).status).toBe(400)
     expect((await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: 'bad key', value: 1 } })).status).toBe(400)

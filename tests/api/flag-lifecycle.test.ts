@@ -137,6 +137,29 @@ describe('history and rollback', () => {
   })
 })
 
+describe('turn off everywhere', () => {
+  test('one change: the main switch and every environment override off, every environment serves off; undo is a rollback', async () => {
+    const created = await create({ key: 'kill', enabled: false, value: true, environments: { production: { enabled: true }, staging: { enabled: true, value: true } } })
+    expect(created.status).toBe(201)
+    const served = async (environment: string) => (await call('GET', `/api/v1/flags/kill?context=${encodeURIComponent(JSON.stringify({ environment }))}`)).body
+    // The trap the main switch alone leaves: production has its own "on".
+    expect(await served('production')).toMatchObject({ value: true, reason: 'environment_override' })
+    expect((await call('POST', '/api/v1/flags/kill/turn-off', undefined, { 'if-match': '"9"' })).status).toBe(409)
+    const off = await call('POST', '/api/v1/flags/kill/turn-off', undefined, { 'if-match': '"1"' })
+    expect(off.status).toBe(200)
+    expect(off.body.flag).toMatchObject({ version: 2, enabled: false, environments: { production: { enabled: false }, staging: { enabled: false, value: true } } })
+    for (const environment of ['production', 'staging', 'development', '']) expect(await served(environment)).toMatchObject({ value: false, reason: 'disabled' })
+    const audit = (await call('GET', '/api/v1/audit?resource_type=flag&resource_key=kill')).body
+    expect(audit.total).toBe(2)
+    expect(audit.entries[0]).toMatchObject({ action: 'update', before: { version: 1 }, after: { version: 2, enabled: false } })
+    // Undo: back to version 1, as one more change.
+    const undo = await call('POST', '/api/v1/flags/kill/rollback', { version: 1 }, { 'if-match': '"2"' })
+    expect(undo.body.flag).toMatchObject({ version: 3, enabled: false, environments: { production: { enabled: true }, staging: { enabled: true } } })
+    expect(await served('production')).toMatchObject({ value: true, reason: 'environment_override' })
+    expect((await call('POST', '/api/v1/flags/nope/turn-off')).status).toBe(404)
+  })
+})
+
 describe('explain', () => {
   test('a step-by-step trace that stops where the decision was made', async () => {
     await create({

@@ -132,6 +132,7 @@ describe('prerequisites', () => {
   test('cycles are refused at write time, also when an update closes them', async () => {
     const self = await update('p-base', { prerequisites: [{ key: 'p-base', value: true }] })
     expect(self.status).toBe(400)
+    expect(self.body.details.issues).toEqual([{ path: 'prerequisites[0].key', message: 'Prerequisite 1: key "p-base": flag "p-base" cannot require itself' }])
     const cycle = await update('p-base', { prerequisites: [{ key: 'p-top', value: 'shown' }] })
     expect(cycle.status).toBe(400)
     expect(issuesOf(cycle)).toContain('p-base → p-top → p-mid → p-base')

@@ -90,3 +90,47 @@ test('the flag lifecycle is documented: archive, restore, history, rollback, exp
   // The audit entry's action enum lists the new actions.
   expect(text).toContain('"create","update","delete","archive","restore","rollback"')
 })
+
+test('descriptions keep their <placeholders> in code spans (Markdown would eat them as HTML tags)', () => {
+  const bare: string[] = []
+  for (const [path, node] of nodes(doc)) {
+    for (const field of ['description', 'summary']) {
+      const text = node[field]
+      if (typeof text !== 'string') continue
+      const outside = text.split('`').filter((_, i) => i % 2 === 0).join(' ')
+      if (/<[a-z][\w-]*>/i.test(outside)) bare.push(`${path}/${field}: ${text}`)
+    }
+  }
+  expect(bare).toEqual([])
+  expect(doc.components.securitySchemes.bearer.description).toContain('`ff_<project>_<random>`')
+})
+
+test('X-API-Key is a declared scheme, on exactly the evaluation operations; servers names this service', () => {
+  expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
+  const withKey: string[] = []
+  for (const [path, ops] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(ops)) if (op.security?.some((s: any) => 'apiKey' in s)) withKey.push(`${method.toUpperCase()} ${path}`)
+  }
+  expect(withKey.sort()).toEqual([
+    'GET /api/v1/configs/{key}', 'GET /api/v1/flags/{key}', 'GET /api/v1/stream', 'GET /ofrep/v1/stream',
+    'POST /api/v1/evaluate', 'POST /ofrep/v1/evaluate/flags', 'POST /ofrep/v1/evaluate/flags/{key}',
+  ].sort())
+  // Every operation that takes the key takes the bearer token too.
+  for (const entry of withKey) {
+    const [method, path] = entry.split(' ') as [string, string]
+    expect(doc.paths[path][method.toLowerCase()].security).toContainEqual({ bearer: [] })
+  }
+  expect(doc.servers).toEqual([{ url: srv.url, description: expect.any(String) }])
+})
+
+test('servers comes from PUBLIC_URL when it is set', async () => {
+  const other = await startServer({ env: { PUBLIC_URL: 'https://flags.example.com/base' } })
+  try {
+    const served = (await api(other, 'GET', '/openapi.json')).body
+    expect(served.servers.map((s: any) => s.url)).toEqual(['https://flags.example.com/base'])
+    await SwaggerParser.validate(structuredClone(served))
+  } finally {
+    await other.stop()
+  }
+})
+

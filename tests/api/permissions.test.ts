@@ -25,6 +25,7 @@ const byPermission: Record<string, Case[]> = {
   'write:flags': [
     ['POST', '/api/v1/flags', { key: 'nope' }], ['PUT', '/api/v1/flags/f1', { enabled: false }], ['DELETE', '/api/v1/flags/f1'],
     ['PUT', '/api/v1/flags/f1/environments/staging', { enabled: true }], ['DELETE', '/api/v1/flags/f1/environments/staging'],
+    ['POST', '/api/v1/flags/f1/turn-off'],
     ['GET', '/api/v1/segments'], ['GET', '/api/v1/segments/s1'], ['POST', '/api/v1/segments', { key: 'nope', conditions: [] }],
     ['PUT', '/api/v1/segments/s1', { conditions: [] }], ['DELETE', '/api/v1/segments/s1'],
   ],

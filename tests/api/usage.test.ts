@@ -100,6 +100,15 @@ describe('usage', () => {
     expect((await api(srv, 'POST', '/api/v1/usage', { token: await createToken(srv, ['write:flags']), body: { counts: [good] } })).status).toBe(403)
     expect((await api(srv, 'GET', '/api/v1/flags/idle/usage?since=soon', { token: admin })).status).toBe(400)
     expect((await api(srv, 'GET', '/api/v1/flags/nope/usage', { token: admin })).status).toBe(404)
+    // A `since` in the future is an empty series (nothing counted there yet); after an explicit `until` it is a contradiction.
+    const tomorrow = encodeURIComponent(new Date(Date.now() + 86_400_000).toISOString())
+    const future = await api(srv, 'GET', `/api/v1/flags/idle/usage?since=${tomorrow}`, { token: admin })
+    expect({ status: future.status, body: future.body }).toEqual({ status: 200, body: { key: 'idle', buckets: [] } })
+    const futureMany = await api(srv, 'GET', `/api/v1/usage?keys=idle&since=${tomorrow}`, { token: admin })
+    expect({ status: futureMany.status, body: futureMany.body }).toEqual({ status: 200, body: { flags: { idle: [] } } })
+    const contradiction = await api(srv, 'GET', `/api/v1/flags/idle/usage?since=${tomorrow}&until=${encodeURIComponent(new Date().toISOString())}`, { token: admin })
+    expect({ status: contradiction.status, path: contradiction.body.details?.issues?.[0]?.path }).toEqual({ status: 400, path: 'since' })
+    expect((await api(srv, 'GET', `/api/v1/flags/nope/usage?since=${tomorrow}`, { token: admin })).status).toBe(404)
     expect(await usage('idle')).toEqual(before)
   })
 

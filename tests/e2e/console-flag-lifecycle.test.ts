@@ -176,7 +176,7 @@ browserSuite('console: a flag over its life', () => {
     const page = await openFlag('gate')
     const history = page.getByRole('region', { name: 'History' })
     await history.getByRole('button', { name: 'Version 1' }).click()
-    await history.getByText('Version 1 → current (v2)').waitFor()
+    await history.getByText('Rolling back to v1 would change: current (v2) → v1').waitFor()
     expect(await history.locator('table').textContent()).toContain('Kill switch for the new checkout')
     await history.getByRole('button', { name: 'Roll back to v1' }).click()
     await page.getByRole('dialog', { name: 'Roll back to version 1?' }).getByRole('button', { name: 'Roll back' }).click()

@@ -74,7 +74,7 @@ browserSuite('admin console', () => {
     await expect(playground.getByTestId('eval-reason').textContent()).resolves.toBe('disabled')
     expect(await playground.getByTestId('eval-value').textContent()).toBe('null')
 
-    await page.getByRole('switch', { name: 'Flag enabled' }).click()
+    await page.getByRole('switch', { name: 'Main switch' }).click()
     await page.getByRole('button', { name: 'Save changes' }).click()
     await page.getByText('All changes saved').waitFor()
     await playground.getByTestId('eval-reason').filter({ hasText: 'targeting' }).waitFor()
@@ -152,6 +152,8 @@ browserSuite('admin console', () => {
     // the list reads the page it shows
     expect(reads.seen).toContain('/api/v1/flags?limit=25&offset=0')
     await sw.click()
+    // staging follows the main switch: switching it gives it its own, which the list says first
+    await page.getByRole('dialog', { name: 'Switch checkout-v2 off in staging?' }).getByRole('button', { name: 'Switch off in staging' }).click()
     await page.locator('[role=switch][aria-label="staging: checkout-v2"][aria-checked=false]').waitFor()
     const flags = await api(srv, 'GET', '/api/v1/flags', { token: srv.adminToken })
     expect(flags.body.flags[0].flag.environments).toEqual({ staging: { enabled: false } })
@@ -196,6 +198,8 @@ browserSuite('admin console', () => {
     release = await holdFlagListReads(page)
     const again = await api(srv, 'PUT', '/api/v1/flags/checkout-v2', { token: srv.adminToken, body: { value: 'blue' } })
     await page.getByRole('switch', { name: 'production: checkout-v2' }).click()
+    // production asks first (tests/e2e/console-switches.test.ts covers the question and Undo)
+    await page.getByRole('dialog').getByRole('button', { name: /^Switch (on|off) in production$/ }).click()
     await refusal.waitFor()
     expect(await refusal.textContent()).toContain('production is on (follows the flag) now')
     await release()

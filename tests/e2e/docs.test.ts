@@ -37,4 +37,18 @@ browserSuite('/docs', () => {
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)
+
+  test('placeholders read as written (not eaten as HTML tags); X-API-Key is offered; the server is this one', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${srv.url}/docs`)
+    await page.locator('.opblock-summary-path', { hasText: '/api/v1/flags/{key}' }).first().waitFor({ timeout: 20_000 })
+    expect(await page.locator('.servers select, .servers').first().textContent()).toContain(srv.url)
+    await page.locator('button.authorize').first().click()
+    const dialog = page.locator('.modal-ux')
+    await dialog.getByText('X-API-Key').first().waitFor()
+    expect(await dialog.textContent()).toContain('ff_<project>_<random>')
+    await page.keyboard.press('Escape')
+    await page.close()
+  }, 60_000)
 })
+

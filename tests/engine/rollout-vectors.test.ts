@@ -1,7 +1,7 @@
 // Every reference vector of tests/fixtures/rollout-vectors.json must reproduce (docs/behaviour.md §4): hash and bucket.
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { bucketOf, inRollout, murmur3, murmur3Bytes } from '../../server/engine'
+import { Bucketer, bucketOf, inRollout, murmur3, murmur3After, murmur3Bytes, murmur3Prefix } from '../../server/engine'
 
 interface Vector { flag: string; value: string; hash: number; bucket: number }
 const fixture = JSON.parse(
@@ -57,5 +57,23 @@ describe('rollout reference vectors', () => {
     expect(inRollout(v.flag, v.value, v.bucket + 0.01)).toBe(true)
     expect(inRollout(v.flag, v.value, 0)).toBe(false)
     expect(inRollout(v.flag, v.value, 100)).toBe(true)
+  })
+
+  test('hashing on after a prefix of any length (0 to 3 bytes of an unfinished block, non-ASCII too) equals hashing the joined string', () => {
+    const bytes = (s: string) => murmur3Bytes(new TextEncoder().encode(s))
+    const prefixes = ['', 'a', 'ab', 'abc', 'abcd', 'flag:', 'ü:', 'checkout-v2:', '😀x']
+    const rests = ['', 'u', 'us', 'use', 'user', 'user-1', 'user-12345678', 'ü', 'x\ud800', 'abc😀', '用户-7', 'a'.repeat(1030)]
+    for (const p of prefixes) {
+      for (const seed of [0, 1234]) {
+        const start = murmur3Prefix(p, seed)
+        for (const r of rests) expect(murmur3After(start, r)).toBe(murmur3Bytes(new TextEncoder().encode(p + r), undefined, seed))
+      }
+    }
+    expect(murmur3After(murmur3Prefix(''), 'test')).toBe(bytes('test'))
+  })
+
+  test('a Bucketer gives every reference vector its bucket', () => {
+    const failures = fixture.vectors.filter((v) => new Bucketer(v.flag).bucket(v.value) !== v.bucket || bucketOf(v.flag, v.value) !== v.bucket)
+    expect(failures).toEqual([])
   })
 })

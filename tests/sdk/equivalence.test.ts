@@ -107,6 +107,12 @@ describe('SDK = server', () => {
           expect(production.evaluate(key, ctx as never)).toEqual(await getFlag(key, { ...ctx, environment: 'production' }))
         }
       }
+      // An own `__proto__` key (JSON.parse makes one) stays a plain attribute when the environment is added;
+      // the context given is not changed.
+      const hostile = JSON.parse('{"__proto__": {"plan": "pro"}, "user_id": "u-1"}') as Record<string, unknown>
+      expect(production.evaluate('everything', hostile as never)).toEqual(await getFlag('everything', JSON.parse('{"__proto__": {"plan": "pro"}, "user_id": "u-1", "environment": "production"}')))
+      expect(Object.keys(hostile)).toEqual(['__proto__', 'user_id'])
+      expect(({} as Record<string, unknown>).plan).toBeUndefined()
     } finally {
       await production.close()
     }

@@ -41,6 +41,22 @@ describe('counting', () => {
     expect(client.usageCounts().reduce((n, r) => n + r.count, 0)).toBe(19)
   })
 
+  test('a flag with more distinct results than the counter scans (12 rules): every one counted, also after a drain', () => {
+    const rules = Array.from({ length: 12 }, (_, n) => ({ conditions: [{ property: 'plan', operator: 'equals' as const, value: `p${n}` }], value: n }))
+    client = createClient({ bootstrap: { version: 1, environments: ['production'], configs: [], segments: [], flags: [{ key: 'many', enabled: true, value: -1, targeting: { rules } }] } })
+    const round = () => {
+      for (let n = 0; n < 12; n++) for (let i = 0; i <= n; i++) client!.evaluate('many', { plan: `p${n}`, environment: 'production' })
+    }
+    round()
+    const want = Object.fromEntries(Array.from({ length: 12 }, (_, n) => [`many/production/rule-${n + 1}`, n + 1]))
+    expect(byVariant(client.usageCounts())).toEqual(want)
+    // Sending takes the counts; what is counted afterwards starts from zero.
+    ;(client as unknown as { collectUsage(take: boolean): unknown }).collectUsage(true)
+    expect(client.usageCounts()).toEqual([])
+    round()
+    expect(byVariant(client.usageCounts())).toEqual(want)
+  })
+
   test('counts survive a flag being recompiled by a change', async () => {
     const stub = Bun.serve({ port: 0, fetch: (req) => new URL(req.url).pathname === '/api/v1/definitions' ? Response.json(doc(hits++ === 0 ? 1 : 2)) : new Response('no', { status: 404 }) })
     let hits = 0

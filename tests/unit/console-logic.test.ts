@@ -1,8 +1,12 @@
-// The console's pure helpers for splits and prerequisites (web/src/split.ts, web/src/prerequisite-graph.ts).
+// The console's pure helpers: splits and prerequisites (web/src/split.ts, web/src/prerequisite-graph.ts), what a
+// flag serves per environment, when a webhook delivery goes out.
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { evenly, movedShare, setWeight, TOTAL, type Slice } from '../../web/src/split'
 import { cycleThrough } from '../../web/src/prerequisite-graph'
+import { isProductionLike, onDespiteMainSwitch, servingByEnvironment } from '../../web/src/pages/flag/serving'
+import { nextTry } from '../../web/src/delivery-times'
+import type { Flag, Webhook } from '../../web/src/api'
 
 const sum = (s: Slice[]) => s.reduce((t, x) => t + x.hundredths, 0)
 
@@ -43,5 +47,54 @@ describe('prerequisite cycles', () => {
     expect(cycleThrough('a', ['b'], graph)).toEqual(['a', 'b', 'c', 'a'])
     expect(cycleThrough('a', ['d'], graph)).toBeNull()
     expect(cycleThrough('a', ['a'], graph)).toEqual(['a', 'a'])
+  })
+})
+
+describe('what a flag serves per environment (web/src/pages/flag/serving.ts)', () => {
+  const flag = (over: Partial<Flag>): Flag => ({ key: 'f', enabled: false, value: true, version: 1, created_at: '', updated_at: '', ...over }) as Flag
+
+  test('an environment with its own switch is on while the main switch is off; the others follow the main switch', () => {
+    const rows = servingByEnvironment(flag({ environments: { production: { enabled: true } } }), ['production', 'staging'])
+    expect(rows.map((r) => [r.environment, r.on, r.own, r.why])).toEqual([
+      ['production', true, true, 'its own switch is on (the main switch is off)'],
+      ['staging', false, false, 'follows the main switch (off)'],
+      ['', false, false, 'follows the main switch (off)'],
+    ])
+    expect(rows[1]!.serves).toBe('the off value, false')
+    expect(rows[0]!.serves).toBe('true (the flag’s value)')
+    expect(onDespiteMainSwitch(flag({ environments: { production: { enabled: true }, staging: { enabled: false } } }))).toEqual(['production'])
+  })
+
+  test('what an environment serves: its own value, targeting first, variants, the off variant', () => {
+    const targeted = flag({ enabled: true, value: 'a', targeting: { rules: [{ conditions: [], value: 'b' }] }, environments: { staging: { enabled: true, value: 'c' } } })
+    const [prod, staging] = servingByEnvironment(targeted, ['production', 'staging'])
+    expect(prod!.serves).toBe('targeting first, else "a" (the flag’s value)')
+    expect(staging!.serves).toBe('targeting first, else "c" (this environment’s value)')
+    const variants = flag({ enabled: false, value: 'x', variants: { x: 'x', off: 'o' }, default_variant: 'x', off_variant: 'off' })
+    expect(servingByEnvironment(variants, [])[0]!.serves).toBe('the off value, variant “off”')
+    // Inherited names are no environments of the flag.
+    expect(servingByEnvironment(flag({ enabled: true }), ['constructor'])[0]).toMatchObject({ own: false, on: true })
+  })
+
+  test('production-like names ask first', () => {
+    expect(['production', 'prod', 'Prod-eu', 'live', 'production.us'].every(isProductionLike)).toBe(true)
+    expect(['staging', 'development', 'preprod', 'productivity'].some(isProductionLike)).toBe(false)
+  })
+})
+
+describe('when a pending webhook delivery goes out (web/src/delivery-times.ts)', () => {
+  const hook = (health: Partial<Webhook['health']>): Webhook => ({ id: 'w', config: { url: 'https://x.example.com', has_secret: false, events: ['*'] }, health: { status: 'active', consecutive_failures: 0, failing_since: null, next_attempt_at: null, paused_at: null, ...health } }) as Webhook
+  const at = (ms: number) => new Date(Date.now() + ms).toISOString()
+
+  test('a time already past is due now, never "ago"', () => {
+    expect(nextTry(at(-7 * 60_000), hook({}))).toBe('next try: due now')
+    expect(nextTry(null, hook({}))).toBe('next try: due now')
+  })
+
+  test('a backing-off webhook holds its deliveries back until its own next attempt', () => {
+    const text = nextTry(at(-7 * 60_000), hook({ status: 'failing', consecutive_failures: 3, next_attempt_at: at(10 * 60_000) }))
+    expect(text).toBe('next try in 10 minutes (the webhook is backing off)')
+    expect(nextTry(at(5 * 60_000), hook({}))).toBe('next try in 5 minutes')
+    expect(nextTry(at(5 * 60_000), hook({ status: 'paused', paused_at: at(-1000) }))).toBe('waiting: the webhook is paused (resume it to send)')
   })
 })

@@ -4,6 +4,7 @@ import { useQueryClient } from '@tanstack/react-query'
 import { Link, matchPath, navigate, usePath } from './router'
 import { signOut, useSession, type Abilities } from './session'
 import { useLiveUpdates } from './live'
+import { pageTitle } from './titles'
 import { LiveStatus } from './components/LiveStatus'
 import { ErrorMessage } from './components/ErrorMessage'
 import { Loading } from './components/State'
@@ -63,6 +64,9 @@ export function App() {
 
   useEffect(() => {
     if (!token && path !== '/signin') navigate('/signin', { replace: true })
+  }, [token, path])
+  useEffect(() => {
+    document.title = pageTitle(!token ? '/signin' : path)
   }, [token, path])
 
   if (!token || path === '/signin') return <SignIn />

@@ -37,6 +37,8 @@ export const lifecycleApi = {
   /** a new version equal to `version`, written only if the flag is still at `current` (If-Match) */
   rollback: ({ key, version, current }: { key: string; version: number; current: number }) =>
     request<Ok<{ key: string; flag: Flag }>>('POST', `/flags/${enc(key)}/rollback`, { body: { version }, ifMatch: current }),
+  /** the emergency stop: the main switch and every environment's own switch off, in one change (If-Match `current`) */
+  turnOff: ({ key, current }: { key: string; current: number }) => request<Ok<{ key: string; flag: Flag }>>('POST', `/flags/${enc(key)}/turn-off`, { ifMatch: current }),
   /** `flag`: an unsaved definition to evaluate instead of the stored one */
   explain: (key: string, context: EvaluationContext, flag?: object) => request<Explanation>('POST', `/flags/${enc(key)}/explain`, { body: { context, ...(flag && { flag }) } }),
 }

@@ -55,6 +55,8 @@ export function navigate(to: string, opts: { replace?: boolean; force?: boolean 
 }
 
 export const usePath = () => useSyncExternalStore(subscribe, () => window.location.pathname)
+/** The query string (`?a=1`, or ''), for pages whose state lives in the URL. */
+export const useSearch = () => useSyncExternalStore(subscribe, () => window.location.search)
 
 /** Matches `/flags/:key` against a path; returns the decoded params or null. */
 export function matchPath(pattern: string, path: string): Record<string, string> | null {

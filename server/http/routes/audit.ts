@@ -25,11 +25,11 @@ export const auditRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
     if (issues.length) throw validationError(issues)
     const { limit, offset } = paging(query)
     const toIso = (v?: string) => (v ? new Date(v).toISOString() : undefined)
-    const { rows, total } = await services.audit.page(callerOf(request).actor.projectId, {
+    const { rows, total, names } = await services.audit.page(callerOf(request).actor.projectId, {
       resourceType: query.resource_type, resourceKey: query.resource_key, action: query.action, actor: query.actor,
       since: toIso(query.since), until: toIso(query.until),
     }, limit, offset)
-    return listBody('entries', rows.map(auditView), total, offset)
+    return listBody('entries', rows.map((r) => auditView(r, names)), total, offset)
   }, {
     ...guard('*', 'audit', 'Read the audit log, newest first'),
     query: t.Object({
@@ -37,7 +37,7 @@ export const auditRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
       resource_type: t.Optional(t.String({ description: RESOURCE_TYPES.join(', ') })),
       resource_key: t.Optional(t.String()),
       action: t.Optional(t.String({ description: ACTIONS.join(', ') })),
-      actor: t.Optional(t.String({ description: 'token prefix, or `cli`' })),
+      actor: t.Optional(t.String({ description: 'token prefix (as entries record it), or `cli`' })),
       since: t.Optional(isoDate),
       until: t.Optional(isoDate),
     }),

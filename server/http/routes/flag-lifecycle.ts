@@ -33,6 +33,15 @@ export const flagLifecycleRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
       headers: S.IfMatch,
       response: { 200: FlagWritten, ...S.errors(400, 401, 403, 404, 409, 429) },
     })
+    .post('/api/v1/flags/:key/turn-off', async ({ request, params, headers }) => {
+      const row = await services.flags.turnOffEverywhere(callerOf(request).actor, params.key, parseIfMatch(headers['if-match']))
+      return { success: true as const, key: row.key, flag: flagView(row) }
+    }, {
+      ...guard('write:flags', 'flags', 'Turn the flag off everywhere: the main switch and every environment override off, in one change (undo: rollback to the version before)'),
+      params: S.KeyParam,
+      headers: S.IfMatch,
+      response: { 200: FlagWritten, ...S.errors(401, 403, 404, 409, 429) },
+    })
     .get('/api/v1/flags/:key/history', async ({ request, params, query }) => {
       const { limit, offset } = paging(query)
       const { versions, total } = await services.flags.history(callerOf(request).actor.projectId, params.key, limit, offset)

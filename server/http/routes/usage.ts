@@ -24,6 +24,17 @@ function timeParam(name: string, value: string | undefined, fallback: number): n
   return ms
 }
 
+/** The [since, until) window of a usage query. Without `until`, a `since` in the future is an empty window
+ *  (nothing was counted there yet), not an error; `since` after an explicit `until` is a contradiction. */
+function usageWindow(query: { since?: string; until?: string }, span: number): { since: number; until: number } {
+  const now = Date.now()
+  const until = timeParam('until', query.until, now)
+  const since = timeParam('since', query.since, until - span)
+  if (since <= until) return { since, until }
+  if (query.until !== undefined) throw validationError([{ path: 'since', message: 'is after until' }])
+  return { since, until: since }
+}
+
 /** How many flags one GET /api/v1/usage may name (the list's largest page). */
 const MAX_KEYS = 100
 
@@ -38,10 +49,7 @@ export const usageRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
       response: { 200: t.Object({ success: S.Success, accepted: t.Integer(), ignored: t.Integer({ description: 'counts of flags this project does not have' }) }), ...S.errors(400, 401, 403, 413, 415, 429) },
     })
     .get('/api/v1/usage', async ({ request, query }) => {
-      const now = Date.now()
-      const until = timeParam('until', query.until, now)
-      const since = timeParam('since', query.since, until - DAY)
-      if (since > until) throw validationError([{ path: 'since', message: 'is after until' }])
+      const { since, until } = usageWindow(query, DAY)
       const keys = [...new Set((query.keys ?? '').split(',').filter(Boolean))]
       if (keys.length === 0 || keys.length > MAX_KEYS) throw validationError([{ path: 'keys', message: `must name 1 to ${MAX_KEYS} flags, comma-separated` }])
       return { flags: await services.usage.bucketsOf(callerOf(request).actor.projectId, keys, since, until, query.environment) }
@@ -60,10 +68,7 @@ export const usageRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
       },
     })
     .get('/api/v1/flags/:key/usage', async ({ request, params, query }) => {
-      const now = Date.now()
-      const until = timeParam('until', query.until, now)
-      const since = timeParam('since', query.since, until - 7 * DAY)
-      if (since > until) throw validationError([{ path: 'since', message: 'is after until' }])
+      const { since, until } = usageWindow(query, 7 * DAY)
       const buckets = await services.usage.buckets(callerOf(request).actor.projectId, params.key, since, until, query.environment)
       return { key: params.key, buckets }
     }, {

@@ -24,7 +24,8 @@ export function ErrorMessage({ error, title }: { error: unknown; title?: string 
   const api = error instanceof ApiError ? error : null
   const details = api?.details
   const extra = details && !api?.issues.length
-    ? Object.entries(details).filter(([k]) => k !== 'issues')
+    // A detail the message already says (a refused webhook URL's reason) is not said twice.
+    ? Object.entries(details).filter(([k, v]) => k !== 'issues' && !(typeof v === 'string' && describeError(error).includes(v)))
     : []
   return (
     <div className="alert alert-error" role="alert">

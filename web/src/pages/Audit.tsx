@@ -1,9 +1,10 @@
-// The audit log: filter by resource, action, actor and dates; open an entry's before/after diff.
-import { useState, type FormEvent } from 'react'
+// The audit log: filter by resource, action, actor and dates (kept in the URL, so a filtered view can be
+// linked, reloaded and gone back to); open an entry's before/after diff.
+import { useEffect, useState, type FormEvent } from 'react'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { RESOURCE_TYPES, type AuditAction, type AuditEntry, type AuditFilter } from '../api'
 import { adminQueries } from '../queries'
-import { Link, pathFor } from '../router'
+import { Link, navigate, pathFor, useSearch } from '../router'
 import { dateTime, jsonEqual, relativeTime } from '../format'
 import { DataTable } from '../components/DataTable'
 import { Dialog } from '../components/Dialog'
@@ -16,6 +17,32 @@ const ACTIONS: AuditAction[] = ['create', 'update', 'delete', 'archive', 'restor
 
 interface FilterForm { resource_type: string; resource_key: string; action: string; actor: string; since: string; until: string }
 const EMPTY: FilterForm = { resource_type: '', resource_key: '', action: '', actor: '', since: '', until: '' }
+
+const FIELDS = Object.keys(EMPTY) as (keyof FilterForm)[]
+
+/** The filters and page in the URL's query string (unknown parameters ignored). */
+function fromSearch(search: string): { form: FilterForm; offset: number; limit: number } {
+  const q = new URLSearchParams(search)
+  const form = { ...EMPTY }
+  for (const f of FIELDS) form[f] = q.get(f) ?? ''
+  const num = (name: string, fallback: number) => {
+    const n = Number(q.get(name))
+    return Number.isInteger(n) && n > 0 ? n : fallback
+  }
+  return { form, offset: num('offset', 0), limit: num('limit', 50) }
+}
+
+function toSearch(form: FilterForm, offset: number, limit: number): string {
+  const q = new URLSearchParams()
+  for (const f of FIELDS) if (form[f].trim()) q.set(f, form[f].trim())
+  if (offset) q.set('offset', String(offset))
+  if (limit !== 50) q.set('limit', String(limit))
+  const s = q.toString()
+  return s ? `?${s}` : ''
+}
+
+/** An actor as people know it: the token's name with its prefix, else the prefix (or `cli`). */
+export const actorLabel = (e: { actor: string; actor_name?: string | null }) => (e.actor_name ? `${e.actor_name} (${e.actor})` : e.actor)
 
 /** Local calendar dates -> the API's ISO bounds (until is inclusive of its whole day). */
 function toFilter(f: FilterForm, limit: number, offset: number): AuditFilter {
@@ -59,17 +86,20 @@ function changedKeys(e: AuditEntry): string[] {
 }
 
 export function Audit() {
-  const [form, setForm] = useState<FilterForm>(EMPTY)
-  const [applied, setApplied] = useState<FilterForm>(EMPTY)
-  const [page, setPage] = useState({ offset: 0, limit: 50 })
+  const search = useSearch()
+  const { form: applied, offset, limit } = fromSearch(search)
+  const [form, setForm] = useState<FilterForm>(applied)
+  // Back and forward (or a link) change the URL: the form shows the filters applied.
+  useEffect(() => setForm(fromSearch(search).form), [search])
   const [open, setOpen] = useState<AuditEntry | null>(null)
+  const page = { offset, limit }
+  const go = (f: FilterForm, o: number, l: number) => navigate(`/audit${toSearch(f, o, l)}`)
   const filter = toFilter(applied, page.limit, page.offset)
   const audit = useQuery({ ...adminQueries.audit(filter), placeholderData: keepPreviousData })
   const set = (p: Partial<FilterForm>) => setForm({ ...form, ...p })
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    setApplied(form)
-    setPage({ ...page, offset: 0 })
+    go(form, 0, page.limit)
   }
   const filtered = JSON.stringify(applied) !== JSON.stringify(EMPTY)
 
@@ -124,8 +154,7 @@ export function Audit() {
             className="btn"
             onClick={() => {
               setForm(EMPTY)
-              setApplied(EMPTY)
-              setPage({ ...page, offset: 0 })
+              go(EMPTY, 0, page.limit)
             }}
           >
             Reset
@@ -157,7 +186,13 @@ export function Audit() {
                   {e.action === 'update' && changedKeys(e).length > 0 && <div className="muted small">changed {changedKeys(e).join(', ')}</div>}
                 </td>
                 <td data-label="Actor">
-                  <code className="small">{e.actor}</code>
+                  {e.actor_name ? (
+                    <span>
+                      {e.actor_name} <code className="small">({e.actor})</code>
+                    </span>
+                  ) : (
+                    <code className="small">{e.actor}</code>
+                  )}
                 </td>
                 <td data-label="Details" className="cell-actions">
                   <button type="button" className="btn btn-small" onClick={() => setOpen(e)} aria-label={`View changes: ${e.action} ${e.resource_type} ${e.resource_key}`}>
@@ -167,13 +202,13 @@ export function Audit() {
               </tr>
             ))}
           </DataTable>
-          <Pagination offset={page.offset} limit={page.limit} total={audit.data.total} onChange={(offset, limit) => setPage({ offset, limit })} label="Audit pages" />
+          <Pagination offset={page.offset} limit={page.limit} total={audit.data.total} onChange={(o, l) => go(applied, o, l)} label="Audit pages" />
         </>
       )}
       {open && (
         <Dialog title={`${open.action} ${open.resource_type} “${open.resource_key}”`} onClose={() => setOpen(null)} wide>
           <p className="muted">
-            {dateTime(open.timestamp)} by <code>{open.actor}</code>
+            {dateTime(open.timestamp)} by <code>{actorLabel(open)}</code>
           </p>
           <DiffView before={open.before} after={open.after} caption="Entry changes" />
         </Dialog>

@@ -18,6 +18,7 @@ import { Playground } from './flag/Playground'
 import { FlagSchedules } from './flag/FlagSchedules'
 import { UsagePanel } from './flag/UsagePanel'
 import { FlagHistory } from './flag/FlagHistory'
+import { ServingCard } from './flag/ServingCard'
 import type { FlagBody } from './flag/draft'
 
 export function FlagPage({ flagKey }: { flagKey: string }) {
@@ -70,18 +71,22 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
               {flag.owner && <span className="muted small">Owner: {flag.owner}</span>}
             </p>
           )}
-          <div className="insight-grid">
-            <UsagePanel flagKey={flag.key} environments={environments} />
-            <FlagSchedules flag={flag} environments={environments} />
-          </div>
-          <div className="detail-grid">
-            <div className="detail-main">
-              {can.writeFlags && !flag.archived ? <FlagEditor flag={flag} environments={environments} fetchCurrent={fetchCurrent} deleted={isNotFound(query.error)} onDraft={setDraft} /> : <FlagReadOnly flag={flag} />}
+          {/* On a phone the editor comes first (styles/switches.css orders these). */}
+          <div className="flag-page">
+            <ServingCard flag={flag} environments={environments} canWrite={can.writeFlags} />
+            <div className="insight-grid">
+              <UsagePanel flagKey={flag.key} environments={environments} />
+              <FlagSchedules flag={flag} environments={environments} />
             </div>
-            <aside className="detail-side">
-              {!flag.archived && <Playground flagKey={flag.key} environments={environments} draft={can.writeFlags ? draft : undefined} />}
-              <FlagHistory flag={flag} canWrite={can.writeFlags} />
-            </aside>
+            <div className="detail-grid">
+              <div className="detail-main">
+                {can.writeFlags && !flag.archived ? <FlagEditor flag={flag} environments={environments} fetchCurrent={fetchCurrent} deleted={isNotFound(query.error)} onDraft={setDraft} /> : <FlagReadOnly flag={flag} />}
+              </div>
+              <aside className="detail-side">
+                {!flag.archived && <Playground flagKey={flag.key} environments={environments} draft={can.writeFlags ? draft : undefined} />}
+                <FlagHistory flag={flag} canWrite={can.writeFlags} />
+              </aside>
+            </div>
           </div>
           {archive.target !== null && (
             <ConfirmDialog title={flag.archived ? `Restore flag “${flag.key}”?` : `Archive flag “${flag.key}”?`} confirmLabel={flag.archived ? 'Restore flag' : 'Archive flag'} danger={!flag.archived} {...archive.dialogProps}>

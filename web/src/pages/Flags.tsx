@@ -4,6 +4,9 @@ import { useState, type FormEvent, type ReactNode } from 'react'
 import { useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query'
 import type { UsageSeries } from '../usage-series'
 import { ApiError, api, keys, type Flag } from '../api'
+import { lifecycleApi } from '../lifecycle-api'
+import { ConfirmDialog } from '../components/ConfirmDialog'
+import { isProductionLike } from './flag/serving'
 import { Link, navigate, pathFor } from '../router'
 import { useSession } from '../session'
 import { filteredFlagQueries, flagQueries, usageQueries, usePagedList } from '../queries'
@@ -102,13 +105,14 @@ export function Flags({ archived = false }: { archived?: boolean }) {
                         const o = f.environments?.[env]
                         const on = o ? o.enabled : f.enabled
                         return (
-                          <li key={env} title={o ? `${env}: overridden` : `${env}: follows the flag`}>
+                          <li key={env} title={o ? `${env}: its own switch` : `${env}: follows the main switch (switching gives ${env} its own)`}>
                             <span className={o ? 'env-name overridden' : 'env-name'}>{env}</span>
                             {can.writeFlags ? (
                               <Switch checked={on} inherited={!o} label={`${env}: ${f.key}`} disabled={switches.busy(f.key)} onChange={(enabled) => switches.flip(f, enabled, env)} />
                             ) : (
                               <StatusPill on={on} />
                             )}
+                            {!o && <span className="follows">follows</span>}
                           </li>
                         )
                       })}
@@ -165,12 +169,21 @@ function explainRefusal({ flag, enabled, env }: Flip, now: Flag | null): string 
   )
 }
 
+/** Whether a switch asks first: an environment that reads as production, or one that follows the main switch
+ *  (switching it gives it a switch of its own, which the main switch no longer reaches). */
+function askFirst({ flag, env }: Flip): boolean {
+  return env !== undefined && (isProductionLike(env) || !flag.environments?.[env])
+}
+
 /** Each switch sends If-Match with the version its row shows. On 409 (or 404) nothing is written: the notice
- *  says what happened and the list is read again, so the row shows the server's state. */
+ *  says what happened and the list is read again, so the row shows the server's state. A switch that was
+ *  applied can be undone (a rollback to the version before, if nobody changed the flag since). */
 function useFlagSwitches() {
   const qc = useQueryClient()
   const [busy, setBusy] = useState<ReadonlySet<string>>(new Set())
   const [refusal, setRefusal] = useState<string | null>(null)
+  const [asking, setAsking] = useState<Flip | null>(null)
+  const [done, setDone] = useState<Flip | null>(null)
   const mutation = useMutation({
     mutationFn: async (v: Flip): Promise<string | null> => {
       try {
@@ -183,16 +196,26 @@ function useFlagSwitches() {
     },
     onMutate: (v) => {
       setRefusal(null)
+      setDone(null)
       setBusy((b) => new Set(b).add(v.flag.key))
     },
-    onSuccess: (why) => why && setRefusal(why),
+    onSuccess: (why, v) => (why ? setRefusal(why) : setDone(v)),
     onSettled: async (_data, _error, v) => {
+      setAsking(null)
       await Promise.all([keys.flags, keys.audit].map((queryKey) => qc.invalidateQueries({ queryKey })))
       setBusy((b) => new Set([...b].filter((k) => k !== v.flag.key)))
     },
   })
+  const undo = useApiMutation((v: Flip) => lifecycleApi.rollback({ key: v.flag.key, version: v.flag.version, current: v.flag.version + 1 }), [keys.flags], () => setDone(null))
+  const what = (v: Flip) => `${v.flag.key} ${onOff(v.enabled)}${v.env === undefined ? '' : ` in ${v.env}`}`
   return {
-    flip: (flag: Flag, enabled: boolean, env?: string) => mutation.mutate({ flag, enabled, env }),
+    flip: (flag: Flag, enabled: boolean, env?: string) => {
+      const v = { flag, enabled, env }
+      if (askFirst(v)) {
+        mutation.reset()
+        setAsking(v)
+      } else mutation.mutate(v)
+    },
     busy: (key: string) => busy.has(key),
     notice: (
       <>
@@ -204,7 +227,36 @@ function useFlagSwitches() {
             </button>
           </div>
         )}
+        {done && (
+          <div className="alert alert-info" role="status">
+            Switched {what(done)}.{' '}
+            <button type="button" className="btn btn-small" disabled={undo.isPending} onClick={() => undo.mutate(done)}>
+              Undo
+            </button>{' '}
+            <button type="button" className="btn-link" onClick={() => setDone(null)}>
+              Dismiss
+            </button>
+          </div>
+        )}
+        <ErrorMessage error={undo.error} title="Could not undo (the flag was changed since? Its history can roll it back)" />
         <ErrorMessage error={mutation.error} title="Could not switch the flag" />
+        {asking && (
+          <ConfirmDialog
+            title={`Switch ${what(asking)}?`}
+            confirmLabel={`Switch ${onOff(asking.enabled)} in ${asking.env}`}
+            danger={!asking.enabled}
+            onConfirm={() => mutation.mutate(asking)}
+            onCancel={() => setAsking(null)}
+            pending={mutation.isPending}
+          >
+            {asking.env !== undefined && !asking.flag.environments?.[asking.env] && (
+              <p>
+                {asking.env} follows the main switch ({onOff(asking.flag.enabled)}) now. Switching gives {asking.env} a switch of its own, {onOff(asking.enabled)}: from then on the main switch no longer turns it on or off (Turn off everywhere, on the flag’s page, still does).
+              </p>
+            )}
+            {asking.env !== undefined && isProductionLike(asking.env) && <p>{asking.env} serves your users: applications see the change within seconds. You can undo it right after.</p>}
+          </ConfirmDialog>
+        )}
       </>
     ),
   }

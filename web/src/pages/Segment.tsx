@@ -1,4 +1,6 @@
-// One segment: its conditions (saved with If-Match), the flags that use it, delete (force when in use).
+// One segment: its conditions (saved with If-Match), the flags that use it, delete (force when in use). A
+// segment without conditions matches every context, so saving one takes an explicit confirmation.
+import { useState } from 'react'
 import { ApiError, api, keys, type Condition, type Segment } from '../api'
 import { Link, navigate, pathFor } from '../router'
 import { isNotFound, segmentQueries, useResource } from '../queries'
@@ -83,18 +85,24 @@ export function SegmentPage({ segmentKey }: { segmentKey: string }) {
 
 const segmentBody = (s: Segment) => ({ conditions: s.conditions })
 
-function buildSegment(drafts: ConditionDraft[]): Built<{ conditions: Condition[] }> {
+const EMPTY_PROBLEM = 'A segment without conditions matches every context: confirm below to save it empty.'
+
+function buildSegment(drafts: ConditionDraft[], emptyConfirmed: boolean): Built<{ conditions: Condition[] }> {
   const built = draftsToConditions(drafts, 'Segment')
-  return built.ok ? { ok: true, body: { conditions: built.conditions } } : { ok: false, problems: [built.error] }
+  if (!built.ok) return { ok: false, problems: [built.error] }
+  if (built.conditions.length === 0 && !emptyConfirmed) return { ok: false, problems: [EMPTY_PROBLEM] }
+  return { ok: true, body: { conditions: built.conditions } }
 }
 
 function SegmentEditor({ segment, fetchCurrent, deleted }: { segment: Segment; fetchCurrent: () => Promise<Segment | undefined>; deleted: boolean }) {
+  const [emptyConfirmed, setEmptyConfirmed] = useState(false)
   const { draft, setDraft, form } = useDocumentEditor({
     doc: segment,
     deleted,
     name: `Segment “${segment.key}”`,
     toDraft: (s: Segment) => s.conditions.map(conditionToDraft),
-    build: buildSegment,
+    // Asked when a save would take the last condition away (a new segment starts empty: nothing to ask).
+    build: (drafts: ConditionDraft[], stored: Segment) => buildSegment(drafts, emptyConfirmed || stored.conditions.length === 0),
     bodyOf: segmentBody,
     put: async (p, version) => (await api.updateSegment(segment.key, p as { conditions: Condition[] }, version)).segment,
     fetchCurrent,
@@ -108,6 +116,17 @@ function SegmentEditor({ segment, fetchCurrent, deleted }: { segment: Segment; f
         <h2 className="card-title">Conditions</h2>
         <p className="hint">A context is in the segment when every condition holds.</p>
         <ConditionEditor label="Segment" conditions={draft} onChange={setDraft} allowSegments={false} />
+        {draft.length === 0 && (
+          <div className="alert alert-warning" role="status">
+            <p>
+              <strong>No conditions: this segment matches everyone.</strong> Every flag rule that uses it applies to every context.
+            </p>
+            {segment.conditions.length > 0 && <label className="checkbox">
+              <input type="checkbox" checked={emptyConfirmed} onChange={(e) => setEmptyConfirmed(e.target.checked)} />
+              Save it without conditions (it matches everyone)
+            </label>}
+          </div>
+        )}
       </section>
     </DocumentForm>
   )

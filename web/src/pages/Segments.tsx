@@ -106,7 +106,7 @@ function CreateSegmentDialog({ onClose }: { onClose: () => void }) {
         <label className="field">
           <span className="field-label">Key</span>
           <input value={key} onChange={(e) => setKey(e.target.value)} required placeholder="beta-testers" autoFocus className="mono" />
-          <span className="hint">You add its conditions on the next page.</span>
+          <span className="hint">You add its conditions on the next page. Until it has some, it matches everyone (no flag uses it yet).</span>
         </label>
         <FormActions mutation={create} errorTitle="Could not create the segment" label="Create segment" pendingLabel="Creating…" disabled={!key.trim()} onCancel={onClose} />
       </form>

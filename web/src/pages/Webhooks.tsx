@@ -5,6 +5,7 @@ import { useQuery } from '@tanstack/react-query'
 import { ApiError, EVENT_KINDS, api, keys, type Webhook } from '../api'
 import { adminQueries } from '../queries'
 import { dateTime, plural, relativeTime } from '../format'
+import { nextTry } from '../delivery-times'
 import { useApiMutation } from '../mutations'
 import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
 import { DataTable } from '../components/DataTable'
@@ -86,7 +87,7 @@ function WebhookHealth({ webhook }: { webhook: Webhook }) {
       ) : (
         <>
           <span className="badge status-pending">failing</span> {plural(h.consecutive_failures, 'failed attempt')} in a row
-          {h.next_attempt_at && <>; backing off, next try {relativeTime(h.next_attempt_at)}</>}. Paused if it keeps failing for 24 hours.
+          {h.next_attempt_at && <>; backing off, {Date.parse(h.next_attempt_at) > Date.now() ? `next try ${relativeTime(h.next_attempt_at)}` : 'next try due now'}</>}. Paused if it keeps failing for 24 hours.
         </>
       )}
       <ErrorMessage error={resume.error} title="Could not resume" />
@@ -124,7 +125,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                   </td>
                   <td data-label="Status">
                     <span className={`badge status-${d.status}`}>{d.status}</span>
-                    {d.status === 'pending' && d.next_attempt_at && <div className="muted small">next try {relativeTime(d.next_attempt_at)}</div>}
+                    {d.status === 'pending' && <div className="muted small">{nextTry(d.next_attempt_at, webhook)}</div>}
                   </td>
                   <td data-label="Attempts">{d.attempts}</td>
                   <td data-label="Last response">

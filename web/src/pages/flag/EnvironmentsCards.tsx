@@ -11,7 +11,7 @@ export function EnvironmentsCards({ draft, set, environments }: { draft: FlagDra
     <>
       <section className="card">
         <h2 className="card-title">Environments</h2>
-        <p className="hint">An environment override replaces the flag’s switch (and optionally its value) when the context’s environment matches.</p>
+        <p className="hint">An override gives an environment its own switch: it replaces the main switch there (and optionally the value) when the context’s environment matches. Without one, the environment follows the main switch.</p>
         <ul className="env-list">
           {Object.entries(draft.envs).map(([env, e]) => (
             <li key={env} className="env-row">
@@ -31,7 +31,7 @@ export function EnvironmentsCards({ draft, set, environments }: { draft: FlagDra
                   {e.hasValue && withVariants && <VariantPicker draft={draft} label={`Variant in ${env}`} value={e.variant} onChange={(variant) => setEnv(env, { variant })} />}
                 </div>
               ) : (
-                <span className="muted small">Follows the flag</span>
+                <span className="muted small">Follows the main switch</span>
               )}
             </li>
           ))}

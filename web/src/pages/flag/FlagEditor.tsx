@@ -55,6 +55,7 @@ export function FlagEditor({ flag, environments, fetchCurrent, deleted, onDraft 
 
   if (!base || !draft) return null
   const withVariants = draft.variants.length > 0
+  const ownSwitches = Object.entries(draft.envs).filter(([, e]) => e.overridden).map(([env]) => env)
   const set = (p: Partial<FlagDraft>) => setDraft({ ...draft, ...p })
   const setRule = (i: number, p: Partial<RuleDraft>) => set({ rules: draft.rules.map((r, n) => (n === i ? { ...r, ...p } : r)) })
   const setOverride = (i: number, p: Partial<OverrideDraft>) => set({ overrides: draft.overrides.map((o, n) => (n === i ? { ...o, ...p } : o)) })
@@ -63,8 +64,11 @@ export function FlagEditor({ flag, environments, fetchCurrent, deleted, onDraft 
     <DocumentForm form={form} label="Edit flag" className="form flag-form">
       <section className="card">
         <h2 className="card-title">Status and value</h2>
-        <Switch checked={draft.enabled} onChange={(enabled) => set({ enabled })} label="Flag enabled" showLabel />
-        <p className="hint">When off, evaluation returns the off value ({valueType(jsonOr(draft.valueText, null)) === 'boolean' ? 'false' : 'null'}) with reason “disabled”.</p>
+        <Switch checked={draft.enabled} onChange={(enabled) => set({ enabled })} label="Main switch" showLabel />
+        <p className="hint">
+          On or off in every environment without a switch of its own{ownSwitches.length > 0 ? <> (<strong>{ownSwitches.join(', ')}</strong> {ownSwitches.length === 1 ? 'has its own and keeps it' : 'have their own and keep them'}: see Environments, or use Turn off everywhere)</> : ''}. Where
+          it is off, evaluation returns the off value ({valueType(jsonOr(draft.valueText, null)) === 'boolean' ? 'false' : 'null'}) with reason “disabled”.
+        </p>
         {!withVariants && <JsonEditor label="Value" value={draft.valueText} onChange={(valueText) => set({ valueText })} hint="Served when the flag is on and no override, rule or rollout decides otherwise." />}
       </section>
 

@@ -1,6 +1,7 @@
 // A flag's history: its versions newest first (who, when, which change), the difference between a chosen
-// version and the current one, and a rollback to it (a new version equal to it, at the version shown).
-import { useState } from 'react'
+// version and the current one, read the way a rollback goes (from the current definition to that version's),
+// brought into view when chosen, and a rollback to it (a new version equal to it, at the version shown).
+import { useEffect, useRef, useState } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { keys, type Flag, type Json } from '../../api'
 import { lifecycleApi } from '../../lifecycle-api'
@@ -22,6 +23,11 @@ export function FlagHistory({ flag, canWrite }: { flag: Flag; canWrite: boolean 
   const rollback = useConfirmAction((version: number) => lifecycleApi.rollback({ key: flag.key, version, current: flag.version }), [keys.flags], () => setChosen(null))
   const versions = history.data?.versions ?? []
   const picked = versions.find((v) => v.version === chosen)
+  const diffRef = useRef<HTMLDivElement>(null)
+  // The list sits beside (or, on narrow screens, far below) the editor: show the diff where it opens.
+  useEffect(() => {
+    if (chosen !== null) diffRef.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' })
+  }, [chosen])
   return (
     <section className="card" aria-labelledby="history-title">
       <h2 className="card-title" id="history-title">
@@ -40,18 +46,26 @@ export function FlagHistory({ flag, canWrite }: { flag: Flag; canWrite: boolean 
               </button>
               <span className="badge">{v.action}</span>
               <span className="small">{dateTime(v.at)}</span>
-              <span className="muted small mono">{v.actor}</span>
+              <span className="muted small" title={v.actor}>
+                {v.actor_name ? `${v.actor_name} (${v.actor})` : v.actor}
+              </span>
               {v.version === flag.version && <span className="muted small">(current)</span>}
             </li>
           ))}
         </ol>
       )}
       {picked && picked.version !== flag.version && (
-        <div className="history-diff">
+        <div className="history-diff" ref={diffRef} data-testid="history-diff">
           <h3>
-            Version {picked.version} → current (v{flag.version})
+            Rolling back to v{picked.version} would change: current (v{flag.version}) → v{picked.version}
           </h3>
-          <DiffView before={definition(picked.flag as Record<string, unknown>)} after={definition(flag as unknown as Record<string, unknown>)} />
+          <DiffView
+            before={definition(flag as unknown as Record<string, unknown>)}
+            after={definition(picked.flag as Record<string, unknown>)}
+            beforeLabel={`Now (v${flag.version})`}
+            afterLabel={`v${picked.version}`}
+            caption={`Current definition compared with version ${picked.version}`}
+          />
           {canWrite && !flag.archived && (
             <button type="button" className="btn" onClick={() => rollback.ask(picked.version)}>
               Roll back to v{picked.version}

@@ -23,6 +23,17 @@ const REASON_TEXT: Record<Reason, string> = {
   prerequisite_failed: 'A prerequisite flag did not serve what this flag requires, so it is off.',
 }
 
+/** The reason in words; for `disabled`, which switch (or the window) it was, from the trace: an environment
+ *  whose own switch is off is not "the flag is off". */
+function reasonText(reason: Reason, trace: readonly Record<string, unknown>[] | undefined): string {
+  if (reason !== 'disabled' || !trace) return REASON_TEXT[reason]
+  const env = trace.find((s) => s.step === 'environment_override')
+  const decided = trace.find((s) => s.decided)
+  if (decided?.step === 'active_window') return 'Now is outside the flag’s active window, so it is off.'
+  if (env?.applied === true) return `The ${String(env.environment)} override is off: ${String(env.environment)} has its own switch, which decides there (the main switch does not).`
+  return `The main switch is off${typeof env?.environment === 'string' ? ` and ${env.environment} has no switch of its own` : ''}.`
+}
+
 interface Props {
   flagKey: string
   environments: string[]
@@ -119,7 +130,7 @@ export function Playground({ flagKey, environments, draft }: Props) {
                 <span className={`badge reason reason-${result.data.reason}`} data-testid="eval-reason">
                   {result.data.reason}
                 </span>
-                <div className="muted small">{REASON_TEXT[result.data.reason]}</div>
+                <div className="muted small" data-testid="eval-reason-text">{reasonText(result.data.reason, explained.data?.trace as Record<string, unknown>[] | undefined)}</div>
               </dd>
             </dl>
           ) : null}
