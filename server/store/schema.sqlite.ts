@@ -175,7 +175,8 @@ export const flagUsage = sqliteTable(
     variant: text('variant').notNull(),
     /** the hour's start, ISO 8601 (2026-11-24T10:00:00.000Z) */
     hour: text('hour').notNull(),
-    count: integer('count').notNull(),
+    /** SQLite's INTEGER is already 64-bit (the PostgreSQL column is bigint) */
+    count: integer('count', { mode: 'number' }).notNull(),
     /** the latest evaluation counted in this bucket */
     lastAt: text('last_at').notNull(),
   },
