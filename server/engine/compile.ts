@@ -3,6 +3,7 @@
 // is known at compile time is built here once, frozen and returned as is.
 // Evaluation order is docs/behaviour.md §4 (see CompiledFlagImpl.run); variants, weighted splits and
 // prerequisites are docs/lifecycle.md §1-2.
+import { EvaluationBudgetExceeded, startEvaluation } from './budget'
 import { attributeKey, compileAccessor, type PropertyAccessor } from './context'
 import { compileConditions, EMPTY_CONTEXT, isObject, type ContextTest, type SegmentResolver } from './compile-conditions'
 import { parseIsoDate } from './dates'
@@ -17,6 +18,34 @@ export { compileCondition, compileSegment, type CompiledSegment, type ContextTes
  *  prerequisite fails. */
 export const MAX_PREREQUISITE_DEPTH = 256
 let depth = 0
+
+// Prerequisite results of the evaluation under way (docs/behaviour.md §8): each prerequisite flag is
+// evaluated at most once per evaluation, however many paths lead to it (a lattice of 4 flags per level, each
+// requiring the 4 below, cost 4^levels before). Keyed by the compiled flag the resolver gives, so a change
+// (a new compiled flag) is never served from an old entry; cleared when a top-level evaluation starts.
+const memo = new Map<CompiledFlag, EvaluationResult>()
+let memoContext: EvaluationContext | undefined
+let memoNow: number | undefined
+let memoShared = false
+
+/** Prerequisite results stay shared between the top-level evaluations `fn` makes for one context at one
+ *  instant (a bulk evaluation: every flag for the same context), instead of being cleared before each. */
+export function sharingPrerequisites<T>(fn: () => T): T {
+  const saved = memoShared
+  memoShared = true
+  memo.clear()
+  memoContext = undefined
+  try {
+    return fn()
+  } finally {
+    memoShared = saved
+    memo.clear()
+    memoContext = undefined
+  }
+}
+
+/** How many prerequisite evaluations the current (or last) evaluation made: tests read it. */
+export let prerequisiteEvaluations = 0
 
 interface CompiledRule {
   readonly test: ContextTest
@@ -118,11 +147,23 @@ class CompiledFlagImpl implements CompiledFlag {
   }
 
   evaluate(context: EvaluationContext, now?: number): EvaluationResult {
-    // Evaluation must never throw. With JSON contexts nothing below can; only hostile objects (throwing
-    // getters, proxies) could, and they get the off value. The guard sits outside the hot function.
+    const ctx = context !== null && typeof context === 'object' ? context : EMPTY_CONTEXT
+    if (depth === 0) {
+      startEvaluation()
+      if (!memoShared || memoContext !== ctx || memoNow !== now) {
+        if (memo.size > 0) memo.clear()
+        memoContext = ctx
+        memoNow = now
+        prerequisiteEvaluations = 0
+      }
+    }
+    // Evaluation throws only when it overruns its work budget (budget.ts). With JSON contexts nothing else
+    // below can; only hostile objects (throwing getters, proxies) could, and they get the off value. The
+    // guard sits outside the hot function.
     try {
-      return this.run(context !== null && typeof context === 'object' ? context : EMPTY_CONTEXT, now)
-    } catch {
+      return this.run(ctx, now)
+    } catch (e) {
+      if (e instanceof EvaluationBudgetExceeded) throw e
       return this.base.disabled
     }
   }
@@ -135,7 +176,11 @@ class CompiledFlagImpl implements CompiledFlag {
       for (const p of this.prerequisites!) {
         const flag = this.resolveFlag(p.key)
         if (flag === undefined) return false
-        const r = flag.evaluate(context, now)
+        let r = memo.get(flag)
+        if (r === undefined) {
+          prerequisiteEvaluations++
+          memo.set(flag, (r = flag.evaluate(context, now)))
+        }
         if (r.reason === 'disabled' || r.reason === 'prerequisite_failed' || !p.accepts(r)) return false
       }
       return true

@@ -6,6 +6,8 @@
 /** A compiled pattern: an unanchored search, like RegExp.prototype.test. */
 export interface CompiledRegex {
   test(text: string): boolean
+  /** the compiled program's instruction count: a test costs at most about size × (text length + 1) steps */
+  readonly size: number
 }
 
 /** Compiles a pattern; throws when the pattern is not valid for the engine. */

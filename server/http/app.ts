@@ -7,6 +7,7 @@ import { openapi } from '@elysiajs/openapi'
 import { staticPlugin } from '@elysiajs/static'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { EvaluationBudgetExceeded } from '../engine/budget'
 import { errorForLog } from '../log'
 import { AppError } from '../services/errors'
 import { isStoreUnavailable, storeUnavailable } from '../store/unavailable'
@@ -139,6 +140,8 @@ export function createApp(deps: AppDeps) {
         }
         return ofrepErrorResponse(path, error) ?? fromAppError(error)
       }
+      // A context whose evaluation would overrun the work budget (engine/budget.ts): the client's to fix.
+      if (error instanceof EvaluationBudgetExceeded) return errorResponse(400, 'EVALUATION_TOO_COSTLY', error.message, { budget: error.budget })
       if (isStoreUnavailable(error)) {
         deps.log('store unavailable', { path, ...errorForLog(error) }, 'warn')
         deps.metrics.counts.storeError('http')

@@ -1,7 +1,7 @@
 // POST /api/v1/evaluate: many flags and configs for one context, from the in-memory snapshot.
 import { routeModule } from './common'
 import { t } from 'elysia'
-import type { Json } from '../../engine'
+import { BULK_EVALUATION_BUDGET, sharingPrerequisites, withEvaluationBudget, type Json } from '../../engine'
 import { AppError } from '../../services/errors'
 import { configValue } from '../../services/configs'
 import type { CachedFlag } from '../../cache/snapshots'
@@ -36,12 +36,16 @@ export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
         if (result.variant !== undefined) (variants ??= {})[f.compiled.key] = result.variant
         return result.value
       }
-      if (body.flags === undefined) for (const [key, f] of snap.flags) flags[key] = evaluate(f)
-      else for (const key of body.flags) {
-        const f = snap.flags.get(key)
-        if (f) flags[key] = evaluate(f)
-        else missing.flags.push(key)
-      }
+      // One work budget for the whole request, prerequisites shared between flags (engine/budget.ts); an
+      // overrun is a 400 EVALUATION_TOO_COSTLY for the request (app.ts).
+      withEvaluationBudget(BULK_EVALUATION_BUDGET, () => sharingPrerequisites(() => {
+        if (body.flags === undefined) for (const [key, f] of snap.flags) flags[key] = evaluate(f)
+        else for (const key of body.flags) {
+          const f = snap.flags.get(key)
+          if (f) flags[key] = evaluate(f)
+          else missing.flags.push(key)
+        }
+      }))
     }
     if (snap && readConfigs) {
       if (body.configs === undefined) for (const [key, row] of snap.configs) configs[key] = configValue(row, context.environment)
