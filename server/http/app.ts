@@ -132,6 +132,13 @@ export function createApp(deps: AppDeps) {
     // One JSON reader for every body (json-input.ts): 413 over the limit, 415 for other media types or
     // charsets, 400 for bytes that are not UTF-8, nesting too deep, or malformed JSON.
     .onParse(({ request }) => (BODY_METHODS.has(request.method) ? readJsonBody(request) : undefined))
+    // A route that takes no body refuses one with fields (POST /webhooks/:id/resume { "force": true } used to
+    // be answered as if the field meant something); an empty object or no body is fine.
+    .onTransform({ as: 'global' }, ({ request, body, route }) => {
+      if (!BODY_METHODS.has(request.method) || body === undefined || body === null || takesBody(request.method, route)) return
+      if (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0) return
+      throw new AppError(400, 'VALIDATION_ERROR', 'This endpoint takes no request body', { issues: [{ path: 'body', message: 'this endpoint takes no body (send none, or {})' }] })
+    })
     .onError(({ code, error, request, path }) => {
       if (error instanceof AppError) {
         if (error.status === 503) {
@@ -230,6 +237,10 @@ export function createApp(deps: AppDeps) {
     return (routesByMethod = new Map([...grouped].map(([m, sources]) => [m, new RegExp(`^(?:${sources.join('|')})$`)])))
   }
   const routeExists = (method: string, path: string): boolean => routeMatchers().get(method)?.test(path) ?? false
+  let withBody: Set<string> | undefined
+  /** Whether the route (method and template) declares a body schema. */
+  const takesBody = (method: string, route: string): boolean =>
+    (withBody ??= new Set(app.routes.filter((r) => (r as { hooks?: { body?: unknown } }).hooks?.body !== undefined).map((r) => `${r.method} ${r.path}`))).has(`${method} ${route}`)
   let templates: ((path: string) => string | undefined) | undefined
   const templateOf = (path: string): string | undefined => (templates ??= routeTemplates(app.routes.map((r: { path: string }) => r.path)))(path)
 

@@ -9,6 +9,7 @@ import { countEvaluation } from '../../usage/counter'
 import type { AppDeps } from '../deps'
 import { callerOf, can } from '../auth'
 import { checkContext } from '../evaluation-context'
+import { strict } from '../strict-schema'
 import { JSON_HEADERS } from '../errors'
 import * as S from '../../schemas'
 
@@ -64,11 +65,11 @@ export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
     detail: { tags: ['evaluation'], summary: 'Evaluate many flags and configs for one context', security: [{ bearer: [] }], description: 'Permission: `read:flags` and/or `read:configs`' },
     parse: 'json',
     query: t.Object({}),
-    body: t.Object({
+    body: strict(t.Object({
       context: t.Optional(S.EvaluationContext),
       flags: t.Optional(t.Array(t.String(), { description: 'flag keys; omitted = every flag the token may read' })),
       configs: t.Optional(t.Array(t.String(), { description: 'config keys; omitted = every config the token may read' })),
-    }),
+    })),
     response: {
       200: t.Object({
         flags: S.Dict(t.Any()),
