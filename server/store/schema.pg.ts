@@ -140,6 +140,8 @@ export const schedules = pgTable(
     note: text('note'),
     status: text('status').$type<ScheduleStatus>().notNull(),
     createdBy: text('created_by').notNull(),
+    /** the hash of the token that scheduled it (revoking that token cancels it); null for the CLI */
+    createdByToken: text('created_by_token'),
     createdAt: text('created_at').notNull(),
     finishedAt: text('finished_at'),
     cancelledBy: text('cancelled_by'),
