@@ -51,7 +51,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** Evaluation endpoints get the larger budget (docs/behaviour.md §7); everything else under /api is management. */
 export function rateClassOf(method: string, path: string): RateClass {
-  if (method === 'POST' && (path === '/api/v1/evaluate' || path.startsWith('/ofrep/'))) return 'evaluation'
+  // The SDK's usage reports ride with its evaluations (browsers sharing one token send them too).
+  if (method === 'POST' && (path === '/api/v1/evaluate' || path === '/api/v1/usage' || path.startsWith('/ofrep/'))) return 'evaluation'
   if (method === 'GET' && /^\/api\/v1\/(flags|configs)\/[^/]+$/.test(path)) return 'evaluation'
   if (method === 'GET' ? STREAM_PATHS.has(path) || path === '/api/v1/definitions' : path === '/api/v1/stream/tickets') return 'evaluation'
   return 'management'
@@ -69,6 +70,11 @@ export function createApp(deps: AppDeps) {
   let elysiaFetch: (request: Request) => Response | Promise<Response>
   const app = new Elysia({
     normalize: false,
+    // Elysia finds a URL's path from its 12th character on by default (skipping `http://` and a host of at
+    // least 4 characters): with a `Host` of 3 characters or fewer, `/xyz/api/v1/tokens` was routed as
+    // `/api/v1/tokens` while the hooks below saw `/xyz/…`. From the 8th on (after `http://`; Bun's URLs here
+    // always start so), routing and hooks read the same path whatever the Host.
+    handler: { standardHostname: false },
     // Bun's router answers the evaluation GETs and OFREP's single-flag POST before Elysia when it can
     // (fast-evaluation.ts, fast-ofrep.ts); Elysia merges these over its own route table, so those paths'
     // other methods stay Elysia's.
@@ -108,7 +114,7 @@ export function createApp(deps: AppDeps) {
         // A stream may be opened with a ticket instead of a token (EventSource sends no headers).
         const ticket = request.method === 'GET' && STREAM_PATHS.has(path) && !request.headers.has('authorization') && !request.headers.has('x-api-key')
           ? new URL(request.url).searchParams.get('ticket') : null
-        caller = ticket !== null ? await authenticator.authenticateTicket(request, ticket) : await authenticator.authenticate(request)
+        caller = ticket !== null ? await authenticator.authenticateTicket(request, ticket) : await authenticator.authenticate(request, rateClassOf(request.method, path) === 'evaluation')
       } catch (e) {
         if (e instanceof AppError) return early(fromAppError(e))
         throw e
