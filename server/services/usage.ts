@@ -22,8 +22,9 @@ export interface ReportedCount {
 export const MAX_REPORTED = 500
 /** One row's count at most. */
 export const MAX_COUNT = 100_000_000
-/** How far back a report's times may reach, and how far ahead of the server's clock they may be. */
-export const REPORT_WINDOW_MS = 86_400_000
+/** How far back a report's times may reach (an SDK offline for days still reports), and how far ahead of
+ *  the server's clock they may be. */
+export const REPORT_WINDOW_MS = 7 * 86_400_000
 const CLOCK_SKEW_MS = 5 * 60_000
 /** What one token may report per minute (docs/behaviour.md §8): rows, and the sum of their counts. */
 export const REPORT_ROWS_PER_MINUTE = 5_000
@@ -52,7 +53,7 @@ export function usageService({ store, settings, snapshots }: Pick<ServiceDeps, '
     /** Adds an SDK's counts (filed under the hour of each `to`); counts of flags the project does not have
      *  (or has archived) are ignored (an SDK may hold a flag deleted meanwhile). Refuses the whole report on
      *  any bad entry: an environment the project does not have, a variant the flag cannot serve, times
-     *  outside the last day, a count that is not a whole number in range; and past the token's budget, 429. */
+     *  outside the last 7 days, a count that is not a whole number in range; and past the token's budget, 429. */
     async report(actor: Actor, counts: ReportedCount[]): Promise<{ accepted: number; ignored: number }> {
       const now = Date.now()
       const snap = snapshots.project(actor.projectId)
@@ -69,9 +70,9 @@ export function usageService({ store, settings, snapshots }: Pick<ServiceDeps, '
         const to = parseIsoDate(c.to)
         const recent = (t: number) => t >= now - REPORT_WINDOW_MS && t <= now + CLOCK_SKEW_MS
         if (Number.isNaN(from)) issues.push({ path: `${at}.from`, message: 'must be an ISO 8601 date-time' })
-        else if (!recent(from)) issues.push({ path: `${at}.from`, message: 'must lie within the last 24 hours' })
+        else if (!recent(from)) issues.push({ path: `${at}.from`, message: 'must lie within the last 7 days' })
         if (Number.isNaN(to)) issues.push({ path: `${at}.to`, message: 'must be an ISO 8601 date-time' })
-        else if (!recent(to)) issues.push({ path: `${at}.to`, message: 'must lie within the last 24 hours (and not in the future)' })
+        else if (!recent(to)) issues.push({ path: `${at}.to`, message: 'must lie within the last 7 days (and not in the future)' })
         if (from > to) issues.push({ path: `${at}.from`, message: 'is after `to`' })
       })
       if (issues.length) throw validationError(issues.slice(0, 20))

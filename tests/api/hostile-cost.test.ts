@@ -171,7 +171,7 @@ describe('usage', () => {
     const row = { key: 'u', environment: 'production', variant: 'default', count: 1, from: now, to: now }
     const bad: [string, Record<string, unknown>][] = [
       ['environment', { environment: 'nowhere' }], ['variant', { variant: 'rule-7' }], ['variant', { variant: 'made-up' }],
-      ['from', { from: '0000-01-01T00:00:00Z' }], ['to', { to: '2999-01-01T00:00:00Z' }], ['count', { count: '0x10' }], ['count', { count: '16' }],
+      ['from', { from: '0000-01-01T00:00:00Z' }], ['from', { from: new Date(Date.now() - 8 * 86_400_000).toISOString() }], ['to', { to: '2999-01-01T00:00:00Z' }], ['count', { count: '0x10' }], ['count', { count: '16' }],
       ['count', { count: 1.5 }], ['count', { count: 2 ** 40 }], ['zz', { zz: 1 }],
     ]
     const before = await total('u')
