@@ -139,8 +139,9 @@ export function createApp(deps: AppDeps) {
     // charsets, 400 for bytes that are not UTF-8, nesting too deep, or malformed JSON.
     .onParse(({ request }) => (BODY_METHODS.has(request.method) ? readJsonBody(request) : undefined))
     // A route that takes no body refuses one with fields (POST /webhooks/:id/resume { "force": true } used to
-    // be answered as if the field meant something); an empty object or no body is fine.
-    .onTransform({ as: 'global' }, ({ request, body, route }) => {
+    // be answered as if the field meant something); an empty object or no body is fine. Checked where a
+    // schema's would be: after the permission (403 first).
+    .onBeforeHandle({ as: 'global' }, ({ request, body, route }) => {
       if (!BODY_METHODS.has(request.method) || body === undefined || body === null || takesBody(request.method, route)) return
       if (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0) return
       throw new AppError(400, 'VALIDATION_ERROR', 'This endpoint takes no request body', { issues: [{ path: 'body', message: 'this endpoint takes no body (send none, or {})' }] })

@@ -98,6 +98,8 @@ describe('one strict reading of input', () => {
       const res = await api(srv, method, path, { token: admin, body })
       expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 400, code: 'VALIDATION_ERROR' })
     }
+    // The permission is checked first, as for a body a schema refuses.
+    expect((await api(srv, 'POST', '/api/v1/flags/ordinary/archive', { token: reader, body: { force: true } })).status).toBe(403)
     const hook = await api(srv, 'POST', '/api/v1/webhooks', { token: admin, body: { url: 'http://127.0.0.1:9/x', events: ['*'] } })
     const resume = await api(srv, 'POST', `/api/v1/webhooks/${hook.body.id}/resume`, { token: admin, body: { force: true } })
     expect({ status: resume.status, code: resume.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' })

@@ -2,7 +2,7 @@
 // costly to evaluate gets the caller's fallback (reason `error`; OpenFeature: GENERAL), never a hang, and
 // prerequisites are evaluated once per evaluation however they are wired.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { OpenFeature } from '@openfeature/server-sdk'
+import { ErrorCode, OpenFeature } from '@openfeature/server-sdk'
 import { createClient, type Definitions } from '../../sdk/src'
 import { FlagshipProvider } from '../../sdk/src/openfeature'
 import * as compile from '../../server/engine/compile'
@@ -44,7 +44,7 @@ describe('flagship-sdk: bounded evaluation cost', () => {
   test('the OpenFeature provider answers GENERAL with the default value', async () => {
     await OpenFeature.setProviderAndWait('cost', new FlagshipProvider({ bootstrap: doc, usage: false }))
     const details = await OpenFeature.getClient('cost').getBooleanDetails('worst', true, { text: 'a'.repeat(24_000) })
-    expect({ value: details.value, errorCode: details.errorCode }).toEqual({ value: true, errorCode: 'GENERAL' })
+    expect({ value: details.value, errorCode: details.errorCode }).toEqual({ value: true, errorCode: ErrorCode.GENERAL })
     expect((await OpenFeature.getClient('cost').getBooleanDetails('worst', false, { text: `${'a'.repeat(60)}b` })).value).toBe(true)
   })
 })
