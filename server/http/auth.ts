@@ -127,7 +127,7 @@ export class Authenticator {
     let caller = this.known(header)
     if (!caller) {
       if (!header || !AUTHORIZATION.test(header)) {
-        const refused = authorization === null && request.headers.has('x-api-key') ? '; X-API-Key is accepted on the evaluation endpoints only' : ' (or X-API-Key: <token> on the evaluation endpoints)'
+        const refused = authorization === null && !apiKey && request.headers.has('x-api-key') ? '; X-API-Key is accepted on the evaluation endpoints only' : ' (or X-API-Key: <token> on the evaluation endpoints)'
         throw new AppError(401, 'UNAUTHORIZED', `Missing or malformed Authorization header; expected "Bearer <token>"${refused}`)
       }
       caller = await this.refreshOnMiss(() => this.known(header))
