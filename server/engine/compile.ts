@@ -21,31 +21,42 @@ let depth = 0
 
 // Prerequisite results of the evaluation under way (docs/behaviour.md §8): each prerequisite flag is
 // evaluated at most once per evaluation, however many paths lead to it (a lattice of 4 flags per level, each
-// requiring the 4 below, cost 4^levels before). Keyed by the compiled flag the resolver gives, so a change
-// (a new compiled flag) is never served from an old entry; cleared when a top-level evaluation starts.
-const memo = new Map<CompiledFlag, EvaluationResult>()
-let memoContext: EvaluationContext | undefined
-let memoNow: number | undefined
-let memoShared = false
+// requiring the 4 below, cost 4^levels before). Each compiled flag keeps its last result with the number of
+// the evaluation it belongs to (`epoch`, advanced when a top-level evaluation starts): no map to fill or
+// clear on the hot path, and a change (a new compiled flag) is never served from an old result.
+let epoch = 0
+let shared = false
+let sharedContext: EvaluationContext | undefined
+let sharedNow: number | undefined
 
 /** Prerequisite results stay shared between the top-level evaluations `fn` makes for one context at one
- *  instant (a bulk evaluation: every flag for the same context), instead of being cleared before each. */
+ *  instant (a bulk evaluation: every flag for the same context), instead of being forgotten before each. */
 export function sharingPrerequisites<T>(fn: () => T): T {
-  const saved = memoShared
-  memoShared = true
-  memo.clear()
-  memoContext = undefined
+  const saved = shared
+  shared = true
+  sharedContext = undefined
   try {
     return fn()
   } finally {
-    memoShared = saved
-    memo.clear()
-    memoContext = undefined
+    shared = saved
+    sharedContext = undefined
+    epoch++
   }
 }
 
 /** How many prerequisite evaluations the current (or last) evaluation made: tests read it. */
 export let prerequisiteEvaluations = 0
+
+/** A top-level evaluation starts: its budget, and its prerequisite results (unless shared and still valid). */
+function begin(context: EvaluationContext, now: number | undefined): void {
+  startEvaluation()
+  if (!shared || sharedContext !== context || sharedNow !== now) {
+    epoch++
+    sharedContext = context
+    sharedNow = now
+    prerequisiteEvaluations = 0
+  }
+}
 
 interface CompiledRule {
   readonly test: ContextTest
@@ -111,6 +122,11 @@ class CompiledFlagImpl implements CompiledFlag {
   private readonly rolloutPercentage: number
   private readonly split: CompiledSplit | null
   private branches: Map<EvaluationResult, Branch> | undefined
+  /** it tests conditions or prerequisites: evaluating it spends budget (budget.ts) */
+  private readonly tests: boolean
+  /** its result as a prerequisite in evaluation number `resultEpoch` (see `epoch`) */
+  resultEpoch = -1
+  lastResult: EvaluationResult | undefined = undefined
 
   constructor(private readonly parts: FlagParts) {
     this.key = parts.key
@@ -129,6 +145,7 @@ class CompiledFlagImpl implements CompiledFlag {
     this.split = parts.split
     this.hasVariants = parts.hasVariants
     this.isStatic = this.overrides === null && this.rules.length === 0 && this.rolloutAccessor === null && this.prerequisites === null
+    this.tests = this.rules.length > 0 || this.prerequisites !== null
   }
 
   branchOf(result: EvaluationResult): Branch {
@@ -148,15 +165,9 @@ class CompiledFlagImpl implements CompiledFlag {
 
   evaluate(context: EvaluationContext, now?: number): EvaluationResult {
     const ctx = context !== null && typeof context === 'object' ? context : EMPTY_CONTEXT
-    if (depth === 0) {
-      startEvaluation()
-      if (!memoShared || memoContext !== ctx || memoNow !== now) {
-        if (memo.size > 0) memo.clear()
-        memoContext = ctx
-        memoNow = now
-        prerequisiteEvaluations = 0
-      }
-    }
+    // A top-level evaluation of a flag that tests anything starts a fresh budget and prerequisite memo; a
+    // flag that tests nothing (the common static flag) spends nothing and reads no memo, so it skips this.
+    if (depth === 0 && this.tests) begin(ctx, now)
     // Evaluation throws only when it overruns its work budget (budget.ts). With JSON contexts nothing else
     // below can; only hostile objects (throwing getters, proxies) could, and they get the off value. The
     // guard sits outside the hot function.
@@ -176,11 +187,16 @@ class CompiledFlagImpl implements CompiledFlag {
       for (const p of this.prerequisites!) {
         const flag = this.resolveFlag(p.key)
         if (flag === undefined) return false
-        let r = memo.get(flag)
-        if (r === undefined) {
-          prerequisiteEvaluations++
-          memo.set(flag, (r = flag.evaluate(context, now)))
-        }
+        let r: EvaluationResult
+        if (flag instanceof CompiledFlagImpl) {
+          if (flag.resultEpoch === epoch) r = flag.lastResult!
+          else {
+            prerequisiteEvaluations++
+            r = flag.evaluate(context, now)
+            flag.resultEpoch = epoch
+            flag.lastResult = r
+          }
+        } else r = flag.evaluate(context, now)
         if (r.reason === 'disabled' || r.reason === 'prerequisite_failed' || !p.accepts(r)) return false
       }
       return true
