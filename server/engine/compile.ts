@@ -6,8 +6,8 @@
 import { EvaluationBudgetExceeded, startEvaluation } from './budget'
 import { attributeKey, compileAccessor, type PropertyAccessor } from './context'
 import { compileConditions, EMPTY_CONTEXT, isObject, type ContextTest, type SegmentResolver } from './compile-conditions'
-import { parseIsoDate } from './dates'
-import { flagOutcomes, frozenJson, result, type Outcomes, type VariantTable } from './outcomes'
+import { bound, compilePrerequisites, compileSplit, type CompiledPrerequisite, type CompiledSplit } from './compile-parts'
+import { flagOutcomes, type Outcomes } from './outcomes'
 import { bucketOf } from './rollout'
 import type { Branch, CompiledFlag, EvaluationContext, EvaluationResult, FlagDefinition, FlagResolver, Json, SegmentDefinition } from './types'
 
@@ -61,26 +61,6 @@ function begin(context: EvaluationContext, now: number | undefined): void {
 interface CompiledRule {
   readonly test: ContextTest
   readonly result: EvaluationResult
-}
-
-interface CompiledPrerequisite {
-  readonly key: string
-  /** whether the prerequisite flag's result satisfies the requirement */
-  readonly accepts: (r: EvaluationResult) => boolean
-}
-
-/** A weighted split: buckets below bounds[i] (hundredths, cumulative) and not below bounds[i - 1] get results[i]. */
-interface CompiledSplit {
-  readonly bounds: readonly number[]
-  readonly results: readonly EvaluationResult[]
-}
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false
-  const ka = Object.keys(a)
-  const kb = Object.keys(b)
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
 }
 
 // Override keys: the top-level user_id only (as docs/behaviour.md §4 says), not custom.user_id.
@@ -247,44 +227,6 @@ class CompiledFlagImpl implements CompiledFlag {
     // 7. Fall through.
     return v.fallthrough
   }
-}
-
-/** A window bound: absent is open; a bound that does not parse fails closed (the flag is never active). */
-function bound(text: unknown, open: number): number {
-  if (text === undefined || text === null) return open
-  const t = typeof text === 'string' ? parseIsoDate(text) : NaN
-  return Number.isNaN(t) ? NaN : t
-}
-
-function compilePrerequisites(list: unknown): CompiledPrerequisite[] {
-  if (!Array.isArray(list)) return []
-  return list.filter(isObject).map((p) => {
-    const key = String(p.key)
-    if (typeof p.variant === 'string') {
-      const name = p.variant
-      return { key, accepts: (r: EvaluationResult) => r.variant === name }
-    }
-    const expected = frozenJson(p.value)
-    return { key, accepts: (r: EvaluationResult) => jsonEqual(r.value, expected) }
-  })
-}
-
-/** The weighted split of a rollout with `distribution`: cumulative bounds in hundredths of a percent, so
- *  weights with two decimals add up exactly. A slice naming an unknown variant serves the off value. */
-function compileSplit(distribution: unknown, table: VariantTable, off: EvaluationResult): CompiledSplit | null {
-  if (!Array.isArray(distribution)) return null
-  const bounds: number[] = []
-  const results: EvaluationResult[] = []
-  let total = 0
-  for (const slice of distribution) {
-    if (!isObject(slice)) continue
-    const weight = typeof slice.weight === 'number' && Number.isFinite(slice.weight) && slice.weight > 0 ? Math.round(slice.weight * 100) : 0
-    total += weight
-    const name = typeof slice.variant === 'string' ? slice.variant : ''
-    bounds.push(total)
-    results.push(table.has(name) ? result(table.get(name)!, 'rollout', name) : off)
-  }
-  return { bounds, results }
 }
 
 /**
