@@ -1,6 +1,6 @@
 // In-process benchmark of the evaluation engine (no HTTP, no store). Run: bun bench/engine.ts
 // Prints plain lines such as `engine simple flag: 12,345,678 evals/s`.
-import { compileFlag, type CompiledFlag, type EvaluationContext, type FlagDefinition, type SegmentDefinition } from '../server/engine'
+import { compileFlag, EvaluationBudgetExceeded, type CompiledFlag, type EvaluationContext, type FlagDefinition, type SegmentDefinition } from '../server/engine'
 import { BETA_SEGMENT, benchFlag, variantChainFlags } from './fixtures'
 
 const segments = new Map<string, SegmentDefinition>([
@@ -72,5 +72,42 @@ function lookupBench(size: number): void {
 }
 lookupBench(10)
 lookupBench(10_000)
+
+// The worst flag and context the limits allow (docs/behaviour.md §8, "Cost and usage"): 60 rules, each one
+// pattern as costly as the flag's pattern total allows, against attribute values of every length up to
+// 1 MiB; the slowest median per evaluation (ending in the work budget's refusal or not) against an ordinary
+// flag's evaluation (3 rules + rollout). Before the budget a 24 kB value took seconds.
+function worstAllowed(): void {
+  const ordinaryCtx = CONTEXTS[0]!
+  const ordinaryTimes: number[] = []
+  for (let r = 0; r < 9; r++) {
+    const t = performance.now()
+    for (let i = 0; i < 10_000; i++) sink += targetedFlag.evaluate(CONTEXTS[i & MASK]!).reason.length
+    ordinaryTimes.push((performance.now() - t) / 10_000)
+  }
+  sink += targetedFlag.evaluate(ordinaryCtx).reason.length
+  let worst = { ms: 0, what: '' }
+  for (const pattern of ['(?:a?){50}a{50}b', '(\\w+\\s?)*\\d$', '(?:a|aa){50}b']) {
+    const flag = compileFlag({ key: 'worst', enabled: true, value: false, targeting: { rules: Array.from({ length: 60 }, () => ({ conditions: [{ property: 'text', operator: 'matches' as const, value: pattern }], value: true })) } }, segments)
+    for (const length of [60, 600, 6_000, 24_000, 1 << 20]) {
+      const ctx = { custom: { text: 'a'.repeat(length) } }
+      const times: number[] = []
+      for (let r = 0; r < 9; r++) {
+        const t = performance.now()
+        try {
+          sink += flag.evaluate(ctx).reason.length
+        } catch (e) {
+          if (!(e instanceof EvaluationBudgetExceeded)) throw e
+        }
+        times.push(performance.now() - t)
+      }
+      const ms = times.sort((a, b) => a - b)[4]!
+      if (ms > worst.ms) worst = { ms, what: `${pattern} on ${length.toLocaleString('en-US')} characters` }
+    }
+  }
+  const ordinary = ordinaryTimes.sort((a, b) => a - b)[4]!
+  console.log(`engine worst allowed flag: ${(worst.ms * 1000).toFixed(1)} us per evaluation vs ordinary ${(ordinary * 1000).toFixed(2)} us (${Math.round(worst.ms / ordinary).toLocaleString('en-US')}x; ${worst.what})`)
+}
+worstAllowed()
 
 if (sink === 42) console.log('') // keep `sink` observable

@@ -143,6 +143,7 @@ async function main(): Promise<void> {
   const engineTargeted = engineRate('3 rules + rollout')
   const engineHundred = engineRate('100 flags per context (flags evaluated)')
   const engineVariants = engineRate('5 variants + 3-deep prerequisites')
+  const engineWorst = /engine worst allowed flag: (.*)$/m.exec(engineOut)?.[1] ?? 'not measured'
 
   // --- 10 vs 10,000 flags ------------------------------------------------------------------------------
   console.log(`\n[${elapsed()}] 10 vs ${fmtInt(LARGE)} flags`)
@@ -217,6 +218,7 @@ async function main(): Promise<void> {
     ['engine 3 rules + rollout', `${fmtInt(engineTargeted)} evals/s`, ''],
     ['engine 5 variants + 3-deep prereqs', `${fmtInt(engineVariants)} evals/s`, ''],
     ['engine 100 flags / context', `${fmtInt(engineHundred)} evals/s`, ''],
+    ['engine worst allowed flag + context', engineWorst, ''],
     [`RSS, ${fmtInt(LARGE)} flags`, `${fmtInt(rssLarge / 1024)} MiB (10 flags: ${fmtInt(rssSmall / 1024)} MiB; 100-flag server after load: ${fmtInt(rssMain / 1024)} MiB)`, ''],
     ['eval req/s 10 flags', `${fmtInt(s10.rps)}`, ''],
     [`eval req/s ${fmtInt(LARGE)} flags`, `${fmtInt(sLarge.rps)} (${((sizeRatio - 1) * 100).toFixed(1)}% vs 10, median per round)`, `target +-10%    ${verdict(Math.abs(sizeRatio - 1) <= 0.1)}`],

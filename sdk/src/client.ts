@@ -1,6 +1,7 @@
 // The in-process client: evaluates with the server's own engine (server/engine, bundled) from a local copy of
 // the definitions, kept fresh by sync.ts. evaluate() is the hot path: one map lookup, the compiled flag, one
 // usage count; it never throws and never waits for the network.
+import { EvaluationBudgetExceeded } from '../../server/engine/budget'
 import { configValue } from '../../server/engine/documents'
 import type { EvaluationContext, EvaluationResult, Json } from '../../server/engine/types'
 import { typeOf } from '../../server/engine/value-type'
@@ -96,7 +97,9 @@ export class FlagshipClient {
       const result = entry.compiled.evaluate(ctx)
       entry.counter.record(ctx.environment, result)
       return result
-    } catch {
+    } catch (e) {
+      // The engine's work budget (server/engine/budget.ts): the caller's fallback, as for a missing flag.
+      if (e instanceof EvaluationBudgetExceeded) return { value: fallback, type: typeOf(fallback), reason: 'error' }
       // Only a hostile context (a throwing getter) gets here; the engine answers it as it always does.
       return entry.compiled.evaluate(context as EvaluationContext)
     }

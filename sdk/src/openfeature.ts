@@ -3,6 +3,7 @@
 // DEFAULT, TARGETING_MATCH, SPLIT, DISABLED, variants off, override, rule-<n>, rollout, default.
 // FlagshipProvider is for @openfeature/server-sdk (resolvers return promises), FlagshipWebProvider for
 // @openfeature/web-sdk (resolvers answer synchronously; the SDK passes the global context).
+import { EvaluationBudgetExceeded } from '../../server/engine/budget'
 import { InvalidContextError, openFeatureContext, resolveOpenFeature } from '../../server/engine/openfeature'
 import { FlagshipClient } from './client'
 import { ProviderEvents } from './provider-events'
@@ -53,7 +54,13 @@ abstract class FlagshipProviderBase {
       if (e instanceof InvalidContextError) return failure(defaultValue, 'INVALID_CONTEXT', e.message)
       throw e
     }
-    const found = this.client.resolve(key, mapped)
+    let found
+    try {
+      found = this.client.resolve(key, mapped)
+    } catch (e) {
+      if (e instanceof EvaluationBudgetExceeded) return failure(defaultValue, 'GENERAL', e.message)
+      throw e
+    }
     if (found === undefined) return failure(defaultValue, 'FLAG_NOT_FOUND', `Flag "${key}" not found`)
     const resolved = resolveOpenFeature(key, found.entry.compiled, found.context, found.result)
     if ('errorCode' in resolved) return failure(defaultValue, resolved.errorCode, resolved.errorDetails)

@@ -40,11 +40,13 @@ export interface Definitions {
   segments: StoredSegment[]
 }
 
-/** `evaluate`'s answer: exactly GET /api/v1/flags/:key's, or reason `missing` for a key it does not know. */
+/** `evaluate`'s answer: exactly GET /api/v1/flags/:key's, or reason `missing` for a key it does not know,
+ *  or `error` (with the fallback) when the context is too costly to evaluate (the server's 400
+ *  EVALUATION_TOO_COSTLY: long attribute values tested by many patterns). */
 export interface Evaluation {
   value: Json
   type: ValueType
-  reason: EvaluationResult['reason'] | 'missing'
+  reason: EvaluationResult['reason'] | 'missing' | 'error'
   /** only for flags with variants: the variant served (null: the off value) */
   variant?: string | null
 }

@@ -7,7 +7,7 @@ import type { CompiledFlag, EvaluationResult } from '../../server/engine/types'
 import type { FetchLike, UsageCount } from './types'
 
 /** The most rows POST /api/v1/usage takes in one report. */
-const MAX_BATCH = 1000
+const MAX_BATCH = 500
 
 /** A sentinel no context environment can be, so the first record() always looks its environment up. */
 const UNSEEN = Symbol('unseen')
@@ -175,6 +175,12 @@ export class UsageSender {
           signal: AbortSignal.timeout(timeoutMs),
         })
         await response.body?.cancel()
+        // A report the server refuses as such (400: a flag changed meanwhile, counts older than it takes) will
+        // never be taken: it is dropped, so it cannot block the reports after it. Outages and 429s are retried.
+        if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
+          onError(new Error(`POST /api/v1/usage answered ${response.status}; these counts are dropped`))
+          continue
+        }
         if (!response.ok) throw new Error(`POST /api/v1/usage answered ${response.status}`)
       } catch (error) {
         // This batch and the ones not sent yet go with the next send.

@@ -1,5 +1,6 @@
 // Compiles conditions, rule condition lists and segments into closures (ContextTest), once per change, so
 // evaluation does no parsing, no regex building and no segment lookups.
+import { charge } from './budget'
 import { compileAccessor, type PropertyAccessor } from './context'
 import { compilePredicate } from './operators'
 import type { Condition, EvaluationContext, SegmentDefinition } from './types'
@@ -60,7 +61,12 @@ export function compileCondition(condition: unknown, resolveSegment?: SegmentRes
   if (typeof operator !== 'string') return FALSE
   const predicate = compilePredicate(operator, value)
   const get: PropertyAccessor = typeof property === 'string' ? compileAccessor(property) : () => undefined
-  return (c) => predicate(get(c))
+  // One work unit per condition test (budget.ts), so no flag, however many rules, segments and
+  // prerequisites it has, costs more than the evaluation's budget.
+  return (c) => {
+    charge(1)
+    return predicate(get(c))
+  }
 }
 
 export function compileConditions(conditions: unknown, resolveSegment?: SegmentResolver): ContextTest {

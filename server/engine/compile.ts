@@ -3,10 +3,11 @@
 // is known at compile time is built here once, frozen and returned as is.
 // Evaluation order is docs/behaviour.md §4 (see CompiledFlagImpl.run); variants, weighted splits and
 // prerequisites are docs/lifecycle.md §1-2.
+import { EvaluationBudgetExceeded, startEvaluation } from './budget'
 import { attributeKey, compileAccessor, type PropertyAccessor } from './context'
 import { compileConditions, EMPTY_CONTEXT, isObject, type ContextTest, type SegmentResolver } from './compile-conditions'
-import { parseIsoDate } from './dates'
-import { flagOutcomes, frozenJson, result, type Outcomes, type VariantTable } from './outcomes'
+import { bound, compilePrerequisites, compileSplit, type CompiledPrerequisite, type CompiledSplit } from './compile-parts'
+import { flagOutcomes, type Outcomes } from './outcomes'
 import { Bucketer } from './rollout'
 import type { Branch, CompiledFlag, EvaluationContext, EvaluationResult, FlagDefinition, FlagResolver, Json, SegmentDefinition } from './types'
 
@@ -18,29 +19,48 @@ export { compileCondition, compileSegment, type CompiledSegment, type ContextTes
 export const MAX_PREREQUISITE_DEPTH = 256
 let depth = 0
 
+// Prerequisite results of the evaluation under way (docs/behaviour.md §8): each prerequisite flag is
+// evaluated at most once per evaluation, however many paths lead to it (a lattice of 4 flags per level, each
+// requiring the 4 below, cost 4^levels before). Each compiled flag keeps its last result with the number of
+// the evaluation it belongs to (`epoch`, advanced when a top-level evaluation starts): no map to fill or
+// clear on the hot path, and a change (a new compiled flag) is never served from an old result.
+let epoch = 0
+let shared = false
+let sharedContext: EvaluationContext | undefined
+let sharedNow: number | undefined
+
+/** Prerequisite results stay shared between the top-level evaluations `fn` makes for one context at one
+ *  instant (a bulk evaluation: every flag for the same context), instead of being forgotten before each. */
+export function sharingPrerequisites<T>(fn: () => T): T {
+  const saved = shared
+  shared = true
+  sharedContext = undefined
+  try {
+    return fn()
+  } finally {
+    shared = saved
+    sharedContext = undefined
+    epoch++
+  }
+}
+
+/** How many prerequisite evaluations the current (or last) evaluation made: tests read it. */
+export let prerequisiteEvaluations = 0
+
+/** A top-level evaluation starts: its budget, and its prerequisite results (unless shared and still valid). */
+function begin(context: EvaluationContext, now: number | undefined): void {
+  startEvaluation()
+  if (!shared || sharedContext !== context || sharedNow !== now) {
+    epoch++
+    sharedContext = context
+    sharedNow = now
+    prerequisiteEvaluations = 0
+  }
+}
+
 interface CompiledRule {
   readonly test: ContextTest
   readonly result: EvaluationResult
-}
-
-interface CompiledPrerequisite {
-  readonly key: string
-  /** whether the prerequisite flag's result satisfies the requirement */
-  readonly accepts: (r: EvaluationResult) => boolean
-}
-
-/** A weighted split: buckets below bounds[i] (hundredths, cumulative) and not below bounds[i - 1] get results[i]. */
-interface CompiledSplit {
-  readonly bounds: readonly number[]
-  readonly results: readonly EvaluationResult[]
-}
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false
-  const ka = Object.keys(a)
-  const kb = Object.keys(b)
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
 }
 
 // Override keys: the top-level user_id only (as docs/behaviour.md §4 says), not custom.user_id.
@@ -83,6 +103,11 @@ class CompiledFlagImpl implements CompiledFlag {
   private readonly split: CompiledSplit | null
   private readonly bucketer: Bucketer | null
   private branches: Map<EvaluationResult, Branch> | undefined
+  /** it tests conditions or prerequisites: evaluating it spends budget (budget.ts) */
+  private readonly tests: boolean
+  /** its result as a prerequisite in evaluation number `resultEpoch` (see `epoch`) */
+  resultEpoch = -1
+  lastResult: EvaluationResult | undefined = undefined
 
   constructor(private readonly parts: FlagParts) {
     this.key = parts.key
@@ -102,6 +127,7 @@ class CompiledFlagImpl implements CompiledFlag {
     this.bucketer = parts.rolloutAccessor === null ? null : new Bucketer(parts.key)
     this.hasVariants = parts.hasVariants
     this.isStatic = this.overrides === null && this.rules.length === 0 && this.rolloutAccessor === null && this.prerequisites === null
+    this.tests = this.rules.length > 0 || this.prerequisites !== null
   }
 
   branchOf(result: EvaluationResult): Branch {
@@ -120,11 +146,17 @@ class CompiledFlagImpl implements CompiledFlag {
   }
 
   evaluate(context: EvaluationContext, now?: number): EvaluationResult {
-    // Evaluation must never throw. With JSON contexts nothing below can; only hostile objects (throwing
-    // getters, proxies) could, and they get the off value. The guard sits outside the hot function.
+    const ctx = context !== null && typeof context === 'object' ? context : EMPTY_CONTEXT
+    // A top-level evaluation of a flag that tests anything starts a fresh budget and prerequisite memo; a
+    // flag that tests nothing (the common static flag) spends nothing and reads no memo, so it skips this.
+    if (depth === 0 && this.tests) begin(ctx, now)
+    // Evaluation throws only when it overruns its work budget (budget.ts). With JSON contexts nothing else
+    // below can; only hostile objects (throwing getters, proxies) could, and they get the off value. The
+    // guard sits outside the hot function.
     try {
-      return this.run(context !== null && typeof context === 'object' ? context : EMPTY_CONTEXT, now)
-    } catch {
+      return this.run(ctx, now)
+    } catch (e) {
+      if (e instanceof EvaluationBudgetExceeded) throw e
       return this.base.disabled
     }
   }
@@ -137,7 +169,16 @@ class CompiledFlagImpl implements CompiledFlag {
       for (const p of this.prerequisites!) {
         const flag = this.resolveFlag(p.key)
         if (flag === undefined) return false
-        const r = flag.evaluate(context, now)
+        let r: EvaluationResult
+        if (flag instanceof CompiledFlagImpl) {
+          if (flag.resultEpoch === epoch) r = flag.lastResult!
+          else {
+            prerequisiteEvaluations++
+            r = flag.evaluate(context, now)
+            flag.resultEpoch = epoch
+            flag.lastResult = r
+          }
+        } else r = flag.evaluate(context, now)
         if (r.reason === 'disabled' || r.reason === 'prerequisite_failed' || !p.accepts(r)) return false
       }
       return true
@@ -188,44 +229,6 @@ class CompiledFlagImpl implements CompiledFlag {
     // 7. Fall through.
     return v.fallthrough
   }
-}
-
-/** A window bound: absent is open; a bound that does not parse fails closed (the flag is never active). */
-function bound(text: unknown, open: number): number {
-  if (text === undefined || text === null) return open
-  const t = typeof text === 'string' ? parseIsoDate(text) : NaN
-  return Number.isNaN(t) ? NaN : t
-}
-
-function compilePrerequisites(list: unknown): CompiledPrerequisite[] {
-  if (!Array.isArray(list)) return []
-  return list.filter(isObject).map((p) => {
-    const key = String(p.key)
-    if (typeof p.variant === 'string') {
-      const name = p.variant
-      return { key, accepts: (r: EvaluationResult) => r.variant === name }
-    }
-    const expected = frozenJson(p.value)
-    return { key, accepts: (r: EvaluationResult) => jsonEqual(r.value, expected) }
-  })
-}
-
-/** The weighted split of a rollout with `distribution`: cumulative bounds in hundredths of a percent, so
- *  weights with two decimals add up exactly. A slice naming an unknown variant serves the off value. */
-function compileSplit(distribution: unknown, table: VariantTable, off: EvaluationResult): CompiledSplit | null {
-  if (!Array.isArray(distribution)) return null
-  const bounds: number[] = []
-  const results: EvaluationResult[] = []
-  let total = 0
-  for (const slice of distribution) {
-    if (!isObject(slice)) continue
-    const weight = typeof slice.weight === 'number' && Number.isFinite(slice.weight) && slice.weight > 0 ? Math.round(slice.weight * 100) : 0
-    total += weight
-    const name = typeof slice.variant === 'string' ? slice.variant : ''
-    bounds.push(total)
-    results.push(table.has(name) ? result(table.get(name)!, 'rollout', name) : off)
-  }
-  return { bounds, results }
 }
 
 /**

@@ -17,6 +17,7 @@
 // - Strings are compared case-sensitively everywhere.
 // A condition value of the wrong shape (which validation rejects) compiles to a predicate that never
 // holds, so stored data can never make evaluation throw.
+import { charge } from './budget'
 import { parseIsoDate } from './dates'
 import { compileRegex, type CompiledRegex } from './regex'
 import { compareSemver, parseSemver, type SemVer } from './semver'
@@ -54,7 +55,10 @@ export function toInstant(v: unknown): number {
 }
 
 function regexTest(re: CompiledRegex, s: string): boolean {
-  // re2js is linear-time; the guard only keeps a library bug from ever escaping evaluation.
+  // re2js is linear in program size × text length: the evaluation's budget pays for it first (budget.ts),
+  // and an overrun ends the evaluation before the work is done.
+  charge(re.size * (s.length + 1))
+  // The guard only keeps a library bug from ever escaping evaluation.
   try {
     return re.test(s)
   } catch {
@@ -110,7 +114,12 @@ const POSITIVE: ReadonlyMap<string, Builder> = new Map<string, Builder>([
     (cv) => {
       if (!isScalar(cv)) return NEVER
       return (v) => {
-        if (typeof v === 'string') return typeof cv === 'string' && v.includes(cv)
+        if (typeof v === 'string') {
+          if (typeof cv !== 'string') return false
+          // A substring search reads the whole text (budget.ts): about a unit per 64 characters.
+          if (v.length > 64) charge(v.length >>> 6)
+          return v.includes(cv)
+        }
         return Array.isArray(v) && v.includes(cv) // membership, exact type
       }
     },

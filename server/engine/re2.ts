@@ -4,4 +4,7 @@
 import { RE2JS } from 're2js'
 import { setRegexEngine } from './regex'
 
-setRegexEngine((pattern) => RE2JS.compile(pattern))
+setRegexEngine((pattern) => {
+  const re = RE2JS.compile(pattern)
+  return { test: (text) => re.test(text), size: re.programSize() }
+})

@@ -6,6 +6,8 @@
 /** A compiled pattern: an unanchored search, like RegExp.prototype.test. */
 export interface CompiledRegex {
   test(text: string): boolean
+  /** the compiled program's instruction count: a test costs at most about size × (text length + 1) steps */
+  readonly size: number
 }
 
 /** Compiles a pattern; throws when the pattern is not valid for the engine. */
@@ -16,6 +18,7 @@ let compiler: RegexCompiler | undefined
 /** Installs the regex engine (re2.ts does this for re2js). */
 export function setRegexEngine(compile: RegexCompiler): void {
   compiler = compile
+  cache.clear()
 }
 
 /** Whether a regex engine is installed (the SDK checks before compiling definitions that use `matches`). */
@@ -27,12 +30,24 @@ export function hasRegexEngine(): boolean {
  *  error (a `matches` condition would silently never hold), so it throws instead of answering. */
 export function compileRegex(pattern: string): CompiledRegex | undefined {
   if (compiler === undefined) throw new Error('no regular-expression engine installed: import server/engine/re2 first')
+  // Compiling costs about half a microsecond per instruction, and one pattern is often compiled many times
+  // (validation, then every flag that uses a segment, again at each change): compiled patterns are kept,
+  // the most recent MAX_CACHED of them. A compiled pattern holds no state between tests.
+  const cached = cache.get(pattern)
+  if (cached !== undefined || cache.has(pattern)) return cached
+  let compiled: CompiledRegex | undefined
   try {
-    return compiler(pattern)
+    compiled = compiler(pattern)
   } catch {
-    return undefined
+    compiled = undefined
   }
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!)
+  cache.set(pattern, compiled)
+  return compiled
 }
+
+const MAX_CACHED = 1000
+const cache = new Map<string, CompiledRegex | undefined>()
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object'
 

@@ -4,7 +4,8 @@
 // - equals / not_equals / contains / not_contains: a JSON scalar (string, finite number, boolean);
 //   null, arrays and objects would never match anything, so they are rejected as mistakes.
 // - in / not_in: an array of JSON scalars. starts_with / ends_with: a string.
-// - matches: an RE2 pattern (re2js) of at most 1024 characters.
+// - matches: an RE2 pattern (re2js) within the limits of pattern-limits.ts (length, counted repetition,
+//   program size; and all of one flag's or one segment's patterns together).
 // - greater_than... : a finite number. before / after: an ISO 8601 date or date-time (dates.ts).
 // - semver_*: a valid SemVer 2.0 version (a leading `v` is fine). exists / not_exists: value ignored.
 // - in_segment / not_in_segment: the key of an existing segment; `property` is ignored and may be omitted.
@@ -15,7 +16,7 @@ import { checkJsonLimits } from './limits'
 import { isScalar } from './operators'
 // Validation judges patterns with the real engine: the server installs it at start (index.ts), the console
 // loads it once a condition uses `matches` (regex-loader.ts).
-import { compileRegex } from './regex'
+import { checkPattern, MAX_PATTERN_LENGTH, MAX_PATTERNS_PROGRAM } from './pattern-limits'
 import { parseSemver } from './semver'
 import { OPERATORS, type Json, type ValidationIssue } from './types'
 import { typeOf } from './value-type'
@@ -23,7 +24,7 @@ import { validateMetadata, validatePrerequisiteShape, validateVariants } from '.
 
 export const MAX_RULES = 200
 export const MAX_CONDITIONS = 100
-export const MAX_PATTERN_LENGTH = 1024
+export { MAX_PATTERN_LENGTH }
 
 const OPERATOR_SET: ReadonlySet<string> = new Set(OPERATORS)
 const NUMERIC = new Set(['greater_than', 'greater_than_or_equal', 'less_than', 'less_than_or_equal'])
@@ -49,10 +50,11 @@ export function conditionValueProblem(operator: string, value: unknown): string 
     case 'starts_with':
     case 'ends_with':
       return typeof value === 'string' ? undefined : 'must be a string'
-    case 'matches':
+    case 'matches': {
       if (typeof value !== 'string') return 'must be a string (a regular expression)'
-      if (value.length > MAX_PATTERN_LENGTH) return `must be at most ${MAX_PATTERN_LENGTH} characters`
-      return compileRegex(value) ? undefined : 'is not a valid regular expression (RE2 syntax: no backreferences or lookarounds)'
+      const checked = checkPattern(value)
+      return 'problem' in checked ? checked.problem : undefined
+    }
     case 'before':
     case 'after':
       return isIsoDate(value) ? undefined : 'must be an ISO 8601 date or date-time string'
@@ -61,8 +63,27 @@ export function conditionValueProblem(operator: string, value: unknown): string 
   }
 }
 
+/** The program sizes of the patterns of one flag (or one segment) so far. */
+interface PatternTally {
+  total: number
+  path: string
+}
+
+/** A `matches` pattern counted into its flag's (or segment's) total; refused past MAX_PATTERNS_PROGRAM, and
+ *  then the rest are not compiled at all (compiling is the cost the limit bounds). */
+function tallyPattern(value: unknown, path: string, tally: PatternTally, issues: ValidationIssue[]): void {
+  if (tally.total > MAX_PATTERNS_PROGRAM) return
+  if (typeof value !== 'string') return void issues.push({ path, message: 'must be a string (a regular expression)' })
+  const checked = checkPattern(value)
+  if ('problem' in checked) return void issues.push({ path, message: checked.problem })
+  tally.total += checked.regex.size
+  if (tally.total > MAX_PATTERNS_PROGRAM) {
+    issues.push({ path: tally.path, message: `its patterns (matches) together compile to more than ${MAX_PATTERNS_PROGRAM} instructions` })
+  }
+}
+
 function validateCondition(
-  condition: unknown, path: string, segmentKeys: ReadonlySet<string>, allowSegments: boolean, issues: ValidationIssue[],
+  condition: unknown, path: string, segmentKeys: ReadonlySet<string>, allowSegments: boolean, issues: ValidationIssue[], tally: PatternTally,
 ): void {
   if (!isObject(condition)) {
     issues.push({ path, message: 'must be an object { property, operator, value }' })
@@ -86,6 +107,7 @@ function validateCondition(
   }
   if (typeof property !== 'string' || property === '') issues.push({ path: `${path}.property`, message: 'must be a non-empty string' })
   if (op === undefined) return
+  if (op === 'matches') return tallyPattern(value, `${path}.value`, tally, issues)
   const problem = conditionValueProblem(op, value)
   if (problem !== undefined) {
     issues.push({ path: `${path}.value`, message: problem })
@@ -102,6 +124,8 @@ function validateCondition(
 export interface ConditionOptions {
   /** in_segment / not_in_segment allowed: true in flag rules, false (the default) in segments. */
   allowSegmentReferences?: boolean
+  /** the running total of pattern program sizes (a flag's rules share one); a list of its own otherwise */
+  patterns?: PatternTally
 }
 
 /**
@@ -117,7 +141,8 @@ export function validateConditions(
   if (conditions.length > MAX_CONDITIONS) issues.push({ path, message: `must hold at most ${MAX_CONDITIONS} conditions` })
   // Past the limit the list is refused anyway: checking (and compiling patterns of) the rest would only
   // let one request buy more CPU.
-  conditions.slice(0, MAX_CONDITIONS).forEach((c, i) => validateCondition(c, `${path}[${i}]`, segmentKeys, options.allowSegmentReferences === true, issues))
+  const tally = options.patterns ?? { total: 0, path }
+  conditions.slice(0, MAX_CONDITIONS).forEach((c, i) => validateCondition(c, `${path}[${i}]`, segmentKeys, options.allowSegmentReferences === true, issues, tally))
   return issues
 }
 
@@ -131,10 +156,11 @@ function validateTargeting(targeting: unknown, segmentKeys: ReadonlySet<string>,
     if (!Array.isArray(rules)) issues.push({ path: 'targeting.rules', message: 'must be an array' })
     else {
       if (rules.length > MAX_RULES) issues.push({ path: 'targeting.rules', message: `must hold at most ${MAX_RULES} rules` })
+      const patterns: PatternTally = { total: 0, path: 'targeting.rules' }
       rules.slice(0, MAX_RULES).forEach((rule, i) => {
         const p = `targeting.rules[${i}]`
         if (!isObject(rule)) return void issues.push({ path: p, message: 'must be an object { conditions, value }' })
-        issues.push(...validateConditions(rule.conditions, `${p}.conditions`, segmentKeys, { allowSegmentReferences: true }))
+        issues.push(...validateConditions(rule.conditions, `${p}.conditions`, segmentKeys, { allowSegmentReferences: true, patterns }))
         if (rule.value !== undefined) issues.push(...checkJsonLimits(rule.value, `${p}.value`))
         else if (!withVariants) issues.push({ path: `${p}.value`, message: 'is required (the value the rule serves)' })
       })

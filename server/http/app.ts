@@ -4,6 +4,7 @@
 // the console, and one plugin per resource under routes/ (each taking only the parts of deps.ts it uses).
 import { Elysia } from 'elysia'
 import { openapi } from '@elysiajs/openapi'
+import { EvaluationBudgetExceeded } from '../engine/budget'
 import { errorForLog } from '../log'
 import { AppError } from '../services/errors'
 import { isStoreUnavailable, storeUnavailable } from '../store/unavailable'
@@ -49,7 +50,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** Evaluation endpoints get the larger budget (docs/behaviour.md §7); everything else under /api is management. */
 export function rateClassOf(method: string, path: string): RateClass {
-  if (method === 'POST' && (path === '/api/v1/evaluate' || path.startsWith('/ofrep/'))) return 'evaluation'
+  // The SDK's usage reports ride with its evaluations (browsers sharing one token send them too).
+  if (method === 'POST' && (path === '/api/v1/evaluate' || path === '/api/v1/usage' || path.startsWith('/ofrep/'))) return 'evaluation'
   if (method === 'GET' && /^\/api\/v1\/(flags|configs)\/[^/]+$/.test(path)) return 'evaluation'
   if (method === 'GET' ? STREAM_PATHS.has(path) || path === '/api/v1/definitions' : path === '/api/v1/stream/tickets') return 'evaluation'
   return 'management'
@@ -67,6 +69,11 @@ export function createApp(deps: AppDeps) {
   let elysiaFetch: (request: Request) => Response | Promise<Response>
   const app = new Elysia({
     normalize: false,
+    // Elysia finds a URL's path from its 12th character on by default (skipping `http://` and a host of at
+    // least 4 characters): with a `Host` of 3 characters or fewer, `/xyz/api/v1/tokens` was routed as
+    // `/api/v1/tokens` while the hooks below saw `/xyz/…`. From the 8th on (after `http://`; Bun's URLs here
+    // always start so), routing and hooks read the same path whatever the Host.
+    handler: { standardHostname: false },
     // Bun's router answers the evaluation GETs and OFREP's single-flag POST before Elysia when it can
     // (fast-evaluation.ts, fast-ofrep.ts); Elysia merges these over its own route table, so those paths'
     // other methods stay Elysia's.
@@ -106,7 +113,7 @@ export function createApp(deps: AppDeps) {
         // A stream may be opened with a ticket instead of a token (EventSource sends no headers).
         const ticket = request.method === 'GET' && STREAM_PATHS.has(path) && !request.headers.has('authorization') && !request.headers.has('x-api-key')
           ? new URL(request.url).searchParams.get('ticket') : null
-        caller = ticket !== null ? await authenticator.authenticateTicket(request, ticket) : await authenticator.authenticate(request)
+        caller = ticket !== null ? await authenticator.authenticateTicket(request, ticket) : await authenticator.authenticate(request, rateClassOf(request.method, path) === 'evaluation')
       } catch (e) {
         if (e instanceof AppError) return early(fromAppError(e))
         throw e
@@ -130,6 +137,14 @@ export function createApp(deps: AppDeps) {
     // One JSON reader for every body (json-input.ts): 413 over the limit, 415 for other media types or
     // charsets, 400 for bytes that are not UTF-8, nesting too deep, or malformed JSON.
     .onParse(({ request }) => (BODY_METHODS.has(request.method) ? readJsonBody(request) : undefined))
+    // A route that takes no body refuses one with fields (POST /webhooks/:id/resume { "force": true } used to
+    // be answered as if the field meant something); an empty object or no body is fine. Checked where a
+    // schema's would be: after the permission (403 first).
+    .onBeforeHandle({ as: 'global' }, ({ request, body, route }) => {
+      if (!BODY_METHODS.has(request.method) || body === undefined || body === null || takesBody(request.method, route)) return
+      if (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0) return
+      throw new AppError(400, 'VALIDATION_ERROR', 'This endpoint takes no request body', { issues: [{ path: 'body', message: 'this endpoint takes no body (send none, or {})' }] })
+    })
     .onError(({ code, error, request, path }) => {
       if (error instanceof AppError) {
         if (error.status === 503) {
@@ -138,6 +153,8 @@ export function createApp(deps: AppDeps) {
         }
         return ofrepErrorResponse(path, error) ?? fromAppError(error)
       }
+      // A context whose evaluation would overrun the work budget (engine/budget.ts): the client's to fix.
+      if (error instanceof EvaluationBudgetExceeded) return errorResponse(400, 'EVALUATION_TOO_COSTLY', error.message, { budget: error.budget })
       if (isStoreUnavailable(error)) {
         deps.log('store unavailable', { path, ...errorForLog(error) }, 'warn')
         deps.metrics.counts.storeError('http')
@@ -228,6 +245,10 @@ export function createApp(deps: AppDeps) {
     return (routesByMethod = new Map([...grouped].map(([m, sources]) => [m, new RegExp(`^(?:${sources.join('|')})$`)])))
   }
   const routeExists = (method: string, path: string): boolean => routeMatchers().get(method)?.test(path) ?? false
+  let withBody: Set<string> | undefined
+  /** Whether the route (method and template) declares a body schema. */
+  const takesBody = (method: string, route: string): boolean =>
+    (withBody ??= new Set(app.routes.filter((r) => (r as { hooks?: { body?: unknown } }).hooks?.body !== undefined).map((r) => `${r.method} ${r.path}`))).has(`${method} ${route}`)
   let templates: ((path: string) => string | undefined) | undefined
   const templateOf = (path: string): string | undefined => (templates ??= routeTemplates(app.routes.map((r: { path: string }) => r.path)))(path)
 

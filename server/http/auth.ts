@@ -47,7 +47,7 @@ const AUTHORIZATION = /^Bearer\s+(\S+)\s*$/i
 function callerFor(token: TokenRow): Caller {
   return {
     token,
-    actor: { projectId: token.projectId, name: token.tokenPrefix },
+    actor: { projectId: token.projectId, name: token.tokenPrefix, tokenHash: token.hash },
     expiresAtMs: expiryOf(token),
     rateKeys: { evaluation: `${token.hash}:evaluation`, management: `${token.hash}:management` },
   }
@@ -117,13 +117,19 @@ export class Authenticator {
     return caller
   }
 
-  async authenticate(request: Request): Promise<Caller> {
-    // OFREP clients may send the token as X-API-Key instead; it is the same token.
-    const apiKey = request.headers.get('authorization') === null ? request.headers.get('x-api-key') : null
-    const header = apiKey !== null ? `Bearer ${apiKey}` : request.headers.get('authorization')
+  /** `apiKey`: the request is on the evaluation surface, where OFREP clients may send the token as
+   *  X-API-Key instead (integration.md §1). Elsewhere (tokens, webhooks, every change) only the
+   *  Authorization header counts: a key made for a browser's evaluations is no management credential. */
+  async authenticate(request: Request, apiKey = false): Promise<Caller> {
+    const authorization = request.headers.get('authorization')
+    const key = authorization === null && apiKey ? request.headers.get('x-api-key') : null
+    const header = key !== null ? `Bearer ${key}` : authorization
     let caller = this.known(header)
     if (!caller) {
-      if (!header || !AUTHORIZATION.test(header)) throw new AppError(401, 'UNAUTHORIZED', 'Missing or malformed Authorization header; expected "Bearer <token>" (or X-API-Key: <token>)')
+      if (!header || !AUTHORIZATION.test(header)) {
+        const refused = authorization === null && !apiKey && request.headers.has('x-api-key') ? '; X-API-Key is accepted on the evaluation endpoints only' : ' (or X-API-Key: <token> on the evaluation endpoints)'
+        throw new AppError(401, 'UNAUTHORIZED', `Missing or malformed Authorization header; expected "Bearer <token>"${refused}`)
+      }
       caller = await this.refreshOnMiss(() => this.known(header))
       if (!caller) throw new AppError(401, 'UNAUTHORIZED', 'Unknown token')
     }

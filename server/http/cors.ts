@@ -8,6 +8,8 @@ const EVALUATION_SURFACE: [RegExp, string][] = [
   [/^\/(api|ofrep)\/v1\/stream$/, 'GET'],
   [/^\/api\/v1\/stream\/tickets$/, 'POST'],
   [/^\/api\/v1\/definitions$/, 'GET'],
+  // The SDK's usage reports: a browser SDK on another origin sends them too.
+  [/^\/api\/v1\/usage$/, 'POST'],
 ]
 const ALLOW_HEADERS = 'Authorization, X-API-Key, Content-Type, If-None-Match, Last-Event-ID'
 const EXPOSE_HEADERS = 'ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset'

@@ -20,7 +20,11 @@ export function errorResponse(status: number, code: string, error: string, detai
   return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...extra } })
 }
 
-export const fromAppError = (e: AppError): Response => errorResponse(e.status, e.code, e.message, e.details)
+export const fromAppError = (e: AppError): Response => {
+  // A service's own 429 (the usage report budget) says when to come back, as the rate limiter's do.
+  const retryAfter = e.status === 429 ? e.details?.retry_after : undefined
+  return errorResponse(e.status, e.code, e.message, e.details, typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter) } : undefined)
+}
 
 interface ElysiaValidationIssue {
   path?: string

@@ -1,7 +1,7 @@
 // OFREP's terms as Flagship's (v0.3.0; where OFREP is silent, flagd's OFREP service is the model): the
 // context mapping, one flag's answer, and the error shape. Shared by the Elysia routes (routes/ofrep.ts) and
 // the single-flag fast path on Bun's router (fast-ofrep.ts), so both send the same bytes.
-import { InvalidContextError, openFeatureContext, resolveOpenFeature, type CompiledFlag, type EvaluationContext, type EvaluationResult } from '../engine'
+import { EvaluationBudgetExceeded, InvalidContextError, openFeatureContext, resolveOpenFeature, type CompiledFlag, type EvaluationContext, type EvaluationResult } from '../engine'
 import type { CachedFlag } from '../cache/snapshots'
 import { JSON_HEADERS } from './errors'
 import { countEvaluation } from '../usage/counter'
@@ -69,7 +69,13 @@ const MAX_ENVIRONMENTS = 16
 export function contextAnswer(key: string, flag: CachedFlag | undefined, context: EvaluationContext): OfrepAnswer {
   if (!flag) return { status: 404, text: JSON.stringify(errorBody(key, 'FLAG_NOT_FOUND', `Flag "${key}" not found`)) }
   const { compiled } = flag
-  const result = compiled.evaluate(context)
+  let result: EvaluationResult
+  try {
+    result = compiled.evaluate(context)
+  } catch (e) {
+    if (e instanceof EvaluationBudgetExceeded) return errorAnswer(key, new OfrepError(400, 'GENERAL', e.message))
+    throw e
+  }
   countEvaluation(flag.row.projectId, compiled, result, context.environment)
   const environment = environmentOf(context)
   const answers = successes.get(result)

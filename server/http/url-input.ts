@@ -25,6 +25,10 @@ const MAX_QUOTE = 60
 /** Exempt from the control-character rule: its value is JSON, where tabs and newlines are whitespace
  *  (JSON's own rules, json-text.ts, then apply). */
 const JSON_VALUED = 'context'
+/** The only query parameter that may be given more than once (GET /flags?tag=a&tag=b: every tag must match).
+ *  Any other repeated parameter is refused: routers keep the first or the last one silently, and a client
+ *  that sent two contexts gets an answer for one it cannot tell. */
+const REPEATABLE = new Set(['tag'])
 
 /** A path segment percent-decoded, or null when its percent-encoding is broken or not UTF-8. */
 export function decodePathSegment(raw: string): string | null {
@@ -71,6 +75,7 @@ export function pathIssues(path: string): UrlIssue[] {
  *  parameter's name (as sent, when the name itself is the problem); then the paging `bounds`, by name. */
 export function queryIssues(query: string, bounds: Record<string, IntegerBounds>): UrlIssue[] {
   const issues: UrlIssue[] = []
+  const seen = new Set<string>()
   for (const pair of query.split('&')) {
     if (pair === '') continue
     const eq = pair.indexOf('=')
@@ -81,6 +86,11 @@ export function queryIssues(query: string, bounds: Record<string, IntegerBounds>
       issues.push({ path: rawName.length <= MAX_QUOTE ? rawName : `${rawName.slice(0, MAX_QUOTE)}…`, message: `parameter name ${name === null ? BAD_ENCODING : HAS_CONTROL}` })
       continue
     }
+    if (seen.has(name) && !REPEATABLE.has(name)) {
+      issues.push({ path: name, message: 'is given more than once; give it once' })
+      continue
+    }
+    seen.add(name)
     const value = decodeQueryValue(rawValue)
     if (Object.hasOwn(bounds, name)) {
       // Elysia's coercion would take `1e3`, `0x10` or ` 5` as numbers, and its range error names no parameter.

@@ -15,4 +15,6 @@ export interface ServiceDeps {
 export interface Actor {
   projectId: string
   name: string
+  /** the hash of the caller's token (absent for the CLI and schedules): what its schedules are filed under */
+  tokenHash?: string
 }

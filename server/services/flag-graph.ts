@@ -1,7 +1,7 @@
 // What a flag's prerequisites mean for the rest of the project (docs/lifecycle.md §2): each names an existing,
 // live flag and (for `variant`) one of its variants; no cycle, however long, counting the write being made;
 // and a flag others require may not lose the variants they name, be archived or be deleted.
-import { prerequisiteCycle, type Prerequisite, type ValidationIssue } from '../engine'
+import { MAX_PREREQUISITE_CHAIN, MAX_PREREQUISITE_REACH, prerequisiteCycle, prerequisiteReach, type Prerequisite, type ValidationIssue } from '../engine'
 import type { DocumentRow } from '../store/documents'
 import { AppError } from './errors'
 import { isArchived } from './flag-body'
@@ -38,6 +38,7 @@ export function graphIssues(key: string, body: Body, rows: DocumentRow[]): Valid
   const keysOf = (b: Body | undefined) => prerequisitesOf(b ?? {}).map((p) => p.key)
   const cycle = issues.length === 0 ? prerequisiteCycle(key, keysOf(body), (k) => keysOf(flags.get(k))) : null
   if (cycle) issues.push({ path: 'prerequisites', message: `would create a cycle: ${cycle.join(' → ')}` })
+  else if (issues.length === 0) issues.push(...boundIssues(key, keysOf(body), (k) => keysOf(flags.get(k)), rows))
   // Variants other flags require must stay.
   const variants = (body.variants ?? {}) as Record<string, unknown>
   for (const row of rows) {
@@ -49,4 +50,28 @@ export function graphIssues(key: string, body: Body, rows: DocumentRow[]): Valid
     }
   }
   return issues
+}
+
+/** The graph's bounds (docs/behaviour.md §8), for the flag being written and for every flag that requires it
+ *  directly or through others (their chains and reach grow with its prerequisites). */
+function boundIssues(key: string, required: string[], requiredBy: (k: string) => string[], rows: DocumentRow[]): ValidationIssue[] {
+  const edges = (k: string) => (k === key ? required : requiredBy(k))
+  const dependents = new Map<string, string[]>()
+  for (const row of rows) {
+    if (row.key === key) continue
+    for (const p of requiredBy(row.key)) dependents.set(p, [...(dependents.get(p) ?? []), row.key])
+  }
+  const affected = [key]
+  const seen = new Set(affected)
+  for (let i = 0; i < affected.length; i++) {
+    for (const d of dependents.get(affected[i]!) ?? []) if (!seen.has(d)) seen.add(d), affected.push(d)
+  }
+  const cache = new Map()
+  for (const k of affected) {
+    const { depth, reach } = prerequisiteReach(k, edges, MAX_PREREQUISITE_REACH, cache)
+    const who = k === key ? 'this flag' : `flag "${k}" (which requires this flag)`
+    if (depth > MAX_PREREQUISITE_CHAIN) return [{ path: 'prerequisites', message: `would give ${who} a chain of prerequisites ${depth} flags deep; at most ${MAX_PREREQUISITE_CHAIN} allowed` }]
+    if (reach > MAX_PREREQUISITE_REACH) return [{ path: 'prerequisites', message: `would let ${who} reach more than ${MAX_PREREQUISITE_REACH} flags through its prerequisites; at most ${MAX_PREREQUISITE_REACH} allowed` }]
+  }
+  return []
 }

@@ -123,7 +123,7 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
         }
         const row: ScheduleRow = {
           id: crypto.randomUUID(), projectId: actor.projectId, flagKey: key, at, change: change as Record<string, unknown>,
-          note: input.note ?? null, status: 'pending', createdBy: actor.name, createdAt: new Date(now).toISOString(),
+          note: input.note ?? null, status: 'pending', createdBy: actor.name, createdByToken: actor.tokenHash ?? null, createdAt: new Date(now).toISOString(),
           finishedAt: null, cancelledBy: null, resultVersion: null, errorCode: null, error: null,
         }
         await store.schedules.insert(tx, row)

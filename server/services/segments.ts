@@ -6,6 +6,8 @@ import type { DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, validationError } from './errors'
 import { versionedDocuments } from './versioned-documents'
+import { flagEventData, flagView } from './flags'
+import type { RecordChange } from './change-runner'
 
 interface SegmentBody {
   conditions: Condition[]
@@ -15,6 +17,22 @@ export function segmentView(row: DocumentRow) {
   return { conditions: (row.body.conditions ?? []) as Condition[], version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
 }
 const eventData = (row: DocumentRow) => ({ conditions: row.body.conditions, version: row.version })
+
+type Body = Record<string, unknown>
+const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/** A flag's body without any reference to segment `key`, answering as it did while the segment was gone:
+ *  a rule that needs membership (in_segment) could never match and goes; a not_in_segment condition always
+ *  held and goes (its rule stays). */
+export function withoutSegment(body: Body, key: string): Body {
+  const targeting = isObject(body.targeting) ? body.targeting : undefined
+  if (!targeting || !Array.isArray(targeting.rules)) return body
+  const refers = (c: unknown, op: string) => isObject(c) && c.operator === op && c.value === key
+  const rules = targeting.rules
+    .filter((r) => !(isObject(r) && Array.isArray(r.conditions) && r.conditions.some((c) => refers(c, 'in_segment'))))
+    .map((r) => (isObject(r) && Array.isArray(r.conditions) ? { ...r, conditions: r.conditions.filter((c) => !refers(c, 'not_in_segment')) } : r))
+  return { ...body, targeting: { ...targeting, rules } }
+}
 
 /** Keys of the flags whose rules reference a segment. */
 const flagsUsing = (flags: DocumentRow[], segmentKey: string): string[] =>
@@ -26,6 +44,17 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
     const issues = validateConditions(conditions, 'conditions', segmentKeys).map(labelIssue)
     if (issues.length) throw validationError(issues)
   }
+  async function unreference(tx: Db, record: RecordChange, actor: Actor, flagKey: string, segmentKey: string): Promise<void> {
+    const current = await store.flags.getForUpdate(tx, actor.projectId, flagKey)
+    if (!current) return
+    const updated = await store.flags.update(tx, actor.projectId, flagKey, withoutSegment(current.body as Body, segmentKey) as DocumentRow['body'], current.version, new Date().toISOString())
+    if (!updated) return
+    await record({
+      projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'flag', resourceKey: flagKey,
+      before: flagView(current), after: flagView(updated), event: { kind: 'flag.updated', environment: '', data: flagEventData(updated) },
+    })
+  }
+
   const docs = versionedDocuments<SegmentBody>({ store, changes }, {
     type: 'segment', label: 'Segment', notFoundCode: 'SEGMENT_NOT_FOUND', repository: store.segments,
     view: segmentView, eventData, validate: (tx, projectId, _key, body) => validate(tx, projectId, body.conditions),
@@ -44,11 +73,14 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
       return docs.update(actor, key, ifMatch, (stored) => ({ conditions: (input.conditions ?? stored.conditions) as Condition[] }))
     },
 
-    /** 409 IN_USE while a flag rule references the segment, unless forced (those conditions then never match). */
+    /** 409 IN_USE while a flag rule references the segment, unless forced: then every reference is taken
+     *  out of those flags (withoutSegment), each a new version with its audit entry, in the same transaction,
+     *  so a later segment of the same key cannot bring old rules back to life. */
     delete(actor: Actor, key: string, force: boolean) {
-      return docs.delete(actor, key, async (tx) => {
+      return docs.delete(actor, key, async (tx, _current, record) => {
         const users = flagsUsing(await store.flags.all(tx, actor.projectId), key)
         if (users.length && !force) throw new AppError(409, 'IN_USE', `Segment "${key}" is used by ${users.length} flag(s)`, { flags: users })
+        for (const flagKey of users) await unreference(tx, record, actor, flagKey, key)
       })
     },
   }

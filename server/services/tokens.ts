@@ -5,6 +5,7 @@ import type { TokenRow } from '../store/tokens'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError } from './errors'
 import { displayNameIssue } from './keys'
+import { scheduleView } from './schedules'
 
 import { PERMISSIONS, type Permission } from './permissions'
 export { PERMISSIONS, type Permission } from './permissions'
@@ -107,6 +108,13 @@ export function tokenService(deps: ServiceDeps) {
           projectId: actor.projectId, actor: actor.name, action: 'delete', resourceType: 'token', resourceKey: row.tokenPrefix,
           before: auditView(row), after: null, event: { kind: 'token.deleted', environment: '', data: eventData(row) },
         })
+        // A revoked token's scheduled changes must not run on its authority later: each pending one is
+        // cancelled in the same transaction, with an audit entry of its own.
+        const now = new Date().toISOString()
+        for (const pending of await store.schedules.pendingByToken(tx, actor.projectId, hash)) {
+          const cancelled = await store.schedules.cancel(tx, actor.projectId, pending.id, now, actor.name)
+          if (cancelled) await record({ projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'schedule', resourceKey: pending.id, before: scheduleView(pending), after: scheduleView(cancelled) })
+        }
       })
     },
   }

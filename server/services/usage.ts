@@ -6,7 +6,7 @@ import type { DocumentRow } from '../store/documents'
 import type { UsageRow } from '../store/usage'
 import { hourOf } from '../usage/flusher'
 import type { Actor, ServiceDeps } from './context'
-import { notFound, validationError } from './errors'
+import { AppError, notFound, validationError } from './errors'
 import { KEY_PATTERN } from './keys'
 
 export interface ReportedCount {
@@ -18,35 +18,66 @@ export interface ReportedCount {
   to: string
 }
 
-export const MAX_REPORTED = 1000
-const MAX_COUNT = 1_000_000_000
-const LABEL = /^[A-Za-z0-9._:-]{0,64}$/
+/** Rows one report may hold. */
+export const MAX_REPORTED = 500
+/** One row's count at most. */
+export const MAX_COUNT = 100_000_000
+/** How far back a report's times may reach (an SDK offline for days still reports), and how far ahead of
+ *  the server's clock they may be. */
+export const REPORT_WINDOW_MS = 7 * 86_400_000
+const CLOCK_SKEW_MS = 5 * 60_000
+/** What one token may report per minute (docs/behaviour.md §8): rows, and the sum of their counts. */
+export const REPORT_ROWS_PER_MINUTE = 5_000
+export const REPORT_COUNT_PER_MINUTE = 1_000_000_000
 const DAY = 86_400_000
+/** Usage reads: the longest range one may ask for, and the most buckets one answer holds. */
+export const MAX_USAGE_RANGE_DAYS = 31
+export const MAX_USAGE_ROWS = 5_000
+
+/** The branches a flag can serve, as counters name them (engine CompiledFlag.branchOf). */
+function servable(body: Record<string, unknown>): (variant: string) => boolean {
+  const variants = body.variants
+  if (variants !== null && typeof variants === 'object') return (v) => v === 'off' || Object.hasOwn(variants, v)
+  const rules = Array.isArray((body.targeting as { rules?: unknown } | undefined)?.rules) ? ((body.targeting as { rules: unknown[] }).rules.length) : 0
+  return (v) => v === 'off' || v === 'override' || v === 'rollout' || v === 'default' || (/^rule-[1-9][0-9]{0,3}$/.test(v) && Number(v.slice(5)) <= rules)
+}
+
+/** Per token: the minute under way and what it reported in it. One instance's view (a token reporting to
+ *  several instances has the budget of each). */
+const reported = new Map<string, { minute: number; rows: number; count: number }>()
 
 export type StaleReason = 'never evaluated' | 'not evaluated recently' | 'serves one variant'
 
-export function usageService({ store, settings }: Pick<ServiceDeps, 'store' | 'settings'>) {
+export function usageService({ store, settings, snapshots }: Pick<ServiceDeps, 'store' | 'settings' | 'snapshots'>) {
   return {
     /** Adds an SDK's counts (filed under the hour of each `to`); counts of flags the project does not have
-     *  are ignored (an SDK may hold a flag deleted meanwhile). Refuses the whole report on any bad entry. */
+     *  (or has archived) are ignored (an SDK may hold a flag deleted meanwhile). Refuses the whole report on
+     *  any bad entry: an environment the project does not have, a variant the flag cannot serve, times
+     *  outside the last 7 days, a count that is not a whole number in range; and past the token's budget, 429. */
     async report(actor: Actor, counts: ReportedCount[]): Promise<{ accepted: number; ignored: number }> {
       const now = Date.now()
+      const snap = snapshots.project(actor.projectId)
+      const environments = new Set<string>(snap?.project.environments ?? [])
       const issues: { path: string; message: string }[] = []
       counts.forEach((c, i) => {
         const at = `counts[${i}]`
+        const flag = snap?.flags.get(c.key)?.row.body as Record<string, unknown> | undefined
         if (!KEY_PATTERN.test(c.key)) issues.push({ path: `${at}.key`, message: 'is not a flag key' })
-        if (!LABEL.test(c.environment)) issues.push({ path: `${at}.environment`, message: 'must be up to 64 of A-Z a-z 0-9 . _ : -' })
-        if (!LABEL.test(c.variant) || c.variant === '') issues.push({ path: `${at}.variant`, message: 'must be 1 to 64 of A-Z a-z 0-9 . _ : -' })
-        if (!Number.isInteger(c.count) || c.count < 0 || c.count > MAX_COUNT) issues.push({ path: `${at}.count`, message: `must be an integer from 0 to ${MAX_COUNT}` })
+        if (c.environment !== '' && !environments.has(c.environment)) issues.push({ path: `${at}.environment`, message: 'must be one of the project\'s environments, or "" for none' })
+        if (flag !== undefined && !servable(flag)(c.variant)) issues.push({ path: `${at}.variant`, message: `is not a variant flag "${c.key}" can serve` })
+        if (!Number.isSafeInteger(c.count) || c.count < 0 || c.count > MAX_COUNT) issues.push({ path: `${at}.count`, message: `must be a whole number from 0 to ${MAX_COUNT}` })
         const from = parseIsoDate(c.from)
         const to = parseIsoDate(c.to)
+        const recent = (t: number) => t >= now - REPORT_WINDOW_MS && t <= now + CLOCK_SKEW_MS
         if (Number.isNaN(from)) issues.push({ path: `${at}.from`, message: 'must be an ISO 8601 date-time' })
+        else if (!recent(from)) issues.push({ path: `${at}.from`, message: 'must lie within the last 7 days' })
         if (Number.isNaN(to)) issues.push({ path: `${at}.to`, message: 'must be an ISO 8601 date-time' })
-        else if (to > now + 5 * 60_000) issues.push({ path: `${at}.to`, message: 'is in the future' })
+        else if (!recent(to)) issues.push({ path: `${at}.to`, message: 'must lie within the last 7 days (and not in the future)' })
         if (from > to) issues.push({ path: `${at}.from`, message: 'is after `to`' })
       })
       if (issues.length) throw validationError(issues.slice(0, 20))
-      const known = new Set((await store.flags.stamps(store.db, actor.projectId)).map((s) => s.key))
+      chargeReport(`${actor.projectId}:${actor.name}`, counts, now)
+      const known = new Set(snap ? [...snap.flags.keys()] : [])
       const rows: UsageRow[] = counts.filter((c) => known.has(c.key) && c.count > 0).map((c) => {
         const to = parseIsoDate(c.to)
         return { projectId: actor.projectId, flagKey: c.key, environment: c.environment, variant: c.variant, hour: hourOf(to), count: c.count, lastAt: new Date(to).toISOString() }
@@ -55,21 +86,21 @@ export function usageService({ store, settings }: Pick<ServiceDeps, 'store' | 's
       return { accepted: counts.filter((c) => known.has(c.key)).length, ignored: counts.filter((c) => !known.has(c.key)).length }
     },
 
-    /** One flag's hourly buckets in [since, until). */
+    /** One flag's hourly buckets in [since, until), oldest first, at most MAX_USAGE_ROWS (`has_more` when
+     *  there are more: ask again from the last hour given). */
     async buckets(projectId: string, key: string, since: number, until: number, environment?: string) {
       if (!(await store.flags.get(store.db, projectId, key))) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
-      const rows = await store.usage.buckets(store.db, projectId, key, hourOf(since), new Date(until).toISOString(), environment)
-      return rows.map((r) => ({ hour: r.hour, environment: r.environment, variant: r.variant, count: r.count }))
+      const rows = await store.usage.buckets(store.db, projectId, key, hourOf(since), new Date(until).toISOString(), environment, MAX_USAGE_ROWS + 1)
+      return { buckets: rows.slice(0, MAX_USAGE_ROWS).map((r) => ({ hour: r.hour, environment: r.environment, variant: r.variant, count: r.count })), has_more: rows.length > MAX_USAGE_ROWS }
     },
 
     /** Several flags' hourly buckets in [since, until), by key (every key given is there; unknown ones
      *  have none). */
     async bucketsOf(projectId: string, keys: string[], since: number, until: number, environment?: string) {
       const out: Record<string, { hour: string; environment: string; variant: string; count: number }[]> = Object.fromEntries(keys.map((k) => [k, []]))
-      for (const r of await store.usage.bucketsOf(store.db, projectId, keys, hourOf(since), new Date(until).toISOString(), environment)) {
-        out[r.flagKey]!.push({ hour: r.hour, environment: r.environment, variant: r.variant, count: r.count })
-      }
-      return out
+      const rows = await store.usage.bucketsOf(store.db, projectId, keys, hourOf(since), new Date(until).toISOString(), environment, MAX_USAGE_ROWS + 1)
+      for (const r of rows.slice(0, MAX_USAGE_ROWS)) out[r.flagKey]!.push({ hour: r.hour, environment: r.environment, variant: r.variant, count: r.count })
+      return { flags: out, has_more: rows.length > MAX_USAGE_ROWS }
     },
 
     /** Each flag's last evaluation, and a judge of staleness for flags (at `now`). */
@@ -90,3 +121,22 @@ export function usageService({ store, settings }: Pick<ServiceDeps, 'store' | 's
   }
 }
 export type UsageService = ReturnType<typeof usageService>
+
+/** Counts a report against its token's minute; 429 (nothing counted) past the budget. */
+function chargeReport(token: string, counts: ReportedCount[], now: number): void {
+  const minute = Math.floor(now / 60_000)
+  let spent = reported.get(token)
+  if (spent === undefined || spent.minute !== minute) {
+    // Old minutes are forgotten as tokens report again; the map holds at most the tokens of one minute.
+    if (reported.size > 10_000) for (const [k, v] of reported) if (v.minute !== minute) reported.delete(k)
+    reported.set(token, (spent = { minute, rows: 0, count: 0 }))
+  }
+  const rows = spent.rows + counts.length
+  const count = counts.reduce((sum, c) => sum + c.count, spent.count)
+  if (rows > REPORT_ROWS_PER_MINUTE || count > REPORT_COUNT_PER_MINUTE) {
+    const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000))
+    throw new AppError(429, 'RATE_LIMITED', `This token may report at most ${REPORT_ROWS_PER_MINUTE} usage rows and ${REPORT_COUNT_PER_MINUTE} evaluations per minute`, { retry_after: retryAfter })
+  }
+  spent.rows = rows
+  spent.count = count
+}

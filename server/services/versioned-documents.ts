@@ -110,11 +110,12 @@ export function versionedDocuments<Body>(deps: { store: Store; changes: ChangeRu
       })
     },
 
-    /** Deletes the document; `guard` may refuse first (e.g. 409 IN_USE). */
-    delete(actor: Actor, key: string, guard?: (tx: Db, current: DocumentRow) => Promise<void>): Promise<void> {
+    /** Deletes the document; `guard` may refuse first (e.g. 409 IN_USE), or make changes of its own in the
+     *  same transaction (`record` audits them). */
+    delete(actor: Actor, key: string, guard?: (tx: Db, current: DocumentRow, record: RecordChange) => Promise<void>): Promise<void> {
       return changes.run(async (tx, record) => {
         const current = await mustGet(tx, actor.projectId, key)
-        await guard?.(tx, current)
+        await guard?.(tx, current, record)
         await repo.delete(tx, actor.projectId, key)
         await recordChange(record, actor, 'delete', key, current, null)
       })

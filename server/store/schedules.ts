@@ -81,6 +81,10 @@ export function scheduleRepository(t: Tables) {
       return gone.length
     },
     /** undefined when there is no such pending schedule in the project. */
+    /** The pending schedules a token made (revoking it cancels them). */
+    pendingByToken(db: Db, projectId: string, tokenHash: string): Promise<ScheduleRow[]> {
+      return db.select().from(s).where(and(eq(s.projectId, projectId), eq(s.createdByToken, tokenHash), pending)).orderBy(asc(s.at), asc(s.id))
+    },
     async cancel(db: Db, projectId: string, id: string, now: string, by: string): Promise<ScheduleRow | undefined> {
       const [row] = await db.update(s).set({ status: 'cancelled', finishedAt: now, cancelledBy: by }).where(and(inProject(projectId, id), pending)).returning()
       return row

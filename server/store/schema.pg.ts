@@ -1,6 +1,6 @@
 // PostgreSQL schema: column-for-column the same as schema.sqlite.ts (same names, ISO text timestamps),
 // so the repositories written against the SQLite types run unchanged on PostgreSQL.
-import { pgTable, text, integer, serial, jsonb, primaryKey, index } from 'drizzle-orm/pg-core'
+import { pgTable, text, integer, bigint, serial, jsonb, primaryKey, index } from 'drizzle-orm/pg-core'
 import type { Action, EventKind, ResourceType } from '../services/events'
 import type { Permission } from '../services/permissions'
 import type { ScheduleStatus } from '../services/schedule-statuses'
@@ -140,6 +140,8 @@ export const schedules = pgTable(
     note: text('note'),
     status: text('status').$type<ScheduleStatus>().notNull(),
     createdBy: text('created_by').notNull(),
+    /** the hash of the token that scheduled it (revoking that token cancels it); null for the CLI */
+    createdByToken: text('created_by_token'),
     createdAt: text('created_at').notNull(),
     finishedAt: text('finished_at'),
     cancelledBy: text('cancelled_by'),
@@ -158,7 +160,9 @@ export const flagUsage = pgTable(
     environment: text('environment').notNull(),
     variant: text('variant').notNull(),
     hour: text('hour').notNull(),
-    count: integer('count').notNull(),
+    // 64-bit: a bucket sums every instance's and SDK's counts (read as a JS number: exact below 2^53, where
+    // the store's additions stop).
+    count: bigint('count', { mode: 'number' }).notNull(),
     lastAt: text('last_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.flagKey, t.environment, t.variant, t.hour] }), index('flag_usage_project_hour_idx').on(t.projectId, t.hour)],

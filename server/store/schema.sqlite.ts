@@ -154,6 +154,8 @@ export const schedules = sqliteTable(
     note: text('note'),
     status: text('status').$type<ScheduleStatus>().notNull(),
     createdBy: text('created_by').notNull(),
+    /** the hash of the token that scheduled it (revoking that token cancels it); null for the CLI */
+    createdByToken: text('created_by_token'),
     createdAt: text('created_at').notNull(),
     finishedAt: text('finished_at'),
     cancelledBy: text('cancelled_by'),
@@ -175,7 +177,8 @@ export const flagUsage = sqliteTable(
     variant: text('variant').notNull(),
     /** the hour's start, ISO 8601 (2026-11-24T10:00:00.000Z) */
     hour: text('hour').notNull(),
-    count: integer('count').notNull(),
+    /** SQLite's INTEGER is already 64-bit (the PostgreSQL column is bigint) */
+    count: integer('count', { mode: 'number' }).notNull(),
     /** the latest evaluation counted in this bucket */
     lastAt: text('last_at').notNull(),
   },

@@ -31,7 +31,9 @@ browserSuite('console: insight and operations', () => {
     browser = await launchChromium()
     expect((await call('GET', '/api/v1/project')).body.environments).toEqual(['development', 'staging', 'production'])
     // Created in this order, the list (by key) shows a-… first: 26 filler flags push zz-… to page 2.
-    for (const key of ['fresh', 'never', 'old-report']) expect((await call('POST', '/api/v1/flags', { key, enabled: false, value: true })).status).toBe(201)
+    // `fresh` has a rule, so that reports may count `rule-1` (a variant it can serve).
+    const rule = { targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] } }
+    for (const key of ['fresh', 'never', 'old-report']) expect((await call('POST', '/api/v1/flags', { key, enabled: false, value: true, ...(key === 'fresh' && rule) })).status).toBe(201)
     for (let i = 0; i < 26; i++) await call('POST', '/api/v1/flags', { key: `zz-filler-${String(i).padStart(2, '0')}`, enabled: true, value: true })
     expect((await report('fresh', [
       { environment: 'production', variant: 'default', count: 40 },

@@ -133,7 +133,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const at = (ms: number) => new Date(Date.now() + ms).toISOString()
       const row = (id: string, when: string) => ({
         id, projectId: 'p1', flagKey: 'f', at: when, change: { enabled: true }, note: null, status: 'pending' as const, createdBy: 'ff_p1_abcd',
-        createdAt: now(), finishedAt: null, cancelledBy: null, resultVersion: null, errorCode: null, error: null,
+        createdByToken: null, createdAt: now(), finishedAt: null, cancelledBy: null, resultVersion: null, errorCode: null, error: null,
       })
       const future = at(3_600_000)
       await store.transaction(async (tx) => {

@@ -1,7 +1,7 @@
 // POST /api/v1/evaluate: many flags and configs for one context, from the in-memory snapshot.
 import { routeModule } from './common'
 import { t } from 'elysia'
-import type { Json } from '../../engine'
+import { BULK_EVALUATION_BUDGET, sharingPrerequisites, withEvaluationBudget, type Json } from '../../engine'
 import { AppError } from '../../services/errors'
 import { configValue } from '../../services/configs'
 import type { CachedFlag } from '../../cache/snapshots'
@@ -9,6 +9,7 @@ import { countEvaluation } from '../../usage/counter'
 import type { AppDeps } from '../deps'
 import { callerOf, can } from '../auth'
 import { checkContext } from '../evaluation-context'
+import { strict } from '../strict-schema'
 import { JSON_HEADERS } from '../errors'
 import * as S from '../../schemas'
 
@@ -36,12 +37,16 @@ export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
         if (result.variant !== undefined) (variants ??= {})[f.compiled.key] = result.variant
         return result.value
       }
-      if (body.flags === undefined) for (const [key, f] of snap.flags) flags[key] = evaluate(f)
-      else for (const key of body.flags) {
-        const f = snap.flags.get(key)
-        if (f) flags[key] = evaluate(f)
-        else missing.flags.push(key)
-      }
+      // One work budget for the whole request, prerequisites shared between flags (engine/budget.ts); an
+      // overrun is a 400 EVALUATION_TOO_COSTLY for the request (app.ts).
+      withEvaluationBudget(BULK_EVALUATION_BUDGET, () => sharingPrerequisites(() => {
+        if (body.flags === undefined) for (const [key, f] of snap.flags) flags[key] = evaluate(f)
+        else for (const key of body.flags) {
+          const f = snap.flags.get(key)
+          if (f) flags[key] = evaluate(f)
+          else missing.flags.push(key)
+        }
+      }))
     }
     if (snap && readConfigs) {
       if (body.configs === undefined) for (const [key, row] of snap.configs) configs[key] = configValue(row, context.environment)
@@ -60,11 +65,11 @@ export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
     detail: { tags: ['evaluation'], summary: 'Evaluate many flags and configs for one context', security: [{ bearer: [] }], description: 'Permission: `read:flags` and/or `read:configs`' },
     parse: 'json',
     query: t.Object({}),
-    body: t.Object({
+    body: strict(t.Object({
       context: t.Optional(S.EvaluationContext),
       flags: t.Optional(t.Array(t.String(), { description: 'flag keys; omitted = every flag the token may read' })),
       configs: t.Optional(t.Array(t.String(), { description: 'config keys; omitted = every config the token may read' })),
-    }),
+    })),
     response: {
       200: t.Object({
         flags: S.Dict(t.Any()),

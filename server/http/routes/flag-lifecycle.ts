@@ -8,8 +8,12 @@ import { parseIfMatch } from '../../services/keys'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { checkContext } from '../evaluation-context'
+import { strictChecker } from '../strict-schema'
 import * as S from '../../schemas'
 import { guard, jsonBody, listBody, paging, routeModule } from './common'
+
+/** A draft is read as strictly as a write of it (PUT /flags/:key's body): unknown fields are refused. */
+const checkDraft = strictChecker(S.FlagPatch, 'flag')
 
 const FlagWritten = t.Object({ success: S.Success, key: t.String(), flag: S.Flag })
 
@@ -70,6 +74,7 @@ export const flagLifecycleRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
         at = parseIsoDate(body.at)
       }
       if (body.flag !== undefined && (body.flag === null || typeof body.flag !== 'object' || Array.isArray(body.flag))) throw validationError([{ path: 'flag', message: 'must be a flag definition (an object)' }])
+      if (body.flag !== undefined) checkDraft(body.flag)
       return services.explain(callerOf(request).actor, params.key, { context, flag: body.flag as Record<string, unknown> | undefined, at })
     }, {
       ...guard('read:flags', 'evaluation', 'Why this context gets this value: the answer and a step-by-step trace (of a draft, too)'),

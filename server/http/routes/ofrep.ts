@@ -5,7 +5,7 @@
 // app's, as for every other route. Where OFREP is silent, flagd's OFREP service is the model. The mapping
 // itself is ofrep-mapping.ts, shared with the single-flag fast path on Bun's router (fast-ofrep.ts).
 import { t } from 'elysia'
-import type { EvaluationContext } from '../../engine'
+import { BULK_EVALUATION_BUDGET, EvaluationBudgetExceeded, sharingPrerequisites, withEvaluationBudget, type EvaluationContext } from '../../engine'
 import { AppError } from '../../services/errors'
 import type { AppDeps } from '../deps'
 import { requirePermission } from '../auth'
@@ -68,15 +68,18 @@ export const ofrepRoutes = (deps: Pick<AppDeps, 'snapshots' | 'settings' | 'tick
         if (e instanceof OfrepError) return json(e.status, errorBody(undefined, e.errorCode, e.message))
         throw e
       }
-      const flags = []
-      for (const [key, flag] of snapshots.project(caller.actor.projectId)?.flags ?? []) {
-        try {
-          flags.push(evaluateOne(key, flag, context))
-        } catch (e) {
-          // One flag's error never fails the whole answer.
-          flags.push(e instanceof OfrepError ? errorBody(key, e.errorCode, e.message) : errorBody(key, 'GENERAL', 'evaluation failed'))
+      const flags: unknown[] = []
+      // One work budget for the whole answer, prerequisites shared between flags (engine/budget.ts).
+      withEvaluationBudget(BULK_EVALUATION_BUDGET, () => sharingPrerequisites(() => {
+        for (const [key, flag] of snapshots.project(caller.actor.projectId)?.flags ?? []) {
+          try {
+            flags.push(evaluateOne(key, flag, context))
+          } catch (e) {
+            // One flag's error never fails the whole answer.
+            flags.push(e instanceof OfrepError ? errorBody(key, e.errorCode, e.message) : errorBody(key, 'GENERAL', e instanceof EvaluationBudgetExceeded ? e.message : 'evaluation failed'))
+          }
         }
-      }
+      }))
       // The stream URL carries a ticket, never the token; tickets are stable for minutes (streams/tickets.ts),
       // so the ETag holds and a client's open stream is kept.
       const eventStreams = [{ type: 'sse', url: ticketUrl(deps, request, caller, OFREP_STREAM_PATH).url, inactivityDelaySec: INACTIVITY_DELAY_SEC }]

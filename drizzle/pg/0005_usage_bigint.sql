@@ -1,0 +1,1 @@
+ALTER TABLE "flag_usage" ALTER COLUMN "count" SET DATA TYPE bigint;

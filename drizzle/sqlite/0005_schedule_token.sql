@@ -1,0 +1,1 @@
+ALTER TABLE `schedules` ADD `created_by_token` text;
