@@ -103,7 +103,7 @@ describe('usage', () => {
     // A `since` in the future is an empty series (nothing counted there yet); after an explicit `until` it is a contradiction.
     const tomorrow = encodeURIComponent(new Date(Date.now() + 86_400_000).toISOString())
     const future = await api(srv, 'GET', `/api/v1/flags/idle/usage?since=${tomorrow}`, { token: admin })
-    expect({ status: future.status, body: future.body }).toEqual({ status: 200, body: { key: 'idle', buckets: [] } })
+    expect({ status: future.status, body: future.body }).toEqual({ status: 200, body: { key: 'idle', buckets: [], has_more: false } })
     const futureMany = await api(srv, 'GET', `/api/v1/usage?keys=idle&since=${tomorrow}`, { token: admin })
     expect({ status: futureMany.status, body: futureMany.body }).toEqual({ status: 200, body: { flags: { idle: [] } } })
     const contradiction = await api(srv, 'GET', `/api/v1/flags/idle/usage?since=${tomorrow}&until=${encodeURIComponent(new Date().toISOString())}`, { token: admin })
