@@ -68,7 +68,7 @@ export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, inpu
   const row: TokenRow = {
     hash: hashToken(token), projectId: input.project_id, name: input.name, tokenPrefix: tokenPrefixOf(token),
     permissions: [...new Set(input.permissions as Permission[])], expiresAt: input.expires_at ? new Date(input.expires_at).toISOString() : null,
-    createdAt: new Date().toISOString(), lastUsedAt: null,
+    createdAt: new Date().toISOString(), lastUsedAt: null, ownerUserId: null, environments: null,
   }
   await deps.store.tokens.insert(tx, row)
   return { token, row }

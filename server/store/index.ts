@@ -11,6 +11,9 @@ import { deliveryRepository } from './deliveries'
 import { changeRepository, serverKeyRepository } from './changes'
 import { usageRepository } from './usage'
 import { scheduleRepository } from './schedules'
+import { userRepository } from './users'
+import { oidcStateRepository, sessionRepository } from './sessions'
+import { instanceAuditRepository, invitationRepository } from './instance-audit'
 import { sql } from 'drizzle-orm'
 import type { Db } from './database'
 
@@ -45,6 +48,11 @@ export function createStore(database: Database) {
     serverKeys: serverKeyRepository(t),
     usage: usageRepository(t),
     schedules: scheduleRepository(t),
+    users: userRepository(t),
+    sessions: sessionRepository(t),
+    oidcStates: oidcStateRepository(t),
+    instanceAudit: instanceAuditRepository(t),
+    invitations: invitationRepository(t),
     /** Serialises, until commit, the transactions of one project that change its prerequisite graph, so two
      *  writes that each close half of a cycle cannot both pass their check: PostgreSQL takes a transaction-level
      *  advisory lock; SQLite already runs one writing transaction at a time. */
