@@ -14,6 +14,7 @@ import { Loaded } from '../components/Loaded'
 import { Loading, PageHeader, StatusPill } from '../components/State'
 import { FlagEditor } from './flag/FlagEditor'
 import { FlagReadOnly } from './flag/FlagReadOnly'
+import { EnvironmentAccess } from './flag/EnvironmentAccess'
 import { Playground } from './flag/Playground'
 import { FlagSchedules } from './flag/FlagSchedules'
 import { UsagePanel } from './flag/UsagePanel'
@@ -21,9 +22,11 @@ import { FlagHistory } from './flag/FlagHistory'
 import type { FlagBody } from './flag/draft'
 
 export function FlagPage({ flagKey }: { flagKey: string }) {
-  const { can, project } = useSession()
+  const { can, project, person } = useSession()
   const { query, fetchCurrent } = useResource(flagQueries.detail(flagKey))
   const environments = project.data?.environments ?? []
+  // Archive, delete, rollback and the flag's own fields affect every environment (teams.md §4).
+  const writeAll = can.writeFlags && environments.every(can.writeEnv)
   const del = useConfirmAction(() => api.deleteFlag(flagKey), [keys.flags], () => navigate('/', { force: true }))
   const archive = useConfirmAction((f: { key: string; version: number; archived?: boolean }) => (f.archived ? insightApi.restoreFlag(f) : insightApi.archiveFlag(f)), [keys.flags])
   const [draft, setDraft] = useState<FlagBody | null>(null)
@@ -42,7 +45,7 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
               </>
             }
             actions={
-              can.writeFlags && !isNotFound(query.error) && (
+              writeAll && !isNotFound(query.error) && (
                 <div className="btn-group">
                   <button type="button" className="btn" onClick={() => archive.ask(flag)}>
                     {flag.archived ? 'Restore flag' : 'Archive flag'}
@@ -76,11 +79,20 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
           </div>
           <div className="detail-grid">
             <div className="detail-main">
-              {can.writeFlags && !flag.archived ? <FlagEditor flag={flag} environments={environments} fetchCurrent={fetchCurrent} deleted={isNotFound(query.error)} onDraft={setDraft} /> : <FlagReadOnly flag={flag} />}
+              {!can.writeFlags || flag.archived ? (
+                <FlagReadOnly flag={flag} note={person ? 'Read-only: your role can read flags but not change them.' : undefined} />
+              ) : writeAll ? (
+                <FlagEditor flag={flag} environments={environments} fetchCurrent={fetchCurrent} deleted={isNotFound(query.error)} onDraft={setDraft} />
+              ) : (
+                <>
+                  <EnvironmentAccess flag={flag} environments={environments} writeEnv={can.writeEnv} />
+                  <FlagReadOnly flag={flag} note={null} />
+                </>
+              )}
             </div>
             <aside className="detail-side">
-              {!flag.archived && <Playground flagKey={flag.key} environments={environments} draft={can.writeFlags ? draft : undefined} />}
-              <FlagHistory flag={flag} canWrite={can.writeFlags} />
+              {!flag.archived && <Playground flagKey={flag.key} environments={environments} draft={writeAll ? draft : undefined} />}
+              <FlagHistory flag={flag} canWrite={writeAll} />
             </aside>
           </div>
           {archive.target !== null && (
