@@ -24,6 +24,8 @@ import { createExposition } from './metrics/exposition'
 import { expiryOf } from './services/tokens'
 import type { ChangeNotice } from './services/events'
 import { randomBytes } from 'node:crypto'
+import { createIdentity } from './identity/service'
+import { createAccess } from './access/authorize'
 
 export async function startService(settings: Settings) {
   if (settings.webhookAllowPrivateTargets) {
@@ -78,15 +80,25 @@ export async function startService(settings: Settings) {
   }
   bus.subscribe(wakeForSchedules)
   const limiter = settings.redisUrl ? new RedisRateLimiter(settings.redisUrl, log) : new MemoryRateLimiter()
+  // People (teams): the directory and session cache follow change notices like the snapshots do.
+  const identity = createIdentity({ store, bus, settings, limiter })
+  const setupCode = await identity.start()
+  const access = createAccess({ directory: identity.directory, snapshots })
+  const onIdentityNotice = async (n: ChangeNotice) => {
+    identity.sessions.apply(n)
+    await identity.directory.apply(n)
+  }
+  bus.subscribe(onIdentityNotice)
   const fromOtherInstance = async (n: ChangeNotice) => {
     wakeForSchedules(n)
     await onNotice(n)
+    await onIdentityNotice(n)
   }
   const fanout = await startFanout({ instanceId, redisUrl: settings.redisUrl, pg: database.pg, bus, apply: fromOtherInstance, log })
 
   await ensureConsoleBuilt(log)
   const exposition = createExposition({ requests, counts, subscribers: () => hub.subscriberCount, queueDepth: () => store.deliveries.backlog(store.db) })
-  const app = createApp({ settings, store, snapshots, services, authenticator, limiter, log, hub, tickets, metrics: { requests, counts, exposition } })
+  const app = createApp({ settings, store, snapshots, services, authenticator, limiter, log, hub, tickets, metrics: { requests, counts, exposition }, identity, access })
   // Bun's own body cut-off answers an empty 413; ours (json-input.ts, 1 MiB) stops reading at the limit and
   // answers the JSON one, so Bun's is set out of the way.
   app.listen({ port: settings.port, hostname: settings.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER })
@@ -94,13 +106,18 @@ export async function startService(settings: Settings) {
   const timers = [
     setInterval(() => limiter.sweep(), 60_000),
     // Heals a change notice this instance missed (another instance's write, the CLI).
-    setInterval(() => snapshots.reconcile().then(() => hub.catchUp()).catch((e) => {
+    setInterval(() => snapshots.reconcile().then(() => hub.catchUp()).then(() => identity.directory.reload()).catch((e) => {
       counts.storeError('reconcile')
       log('reconcile failed', errorForLog(e), 'warn')
     }), settings.reconcileIntervalMs),
   ]
   const server = app.server!
   log('listening', { url: `http://${settings.host}:${server.port}`, port: server.port, database: database.dialect, fanout: fanout.kind, instance: instanceId })
+  if (setupCode !== undefined) {
+    // Printed on a line of its own (never through the JSON log): whoever reads the log creates the first owner.
+    const address = settings.publicUrl ?? `http://${settings.host === '0.0.0.0' ? 'localhost' : settings.host}:${server.port}`
+    console.log(`\nNo user yet: open ${address}/setup and enter the setup code.\nsetup code: ${setupCode}\n`)
+  }
 
   return {
     app,
@@ -116,6 +133,7 @@ export async function startService(settings: Settings) {
       await fanout.stop()
       if (limiter instanceof RedisRateLimiter) await limiter.stop()
       await authenticator.stop()
+      await identity.stop()
       await database.close()
     },
   }

@@ -40,6 +40,15 @@ import { scheduleRoutes } from './routes/schedules'
 import { usageRoutes } from './routes/usage'
 import { metricsRoutes } from './routes/metrics'
 import { documentStreamMediaType, STREAM_PATHS, streamRoutes } from './routes/stream'
+import { authRoutes, PUBLIC_AUTH_PATHS } from './routes/auth'
+import { oidcRoutes } from './routes/oidc'
+import { meRoutes } from './routes/me'
+import { setCaller } from './auth'
+import { csrfRefusal } from './csrf'
+import { sessionCaller } from './session-auth'
+import { noteAccess } from './request-access'
+import { readSessionCookie } from '../identity/cookies'
+import { noteClientAddress } from '../identity/request-meta'
 import type { AppDeps } from './deps'
 
 export type { AppDeps } from './deps'
@@ -83,7 +92,7 @@ export function createApp(deps: AppDeps) {
     .wrap(countRequests(deps.metrics.requests, (path): string | undefined => templateOf(path)))
     // Authentication and the rate limit run before parsing and validation: an unauthenticated client
     // learns nothing about a route's schema, and X-RateLimit-* rides on every authenticated response.
-    .onRequest(async ({ request, set }) => {
+    .onRequest(async ({ request, set, server }) => {
       const length = Number(request.headers.get('content-length') ?? 0)
       if (length > MAX_BODY_BYTES) return errorResponse(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
       const path = pathOf(request.url)
@@ -102,16 +111,35 @@ export function createApp(deps: AppDeps) {
       }
       if (corsHeaders) Object.assign(set.headers, corsHeaders)
       if (!routeExists(request.method, path)) return early(notFoundOrMethod(request))
+      noteClientAddress(request, server?.requestIP(request)?.address)
+      // Sign-in routes take no caller (their own per-address and per-account limits apply), but the
+      // cross-site rules do.
+      if (PUBLIC_AUTH_PATHS.has(path)) {
+        const refusal = csrfRefusal(request, path, false, settings)
+        return refusal ? fromAppError(refusal) : undefined
+      }
       let caller
+      let cookieAuthenticated = false
       try {
+        const bearer = request.headers.has('authorization') || request.headers.has('x-api-key')
         // A stream may be opened with a ticket instead of a token (EventSource sends no headers).
-        const ticket = request.method === 'GET' && STREAM_PATHS.has(path) && !request.headers.has('authorization') && !request.headers.has('x-api-key')
-          ? new URL(request.url).searchParams.get('ticket') : null
-        caller = ticket !== null ? await authenticator.authenticateTicket(request, ticket) : await authenticator.authenticate(request)
+        const ticket = request.method === 'GET' && STREAM_PATHS.has(path) && !bearer ? new URL(request.url).searchParams.get('ticket') : null
+        // A person's session cookie, when no token is sent (a token always wins, and needs no CSRF rules).
+        const cookie = !bearer && ticket === null ? readSessionCookie(request, settings) : undefined
+        if (cookie !== undefined) {
+          caller = await sessionCaller(deps.identity, cookie)
+          setCaller(request, caller)
+          cookieAuthenticated = true
+        } else caller = ticket !== null ? await authenticator.authenticateTicket(request, ticket) : await authenticator.authenticate(request)
+        // A personal token stops at once when its owner is disabled, deleted or leaves its project.
+        if (!deps.access.personalTokenLive(caller.token) && caller.person?.sessionId === undefined) throw new AppError(401, 'UNAUTHORIZED', "The token's owner no longer has access")
       } catch (e) {
         if (e instanceof AppError) return early(fromAppError(e))
         throw e
       }
+      const csrf = csrfRefusal(request, path, cookieAuthenticated, settings)
+      if (csrf) return early(fromAppError(csrf))
+      noteAccess(request, deps.access)
       const rateClass = rateClassOf(request.method, path)
       const verdict = await limiter.hit(caller.rateKeys[rateClass], limits[rateClass])
       if (!verdict.allowed) return early(rateLimited(verdict))
@@ -187,7 +215,7 @@ export function createApp(deps: AppDeps) {
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },
-          tags: ['flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
+          tags: ['auth', 'me', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
         },
       }),
     )
@@ -211,6 +239,9 @@ export function createApp(deps: AppDeps) {
     .use(usageRoutes(deps))
     .use(scheduleRoutes(deps))
     .use(metricsRoutes(deps))
+    .use(authRoutes(deps))
+    .use(oidcRoutes(deps))
+    .use(meRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
 

@@ -20,7 +20,7 @@ export function errorResponse(status: number, code: string, error: string, detai
   return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...extra } })
 }
 
-export const fromAppError = (e: AppError): Response => errorResponse(e.status, e.code, e.message, e.details)
+export const fromAppError = (e: AppError): Response => errorResponse(e.status, e.code, e.message, e.details, e.headers)
 
 interface ElysiaValidationIssue {
   path?: string

@@ -1,0 +1,28 @@
+// Runs the one authorization function (access/authorize.ts) for a route, before its body is validated.
+// For a session, the decision also fixes which project the request acts on and the rights it has there.
+import type { Access, Affected, RouteAction } from '../access/authorize'
+import { callerOf } from './auth'
+
+const accesses = new WeakMap<Request, Access>()
+
+/** Noted by the app for every authenticated request. */
+export const noteAccess = (request: Request, access: Access): void => void accesses.set(request, access)
+
+export function authorizeRoute(request: Request, action: RouteAction, affected: Affected): void {
+  if (action === 'public') return
+  const caller = callerOf(request)
+  const access = accesses.get(request)
+  if (!access) throw new Error('authorizeRoute: no access context for this request')
+  const decision = access.authorize(caller, action, affected, request.headers.get('flagship-project'))
+  if (caller.person?.sessionId !== undefined && decision.projectId !== null) {
+    // A session caller is made per request, so this changes nothing shared.
+    caller.actor.projectId = decision.projectId
+    caller.token = { ...caller.token, projectId: decision.projectId, permissions: decision.permissions }
+  }
+}
+
+/** The environments a request changes (teams.md §4): `:env` in the path names one; otherwise all. */
+export function affectedByParams(params: Record<string, string | undefined> | undefined): Affected {
+  const env = params?.env
+  return env !== undefined ? [env] : 'all'
+}
