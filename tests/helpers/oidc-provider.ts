@@ -163,3 +163,45 @@ export async function signInAtProvider(jar: CookieJar, authorizationUrl: string,
   }
   throw new Error('too many redirects at the provider')
 }
+
+/** A port free right now (the service needs its PUBLIC_URL, and so its port, before it starts). */
+export function freePort(): number {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = server.port!
+  server.stop(true)
+  return port
+}
+
+export interface SsoResult {
+  /** where the service finally sent the browser (its Location) */
+  location: string
+  status: number
+  /** the session cookie (name=value) the callback set, if any */
+  session?: string
+}
+
+/**
+ * Single sign-on through the service as a browser does it: GET /auth/oidc/start, the provider's pages,
+ * then the callback. `tamperAuthorization` changes the provider URL first (hostile tests);
+ * `beforeCallback` may change the callback URL or the jar.
+ */
+export async function ssoSignIn(
+  service: string,
+  login: string,
+  opts: { jar?: CookieJar; returnTo?: string; invitation?: string; tamperAuthorization?: (u: URL) => void; beforeCallback?: (u: URL, jar: CookieJar) => void } = {},
+): Promise<SsoResult & { callback: string; jar: CookieJar }> {
+  const jar = opts.jar ?? new CookieJar()
+  const q = new URLSearchParams()
+  if (opts.returnTo !== undefined) q.set('return_to', opts.returnTo)
+  if (opts.invitation !== undefined) q.set('invitation', opts.invitation)
+  const start = await browserRequest(jar, `${service}/api/v1/auth/oidc/start?${q}`)
+  if (start.status !== 302) throw new Error(`start answered ${start.status}: ${await start.text()}`)
+  const authorization = new URL(start.headers.get('location')!, service)
+  if (authorization.origin === new URL(service).origin) return { location: authorization.pathname + authorization.search, status: 302, callback: '', jar }
+  opts.tamperAuthorization?.(authorization)
+  const callback = new URL(await signInAtProvider(jar, authorization.href, login, `${service}/api/v1/auth/oidc/callback`))
+  opts.beforeCallback?.(callback, jar)
+  const done = await browserRequest(jar, callback.href)
+  const session = done.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => /^(__Host-)?flagship_session=./.test(c))
+  return { location: done.headers.get('location') ?? '', status: done.status, session, callback: callback.href, jar }
+}

@@ -20,6 +20,7 @@ const SSO_ERRORS: Record<string, string> = {
   no_account: 'There is no account for you here. Ask an administrator for an invitation.',
   disabled: 'Your account is disabled.',
   invitation: 'The invitation is used up, expired, or for another email address.',
+  throttled: 'Too many sign-in attempts from your address. Wait a minute and try again.',
 }
 
 export const ssoStartUrl = (returnTo: string, invitation?: string) =>

@@ -1,0 +1,101 @@
+// /api/v1/auth/oidc: single sign-on through the OpenID provider of OIDC_ISSUER (teams.md §5). `start`
+// sends the browser to the provider (state, nonce and PKCE kept server-side, bound to this browser by a
+// short-lived cookie); `callback` verifies the answer (identity/oidc.ts), signs the person in
+// (identity/oidc-sign-in.ts) and sends the browser to its same-origin return_to. Any failure ends on the
+// console's sign-in page with a reason code, never a session; the reason's detail goes to the log and the
+// instance audit, not to the URL.
+import { t } from 'elysia'
+import type { AppDeps } from '../deps'
+import type { Store } from '../../store'
+import { loadOidcSettings, type OidcSettings } from '../../identity/oidc-settings'
+import { OidcFailure, OidcRelyingParty, OIDC_STATE_TTL_MS, type OidcStateStore, type PendingSignIn } from '../../identity/oidc'
+import { signInWithOidc, SsoRefused, type SsoInvitations } from '../../identity/oidc-sign-in'
+import { safeReturnTo } from '../../identity/oidc-return-to'
+import { clientAddress } from '../../identity/request-meta'
+import { guard, routeModule } from './common'
+
+/** Pending sign-ins in the store (table oidc_states): every instance of a cluster can finish any of them. */
+export class StoredOidcStates implements OidcStateStore {
+  constructor(private readonly store: Store) {}
+  async put(id: string, pending: PendingSignIn, expiresAt: Date): Promise<void> {
+    await this.store.oidcStates.put(this.store.db, { id, data: { ...pending }, expiresAt: expiresAt.toISOString() })
+  }
+  async take(id: string, now: Date): Promise<PendingSignIn | undefined> {
+    const row = await this.store.oidcStates.take(this.store.db, id)
+    return row && Date.parse(row.expiresAt) > now.getTime() ? (row.data as unknown as PendingSignIn) : undefined
+  }
+}
+
+const BINDING = /^[A-Za-z0-9_-]{43}$/
+const bindingCookieName = (s: OidcSettings) => (s.publicUrl.startsWith('https://') ? '__Host-flagship_oidc' : 'flagship_oidc')
+// SameSite=Lax: the provider sends the browser back with a cross-site navigation, which Strict would strip.
+const bindingAttributes = (s: OidcSettings) =>
+  s.publicUrl.startsWith('https://') ? 'Path=/; HttpOnly; SameSite=Lax; Secure' : 'Path=/api/v1/auth/oidc; HttpOnly; SameSite=Lax'
+
+function readBinding(request: Request, s: OidcSettings): string | undefined {
+  const name = bindingCookieName(s)
+  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
+    const eq = part.indexOf('=')
+    if (eq !== -1 && part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim()
+      return BINDING.test(value) ? value : undefined
+    }
+  }
+  return undefined
+}
+
+function redirect(location: string, cookies: string[]): Response {
+  const headers = new Headers({ location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+  for (const c of cookies) headers.append('set-cookie', c)
+  return new Response(null, { status: 302, headers })
+}
+
+/** The routes, when OIDC_ISSUER is set (settings are read and checked here at start: a bad one stops it). */
+export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store' | 'log'> & { invitations?: SsoInvitations }, env: Record<string, string | undefined> = process.env) {
+  const settings = loadOidcSettings(env, deps.settings.publicUrl)
+  const module = routeModule('oidc')
+  if (!settings) return module
+  if (settings.allowInsecure) deps.log('OIDC_ALLOW_INSECURE is on: the identity provider may be reached over plain http. Use it only for local trials.', { issuer: settings.issuer.href }, 'warn')
+  const rp = new OidcRelyingParty(settings, new StoredOidcStates(deps.store), deps.log)
+  deps.identity.oidcProviders.push({ id: settings.id, name: settings.name })
+  const cleared = `${bindingCookieName(settings)}=; ${bindingAttributes(settings)}; Max-Age=0`
+  const signInPage = (reason: string) => `/signin?sso_error=${encodeURIComponent(reason)}`
+
+  return module
+    .get('/api/v1/auth/oidc/start', async ({ request, query }) => {
+      await deps.identity.throttle.checkAddress(clientAddress(request))
+      const invitation = typeof query.invitation === 'string' && query.invitation ? query.invitation : undefined
+      try {
+        const { location, binding } = await rp.start({ returnTo: safeReturnTo(query.return_to), invitation })
+        return redirect(location, [`${bindingCookieName(settings)}=${binding}; ${bindingAttributes(settings)}; Max-Age=${OIDC_STATE_TTL_MS / 1000}`])
+      } catch (e) {
+        if (e instanceof OidcFailure) return redirect(signInPage(e.reason), [])
+        throw e
+      }
+    }, {
+      ...guard('public', 'auth', 'Single sign-on: redirects to the identity provider (302)'),
+      query: t.Object({
+        return_to: t.Optional(t.String({ maxLength: 2048, description: 'a path on this service to open afterwards (anything else: /)' })),
+        invitation: t.Optional(t.String({ maxLength: 256, description: 'an invitation token to accept with this sign-in' })),
+      }),
+    })
+    .get('/api/v1/auth/oidc/callback', async ({ request }) => {
+      const url = new URL(request.url)
+      const ip = clientAddress(request)
+      try {
+        // Counted as a sign-in attempt at the start; here only a refused callback counts (below).
+        const done = await rp.finish(url.search, readBinding(request, settings))
+        const { cookie } = await signInWithOidc({ store: deps.store, identity: deps.identity, settings, log: deps.log, invitations: deps.invitations }, done.identity, done.invitation, request)
+        return redirect(done.returnTo, [cleared, cookie])
+      } catch (e) {
+        const reason = e instanceof OidcFailure || e instanceof SsoRefused ? e.reason : undefined
+        if (reason === undefined) throw e
+        await deps.identity.throttle.checkAddress(ip).catch(() => undefined)
+        deps.log('oidc: sign-in refused', { reason, detail: (e as Error).message, ip }, 'warn')
+        await deps.store.transaction((tx) => deps.identity.audit(tx, { actor: 'oidc', actorType: 'user', action: 'sign_in_failed', resourceType: 'session', resourceKey: '', details: { method: 'oidc', reason }, ip }))
+        return redirect(signInPage(reason), [cleared])
+      }
+    }, {
+      ...guard('public', 'auth', 'Single sign-on: the identity provider returns here; signs in and redirects (302)'),
+    })
+}
