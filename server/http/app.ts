@@ -19,6 +19,7 @@ import { fastOfrepRoutes } from './fast-ofrep'
 import { MAX_BODY_BYTES, readJsonBody } from './json-input'
 import { countRequests } from './metrics'
 import { routeTemplates } from './route-templates'
+import { undeclaredRoutes } from './route-inventory'
 import { rateHeaders, rateLimited, type RateClass } from './rate-limit'
 import * as S from '../schemas'
 import { checkUrl, pathOf } from './url-input'
@@ -244,6 +245,9 @@ export function createApp(deps: AppDeps) {
     .use(meRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
+  // Every route declares its permission (route-inventory.ts); a route without one is a bug, found here.
+  const undeclared = undeclaredRoutes(app.routes as never)
+  if (undeclared.length) throw new Error(`routes without a declared permission: ${undeclared.join(', ')}`)
 
   /** Unknown path: 404 JSON, or 405 + Allow when the path exists under other methods; the console's
    *  client-side routes fall back to its index.html. */

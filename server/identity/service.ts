@@ -16,6 +16,7 @@ import { acceptTotp, hashRecoveryCode } from './totp'
 import { clientAddress, requestMeta } from './request-meta'
 import { sessionCookie } from './cookies'
 import type { InstanceRole } from '../access/roles'
+import { userOperations } from './users'
 
 export interface AuditEntry {
   actor: string
@@ -106,8 +107,29 @@ export function createIdentity(deps: IdentityDeps) {
     return true
   }
 
+  /** Creates a user (instance admins, invitations, SSO, the CLI). `password` is optional (SSO users). */
+  async function createUser(tx: Db, input: { email: string; name: string; instanceRole: InstanceRole; password?: string; sso?: boolean }, by: { actor: string; actorType: string; ip?: string | null }): Promise<UserRow> {
+    const email = normalEmail(input.email)
+    const name = displayName(input.name)
+    if (input.password !== undefined) assertPassword(input.password, email)
+    if (await store.users.byEmail(tx, email)) throw new AppError(409, 'CONFLICT', 'A user with this email already exists')
+    const now = new Date().toISOString()
+    const user: UserRow = {
+      id: crypto.randomUUID(), email, name, instanceRole: input.instanceRole, disabled: false,
+      passwordHash: input.password !== undefined ? await hashPassword(input.password) : null, totpSecret: null, totpPending: null,
+      totpLastStep: null, recoveryCodes: [], sso: input.sso ?? false, createdAt: now, updatedAt: now, lastLoginAt: null,
+    }
+    await store.users.insert(tx, user)
+    await audit(tx, { ...by, action: 'create', resourceType: 'user', resourceKey: user.id, details: { email, instance_role: input.instanceRole } })
+    return user
+  }
+
+  const users = userOperations({ store, directory, change, audit, createUser })
+
   return {
     directory,
+    users,
+    createUser,
     sessions,
     throttle,
     oidcProviders,
@@ -241,23 +263,6 @@ export function createIdentity(deps: IdentityDeps) {
       }
       if (!person || person.user.disabled) return undefined
       return { person, sessionId: session.id }
-    },
-
-    /** Creates a user (instance admins, invitations, SSO, the CLI). `password` is optional (SSO users). */
-    async createUser(tx: Db, input: { email: string; name: string; instanceRole: InstanceRole; password?: string; sso?: boolean }, by: { actor: string; actorType: string; ip?: string | null }): Promise<UserRow> {
-      const email = normalEmail(input.email)
-      const name = displayName(input.name)
-      if (input.password !== undefined) assertPassword(input.password, email)
-      if (await store.users.byEmail(tx, email)) throw new AppError(409, 'CONFLICT', 'A user with this email already exists')
-      const now = new Date().toISOString()
-      const user: UserRow = {
-        id: crypto.randomUUID(), email, name, instanceRole: input.instanceRole, disabled: false,
-        passwordHash: input.password !== undefined ? await hashPassword(input.password) : null, totpSecret: null, totpPending: null,
-        totpLastStep: null, recoveryCodes: [], sso: input.sso ?? false, createdAt: now, updatedAt: now, lastLoginAt: null,
-      }
-      await store.users.insert(tx, user)
-      await audit(tx, { ...by, action: 'create', resourceType: 'user', resourceKey: user.id, details: { email, instance_role: input.instanceRole } })
-      return user
     },
 
     async stop(): Promise<void> {
