@@ -6,26 +6,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import * as client from 'openid-client'
 import { api, startServer, type TestServer } from '../helpers/server'
-import { CookieJar, freePort, ssoSignIn, startOidcProvider, type TestProvider } from '../helpers/oidc-provider'
+import { CookieJar, ssoSignIn, startSsoPair, type TestProvider } from '../helpers/oidc-provider'
 import { sapi, setupOwner } from '../helpers/teams'
 
 const ROLE_MAP = {
   devs: { projects: { default: { role: 'editor', environments: { production: 'viewer' } } } },
   ops: { instance: 'admin' },
-}
-
-/** A provider and a service that trusts it (the service's port is chosen first: PUBLIC_URL needs it). */
-export async function startSsoPair(env: Record<string, string> = {}, accounts = {}): Promise<{ srv: TestServer; provider: TestProvider }> {
-  const port = freePort()
-  const publicUrl = `http://127.0.0.1:${port}`
-  const provider = await startOidcProvider({ redirectUris: [`${publicUrl}/api/v1/auth/oidc/callback`], accounts })
-  const srv = await startServer({
-    env: {
-      PORT: String(port), PUBLIC_URL: publicUrl, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: provider.clientId, OIDC_CLIENT_SECRET: provider.clientSecret,
-      OIDC_SCOPES: 'openid email profile groups', ...env,
-    },
-  })
-  return { srv, provider }
 }
 
 const me = (srv: TestServer, session: string, project?: string) => sapi(srv, 'GET', '/api/v1/me', { cookie: session, project })

@@ -3,6 +3,7 @@
 // login and consent forms.
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { startServer, type TestServer } from './server'
 
 export interface ProviderAccount {
   email?: string
@@ -205,3 +206,18 @@ export async function ssoSignIn(
   const session = done.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => /^(__Host-)?flagship_session=./.test(c))
   return { location: done.headers.get('location') ?? '', status: done.status, session, callback: callback.href, jar }
 }
+
+/** A provider and a service that trusts it (the service's port is chosen first: PUBLIC_URL needs it). */
+export async function startSsoPair(env: Record<string, string> = {}, accounts: Record<string, ProviderAccount> = {}): Promise<{ srv: TestServer; provider: TestProvider }> {
+  const port = freePort()
+  const publicUrl = `http://127.0.0.1:${port}`
+  const provider = await startOidcProvider({ redirectUris: [`${publicUrl}/api/v1/auth/oidc/callback`], accounts })
+  const srv = await startServer({
+    env: {
+      PORT: String(port), PUBLIC_URL: publicUrl, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: provider.clientId, OIDC_CLIENT_SECRET: provider.clientSecret,
+      OIDC_SCOPES: 'openid email profile groups', ...env,
+    },
+  })
+  return { srv, provider }
+}
+

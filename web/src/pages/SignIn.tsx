@@ -117,7 +117,7 @@ function PasswordForm({ onSignedIn }: { onSignedIn: () => void }) {
   }
 
   return (
-    <form className="form" onSubmit={submit} aria-label="Sign in with email" noValidate>
+    <form className="form" onSubmit={submit} aria-label="Sign in with your account" noValidate>
       <div className="field">
         <label htmlFor="signin-email">Email</label>
         <input id="signin-email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus required />

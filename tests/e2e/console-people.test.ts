@@ -1,0 +1,152 @@
+// End-to-end: people in the console, in a real Chromium against the real service and a real OpenID provider
+// (oidc-provider under Node): first-run setup with the setup code, sign-out and password sign-in, single
+// sign-on through the provider's own pages, and what a viewer and an environment-limited editor see of a flag (read-only views).
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import type { Browser, Page } from 'playwright-core'
+import { browserSuite, launchChromium } from '../helpers/browser'
+import { api, type TestServer } from '../helpers/server'
+import { startSsoPair, type TestProvider } from '../helpers/oidc-provider'
+import { PASSWORD, setupCodeOf } from '../helpers/teams'
+
+const TIMEOUT = 60_000
+const OWNER = 'owner@example.com'
+
+browserSuite('console: people, sign-in and single sign-on', () => {
+  let srv: TestServer
+  let provider: TestProvider
+  let browser: Browser
+  let page: Page
+  const problems: string[] = []
+
+  const newPage = async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const p = await ctx.newPage()
+    p.setDefaultTimeout(15_000)
+    p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+    p.on('console', (m) => {
+      // the browser logs every non-2xx fetch (the app reports those itself); the provider's page asks for a web font
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource') && !p.url().startsWith(provider.issuer)) problems.push(`console: ${m.text()}`)
+    })
+    return p
+  }
+
+  beforeAll(async () => {
+    ;({ srv, provider } = await startSsoPair(
+      {
+        OIDC_NAME: 'Acme SSO', OIDC_AUTO_CREATE: 'true',
+        OIDC_ROLE_MAP: JSON.stringify({
+          viewers: { projects: { default: { role: 'viewer' } } },
+          limited: { projects: { default: { role: 'editor', environments: { production: 'viewer' } } } },
+        }),
+      },
+      {
+        vic: { email: 'vic@example.com', email_verified: true, name: 'Vic Viewer', groups: ['viewers'] },
+        eli: { email: 'eli@example.com', email_verified: true, name: 'Eli Limited', groups: ['limited'] },
+      },
+    ))
+    browser = await launchChromium()
+    page = await newPage()
+    const flag = await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key: 'checkout', value: true, enabled: true } })
+    expect(flag.status).toBe(201)
+  }, TIMEOUT)
+  afterAll(async () => {
+    await browser?.close()
+    await srv?.stop()
+    await provider?.stop()
+  }, TIMEOUT)
+
+  const signOut = async (p: Page) => {
+    await p.getByRole('button', { name: 'Sign out' }).click()
+    await p.waitForURL('**/signin')
+  }
+
+  test('first run: the sign-in page offers setup; the setup code makes the owner, signed in', async () => {
+    await page.goto(`${srv.url}/`)
+    await page.waitForURL('**/signin')
+    await page.getByRole('link', { name: 'Set up the first owner account' }).click()
+    await page.waitForURL('**/setup')
+    await page.getByLabel('Setup code').fill('wrong-code-wrong-code')
+    await page.getByLabel('Your name').fill('Olive Owner')
+    await page.getByLabel('Email').fill(OWNER)
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Create owner account' }).click()
+    await page.getByRole('alert').filter({ hasText: 'Setup failed' }).waitFor()
+    await page.getByLabel('Setup code').fill(setupCodeOf(srv))
+    await page.getByRole('button', { name: 'Create owner account' }).click()
+    await page.getByRole('heading', { name: 'Flags' }).waitFor()
+    await page.getByText('Olive Owner').waitFor()
+    expect(await page.getByRole('combobox', { name: 'Project' }).inputValue()).toBe('default')
+    for (const name of ['Flags', 'Members', 'Users', 'Projects', 'Account']) await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).waitFor()
+    // the session is an HttpOnly cookie: nothing in storage, nothing the page's script can read
+    expect(await page.evaluate(() => [sessionStorage.getItem('flagship.token'), document.cookie])).toEqual([null, ''])
+  }, TIMEOUT)
+
+  test('sign-out, then password sign-in; a wrong password says so', async () => {
+    await signOut(page)
+    await page.getByLabel('Email').fill(OWNER)
+    await page.getByLabel('Password').fill('not the password at all')
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.getByRole('alert').filter({ hasText: 'Wrong email or password' }).waitFor()
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.getByRole('heading', { name: 'Flags' }).waitFor()
+  }, TIMEOUT)
+
+  /** Single sign-on through the provider's login and consent pages. */
+  const ssoSignIn = async (p: Page, login: string) => {
+    await p.goto(`${srv.url}/signin`)
+    await p.getByRole('link', { name: 'Continue with Acme SSO' }).click()
+    await p.waitForURL(`${provider.issuer}/**`)
+    await p.locator('input[name="login"]').fill(login)
+    await p.locator('input[name="password"]').fill('any')
+    await p.getByRole('button', { name: 'Sign-in' }).click()
+    await p.getByRole('button', { name: 'Continue' }).click()
+    await p.waitForURL(`${srv.url}/**`)
+  }
+
+  test('single sign-on through the provider’s pages creates the person with the mapped role; a viewer sees flags read-only', async () => {
+    const p = await newPage()
+    await ssoSignIn(p, 'vic')
+    await p.getByRole('heading', { name: 'Flags' }).waitFor()
+    await p.getByText('Vic Viewer').waitFor()
+    expect(await p.getByRole('list', { name: 'Your roles' }).textContent()).toContain('project: viewer')
+    // a viewer: no admin pages, no "New flag", a read-only flag page
+    for (const name of ['Members', 'Tokens', 'Users']) expect(await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).count()).toBe(0)
+    expect(await p.getByRole('button', { name: 'New flag' }).count()).toBe(0)
+    await p.getByRole('link', { name: 'checkout' }).first().click()
+    await p.getByText('Read-only: your role can read flags but not change them.').waitFor()
+    expect(await p.getByRole('button', { name: 'Save changes' }).count()).toBe(0)
+    expect(await p.getByRole('button', { name: 'Delete flag' }).count()).toBe(0)
+    await p.context().close()
+  }, TIMEOUT)
+
+  test('an editor limited in production edits only the other environments, each on its own', async () => {
+    const p = await newPage()
+    await ssoSignIn(p, 'eli')
+    await p.getByRole('heading', { name: 'Flags' }).waitFor()
+    await p.getByRole('link', { name: 'checkout' }).first().click()
+    const access = p.getByRole('region', { name: 'Environments you may change' })
+    await access.waitFor()
+    await access.getByLabel('production (read-only)').waitFor()
+    expect(await access.getByRole('button', { name: 'Save production' }).count()).toBe(0)
+    expect(await p.getByRole('button', { name: 'Delete flag' }).count()).toBe(0)
+    await access.getByRole('switch', { name: 'Enabled in staging' }).click()
+    await access.getByRole('button', { name: 'Save staging' }).click()
+    await access.getByRole('button', { name: 'Remove override in staging' }).waitFor()
+    const flag = await api(srv, 'GET', '/api/v1/flags/checkout/definition', { token: srv.adminToken })
+    expect(flag.body.flag.environments).toEqual({ staging: { enabled: false } })
+    await p.context().close()
+  }, TIMEOUT)
+
+  test('a failed single sign-on comes back to the sign-in page with the reason', async () => {
+    const p = await newPage()
+    await p.goto(`${srv.url}/api/v1/auth/oidc/callback?state=made-up&code=x`)
+    await p.waitForURL('**/signin?sso_error=state')
+    await p.getByRole('alert').filter({ hasText: 'Single sign-on failed.' }).waitFor()
+    await p.context().close()
+  }, TIMEOUT)
+
+  test('no console errors or uncaught exceptions', () => {
+    expect(problems).toEqual([])
+  })
+})
