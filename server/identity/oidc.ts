@@ -54,7 +54,7 @@ export interface VerifiedIdentity {
   subject: string
   /** lower-cased; undefined when the provider sent none */
   email?: string
-  /** only `email_verified: true` (a boolean) counts */
+  /** only `email_verified: true` (a boolean) counts (and Entra ID's `xms_edov`, see emailVerifiedOf) */
   emailVerified: boolean
   name?: string
   groups: string[]
@@ -79,6 +79,21 @@ function describe(e: unknown): string {
   // openid-client wraps oauth4webapi's error, whose message names the claim (`"nonce" claim value`).
   if (cause instanceof Error && cause.message !== e.message) parts.push(cause.message)
   return parts.join(' - ')
+}
+
+/** Whether the provider vouches for the email: `email_verified: true` (a boolean). Entra ID never sends
+ *  email_verified; its optional claim `xms_edov` (the email's domain is verified by the user's tenant) is
+ *  its equivalent, honoured for Entra ID issuers only. */
+export function emailVerifiedOf(claims: Record<string, unknown>, issuer: string): boolean {
+  if (claims.email_verified === true) return true
+  let host = ''
+  try {
+    host = new URL(issuer).host
+  } catch {
+    return false
+  }
+  const edov = claims.xms_edov
+  return host === 'login.microsoftonline.com' && (edov === true || edov === 1 || edov === '1' || edov === 'true')
 }
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('base64url')
@@ -177,7 +192,7 @@ export class OidcRelyingParty {
         issuer: idClaims.iss,
         subject: idClaims.sub,
         ...(email && { email }),
-        emailVerified: claims.email_verified === true,
+        emailVerified: emailVerifiedOf(claims, idClaims.iss),
         ...(name && { name }),
         groups: groupsOf(claims[groupsClaim]),
       },

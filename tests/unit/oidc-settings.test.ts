@@ -4,6 +4,7 @@ import { describe, expect, test } from 'bun:test'
 import { loadOidcSettings } from '../../server/identity/oidc-settings'
 import { mapGroups, parseRoleMap, groupsOf } from '../../server/identity/oidc-role-map'
 import { safeReturnTo } from '../../server/identity/oidc-return-to'
+import { emailVerifiedOf } from '../../server/identity/oidc'
 
 const BASE = { OIDC_ISSUER: 'https://login.example.com/realms/main', OIDC_CLIENT_ID: 'flagship', OIDC_CLIENT_SECRET: 's3cret' }
 const PUBLIC = 'https://flags.example.com'
@@ -123,5 +124,21 @@ describe('return_to', () => {
   test('not a string: /', () => {
     expect(safeReturnTo(undefined)).toBe('/')
     expect(safeReturnTo(['/x'])).toBe('/')
+  })
+})
+
+describe('email_verified', () => {
+  const ENTRA = 'https://login.microsoftonline.com/8eaef023-2b34-4da1-9baa-8bc8c9d6a490/v2.0'
+  test('only the boolean true counts', () => {
+    expect(emailVerifiedOf({ email_verified: true }, 'https://idp.example.com')).toBe(true)
+    for (const v of ['true', 1, 'yes', null, undefined, false]) expect(emailVerifiedOf({ email_verified: v }, 'https://idp.example.com')).toBe(false)
+  })
+  test("Entra ID's xms_edov counts for Entra ID issuers only", () => {
+    expect(emailVerifiedOf({ xms_edov: true }, ENTRA)).toBe(true)
+    expect(emailVerifiedOf({ xms_edov: '1' }, ENTRA)).toBe(true)
+    expect(emailVerifiedOf({ xms_edov: false }, ENTRA)).toBe(false)
+    expect(emailVerifiedOf({}, ENTRA)).toBe(false)
+    expect(emailVerifiedOf({ xms_edov: true }, 'https://idp.example.com')).toBe(false)
+    expect(emailVerifiedOf({ xms_edov: true }, 'https://login.microsoftonline.com.evil.example/x')).toBe(false)
   })
 })
