@@ -6,10 +6,11 @@ import type { Browser, Page } from 'playwright-core'
 import { browserSuite, launchChromium } from '../helpers/browser'
 import { api, type TestServer } from '../helpers/server'
 import { startSsoPair, type TestProvider } from '../helpers/oidc-provider'
-import { PASSWORD, setupCodeOf } from '../helpers/teams'
+import { PASSWORD, sapi, setupCodeOf, signIn as signInApi } from '../helpers/teams'
 
 const TIMEOUT = 60_000
 const OWNER = 'owner@example.com'
+const NEW_PASSWORD = 'a brand new passphrase 2026'
 
 browserSuite('console: people, sign-in and single sign-on', () => {
   let srv: TestServer
@@ -88,6 +89,32 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     await page.getByRole('alert').filter({ hasText: 'Wrong email or password' }).waitFor()
     await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.getByRole('heading', { name: 'Flags' }).waitFor()
+  }, TIMEOUT)
+
+  test('Account: where you are signed in (another session can be ended), and a password change', async () => {
+    const other = await signInApi(srv, OWNER)
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click()
+    const sessions = page.getByRole('table', { name: 'Your sessions' })
+    await sessions.getByText('this browser').waitFor()
+    // a header row and one row per session: this one and the other
+    await sessions.getByRole('row').nth(2).waitFor()
+    expect(await sessions.getByRole('row').count()).toBe(3)
+    await sessions.getByRole('button', { name: 'Sign out' }).click()
+    await sessions.getByRole('row').nth(2).waitFor({ state: 'detached' })
+    expect((await sapi(srv, 'GET', '/api/v1/me', { cookie: other })).status).toBe(401)
+
+    await page.getByLabel('Current password').fill('not my password at all')
+    await page.getByLabel('New password').fill(NEW_PASSWORD)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await page.getByRole('alert').filter({ hasText: 'The current password is wrong' }).waitFor()
+    await page.getByLabel('Current password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await page.getByText('Password changed.').waitFor()
+    await signOut(page)
+    await page.getByLabel('Email').fill(OWNER)
+    await page.getByLabel('Password').fill(NEW_PASSWORD)
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     await page.getByRole('heading', { name: 'Flags' }).waitFor()
   }, TIMEOUT)
