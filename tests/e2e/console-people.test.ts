@@ -1,11 +1,13 @@
 // End-to-end: people in the console, in a real Chromium against the real service and a real OpenID provider
 // (oidc-provider under Node): first-run setup with the setup code, sign-out and password sign-in, single
-// sign-on through the provider's own pages, and what a viewer and an environment-limited editor see of a flag (read-only views).
+// sign-on through the provider's own pages, the Account page, the project switcher, and what a viewer and an
+// environment-limited editor see of a flag (read-only views).
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
 import { browserSuite, launchChromium } from '../helpers/browser'
 import { api, type TestServer } from '../helpers/server'
-import { startSsoPair, type TestProvider } from '../helpers/oidc-provider'
+import { ssoSignIn as ssoHttp, startSsoPair, type TestProvider } from '../helpers/oidc-provider'
+import { runCli } from '../helpers/cli'
 import { PASSWORD, sapi, setupCodeOf, signIn as signInApi } from '../helpers/teams'
 
 const TIMEOUT = 60_000
@@ -34,15 +36,17 @@ browserSuite('console: people, sign-in and single sign-on', () => {
   beforeAll(async () => {
     ;({ srv, provider } = await startSsoPair(
       {
-        OIDC_NAME: 'Acme SSO', OIDC_AUTO_CREATE: 'true',
+        OIDC_NAME: 'Acme SSO', OIDC_AUTO_CREATE: 'true', RECONCILE_INTERVAL_MS: '200',
         OIDC_ROLE_MAP: JSON.stringify({
           viewers: { projects: { default: { role: 'viewer' } } },
           limited: { projects: { default: { role: 'editor', environments: { production: 'viewer' } } } },
+          both: { projects: { default: { role: 'editor' }, mobile: { role: 'admin' } } },
         }),
       },
       {
         vic: { email: 'vic@example.com', email_verified: true, name: 'Vic Viewer', groups: ['viewers'] },
         eli: { email: 'eli@example.com', email_verified: true, name: 'Eli Limited', groups: ['limited'] },
+        bo: { email: 'bo@example.com', email_verified: true, name: 'Bo Both', groups: ['both'] },
       },
     ))
     browser = await launchChromium()
@@ -162,6 +166,39 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     await access.getByRole('button', { name: 'Remove override in staging' }).waitFor()
     const flag = await api(srv, 'GET', '/api/v1/flags/checkout/definition', { token: srv.adminToken })
     expect(flag.body.flag.environments).toEqual({ staging: { enabled: false } })
+    await p.context().close()
+  }, TIMEOUT)
+
+  test('the project switcher: another project is read with its own Flagship-Project header', async () => {
+    // a second project, made by the operator CLI on the same database (the service picks it up on its
+    // next reconcile); Bo's groups map to both projects once it is there
+    const made = runCli(srv, 'projects', 'create', '--name', 'Mobile', '--slug', 'mobile')
+    expect(made.code).toBe(0)
+    for (const deadline = Date.now() + 20_000; ; ) {
+      const r = await ssoHttp(srv.url, 'bo')
+      if ((await sapi(srv, 'GET', '/api/v1/me', { cookie: r.session })).body.projects.length === 2) break
+      if (Date.now() > deadline) throw new Error('the new project did not appear')
+      await Bun.sleep(100)
+    }
+    const p = await newPage()
+    await ssoSignIn(p, 'bo')
+    await p.getByRole('heading', { name: 'Flags' }).waitFor()
+    await p.getByRole('link', { name: 'checkout' }).first().waitFor()
+    const switcher = p.getByRole('combobox', { name: 'Project' })
+    expect(await switcher.locator('option').allTextContents()).toEqual(['Default', 'Mobile'])
+    const headers: (string | undefined)[] = []
+    p.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/api/v1/flags') headers.push(r.headers()['flagship-project'])
+    })
+    await switcher.selectOption('mobile')
+    await p.getByText('No flags yet').waitFor()
+    expect(await p.getByRole('list', { name: 'Your roles' }).textContent()).toContain('project: admin')
+    // an admin of Mobile sees its admin pages
+    await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Members' }).waitFor()
+    expect(headers.length).toBeGreaterThan(0)
+    expect(headers.every((h) => h === 'mobile')).toBe(true)
+    await switcher.selectOption('default')
+    await p.getByRole('link', { name: 'checkout' }).first().waitFor()
     await p.context().close()
   }, TIMEOUT)
 
