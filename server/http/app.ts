@@ -44,6 +44,8 @@ import { documentStreamMediaType, STREAM_PATHS, streamRoutes } from './routes/st
 import { authRoutes, PUBLIC_AUTH_PATHS } from './routes/auth'
 import { oidcRoutes } from './routes/oidc'
 import { meRoutes } from './routes/me'
+import { peopleRoutes } from './routes/people'
+import { projectsRoutes } from './routes/projects'
 import { setCaller } from './auth'
 import { csrfRefusal } from './csrf'
 import { sessionCaller } from './session-auth'
@@ -216,7 +218,7 @@ export function createApp(deps: AppDeps) {
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },
-          tags: ['auth', 'me', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
+          tags: ['auth', 'me', 'people', 'projects', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
         },
       }),
     )
@@ -243,6 +245,8 @@ export function createApp(deps: AppDeps) {
     .use(authRoutes(deps))
     .use(oidcRoutes(deps))
     .use(meRoutes(deps))
+    .use(peopleRoutes(deps))
+    .use(projectsRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
   // Every route declares its permission (route-inventory.ts); a route without one is a bug, found here.

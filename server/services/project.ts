@@ -59,16 +59,38 @@ export function projectService({ store, changes }: ServiceDeps) {
     get: (id: string) => mustGet(store.db, id),
 
     /** A new project with the default environments (operators, through the CLI); audited in the new project. */
-    create(actorName: string, input: { name: string; slug: string }): Promise<ProjectRow> {
+    /** A new project (operators through the CLI, instance admins through the API); audited in the new
+     *  project, and by `alsoInTx` (the instance audit) in the same transaction. */
+    create(actorName: string, input: { name: string; slug: string; environments?: string[] }, alsoInTx?: (tx: Db, project: ProjectRow) => Promise<void>): Promise<ProjectRow> {
       const issues = [displayNameIssue(input.name)].filter((i) => i !== undefined)
       if (typeof input.slug !== 'string' || !ENV_PATTERN.test(input.slug)) issues.push({ path: 'slug', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' })
+      const environments = input.environments ?? DEFAULT_ENVIRONMENTS
+      if (!Array.isArray(environments) || environments.length > 50) issues.push({ path: 'environments', message: 'must be a list of at most 50 names' })
+      else environments.forEach((e, i) => { if (typeof e !== 'string' || !ENV_PATTERN.test(e)) issues.push({ path: `environments[${i}]`, message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' }) })
       if (issues.length) throw validationError(issues)
       return changes.run(async (tx, record) => {
         if (await store.projects.bySlug(tx, input.slug)) throw new AppError(409, 'ALREADY_EXISTS', `Slug "${input.slug}" is taken`)
         const now = new Date().toISOString()
-        const project: ProjectRow = { id: randomProjectId(), name: input.name, slug: input.slug, environments: DEFAULT_ENVIRONMENTS, createdAt: now, updatedAt: now }
+        const project: ProjectRow = { id: randomProjectId(), name: input.name, slug: input.slug, environments: [...new Set(environments)], createdAt: now, updatedAt: now }
         await store.projects.insert(tx, project)
         await record({ projectId: project.id, actor: actorName, action: 'create', resourceType: 'project', resourceKey: project.id, before: null, after: projectView(project) })
+        await alsoInTx?.(tx, project)
+        return project
+      })
+    },
+
+    /** Deletes a project and everything in it; `confirm` must be its slug. Its own audit log goes with it,
+     *  so `alsoInTx` records the deletion elsewhere (the instance audit). */
+    delete(actorName: string, id: string, confirm: string | undefined, alsoInTx: (tx: Db, project: ProjectRow) => Promise<void>): Promise<ProjectRow> {
+      return changes.run(async (tx, record) => {
+        const project = await store.projects.get(tx, id)
+        if (!project) throw new AppError(404, 'PROJECT_NOT_FOUND', 'Project not found')
+        if (confirm !== project.slug) throw new AppError(400, 'CONFIRMATION_REQUIRED', `Send ?confirm=${project.slug} to delete this project and everything in it`, { slug: project.slug })
+        await store.projects.deleteEverything(tx, id)
+        await alsoInTx(tx, project)
+        // Its notice (every instance reloads the project, finds it gone and drops it with its tokens) is
+        // published after commit; this one entry is all that stays of the project's log.
+        await record({ projectId: id, actor: actorName, action: 'delete', resourceType: 'project', resourceKey: id, before: projectView(project), after: null })
         return project
       })
     },
