@@ -214,6 +214,26 @@ describe('single sign-on without automatic creation', () => {
   }, 30_000)
 })
 
+describe('single sign-on off (no OIDC_ISSUER)', () => {
+  let srv: TestServer
+  beforeAll(async () => {
+    srv = await startServer()
+  })
+  afterAll(() => srv.stop())
+
+  test('the routes answer 404 OIDC_DISABLED, the sign-in methods list none, and the OpenAPI document has them', async () => {
+    for (const path of ['/api/v1/auth/oidc/start?return_to=/', '/api/v1/auth/oidc/callback?state=x&code=y']) {
+      const res = await api(srv, 'GET', path)
+      expect(res.status).toBe(404)
+      expect(res.body.code).toBe('OIDC_DISABLED')
+    }
+    expect((await api(srv, 'GET', '/api/v1/auth/methods')).body.oidc).toEqual([])
+    const doc = (await api(srv, 'GET', '/openapi.json')).body
+    expect(doc.paths['/api/v1/auth/oidc/start'].get['x-permission']).toBe('public')
+    expect(doc.paths['/api/v1/auth/oidc/callback'].get['x-permission']).toBe('public')
+  })
+})
+
 describe('single sign-on settings are checked at start', () => {
   const cases: [string, Record<string, string>, RegExp][] = [
     ['PUBLIC_URL missing', { OIDC_ISSUER: 'https://login.example.com', OIDC_CLIENT_ID: 'x', OIDC_CLIENT_SECRET: 'y' }, /PUBLIC_URL is required/],

@@ -13,6 +13,7 @@ import { signInWithOidc, SsoRefused, type SsoInvitations } from '../../identity/
 import { safeReturnTo } from '../../identity/oidc-return-to'
 import { clientAddress } from '../../identity/request-meta'
 import { guard, routeModule } from './common'
+import { errorResponse } from '../errors'
 
 /** Pending sign-ins in the store (table oidc_states): every instance of a cluster can finish any of them. */
 export class StoredOidcStates implements OidcStateStore {
@@ -25,6 +26,13 @@ export class StoredOidcStates implements OidcStateStore {
     return row && Date.parse(row.expiresAt) > now.getTime() ? (row.data as unknown as PendingSignIn) : undefined
   }
 }
+
+const START_SUMMARY = 'Single sign-on: redirects (302) to the identity provider; 404 OIDC_DISABLED without OIDC_ISSUER'
+const CALLBACK_SUMMARY = 'Single sign-on: the identity provider returns here; signs in and redirects (302) to return_to, or to /signin?sso_error=<reason>'
+const START_QUERY = t.Object({
+  return_to: t.Optional(t.String({ maxLength: 2048, description: 'a path on this service to open afterwards (anything else: /)' })),
+  invitation: t.Optional(t.String({ maxLength: 256, description: 'an invitation token to accept with this sign-in' })),
+})
 
 const BINDING = /^[A-Za-z0-9_-]{43}$/
 const bindingCookieName = (s: OidcSettings) => (s.publicUrl.startsWith('https://') ? '__Host-flagship_oidc' : 'flagship_oidc')
@@ -53,15 +61,20 @@ function redirect(location: string, cookies: string[]): Response {
 /** The routes, when OIDC_ISSUER is set (settings are read and checked here at start: a bad one stops it). */
 export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store' | 'log'> & { invitations?: SsoInvitations }, env: Record<string, string | undefined> = process.env) {
   const settings = loadOidcSettings(env, deps.settings.publicUrl)
-  const module = routeModule('oidc')
-  if (!settings) return module
+  // Without OIDC_ISSUER the routes still exist (and are documented), answering 404 OIDC_DISABLED.
+  if (!settings) {
+    const disabled = () => errorResponse(404, 'OIDC_DISABLED', 'Single sign-on is not configured on this service (OIDC_ISSUER)')
+    return routeModule('oidc')
+      .get('/api/v1/auth/oidc/start', disabled, { ...guard('public', 'auth', START_SUMMARY), query: START_QUERY })
+      .get('/api/v1/auth/oidc/callback', disabled, guard('public', 'auth', CALLBACK_SUMMARY))
+  }
   if (settings.allowInsecure) deps.log('OIDC_ALLOW_INSECURE is on: the identity provider may be reached over plain http. Use it only for local trials.', { issuer: settings.issuer.href }, 'warn')
   const rp = new OidcRelyingParty(settings, new StoredOidcStates(deps.store), deps.log)
   deps.identity.oidcProviders.push({ id: settings.id, name: settings.name })
   const cleared = `${bindingCookieName(settings)}=; ${bindingAttributes(settings)}; Max-Age=0`
   const signInPage = (reason: string) => `/signin?sso_error=${encodeURIComponent(reason)}`
 
-  return module
+  return routeModule('oidc')
     .get('/api/v1/auth/oidc/start', async ({ request, query }) => {
       await deps.identity.throttle.checkAddress(clientAddress(request))
       const invitation = typeof query.invitation === 'string' && query.invitation ? query.invitation : undefined
@@ -72,13 +85,7 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
         if (e instanceof OidcFailure) return redirect(signInPage(e.reason), [])
         throw e
       }
-    }, {
-      ...guard('public', 'auth', 'Single sign-on: redirects to the identity provider (302)'),
-      query: t.Object({
-        return_to: t.Optional(t.String({ maxLength: 2048, description: 'a path on this service to open afterwards (anything else: /)' })),
-        invitation: t.Optional(t.String({ maxLength: 256, description: 'an invitation token to accept with this sign-in' })),
-      }),
-    })
+    }, { ...guard('public', 'auth', START_SUMMARY), query: START_QUERY })
     .get('/api/v1/auth/oidc/callback', async ({ request }) => {
       const url = new URL(request.url)
       const ip = clientAddress(request)
@@ -95,7 +102,5 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
         await deps.store.transaction((tx) => deps.identity.audit(tx, { actor: 'oidc', actorType: 'user', action: 'sign_in_failed', resourceType: 'session', resourceKey: '', details: { method: 'oidc', reason }, ip }))
         return redirect(signInPage(reason), [cleared])
       }
-    }, {
-      ...guard('public', 'auth', 'Single sign-on: the identity provider returns here; signs in and redirects (302)'),
-    })
+    }, guard('public', 'auth', CALLBACK_SUMMARY))
 }
