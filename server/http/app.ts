@@ -46,6 +46,7 @@ import { oidcRoutes } from './routes/oidc'
 import { meRoutes } from './routes/me'
 import { peopleRoutes } from './routes/people'
 import { projectsRoutes } from './routes/projects'
+import { totpRoutes } from './routes/me-totp'
 import { setCaller } from './auth'
 import { csrfRefusal } from './csrf'
 import { sessionCaller } from './session-auth'
@@ -247,6 +248,7 @@ export function createApp(deps: AppDeps) {
     .use(meRoutes(deps))
     .use(peopleRoutes(deps))
     .use(projectsRoutes(deps))
+    .use(totpRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
   // Every route declares its permission (route-inventory.ts); a route without one is a bug, found here.
