@@ -29,10 +29,30 @@ export class StoredOidcStates implements OidcStateStore {
 
 const START_SUMMARY = 'Single sign-on: redirects (302) to the identity provider; 404 OIDC_DISABLED without OIDC_ISSUER'
 const CALLBACK_SUMMARY = 'Single sign-on: the identity provider returns here; signs in and redirects (302) to return_to, or to /signin?sso_error=<reason>'
+const START_REDIRECT = "to the identity provider's authorization endpoint (or to /signin?sso_error=unavailable)"
+const CALLBACK_REDIRECT = 'to return_to with the session cookie, or to /signin?sso_error=<reason> without one'
 const START_QUERY = t.Object({
   return_to: t.Optional(t.String({ maxLength: 2048, description: 'a path on this service to open afterwards (anything else: /)' })),
   invitation: t.Optional(t.String({ maxLength: 256, description: 'an invitation token to accept with this sign-in' })),
 })
+
+const JSON_ERROR = { 'application/json': { schema: { type: 'object' as const, properties: { error: { type: 'string' as const }, code: { type: 'string' as const } }, required: ['error', 'code'] } } }
+
+/** Route options: the guard, with the redirects documented (they have no JSON body). */
+function documented(summary: string, redirect: string) {
+  const g = guard('public', 'auth', summary)
+  return {
+    ...g,
+    detail: {
+      ...g.detail,
+      responses: {
+        302: { description: redirect, headers: { Location: { schema: { type: 'string' as const } } } },
+        404: { description: 'OIDC_DISABLED: single sign-on is not configured', content: JSON_ERROR },
+        429: { description: 'LOGIN_THROTTLED: too many sign-in attempts from this address', content: JSON_ERROR },
+      },
+    },
+  }
+}
 
 const BINDING = /^[A-Za-z0-9_-]{43}$/
 const bindingCookieName = (s: OidcSettings) => (s.publicUrl.startsWith('https://') ? '__Host-flagship_oidc' : 'flagship_oidc')
@@ -65,8 +85,8 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
   if (!settings) {
     const disabled = () => errorResponse(404, 'OIDC_DISABLED', 'Single sign-on is not configured on this service (OIDC_ISSUER)')
     return routeModule('oidc')
-      .get('/api/v1/auth/oidc/start', disabled, { ...guard('public', 'auth', START_SUMMARY), query: START_QUERY })
-      .get('/api/v1/auth/oidc/callback', disabled, guard('public', 'auth', CALLBACK_SUMMARY))
+      .get('/api/v1/auth/oidc/start', disabled, { ...documented(START_SUMMARY, START_REDIRECT), query: START_QUERY })
+      .get('/api/v1/auth/oidc/callback', disabled, documented(CALLBACK_SUMMARY, CALLBACK_REDIRECT))
   }
   if (settings.allowInsecure) deps.log('OIDC_ALLOW_INSECURE is on: the identity provider may be reached over plain http. Use it only for local trials.', { issuer: settings.issuer.href }, 'warn')
   const rp = new OidcRelyingParty(settings, new StoredOidcStates(deps.store), deps.log)
@@ -85,7 +105,7 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
         if (e instanceof OidcFailure) return redirect(signInPage(e.reason), [])
         throw e
       }
-    }, { ...guard('public', 'auth', START_SUMMARY), query: START_QUERY })
+    }, { ...documented(START_SUMMARY, START_REDIRECT), query: START_QUERY })
     .get('/api/v1/auth/oidc/callback', async ({ request }) => {
       const url = new URL(request.url)
       const ip = clientAddress(request)
@@ -102,5 +122,5 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
         await deps.store.transaction((tx) => deps.identity.audit(tx, { actor: 'oidc', actorType: 'user', action: 'sign_in_failed', resourceType: 'session', resourceKey: '', details: { method: 'oidc', reason }, ip }))
         return redirect(signInPage(reason), [cleared])
       }
-    }, guard('public', 'auth', CALLBACK_SUMMARY))
+    }, documented(CALLBACK_SUMMARY, CALLBACK_REDIRECT))
 }
