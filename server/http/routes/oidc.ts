@@ -11,6 +11,7 @@ import { loadOidcSettings, type OidcSettings } from '../../identity/oidc-setting
 import { OidcFailure, OidcRelyingParty, OIDC_STATE_TTL_MS, type OidcStateStore, type PendingSignIn } from '../../identity/oidc'
 import { signInWithOidc, SsoRefused, type SsoInvitations } from '../../identity/oidc-sign-in'
 import { safeReturnTo } from '../../identity/oidc-return-to'
+import { invitationOperations } from '../../identity/invitations'
 import { clientAddress } from '../../identity/request-meta'
 import { guard, routeModule } from './common'
 import { errorResponse } from '../errors'
@@ -79,7 +80,7 @@ function redirect(location: string, cookies: string[]): Response {
 }
 
 /** The routes, when OIDC_ISSUER is set (settings are read and checked here at start: a bad one stops it). */
-export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store' | 'log'> & { invitations?: SsoInvitations }, env: Record<string, string | undefined> = process.env) {
+export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store' | 'log' | 'access'>, env: Record<string, string | undefined> = process.env) {
   const settings = loadOidcSettings(env, deps.settings.publicUrl)
   // Without OIDC_ISSUER the routes still exist (and are documented), answering 404 OIDC_DISABLED.
   if (!settings) {
@@ -90,6 +91,12 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
   }
   if (settings.allowInsecure) deps.log('OIDC_ALLOW_INSECURE is on: the identity provider may be reached over plain http. Use it only for local trials.', { issuer: settings.issuer.href }, 'warn')
   const rp = new OidcRelyingParty(settings, new StoredOidcStates(deps.store), deps.log)
+  // `?invitation=` on start: the same invitations as /invite/<token>, used for the verified email.
+  const operations = invitationOperations(deps.store, deps.identity, deps.access)
+  const invitations: SsoInvitations = {
+    emailOf: (token) => operations.byToken(token).then((r) => r.email, () => undefined),
+    accept: (token, user) => operations.acceptFor(token, user),
+  }
   deps.identity.oidcProviders.push({ id: settings.id, name: settings.name })
   const cleared = `${bindingCookieName(settings)}=; ${bindingAttributes(settings)}; Max-Age=0`
   const signInPage = (reason: string) => `/signin?sso_error=${encodeURIComponent(reason)}`
@@ -112,7 +119,7 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
       try {
         // Counted as a sign-in attempt at the start; here only a refused callback counts (below).
         const done = await rp.finish(url.search, readBinding(request, settings))
-        const { cookie } = await signInWithOidc({ store: deps.store, identity: deps.identity, settings, log: deps.log, invitations: deps.invitations }, done.identity, done.invitation, request)
+        const { cookie } = await signInWithOidc({ store: deps.store, identity: deps.identity, settings, log: deps.log, invitations }, done.identity, done.invitation, request)
         return redirect(done.returnTo, [cleared, cookie])
       } catch (e) {
         const reason = e instanceof OidcFailure || e instanceof SsoRefused ? e.reason : undefined
