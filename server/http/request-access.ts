@@ -1,7 +1,7 @@
 // Runs the one authorization function (access/authorize.ts) for a route, before its body is validated.
 // For a session, the decision also fixes which project the request acts on and the rights it has there.
 import type { Access, Affected, RouteAction } from '../access/authorize'
-import { callerOf } from './auth'
+import { callerOf, setCaller } from './auth'
 
 const accesses = new WeakMap<Request, Access>()
 
@@ -18,6 +18,11 @@ export function authorizeRoute(request: Request, action: RouteAction, affected: 
     // A session caller is made per request, so this changes nothing shared.
     caller.actor.projectId = decision.projectId
     caller.token = { ...caller.token, projectId: decision.projectId, permissions: decision.permissions }
+  } else if (caller.person !== undefined) {
+    // A personal token acts as its owner: the audit names them, with the token's prefix as the credential
+    // (a copy for this request; the token's caller is shared).
+    const email = access.emailOf(caller.person.userId) ?? caller.actor.name
+    setCaller(request, { ...caller, actor: { ...caller.actor, name: email, type: 'user', credential: caller.token.tokenPrefix } })
   }
 }
 

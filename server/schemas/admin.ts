@@ -77,7 +77,9 @@ export type Delivery = Static<typeof Delivery>
 export const AuditEntry = t.Object({
   id: t.Integer(),
   timestamp: Timestamp,
-  actor: t.String(),
+  actor: t.String({ description: "a person's email, a token's prefix, `cli` or `schedule:<id>`" }),
+  actor_type: t.String({ description: 'user, token, cli, schedule or change_request' }),
+  credential: t.Nullable(t.String({ description: "a person's: `session` or their personal token's prefix" })),
   action: t.UnionEnum([...ACTIONS]),
   resource_type: t.UnionEnum([...RESOURCE_TYPES]),
   resource_key: t.String(),

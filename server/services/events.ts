@@ -41,6 +41,9 @@ export type EventKind = EventKindOf<DocumentType, (typeof DOCUMENT_ACTIONS)[numb
 export interface Change {
   projectId: string
   actor: string
+  /** who acted (services/context.ts `by`); `token` when absent */
+  actorType?: string
+  credential?: string | null
   action: Action
   resourceType: ResourceType
   resourceKey: string

@@ -4,6 +4,7 @@ import type { DocumentRow } from '../store/documents'
 import type { ProjectRow } from '../store/projects'
 import type { RecordChange } from './change-runner'
 import type { Actor, ServiceDeps } from './context'
+import { by } from './context'
 import { AppError, notFound, validationError } from './errors'
 import { displayNameIssue, ENV_PATTERN } from './keys'
 import { flagEventData, flagView } from './flags'
@@ -36,7 +37,7 @@ export function projectService({ store, changes }: ServiceDeps) {
     const after: ProjectRow = { ...before, ...changes_, updatedAt: new Date().toISOString() }
     await store.projects.update(tx, before.id, { name: after.name, slug: after.slug, environments: after.environments, updatedAt: after.updatedAt })
     await record({
-      projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'project', resourceKey: before.id,
+      projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'project', resourceKey: before.id,
       before: projectView(before), after: projectView(after), event: { kind: 'project.updated', environment: '', data: eventData(after) },
     })
     return after
@@ -50,7 +51,7 @@ export function projectService({ store, changes }: ServiceDeps) {
     const updated = await repo.update(tx, actor.projectId, row.key, { ...row.body, environments: rest }, row.version, new Date().toISOString())
     if (!updated) throw new AppError(409, 'CONFLICT', `${kind} "${row.key}" changed concurrently; retry`)
     await record({
-      projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: kind, resourceKey: row.key,
+      projectId: actor.projectId, ...by(actor), action: 'update', resourceType: kind, resourceKey: row.key,
       before: view(row), after: view(updated), event: { kind: eventKind(kind, 'update'), environment: env, data: data(updated) },
     })
   }

@@ -35,6 +35,25 @@ export const peopleRoutes = ({ identity, access, store, settings }: Pick<AppDeps
       ...guard('instance:admin', 'people', 'Every user of this service'),
       response: { 200: t.Object({ users: t.Array(S.User) }), ...S.errors(401, 403, 429) },
     })
+    .get('/api/v1/admin/audit', async ({ query }) => {
+      const limit = query.limit ?? 100
+      const offset = query.offset ?? 0
+      const { rows, total } = await store.instanceAudit.page(store.db, { actor: query.actor?.toLowerCase(), action: query.action }, limit, offset)
+      return {
+        entries: rows.map((r) => ({ id: r.id, timestamp: r.timestamp, actor: r.actor, actor_type: r.actorType, action: r.action, resource_type: r.resourceType, resource_key: r.resourceKey, details: r.details, ip: r.ip })),
+        total, has_more: offset + rows.length < total,
+      }
+    }, {
+      ...guard('instance:admin', 'people', 'The instance audit log: sign-ins, failures, sign-outs, users, invitations, projects (newest first)'),
+      query: t.Object({ actor: t.Optional(t.String({ maxLength: 254 })), action: t.Optional(t.String({ maxLength: 64 })), ...S.Page.properties }),
+      response: {
+        200: t.Object({
+          entries: t.Array(t.Object({ id: t.Integer(), timestamp: S.Timestamp, actor: t.String(), actor_type: t.String(), action: t.String(), resource_type: t.String(), resource_key: t.String(), details: S.Json, ip: t.Nullable(t.String()) })),
+          total: t.Integer(), has_more: t.Boolean(),
+        }),
+        ...S.errors(400, 401, 403, 429),
+      },
+    })
     .patch('/api/v1/admin/users/:id', async ({ request, params, body }) => userView(await admin.update(actingPerson(request), params.id, body)), {
       ...guard('instance:admin', 'people', "Change a user's instance role or disable them (409 LAST_OWNER for the last active owner)"),
       params: t.Object({ id: t.String({ maxLength: 64 }) }),
