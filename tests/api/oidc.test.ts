@@ -141,6 +141,23 @@ describe('single sign-on through HTTP', () => {
     expect(outsider.session).toBeUndefined()
   }, 30_000)
 
+
+  test('SSO sign-ins, links, mapped grants and refusals are in the instance audit log, without secrets', async () => {
+    const res = await sapi(srv, 'GET', '/api/v1/admin/audit?limit=500', { cookie: owner })
+    expect(res.status).toBe(200)
+    const entries = res.body.entries as { action: string; actor: string; actor_type: string; details: Record<string, unknown> | null }[]
+    expect(entries.some((e) => e.action === 'sign_in' && e.details?.method === 'oidc' && e.actor === 'dev1@example.com')).toBe(true)
+    expect(entries.some((e) => e.action === 'sign_in_failed' && e.details?.method === 'oidc' && e.details?.reason === 'unverified')).toBe(true)
+    expect(entries.some((e) => e.action === 'sign_in_failed' && e.details?.reason === 'domain')).toBe(true)
+    expect(entries.some((e) => e.action === 'link_identity' && e.actor === 'owner@example.com')).toBe(true)
+    expect(entries.some((e) => e.actor_type === 'sso' && e.details?.via === 'sso')).toBe(true)
+    const text = JSON.stringify(res.body)
+    expect(text).not.toMatch(/code_verifier|id_token|access_token|client_secret|nonce/)
+    expect(text).not.toContain(provider.clientSecret)
+    // nor in the service's log
+    expect(srv.output()).not.toContain(provider.clientSecret)
+    expect(srv.output()).not.toMatch(/flagship_session=[A-Za-z0-9_-]|flagship_oidc=[A-Za-z0-9_-]|code_verifier/)
+  }, 30_000)
 })
 
 // Its own service: the hostile callbacks below are many sign-in attempts from one address (30 a minute).
