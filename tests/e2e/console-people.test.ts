@@ -159,6 +159,22 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     await page.getByRole('heading', { name: 'Flags' }).waitFor()
   }, TIMEOUT)
 
+  test('Account: a personal token is shown once, works for its project, and stops when revoked', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click()
+    const card = page.getByRole('region', { name: 'Personal access tokens' })
+    await card.getByLabel('Name').fill('laptop script')
+    await card.getByRole('button', { name: 'Create personal token' }).click()
+    const token = await card.getByLabel('New personal token').inputValue()
+    expect(token).toMatch(/^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/)
+    expect((await api(srv, 'GET', '/api/v1/flags', { token })).status).toBe(200)
+    // only read:flags was asked for
+    expect((await api(srv, 'POST', '/api/v1/flags', { token, body: { key: 'nope', value: true } })).status).toBe(403)
+    const row = card.getByRole('row').filter({ hasText: 'laptop script' })
+    await row.getByRole('button', { name: 'Revoke' }).click()
+    await row.waitFor({ state: 'detached' })
+    expect((await api(srv, 'GET', '/api/v1/flags', { token })).status).toBe(401)
+  }, TIMEOUT)
+
   test('Projects: an instance admin creates a project; the switcher lists it', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click()
     await page.getByLabel('Name').fill('Shop')
