@@ -285,6 +285,19 @@ describe('single sign-on without automatic creation', () => {
     const users = (await sapi(srv, 'GET', '/api/v1/admin/users', { cookie: owner })).body.users.map((u: { email: string }) => u.email)
     expect(users.sort()).toEqual(['invitee@example.com', 'owner@example.com'])
   }, 30_000)
+
+  // Last in this service: it uses up this address's sign-in attempts for the minute.
+  test('more than 30 sign-in starts a minute from one address end on the sign-in page with Retry-After', async () => {
+    let last: Response | undefined
+    for (let i = 0; i < 40; i++) {
+      last = await fetch(`${srv.url}/api/v1/auth/oidc/start`, { redirect: 'manual' })
+      if (last.headers.get('location')?.startsWith('/signin')) break
+    }
+    expect(last!.status).toBe(302)
+    expect(last!.headers.get('location')).toBe('/signin?sso_error=throttled')
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(last!.headers.getSetCookie()).toEqual([])
+  }, 30_000)
 })
 
 describe('single sign-on off (no OIDC_ISSUER)', () => {

@@ -15,6 +15,7 @@ import { invitationOperations } from '../../identity/invitations'
 import { clientAddress } from '../../identity/request-meta'
 import { guard, routeModule } from './common'
 import { errorResponse } from '../errors'
+import { AppError } from '../../services/errors'
 
 /** Pending sign-ins in the store (table oidc_states): every instance of a cluster can finish any of them. */
 export class StoredOidcStates implements OidcStateStore {
@@ -30,7 +31,7 @@ export class StoredOidcStates implements OidcStateStore {
 
 const START_SUMMARY = 'Single sign-on: redirects (302) to the identity provider; 404 OIDC_DISABLED without OIDC_ISSUER'
 const CALLBACK_SUMMARY = 'Single sign-on: the identity provider returns here; signs in and redirects (302) to return_to, or to /signin?sso_error=<reason>'
-const START_REDIRECT = "to the identity provider's authorization endpoint (or to /signin?sso_error=unavailable)"
+const START_REDIRECT = "to the identity provider's authorization endpoint (or to /signin?sso_error=unavailable, or =throttled with Retry-After after 30 sign-in attempts a minute from one address)"
 const CALLBACK_REDIRECT = 'to return_to with the session cookie, or to /signin?sso_error=<reason> without one'
 const START_QUERY = t.Object({
   return_to: t.Optional(t.String({ maxLength: 2048, description: 'a path on this service to open afterwards (anything else: /)' })),
@@ -49,7 +50,6 @@ function documented(summary: string, redirect: string) {
       responses: {
         302: { description: redirect, headers: { Location: { schema: { type: 'string' as const } } } },
         404: { description: 'OIDC_DISABLED: single sign-on is not configured', content: JSON_ERROR },
-        429: { description: 'LOGIN_THROTTLED: too many sign-in attempts from this address', content: JSON_ERROR },
       },
     },
   }
@@ -103,7 +103,15 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
 
   return routeModule('oidc')
     .get('/api/v1/auth/oidc/start', async ({ request, query }) => {
-      await deps.identity.throttle.checkAddress(clientAddress(request))
+      // A browser follows this link: too many attempts from its address end on the sign-in page too.
+      try {
+        await deps.identity.throttle.checkAddress(clientAddress(request))
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status !== 429) throw e
+        const r = redirect(signInPage('throttled'), [])
+        if (e.headers?.['Retry-After']) r.headers.set('retry-after', e.headers['Retry-After'])
+        return r
+      }
       const invitation = typeof query.invitation === 'string' && query.invitation ? query.invitation : undefined
       try {
         const { location, binding } = await rp.start({ returnTo: safeReturnTo(query.return_to), invitation })
