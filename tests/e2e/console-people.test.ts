@@ -262,6 +262,11 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     const p = await newPage()
     await ssoSignIn(p, 'eli')
     await p.getByRole('heading', { name: 'Flags' }).waitFor()
+    // the list: a switch per environment it may change, none for production, for the flag itself or "New flag"
+    await p.getByRole('switch', { name: 'staging: checkout' }).waitFor()
+    expect(await p.getByRole('switch', { name: 'production: checkout' }).count()).toBe(0)
+    expect(await p.getByRole('switch', { name: 'Enabled: checkout' }).count()).toBe(0)
+    expect(await p.getByRole('button', { name: 'New flag' }).count()).toBe(0)
     await p.getByRole('link', { name: 'checkout' }).first().click()
     const access = p.getByRole('region', { name: 'Environments you may change' })
     await access.waitFor()
