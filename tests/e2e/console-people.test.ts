@@ -314,6 +314,24 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     await p.context().close()
   }, TIMEOUT)
 
+  test('an invitation accepted with single sign-on ("Join with …") signs the invited person in with its role', async () => {
+    const invite = await sapi(srv, 'POST', '/api/v1/invitations', { cookie: await ownerCookie(), body: { email: 'jo@example.com', projects: [{ project: 'default', role: 'viewer' }] } })
+    expect(invite.status).toBe(201)
+    await provider.setAccounts({ jo: { email: 'jo@example.com', email_verified: true, name: 'Jo Joiner' } })
+    const p = await newPage()
+    await p.goto(invite.body.url)
+    await p.getByRole('link', { name: 'Join with Acme SSO' }).click()
+    await p.waitForURL(`${provider.issuer}/**`)
+    await p.locator('input[name="login"]').fill('jo')
+    await p.locator('input[name="password"]').fill('any')
+    await p.getByRole('button', { name: 'Sign-in' }).click()
+    await p.getByRole('button', { name: 'Continue' }).click()
+    await p.waitForURL(`${srv.url}/**`)
+    await p.getByText('Jo Joiner').waitFor()
+    expect(await p.getByRole('list', { name: 'Your roles' }).textContent()).toContain('project: viewer')
+    await p.context().close()
+  }, TIMEOUT)
+
   test('a failed single sign-on comes back to the sign-in page with the reason', async () => {
     const p = await newPage()
     await p.goto(`${srv.url}/api/v1/auth/oidc/callback?state=made-up&code=x`)
