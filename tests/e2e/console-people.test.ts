@@ -2,7 +2,7 @@
 // (oidc-provider under Node): first-run setup with the setup code, sign-out and password sign-in, single
 // sign-on through the provider's own pages, the Account page (sessions, password, two-factor set-up with its QR
 // code and a sign-in that asks for the code), Projects, Members with an invitation accepted at /invite/<token>,
-// Users (disabling ends a session), the project switcher, and what a viewer and an environment-limited editor
+// Users (disabling ends a session; a password-reset link at /reset/<token>), the project switcher, and what a viewer and an environment-limited editor
 // see of a flag (read-only views).
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
@@ -228,6 +228,28 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     await ivyPage.waitForURL('**/signin**')
     await ivyPage.getByText('Your session ended').waitFor()
     await ivyPage.context().close()
+  }, TIMEOUT)
+
+  test('Users: a password-reset link sets a new password once', async () => {
+    await page.getByRole('button', { name: 'Enable Ivy Invitee' }).click()
+    await page.getByRole('button', { name: 'Disable Ivy Invitee' }).waitFor()
+    await page.getByRole('button', { name: 'Password-reset link for Ivy Invitee' }).click()
+    const link = await page.getByLabel('Password-reset link', { exact: true }).inputValue()
+    expect(link).toMatch(new RegExp(`^${srv.url}/reset/[A-Za-z0-9_-]+$`))
+    const ivy = await newPage()
+    await ivy.goto(link)
+    await ivy.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
+    await ivy.getByRole('button', { name: 'Set password' }).click()
+    await ivy.getByRole('link', { name: 'Go to sign-in' }).click()
+    await ivy.getByLabel('Email').fill('ivy@example.com')
+    await ivy.getByLabel('Password').fill(NEW_PASSWORD)
+    await ivy.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await ivy.getByText('Ivy Invitee').waitFor()
+    await ivy.goto(link)
+    await ivy.getByLabel('New password', { exact: true }).fill(`${NEW_PASSWORD} again`)
+    await ivy.getByRole('button', { name: 'Set password' }).click()
+    await ivy.getByRole('alert').filter({ hasText: 'Password not set' }).waitFor()
+    await ivy.context().close()
   }, TIMEOUT)
 
   /** Single sign-on through the provider's login and consent pages. */
