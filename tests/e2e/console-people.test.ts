@@ -2,8 +2,8 @@
 // (oidc-provider under Node): first-run setup with the setup code, sign-out and password sign-in, single
 // sign-on through the provider's own pages, the Account page (sessions, password, two-factor set-up with its QR
 // code and a sign-in that asks for the code), Projects, Members with an invitation accepted at /invite/<token>,
-// Users (disabling ends a session; a password-reset link at /reset/<token>), the project switcher, and what a viewer and an environment-limited editor
-// see of a flag (read-only views).
+// Users (disabling ends a session; a password-reset link at /reset/<token>), the project switcher, and what
+// a viewer and an environment-limited editor see of a flag (read-only views).
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
 import { browserSuite, launchChromium } from '../helpers/browser'
