@@ -308,6 +308,14 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     await p.context().close()
   }, TIMEOUT)
 
+  test('the audit log shows the person behind a change, and how they were signed in', async () => {
+    await page.getByRole('combobox', { name: 'Project' }).selectOption('default')
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
+    const row = page.getByRole('row').filter({ hasText: 'eli@example.com' }).first()
+    await row.waitFor()
+    expect(await row.textContent()).toMatch(/person\s*eli@example\.com\s*\(console\)/)
+  }, TIMEOUT)
+
   test('the project switcher: another project is read with its own Flagship-Project header', async () => {
     // a second project, made by the operator CLI on the same database (the service picks it up on its
     // next reconcile); Bo's groups map to both projects once it is there
