@@ -2,6 +2,7 @@
 //   npm run cli -- projects list
 //   npm run cli -- projects create --name "Shop" --slug shop
 //   npm run cli -- tokens create --project <id or slug> --name ops --permissions '*' [--expires-at 2027-01-01T00:00:00Z]
+//   npm run cli -- users create --email ops@example.com --name Ops --owner   (a lost owner: prints a one-time link)
 //   npm run cli -- backup --to <file>     (a consistent copy of the live SQLite database)
 //   npm run cli -- restore --from <file>  (with the service stopped)
 // Uses DATABASE_URL like the server, and changes state only through the services, as the API does: one
@@ -19,20 +20,27 @@ import { AppError } from './services/errors'
 import { ChangeBus } from './services/events'
 import { backupSqlite, BackupError, PG_BACKUP_HINT, restoreSqlite, sqlitePath } from './store/backup'
 import { StartupError } from './startup-errors'
+import { createUserFromCli } from './identity/cli-users'
 
 const USAGE = `usage:
   cli projects list
   cli projects create --name <name> --slug <slug>
   cli tokens create --project <project id or slug> --name <name> --permissions <p1,p2,...> [--expires-at <ISO 8601>]
+  cli users create --email <email> --name <name> [--owner | --admin] [--password-stdin]
   cli backup --to <file>       a consistent copy of the SQLite database, while the service runs
   cli restore --from <file>    put a backup in place (stop the service first; the old file is kept)
-permissions: read:flags, read:configs, write:flags, write:configs, *`
+permissions: read:flags, read:configs, write:flags, write:configs, *
+users create: without --password-stdin, prints a one-time link (24 h) where the user sets a password`
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { to: { type: 'string' }, from: { type: 'string' }, name: { type: 'string' }, slug: { type: 'string' }, project: { type: 'string' }, permissions: { type: 'string' }, 'expires-at': { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      to: { type: 'string' }, from: { type: 'string' },
+      name: { type: 'string' }, slug: { type: 'string' }, project: { type: 'string' }, permissions: { type: 'string' }, 'expires-at': { type: 'string' },
+      email: { type: 'string' }, owner: { type: 'boolean' }, admin: { type: 'boolean' }, 'password-stdin': { type: 'boolean' }, help: { type: 'boolean' },
+    },
   })
   const [resource, verb] = positionals
   if (values.help || !resource) {
@@ -67,6 +75,15 @@ async function main(argv: string[]): Promise<number> {
         expires_at: values['expires-at'] ?? null,
       })
       console.log(`token (shown once, store it now): ${token}\nprefix: ${row.tokenPrefix}\nhash: ${row.hash}`)
+      return 0
+    }
+    if (resource === 'users' && verb === 'create') {
+      const password = values['password-stdin'] ? (await Bun.stdin.text()).replace(/\r?\n$/, '') : undefined
+      const created = await createUserFromCli(store, settings, {
+        email: values.email ?? '', name: values.name ?? '', instanceRole: values.owner ? 'owner' : values.admin ? 'admin' : 'member', password,
+      })
+      console.log(`created user ${created.email} (${created.instanceRole}, id ${created.id})`)
+      if (created.resetUrl) console.log(`set a password within 24 hours (shown once, store it now): ${created.resetUrl}`)
       return 0
     }
     console.error(USAGE)

@@ -26,6 +26,8 @@ import type { ChangeNotice } from './services/events'
 import { randomBytes } from 'node:crypto'
 import { listenStartupError, StartupError } from './startup-errors'
 import { VERSION } from './version'
+import { createIdentity } from './identity/service'
+import { createAccess } from './access/authorize'
 
 export async function startService(settings: Settings) {
   if (settings.webhookAllowPrivateTargets) {
@@ -60,9 +62,16 @@ export async function startService(settings: Settings) {
   const hub = new ChangeHub({
     store, replayLimit: settings.streamReplayLimit, heartbeatMs: settings.streamHeartbeatMs, log,
     applyToCache: (n) => snapshots.apply(n),
+    // Checked periodically for every open stream: a revoked token, an ended session or a person who lost
+    // access to the project (a personal token's owner included) closes it.
     stillAllowed: (s, now) => {
+      if (s.tokenHash.startsWith('session:')) {
+        const userId = identity.sessions.liveUser(s.tokenHash.slice('session:'.length), now)
+        const person = userId === undefined ? undefined : identity.directory.get(userId)
+        return person !== undefined && !person.user.disabled && access.grantOf(person, s.projectId) !== undefined
+      }
       const token = snapshots.token(s.tokenHash)
-      return token !== undefined && token.projectId === s.projectId && expiryOf(token) > now
+      return token !== undefined && token.projectId === s.projectId && expiryOf(token) > now && access.personalTokenLive(token)
     },
   })
   await hub.start()
@@ -88,15 +97,25 @@ export async function startService(settings: Settings) {
   }
   bus.subscribe(wakeForSchedules)
   const limiter = settings.redisUrl ? new RedisRateLimiter(settings.redisUrl, log) : new MemoryRateLimiter()
+  // People (teams): the directory and session cache follow change notices like the snapshots do.
+  const identity = createIdentity({ store, bus, settings, limiter })
+  const setupCode = await identity.start()
+  const access = createAccess({ directory: identity.directory, snapshots })
+  const onIdentityNotice = async (n: ChangeNotice) => {
+    identity.sessions.apply(n)
+    await identity.directory.apply(n)
+  }
+  bus.subscribe(onIdentityNotice)
   const fromOtherInstance = async (n: ChangeNotice) => {
     wakeForSchedules(n)
     await onNotice(n)
+    await onIdentityNotice(n)
   }
   const fanout = await startFanout({ instanceId, redisUrl: settings.redisUrl, pg: database.pg, bus, apply: fromOtherInstance, log })
 
   await ensureConsoleBuilt(log)
   const exposition = createExposition({ requests, counts, subscribers: () => hub.subscriberCount, queueDepth: () => store.deliveries.backlog(store.db) })
-  const app = createApp({ settings, store, snapshots, services, authenticator, limiter, log, hub, tickets, metrics: { requests, counts, exposition } })
+  const app = createApp({ settings, store, snapshots, services, authenticator, limiter, log, hub, tickets, metrics: { requests, counts, exposition }, identity, access })
   // Bun's own body cut-off answers an empty 413; ours (json-input.ts, 1 MiB) stops reading at the limit and
   // answers the JSON one, so Bun's is set out of the way.
   try {
@@ -108,7 +127,7 @@ export async function startService(settings: Settings) {
   const timers = [
     setInterval(() => limiter.sweep(), 60_000),
     // Heals a change notice this instance missed (another instance's write, the CLI).
-    setInterval(() => snapshots.reconcile().then(() => hub.catchUp()).catch((e) => {
+    setInterval(() => snapshots.reconcile().then(() => hub.catchUp()).then(() => identity.directory.reload()).catch((e) => {
       counts.storeError('reconcile')
       log('reconcile failed', errorForLog(e), 'warn')
     }), settings.reconcileIntervalMs),
@@ -122,6 +141,10 @@ export async function startService(settings: Settings) {
     console.log(boot.generatedToken
       ? 'First start: open the console and paste the admin token printed above to sign in.'
       : 'First start: open the console and sign in with the admin token you set in BOOTSTRAP_TOKEN.')
+  }
+  if (setupCode !== undefined) {
+    // Printed on a line of its own (never through the JSON log): whoever reads the log creates the first owner.
+    console.log(`No user yet: open ${consoleUrl}setup and enter the setup code.\nsetup code: ${setupCode}`)
   }
   log('listening', { url: `http://${settings.host}:${server.port}`, port: server.port, version: VERSION, database: database.dialect, fanout: fanout.kind, instance: instanceId })
 
@@ -140,6 +163,7 @@ export async function startService(settings: Settings) {
       await fanout.stop()
       if (limiter instanceof RedisRateLimiter) await limiter.stop()
       await authenticator.stop()
+      await identity.stop()
       await database.close()
     },
   }

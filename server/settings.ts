@@ -31,6 +31,12 @@ export interface Settings {
   staleAfterDays: number
   /** the bearer token GET /metrics requires; unset: /metrics is open */
   metricsToken: string | undefined
+  /** the one-time code that creates the first owner (teams); unset: one is generated and printed */
+  setupCode: string | undefined
+  /** a session unused this long ends (minutes) */
+  sessionIdleMinutes: number
+  /** a session ends this long after sign-in, used or not (hours) */
+  sessionMaxHours: number
 }
 
 export const TOKEN_PATTERN = /^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/
@@ -73,6 +79,13 @@ function metricsToken(raw: string | undefined): string | undefined {
   return raw
 }
 
+/** SETUP_CODE: typed by a person into the setup page; 16-128 visible ASCII characters. */
+function setupCode(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined
+  if (!/^[\x21-\x7e]{16,128}$/.test(raw)) throw new Error('SETUP_CODE must be 16 to 128 visible ASCII characters without spaces')
+  return raw
+}
+
 export function loadSettings(env: Record<string, string | undefined> = process.env): Settings {
   const databaseUrl = env.DATABASE_URL || 'sqlite:./data/flags.db'
   if (!databaseUrl.startsWith('sqlite:') && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -105,5 +118,8 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 10_000, 100, 60_000),
     staleAfterDays: int(env, 'STALE_AFTER_DAYS', 30, 0, 3650),
     metricsToken: metricsToken(env.METRICS_TOKEN),
+    setupCode: setupCode(env.SETUP_CODE),
+    sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 480, 1, 525_600),
+    sessionMaxHours: int(env, 'SESSION_MAX_HOURS', 168, 1, 8760),
   }
 }

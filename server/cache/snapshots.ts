@@ -99,6 +99,19 @@ export class Snapshots {
     return this.projects.get(projectId)
   }
 
+  /** A project by id or slug (the `Flagship-Project` header names either), from memory. */
+  projectByRef(ref: string): ProjectSnapshot | undefined {
+    const byId = this.projects.get(ref)
+    if (byId) return byId
+    for (const snap of this.projects.values()) if (snap.project.slug === ref) return snap
+    return undefined
+  }
+
+  /** Every project held in memory. */
+  allProjects(): ProjectRow[] {
+    return [...this.projects.values()].map((s) => s.project)
+  }
+
   token(hash: string): TokenRow | undefined {
     return this.tokens.get(hash)
   }
@@ -173,12 +186,17 @@ export class Snapshots {
 
   /** Applies one change notice: reloads just the named resource (segments recompile their project's flags). */
   async apply(n: ChangeNotice): Promise<void> {
+    // Notices about people are the identity directory's (identity/directory.ts).
+    if (n.resourceType === 'user' || n.resourceType === 'session' || n.resourceType === 'member') return
     const db = this.store.db
     const snap = this.projects.get(n.projectId)
     if (n.resourceType === 'project' || !snap) {
       const project = await this.store.projects.get(db, n.projectId)
-      if (!project) this.projects.delete(n.projectId)
-      else if (!snap) this.projects.set(project.id, await this.loadProject(project))
+      if (!project) {
+        this.projects.delete(n.projectId)
+        // A deleted project's tokens go with it.
+        await this.reloadTokens(n.projectId)
+      } else if (!snap) this.projects.set(project.id, await this.loadProject(project))
       else {
         snap.project = project
         snap.revision++

@@ -17,6 +17,7 @@ import { fastOfrepRoutes } from './fast-ofrep'
 import { MAX_BODY_BYTES, readJsonBody } from './json-input'
 import { countRequests } from './metrics'
 import { routeTemplates } from './route-templates'
+import { undeclaredRoutes } from './route-inventory'
 import { rateHeaders, rateLimited, type RateClass } from './rate-limit'
 import * as S from '../schemas'
 import { checkUrl, pathOf } from './url-input'
@@ -40,6 +41,16 @@ import { usageRoutes } from './routes/usage'
 import { metricsRoutes } from './routes/metrics'
 import { documentStreamMediaType, publicBase, STREAM_PATHS, streamRoutes } from './routes/stream'
 import { finishOpenApi } from './openapi-document'
+import { authRoutes, PUBLIC_AUTH_PATHS } from './routes/auth'
+import { oidcRoutes } from './routes/oidc'
+import { meRoutes } from './routes/me'
+import { peopleRoutes } from './routes/people'
+import { projectsRoutes } from './routes/projects'
+import { totpRoutes } from './routes/me-totp'
+import { csrfRefusal } from './csrf'
+import { authenticateRequest } from './session-auth'
+import { noteAccess } from './request-access'
+import { noteClientAddress } from '../identity/request-meta'
 import type { AppDeps } from './deps'
 
 export type { AppDeps } from './deps'
@@ -89,7 +100,7 @@ export function createApp(deps: AppDeps) {
     .wrap(countRequests(deps.metrics.requests, (path): string | undefined => templateOf(path)))
     // Authentication and the rate limit run before parsing and validation: an unauthenticated client
     // learns nothing about a route's schema, and X-RateLimit-* rides on every authenticated response.
-    .onRequest(async ({ request, set }) => {
+    .onRequest(async ({ request, set, server }) => {
       const length = Number(request.headers.get('content-length') ?? 0)
       if (length > MAX_BODY_BYTES) return errorResponse(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
       const path = pathOf(request.url)
@@ -108,16 +119,28 @@ export function createApp(deps: AppDeps) {
       }
       if (corsHeaders) Object.assign(set.headers, corsHeaders)
       if (!routeExists(request.method, path)) return early(notFoundOrMethod(request))
+      const address = () => server?.requestIP(request)?.address
+      // Sign-in routes take no caller (their own per-address and per-account limits apply), but the
+      // cross-site rules do.
+      if (PUBLIC_AUTH_PATHS.has(path)) {
+        noteClientAddress(request, address())
+        const refusal = csrfRefusal(request, path, false, settings)
+        return refusal ? fromAppError(refusal) : undefined
+      }
       let caller
+      let cookieAuthenticated = false
       try {
         // A stream may be opened with a ticket instead of a token (EventSource sends no headers).
         const ticket = request.method === 'GET' && STREAM_PATHS.has(path) && !request.headers.has('authorization') && !request.headers.has('x-api-key')
           ? new URL(request.url).searchParams.get('ticket') : null
-        caller = ticket !== null ? await authenticator.authenticateTicket(request, ticket) : await authenticator.authenticate(request, rateClassOf(request.method, path) === 'evaluation')
+        ;({ caller, cookieAuthenticated } = await authenticateRequest(deps, request, ticket, address, rateClassOf(request.method, path) === 'evaluation'))
       } catch (e) {
         if (e instanceof AppError) return early(fromAppError(e))
         throw e
       }
+      const csrf = csrfRefusal(request, path, cookieAuthenticated, settings)
+      if (csrf) return early(fromAppError(csrf))
+      noteAccess(request, deps.access)
       const rateClass = rateClassOf(request.method, path)
       const verdict = await limiter.hit(caller.rateKeys[rateClass], limits[rateClass])
       if (!verdict.allowed) return early(rateLimited(verdict))
@@ -204,7 +227,7 @@ export function createApp(deps: AppDeps) {
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },
-          tags: ['flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
+          tags: ['auth', 'me', 'people', 'projects', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
         },
       }),
     )
@@ -229,8 +252,17 @@ export function createApp(deps: AppDeps) {
     .use(usageRoutes(deps))
     .use(scheduleRoutes(deps))
     .use(metricsRoutes(deps))
+    .use(authRoutes(deps))
+    .use(oidcRoutes(deps))
+    .use(meRoutes(deps))
+    .use(peopleRoutes(deps))
+    .use(projectsRoutes(deps))
+    .use(totpRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
+  // Every route declares its permission (route-inventory.ts); a route without one is a bug, found here.
+  const undeclared = undeclaredRoutes(app.routes as never)
+  if (undeclared.length) throw new Error(`routes without a declared permission: ${undeclared.join(', ')}`)
 
   /** Unknown path: 404 JSON, or 405 + Allow when the path exists under other methods; the console's
    *  client-side routes fall back to its index.html. */

@@ -16,9 +16,16 @@ export interface Caller {
   expiresAtMs: number
   /** the rate-limit counter of this token per class, built once so the hot path does not concatenate */
   rateKeys: Record<RateClass, string>
+  /** a person (teams): signed in with a session (sessionId), or the owner of a personal token */
+  person?: { userId: string; sessionId?: string }
 }
 
 const callers = new WeakMap<Request, Caller>()
+
+/** Sets the caller of a request (sessions are authenticated outside this class: http/session-auth.ts). */
+export function setCaller(request: Request, caller: Caller): void {
+  callers.set(request, caller)
+}
 
 /** The authenticated caller of a request (set by the app's onRequest hook for every /api/ path). */
 export function callerOf(request: Request): Caller {
@@ -50,6 +57,8 @@ function callerFor(token: TokenRow): Caller {
     actor: { projectId: token.projectId, name: token.tokenPrefix, tokenHash: token.hash },
     expiresAtMs: expiryOf(token),
     rateKeys: { evaluation: `${token.hash}:evaluation`, management: `${token.hash}:management` },
+    // A personal token acts for its owner (its rights are bounded by theirs in access/authorize.ts).
+    ...(token.ownerUserId !== null && { person: { userId: token.ownerUserId } }),
   }
 }
 

@@ -12,6 +12,8 @@ import type { OperationCounts } from '../metrics/counts'
 import type { Authenticator } from './auth'
 import type { RequestMetrics } from './metrics'
 import type { RateLimiter } from './rate-limit'
+import type { Identity } from '../identity/service'
+import type { Access } from '../access/authorize'
 
 /** What the service counts for GET /metrics, and the registry that exposes it. */
 export interface ServiceMetrics {
@@ -31,4 +33,8 @@ export interface AppDeps {
   hub: ChangeHub
   tickets: TicketSigner
   metrics: ServiceMetrics
+  /** people: sign-in, sessions, users (teams) */
+  identity: Identity
+  /** the one authorization function every route runs */
+  access: Access
 }

@@ -23,7 +23,8 @@ export function errorResponse(status: number, code: string, error: string, detai
 export const fromAppError = (e: AppError): Response => {
   // A service's own 429 (the usage report budget) says when to come back, as the rate limiter's do.
   const retryAfter = e.status === 429 ? e.details?.retry_after : undefined
-  return errorResponse(e.status, e.code, e.message, e.details, typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter) } : undefined)
+  const headers = typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter), ...e.headers } : e.headers
+  return errorResponse(e.status, e.code, e.message, e.details, headers)
 }
 
 interface ElysiaValidationIssue {

@@ -10,6 +10,7 @@ export const TokenCreate = t.Object({
   project_id: t.String(),
   permissions: t.Array(Permission, { minItems: 1 }),
   expires_at: OptionalTimestamp,
+  environments: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 100, description: "write permissions apply only to changes that affect these environments only (reads are unchanged); at most the creator's own scope" })),
 }, { title: 'TokenCreate' })
 export const TokenMeta = t.Object({
   hash: t.String({ description: 'lowercase hex SHA-256 of the token; identifies it for DELETE /tokens/:hash' }),
@@ -19,6 +20,7 @@ export const TokenMeta = t.Object({
   permissions: t.Array(Permission),
   expires_at: t.Optional(Timestamp),
   created_at: Timestamp,
+  environments: t.Optional(t.Array(t.String(), { description: 'present when the token is limited to these environments' })),
 }, { title: 'TokenMeta' })
 export const TokenEntry = t.Object({
   hash: t.String(),
@@ -29,6 +31,8 @@ export const TokenEntry = t.Object({
   expires_at: t.Nullable(Timestamp),
   created_at: Timestamp,
   last_used_at: t.Nullable(Timestamp),
+  environments: t.Optional(t.Array(t.String(), { description: 'present when the token is limited to these environments' })),
+  owner: t.Optional(t.String({ description: "a personal token's owner (user id)" })),
 }, { title: 'Token' })
 export type Token = Static<typeof TokenEntry>
 
@@ -73,8 +77,10 @@ export type Delivery = Static<typeof Delivery>
 export const AuditEntry = t.Object({
   id: t.Integer(),
   timestamp: Timestamp,
-  actor: t.String({ description: 'who made the change: a token prefix, or `cli`' }),
+  actor: t.String({ description: "a person's email, a token's prefix, `cli` or `schedule:<id>`" }),
   actor_name: t.Nullable(t.String({ description: "the token's name (kept after the token is deleted); null for actors that are no token" })),
+  actor_type: t.String({ description: 'user, token, cli, schedule or change_request' }),
+  credential: t.Nullable(t.String({ description: "a person's: `session` or their personal token's prefix" })),
   action: t.UnionEnum([...ACTIONS]),
   resource_type: t.UnionEnum([...RESOURCE_TYPES]),
   resource_key: t.String(),

@@ -7,7 +7,9 @@ import type { ServiceDeps } from './context'
 export type ActorNames = ReadonlyMap<string, string>
 
 export const auditView = (r: AuditRow, names?: ActorNames) => ({
-  id: r.id, timestamp: r.timestamp, actor: r.actor, actor_name: names?.get(r.actor) ?? null, action: r.action, resource_type: r.resourceType,
+  id: r.id, timestamp: r.timestamp, actor: r.actor, actor_name: names?.get(r.actor) ?? null,
+  actor_type: r.actorType ?? (r.actor === 'cli' ? 'cli' : r.actor.startsWith('schedule:') ? 'schedule' : 'token'),
+  credential: r.credential, action: r.action, resource_type: r.resourceType,
   resource_key: r.resourceKey, project_id: r.projectId, before: r.before, after: r.after,
 })
 

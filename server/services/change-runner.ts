@@ -26,6 +26,8 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
       projectId: change.projectId,
       timestamp: now,
       actor: change.actor,
+      actorType: change.actorType ?? (change.actor === 'cli' ? 'cli' : 'token'),
+      credential: change.credential ?? null,
       action: change.action,
       resourceType: change.resourceType,
       resourceKey: change.resourceKey,

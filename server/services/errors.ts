@@ -7,6 +7,8 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** response headers the refusal needs (Retry-After of a throttled sign-in) */
+    readonly headers?: Record<string, string>,
   ) {
     super(message)
   }

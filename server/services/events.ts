@@ -1,6 +1,11 @@
 // Change notices and webhook event kinds.
 
-export const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project', 'schedule'] as const
+export const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project', 'schedule', 'member'] as const
+/** Notices about people (teams), published like any change notice so every instance drops cached sessions
+ *  and re-reads the person (identity/directory.ts, identity/sessions.ts); the key is the user's or the
+ *  session's id, the project '' (instance-wide) unless it is a membership. */
+export const IDENTITY_TYPES = ['user', 'session', 'member'] as const
+export type NoticeType = ResourceType | (typeof IDENTITY_TYPES)[number]
 export type ResourceType = (typeof RESOURCE_TYPES)[number]
 /** archive, restore and rollback are flag changes (docs/lifecycle.md §3-4), each a change like any other. */
 export const ACTIONS = ['create', 'update', 'delete', 'archive', 'restore', 'rollback'] as const
@@ -36,6 +41,9 @@ export type EventKind = EventKindOf<DocumentType, (typeof DOCUMENT_ACTIONS)[numb
 export interface Change {
   projectId: string
   actor: string
+  /** who acted (services/context.ts `by`); `token` when absent */
+  actorType?: string
+  credential?: string | null
   action: Action
   resourceType: ResourceType
   resourceKey: string
@@ -64,7 +72,7 @@ export interface StreamChange {
  *  their subscribers (`change`, for the kinds the stream carries). */
 export interface ChangeNotice {
   projectId: string
-  resourceType: ResourceType
+  resourceType: NoticeType
   resourceKey: string
   change?: StreamChange
 }

@@ -3,6 +3,7 @@ import { isIsoDate } from '../engine'
 import type { Db } from '../store'
 import type { TokenRow } from '../store/tokens'
 import type { Actor, ServiceDeps } from './context'
+import { by } from './context'
 import { AppError, notFound, validationError } from './errors'
 import { displayNameIssue } from './keys'
 import { scheduleView } from './schedules'
@@ -33,11 +34,14 @@ export function tokenView(row: TokenRow) {
   return {
     hash: row.hash, name: row.name, token_prefix: row.tokenPrefix, project_id: row.projectId,
     permissions: row.permissions, expires_at: row.expiresAt, created_at: row.createdAt, last_used_at: row.lastUsedAt,
+    ...(row.environments !== null && { environments: row.environments }),
+    ...(row.ownerUserId !== null && { owner: row.ownerUserId }),
   }
 }
 /** What the audit log keeps of a token: no hash, no plaintext. */
 const auditView = (row: TokenRow) => ({
   name: row.name, token_prefix: row.tokenPrefix, project_id: row.projectId, permissions: row.permissions, expires_at: row.expiresAt, created_at: row.createdAt,
+  ...(row.environments !== null && { environments: row.environments }), ...(row.ownerUserId !== null && { owner: row.ownerUserId }),
 })
 const eventData = (row: TokenRow) => ({ name: row.name, token_prefix: row.tokenPrefix, permissions: row.permissions })
 
@@ -50,6 +54,10 @@ export interface NewToken {
   project_id: string
   permissions: string[]
   expires_at?: string | null
+  /** limits write permissions to changes affecting only these environments (teams.md §1) */
+  environments?: string[] | null
+  /** a personal token's owner (user id) */
+  owner_user_id?: string | null
 }
 
 /** Inserts a token row in an open transaction and returns the plaintext once. Shared by the API, bootstrap and the CLI. */
@@ -61,6 +69,12 @@ export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, inpu
   else input.permissions.forEach((p, i) => { if (!(PERMISSIONS as readonly string[]).includes(p)) issues.push({ path: `permissions[${i}]`, message: `must be one of ${PERMISSIONS.join(', ')}` }) })
   if (input.expires_at != null && (typeof input.expires_at !== 'string' || !isIsoDate(input.expires_at))) issues.push({ path: 'expires_at', message: 'must be an ISO 8601 timestamp' })
   else if (input.expires_at != null && Date.parse(input.expires_at) <= Date.now()) issues.push({ path: 'expires_at', message: 'must be in the future' })
+  if (input.environments != null) {
+    const project = await deps.store.projects.get(tx, input.project_id)
+    const known = project?.environments ?? []
+    if (!Array.isArray(input.environments)) issues.push({ path: 'environments', message: 'must be a list of environment names' })
+    else input.environments.forEach((e, i) => { if (!known.includes(e)) issues.push({ path: `environments[${i}]`, message: `must be one of ${known.join(', ')}` }) })
+  }
   if (issues.length) throw validationError(issues)
   if ((await deps.store.tokens.count(tx, input.project_id)) >= MAX_TOKENS_PER_PROJECT) {
     throw new AppError(409, 'LIMIT_REACHED', `A project holds at most ${MAX_TOKENS_PER_PROJECT} tokens`)
@@ -69,7 +83,8 @@ export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, inpu
   const row: TokenRow = {
     hash: hashToken(token), projectId: input.project_id, name: input.name, tokenPrefix: tokenPrefixOf(token),
     permissions: [...new Set(input.permissions as Permission[])], expiresAt: input.expires_at ? new Date(input.expires_at).toISOString() : null,
-    createdAt: new Date().toISOString(), lastUsedAt: null,
+    createdAt: new Date().toISOString(), lastUsedAt: null, ownerUserId: input.owner_user_id ?? null,
+    environments: input.environments != null ? [...new Set(input.environments)] : null,
   }
   await deps.store.tokens.insert(tx, row)
   return { token, row }
@@ -80,14 +95,19 @@ export function tokenService(deps: ServiceDeps) {
   return {
     page: (projectId: string, limit: number, offset: number) => store.tokens.page(store.db, projectId, limit, offset),
 
-    create(actor: Actor, input: NewToken) {
+    /** `scope`: the creator's own environment scope (null: all) — nobody grants more than they have. */
+    create(actor: Actor, input: NewToken, scope: string[] | null = null) {
       if (input.project_id !== actor.projectId) {
         throw new AppError(403, 'FORBIDDEN', 'A token can only create tokens for its own project', { required: '*', project_id: actor.projectId })
+      }
+      if (scope !== null) {
+        const outside = input.environments == null ? ['*'] : input.environments.filter((e) => !scope.includes(e))
+        if (outside.length) throw new AppError(403, 'ENVIRONMENT_FORBIDDEN', `A token limited to ${scope.join(', ')} can only create tokens limited to those`, { required: '*', environments: outside })
       }
       return changes.run(async (tx, record) => {
         const created = await insertToken(deps, tx, input)
         await record({
-          projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'token', resourceKey: created.row.tokenPrefix,
+          projectId: actor.projectId, ...by(actor), action: 'create', resourceType: 'token', resourceKey: created.row.tokenPrefix,
           before: null, after: auditView(created.row), event: { kind: 'token.created', environment: '', data: eventData(created.row) },
         })
         return created
@@ -105,7 +125,7 @@ export function tokenService(deps: ServiceDeps) {
         }
         await store.tokens.delete(tx, hash)
         await record({
-          projectId: actor.projectId, actor: actor.name, action: 'delete', resourceType: 'token', resourceKey: row.tokenPrefix,
+          projectId: actor.projectId, ...by(actor), action: 'delete', resourceType: 'token', resourceKey: row.tokenPrefix,
           before: auditView(row), after: null, event: { kind: 'token.deleted', environment: '', data: eventData(row) },
         })
         // A revoked token's scheduled changes must not run on its authority later: each pending one is

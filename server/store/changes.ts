@@ -48,5 +48,10 @@ export function serverKeyRepository(t: Tables) {
       const [row] = await db.select().from(t.serverKeys).where(eq(t.serverKeys.name, name))
       return row!.value
     },
+    /** Inserts the named row once: false when it already exists (a one-time step another transaction took). */
+    async claim(db: Db, name: string): Promise<boolean> {
+      const rows = await db.insert(t.serverKeys).values({ name, value: '', createdAt: new Date().toISOString() }).onConflictDoNothing().returning()
+      return rows.length === 1
+    },
   }
 }

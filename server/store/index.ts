@@ -11,6 +11,9 @@ import { deliveryRepository } from './deliveries'
 import { changeRepository, serverKeyRepository } from './changes'
 import { usageRepository } from './usage'
 import { scheduleRepository } from './schedules'
+import { userRepository } from './users'
+import { oidcStateRepository, sessionRepository } from './sessions'
+import { instanceAuditRepository, invitationRepository } from './instance-audit'
 import { sql } from 'drizzle-orm'
 import type { Db } from './database'
 
@@ -29,6 +32,10 @@ export function createStore(database: Database) {
       // (json_each walks a scalar as a one-item list: `tags` must be an array, as on PostgreSQL)
       hasTag: (tag) => sql`(json_type(${body}, '$.tags') = 'array' and exists (select 1 from json_each(${body}, '$.tags') where json_each.value = ${tag}))`,
     }
+  async function lock(tx: Db, name: string): Promise<void> {
+    // Typed as the SQLite builder (database-types.ts); on PostgreSQL it is drizzle's postgres-js database.
+    if (database.dialect === 'postgres') await (tx as unknown as { execute(q: unknown): Promise<unknown> }).execute(sql`select pg_advisory_xact_lock(hashtext(${name}))`)
+  }
   return {
     database,
     db: database.db,
@@ -45,13 +52,17 @@ export function createStore(database: Database) {
     serverKeys: serverKeyRepository(t),
     usage: usageRepository(t),
     schedules: scheduleRepository(t),
+    users: userRepository(t),
+    sessions: sessionRepository(t),
+    oidcStates: oidcStateRepository(t),
+    instanceAudit: instanceAuditRepository(t),
+    invitations: invitationRepository(t),
     /** Serialises, until commit, the transactions of one project that change its prerequisite graph, so two
      *  writes that each close half of a cycle cannot both pass their check: PostgreSQL takes a transaction-level
      *  advisory lock; SQLite already runs one writing transaction at a time. */
-    async lockFlagGraph(tx: Db, projectId: string): Promise<void> {
-      // Typed as the SQLite builder (database-types.ts); on PostgreSQL it is drizzle's postgres-js database.
-      if (database.dialect === 'postgres') await (tx as unknown as { execute(q: unknown): Promise<unknown> }).execute(sql`select pg_advisory_xact_lock(hashtext(${`flag-graph:${projectId}`}))`)
-    },
+    lockFlagGraph: (tx: Db, projectId: string): Promise<void> => lock(tx, `flag-graph:${projectId}`),
+    /** The same kind of until-commit lock under any name (e.g. `owners`: two demotions cannot both pass). */
+    lock,
   }
 }
 export type Store = ReturnType<typeof createStore>

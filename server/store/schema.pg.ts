@@ -43,8 +43,12 @@ export const tokens = pgTable(
     expiresAt: text('expires_at'),
     createdAt: text('created_at').notNull(),
     lastUsedAt: text('last_used_at'),
+    /** a personal access token's owner (teams): its rights are bounded by theirs at every request */
+    ownerUserId: text('owner_user_id'),
+    /** write permissions apply only to changes affecting these environments only (null: all) */
+    environments: jsonb('environments').$type<string[] | null>(),
   },
-  (t) => [index('tokens_project_idx').on(t.projectId)],
+  (t) => [index('tokens_project_idx').on(t.projectId), index('tokens_owner_idx').on(t.ownerUserId)],
 )
 
 export const webhooks = pgTable(
@@ -76,6 +80,10 @@ export const audit = pgTable(
     action: text('action').$type<Action>().notNull(),
     resourceType: text('resource_type').$type<ResourceType>().notNull(),
     resourceKey: text('resource_key').notNull(),
+    /** `user`, `token`, `cli`, `schedule` or `change_request` (null on entries older than teams) */
+    actorType: text('actor_type'),
+    /** for a person: `session` or their personal token's prefix */
+    credential: text('credential'),
     before: jsonb('before'),
     after: jsonb('after'),
   },
@@ -167,3 +175,6 @@ export const flagUsage = pgTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.flagKey, t.environment, t.variant, t.hour] }), index('flag_usage_project_hour_idx').on(t.projectId, t.hour)],
 )
+
+
+export * from './schema-teams.pg'

@@ -46,8 +46,12 @@ export const tokens = sqliteTable(
     expiresAt: text('expires_at'),
     createdAt: text('created_at').notNull(),
     lastUsedAt: text('last_used_at'),
+    /** a personal access token's owner (teams): its rights are bounded by theirs at every request */
+    ownerUserId: text('owner_user_id'),
+    /** write permissions apply only to changes affecting these environments only (null: all) */
+    environments: json<string[] | null>('environments'),
   },
-  (t) => [index('tokens_project_idx').on(t.projectId)],
+  (t) => [index('tokens_project_idx').on(t.projectId), index('tokens_owner_idx').on(t.ownerUserId)],
 )
 
 export const webhooks = sqliteTable(
@@ -79,6 +83,10 @@ export const audit = sqliteTable(
     action: text('action').$type<Action>().notNull(),
     resourceType: text('resource_type').$type<ResourceType>().notNull(),
     resourceKey: text('resource_key').notNull(),
+    /** `user`, `token`, `cli`, `schedule` or `change_request` (null on entries older than teams) */
+    actorType: text('actor_type'),
+    /** for a person: `session` or their personal token's prefix */
+    credential: text('credential'),
     before: json<unknown>('before'),
     after: json<unknown>('after'),
   },
@@ -184,3 +192,6 @@ export const flagUsage = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.flagKey, t.environment, t.variant, t.hour] }), index('flag_usage_project_hour_idx').on(t.projectId, t.hour)],
 )
+
+
+export * from './schema-teams.sqlite'

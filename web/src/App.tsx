@@ -1,8 +1,10 @@
-// The shell: session check, navigation filtered by the token's permissions, and the routes.
+// The shell: session check, navigation filtered by what the signed-in person or token may do, the project
+// switcher (people), and the routes. Sign-in, first-run setup and invitations are open without a session.
 import { useEffect, type ReactNode } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
+import { ApiError, projectStore } from './api'
 import { Link, matchPath, navigate, usePath } from './router'
-import { signOut, useSession, type Abilities } from './session'
+import { isSignedOut, signOut, switchProject, useSession, type Abilities } from './session'
 import { useLiveUpdates } from './live'
 import { pageTitle } from './titles'
 import { LiveStatus } from './components/LiveStatus'
@@ -21,6 +23,11 @@ import { Audit } from './pages/Audit'
 import { Settings } from './pages/Settings'
 import { StaleFlags } from './pages/StaleFlags'
 import { Upcoming } from './pages/Upcoming'
+import { AcceptInvitation, ResetPassword, Setup } from './pages/people/PublicForms'
+import { Account } from './pages/people/Account'
+import { Members } from './pages/people/Members'
+import { Users } from './pages/people/Users'
+import { Projects } from './pages/people/Projects'
 
 interface Route {
   pattern: string
@@ -42,6 +49,14 @@ const ROUTES: Route[] = [
   { pattern: '/webhooks', allowed: (c) => c.admin, render: () => <Webhooks /> },
   { pattern: '/audit', allowed: (c) => c.admin, render: () => <Audit /> },
   { pattern: '/settings', allowed: (c) => c.admin, render: () => <Settings /> },
+  { pattern: '/members', allowed: (c) => c.admin, render: () => <Members /> },
+]
+
+/** Pages of the person rather than of a project: open without a project picked. */
+const PERSON_ROUTES: Route[] = [
+  { pattern: '/account', allowed: () => true, render: () => <Account /> },
+  { pattern: '/users', allowed: (c) => c.instanceAdmin, render: () => <Users /> },
+  { pattern: '/projects', allowed: (c) => c.instanceAdmin, render: () => <Projects /> },
 ]
 
 const NAV: { to: string; label: string; allowed: (c: Abilities) => boolean; match: string[] }[] = [
@@ -53,41 +68,67 @@ const NAV: { to: string; label: string; allowed: (c: Abilities) => boolean; matc
   { to: '/webhooks', label: 'Webhooks', allowed: (c) => c.admin, match: ['/webhooks'] },
   { to: '/audit', label: 'Audit log', allowed: (c) => c.admin, match: ['/audit'] },
   { to: '/settings', label: 'Settings', allowed: (c) => c.admin, match: ['/settings'] },
+  { to: '/members', label: 'Members', allowed: (c) => c.admin, match: ['/members'] },
+]
+const PERSON_NAV: typeof NAV = [
+  { to: '/users', label: 'Users', allowed: (c) => c.instanceAdmin, match: ['/users'] },
+  { to: '/projects', label: 'Projects', allowed: (c) => c.instanceAdmin, match: ['/projects'] },
+  { to: '/account', label: 'Account', allowed: () => true, match: ['/account'] },
 ]
 
 export function App() {
   const path = usePath()
+  const invite = matchPath('/invite/:token', path)
+  const reset = matchPath('/reset/:token', path)
+  if (path === '/setup') return <Setup />
+  if (invite) return <AcceptInvitation token={invite.token} />
+  if (reset) return <ResetPassword token={reset.token} />
+  return <Shell path={path} />
+}
+
+function Shell({ path }: { path: string }) {
+  const qc = useQueryClient()
   const session = useSession()
-  const { token, me, can } = session
-  // One change stream per session, once the token is known good; closed on sign-out (the token goes).
-  useLiveUpdates(useQueryClient(), token, !!me.data && (can.readFlags || can.readConfigs))
+  const { token, me, person, can, hasProject } = session
+  // One change stream per session and project, once the caller is known good; closed on sign-out.
+  useLiveUpdates(qc, token ?? (person?.project ? `session:${person.project.id}` : null), !!me.data && hasProject && (can.readFlags || can.readConfigs))
 
+  const signedOut = !token && isSignedOut(me.error)
   useEffect(() => {
-    if (!token && path !== '/signin') navigate('/signin', { replace: true })
-  }, [token, path])
+    if (signedOut && path !== '/signin') navigate(`/signin${path !== '/' ? `?return_to=${encodeURIComponent(path)}` : ''}`, { replace: true })
+  }, [signedOut, path])
+  // A person with no project picked (or one they can no longer see) gets their first project.
+  const projects = person?.projects
+  const badChoice = !token && !!session.projectChoice && me.error instanceof ApiError && (me.error.status === 404 || me.error.status === 403)
   useEffect(() => {
-    document.title = pageTitle(!token ? '/signin' : path)
-  }, [token, path])
+    if (badChoice) projectStore.set(null)
+    else if (projects?.length && !person?.project) projectStore.set(projects[0].slug)
+  }, [badChoice, projects, person?.project])
+  useEffect(() => {
+    document.title = pageTitle(signedOut ? '/signin' : path)
+  }, [signedOut, path])
 
-  if (!token || path === '/signin') return <SignIn />
-  if (me.isLoading) return <Loading label="Checking your token…" />
+  if (path === '/signin' || signedOut) return <SignIn />
+  if (me.isLoading || badChoice) return <Loading label={token ? 'Checking your token…' : 'Loading…'} />
   if (me.isError) {
     return (
       <main className="center-page">
         <div className="card narrow-card">
-          <ErrorMessage error={me.error} title="Could not read this token" />
+          <ErrorMessage error={me.error} title={token ? 'Could not read this token' : 'Could not read your account'} />
           <SignOutButton />
         </div>
       </main>
     )
   }
 
-  const nav = NAV.filter((n) => n.allowed(can))
-  let content: ReactNode = <NotFound />
-  for (const r of ROUTES) {
+  const projectNav = hasProject ? NAV.filter((n) => n.allowed(can)) : []
+  const nav = [...projectNav, ...(person ? PERSON_NAV.filter((n) => n.allowed(can)) : [])]
+  let content: ReactNode = person && !hasProject ? <NoProject /> : <NotFound />
+  for (const r of person ? [...PERSON_ROUTES, ...ROUTES] : ROUTES) {
     const params = matchPath(r.pattern, path)
     if (!params) continue
-    content = r.allowed(can) ? r.render(params) : path === '/' && nav.length ? <Redirect to={nav[0].to} /> : <NoAccess />
+    if (ROUTES.includes(r) && !hasProject) break
+    content = r.allowed(can) ? r.render(params) : path === '/' && nav.length ? <Redirect to={nav[0].to} /> : <NoAccess person={!!person} />
     break
   }
 
@@ -100,9 +141,13 @@ export function App() {
         <div className="brand">
           <span className="brand-mark" aria-hidden="true">⚑</span>
           <span className="brand-name">Flagship</span>
-          <span className="brand-project" title={session.project.data ? `Project id ${session.project.data.id}` : undefined}>
-            {session.project.data?.name ?? me.data?.project_id}
-          </span>
+          {person ? (
+            <ProjectSwitcher />
+          ) : (
+            <span className="brand-project" title={session.project.data ? `Project id ${session.project.data.id}` : undefined}>
+              {session.project.data?.name ?? (me.data as { project_id?: string } | undefined)?.project_id}
+            </span>
+          )}
           <LiveStatus />
         </div>
         <nav className="nav" aria-label="Main">
@@ -118,15 +163,23 @@ export function App() {
         <div className="session-box">
           <div className="session-name">
             <span className="muted small">Signed in as</span>
-            <strong>{me.data?.name}</strong> <code className="small">{me.data?.token_prefix}</code>
+            <strong>{session.signedInAs}</strong>{' '}
+            {person ? <span className="small muted">{person.user.email}</span> : <code className="small">{(me.data as { token_prefix?: string } | undefined)?.token_prefix}</code>}
           </div>
-          <ul className="chips" aria-label="Token permissions">
-            {me.data?.permissions.map((p) => (
-              <li key={p} className="chip">
-                {p === '*' ? '* (admin)' : p}
-              </li>
-            ))}
-          </ul>
+          {person ? (
+            <ul className="chips" aria-label="Your roles">
+              <li className="chip">instance: {person.user.instance_role}</li>
+              {person.project && <li className="chip">project: {person.project.role}</li>}
+            </ul>
+          ) : (
+            <ul className="chips" aria-label="Token permissions">
+              {(me.data as { permissions?: string[] } | undefined)?.permissions?.map((p) => (
+                <li key={p} className="chip">
+                  {p === '*' ? '* (admin)' : p}
+                </li>
+              ))}
+            </ul>
+          )}
           <SignOutButton />
         </div>
       </aside>
@@ -137,10 +190,39 @@ export function App() {
   )
 }
 
+/** The person's projects; picking one re-reads everything for it (sent as Flagship-Project). */
+function ProjectSwitcher() {
+  const qc = useQueryClient()
+  const { person } = useSession()
+  const projects = person?.projects ?? []
+  if (!projects.length) return <span className="brand-project muted">No project</span>
+  return (
+    <label className="project-switcher">
+      <span className="sr-only">Project</span>
+      <select aria-label="Project" value={person?.project?.slug ?? ''} onChange={(e) => switchProject(qc, e.target.value)}>
+        {projects.map((p) => (
+          <option key={p.id} value={p.slug}>
+            {p.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}
+
+function NoProject() {
+  return (
+    <div className="state state-empty">
+      <p className="state-title">You are not a member of any project yet</p>
+      <p className="muted">Ask a project admin to add you, or an instance admin to create a project.</p>
+    </div>
+  )
+}
+
 function SignOutButton() {
   const qc = useQueryClient()
   return (
-    <button type="button" className="btn btn-small" onClick={() => signOut(qc)}>
+    <button type="button" className="btn btn-small" onClick={() => void signOut(qc)}>
       Sign out
     </button>
   )
@@ -160,11 +242,11 @@ function NotFound() {
   )
 }
 
-function NoAccess() {
+function NoAccess({ person }: { person: boolean }) {
   return (
     <div className="state state-empty">
-      <p className="state-title">This token cannot open this page</p>
-      <p className="muted">Sign in with a token that has the needed permission.</p>
+      <p className="state-title">{person ? 'Your role cannot open this page' : 'This token cannot open this page'}</p>
+      <p className="muted">{person ? 'Ask a project admin for the needed role.' : 'Sign in with a token that has the needed permission.'}</p>
     </div>
   )
 }

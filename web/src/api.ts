@@ -84,6 +84,25 @@ export const tokenStore = {
   },
 }
 
+// ---- the project a signed-in person works on (sessions only; a token belongs to one project) ----
+
+const PROJECT_KEY = 'flagship.project'
+const projectListeners = new Set<() => void>()
+
+export const projectStore = {
+  get: (): string | null => localStorage.getItem(PROJECT_KEY),
+  set(project: string | null) {
+    if (project === projectStore.get()) return
+    if (project) localStorage.setItem(PROJECT_KEY, project)
+    else localStorage.removeItem(PROJECT_KEY)
+    projectListeners.forEach((l) => l())
+  },
+  subscribe(listener: () => void) {
+    projectListeners.add(listener)
+    return () => void projectListeners.delete(listener)
+  },
+}
+
 // ---- requests ----
 
 type Query = Record<string, string | number | boolean | undefined | null>
@@ -95,6 +114,8 @@ interface RequestOptions {
   ifMatch?: number
   /** use this token instead of the session's (sign-in check) */
   token?: string
+  /** the Flagship-Project header (sessions): null for none; default the switcher's project */
+  project?: string | null
 }
 
 function buildPath(path: string, query?: Query): string {
@@ -108,6 +129,13 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   const headers: Record<string, string> = { accept: 'application/json' }
   const token = opts.token ?? tokenStore.get()
   if (token) headers.authorization = `Bearer ${token}`
+  else {
+    // A session (cookie) acts on the project picked in the switcher.
+    const project = opts.project === undefined ? projectStore.get() : opts.project
+    if (project) headers['flagship-project'] = project
+  }
+  // Every write says it comes from the console (teams.md §3, CSRF): a cross-site form cannot set it.
+  if (method !== 'GET' && method !== 'HEAD') headers['x-flagship-request'] = '1'
   if (opts.body !== undefined) headers['content-type'] = 'application/json'
   if (opts.ifMatch !== undefined) headers['if-match'] = `"${opts.ifMatch}"`
   let res: Response
@@ -247,6 +275,8 @@ export const api = {
   /** one environment's override, through its own endpoint so the change's event names the environment */
   putFlagOverride: (key: string, env: string, override: EnvironmentOverride, version?: number) =>
     request<Ok<{ key: string; environment: string; override: EnvironmentOverride }>>('PUT', `/flags/${enc(key)}/environments/${enc(env)}`, { body: override, ifMatch: version }),
+  deleteFlagOverride: (key: string, env: string, version?: number) =>
+    request<Ok<{ key: string }>>('DELETE', `/flags/${enc(key)}/environments/${enc(env)}`, { ifMatch: version }),
   deleteFlag: (key: string) => request<Ok<{ key: string }>>('DELETE', `/flags/${enc(key)}`),
 
   configPage: configList.page,

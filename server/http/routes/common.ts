@@ -1,20 +1,36 @@
 // What every resource route shares: the permission guard (checked before body validation), OpenAPI
 // metadata, and the list/pagination shape of docs/behaviour.md §2.
 import { Elysia, type TSchema } from 'elysia'
-import type { Permission } from '../../services/tokens'
-import { callerOf, requirePermission } from '../auth'
+import type { Affected, RouteAction } from '../../access/authorize'
+import { affectedByParams, authorizeRoute } from '../request-access'
 import { strict } from '../strict-schema'
 
-export type RoutePermission = Permission | 'any'
+export type RoutePermission = RouteAction
 
-/** Route options: permission enforced in `transform` (before validation: 403 wins over 400) plus its OpenAPI detail. */
-export function guard(permission: RoutePermission, tag: string, summary: string) {
+const DESCRIBED: Record<string, string> = {
+  any: 'any valid token or signed-in member of the project', self: 'any valid token or session', session: 'a signed-in person (session)',
+  'instance:admin': 'an instance owner or admin (session)', 'instance:owner': 'an instance owner (session)', public: 'none',
+}
+
+interface GuardContext {
+  request: Request
+  params?: Record<string, string | undefined>
+  body?: unknown
+}
+
+/** Route options: the one authorization function (access/authorize.ts) runs in `transform`, before
+ *  validation (403 wins over 400), with the environments the request changes (by default `:env` of the
+ *  path, else all); `x-permission` declares the permission in the OpenAPI document (the route inventory
+ *  test requires one on every route). */
+export function guard(permission: RoutePermission, tag: string, summary: string, affects?: (ctx: GuardContext) => Affected) {
   return {
-    transform({ request }: { request: Request }) {
-      if (permission === 'any') callerOf(request)
-      else requirePermission(request, permission)
+    transform(ctx: GuardContext) {
+      authorizeRoute(ctx.request, permission, affects ? affects(ctx) : affectedByParams(ctx.params))
     },
-    detail: { tags: [tag], summary, security: [{ bearer: [] }], description: `Permission: \`${permission === 'any' ? 'any valid token' : permission}\`` },
+    detail: {
+      tags: [tag], summary, ...(permission !== 'public' && { security: [{ bearer: [] }] }),
+      description: `Permission: \`${DESCRIBED[permission] ?? permission}\``, 'x-permission': permission,
+    },
   }
 }
 

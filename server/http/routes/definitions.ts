@@ -10,6 +10,7 @@ import { flagView } from '../../services/flags'
 import { segmentView } from '../../services/segments'
 import type { AppDeps } from '../deps'
 import { callerOf, can } from '../auth'
+import { authorizeRoute } from '../request-access'
 import { etagOf, sendCached } from '../caching'
 import { BoundedMemo } from '../bounded-memo'
 import * as S from '../../schemas'
@@ -36,6 +37,7 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
   const built = new BoundedMemo<Built>(1000, 512)
 
   return routeModule('definitions').get('/api/v1/definitions', ({ request, query }) => {
+    authorizeRoute(request, 'any', 'all')
     const { token } = callerOf(request)
     const readFlags = can(token, 'read:flags')
     const readConfigs = can(token, 'read:configs')
@@ -62,7 +64,7 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
   }, {
     query: t.Object({ environment: t.Optional(t.String({ description: "keep only this environment's overrides (evaluate with this environment)" })) }),
     detail: {
-      tags: ['evaluation'], summary: 'Everything needed to evaluate locally (SDKs, bootstrap)', security: [{ bearer: [] }],
+      tags: ['evaluation'], summary: 'Everything needed to evaluate locally (SDKs, bootstrap)', security: [{ bearer: [] }], 'x-permission': 'read:flags|read:configs',
       description: 'Permission: `read:flags` (flags, and the segments they use) and/or `read:configs` (configs); the kinds the token may not read are empty lists. `version` is the project\'s change number (the change stream\'s ids). Strong ETag; 304 on If-None-Match.',
     },
     response: {

@@ -8,6 +8,7 @@ import type { CachedFlag } from '../../cache/snapshots'
 import { countEvaluation } from '../../usage/counter'
 import type { AppDeps } from '../deps'
 import { callerOf, can } from '../auth'
+import { authorizeRoute } from '../request-access'
 import { checkContext } from '../evaluation-context'
 import { strict } from '../strict-schema'
 import { JSON_HEADERS } from '../errors'
@@ -59,10 +60,11 @@ export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
     return new Response(JSON.stringify({ flags, ...(variants && { variants }), configs, missing }), { headers: { ...JSON_HEADERS, 'Cache-Control': 'private, no-store' } })
   }, {
     transform({ request }) {
+      authorizeRoute(request, 'any', 'all')
       const { token } = callerOf(request)
       if (!can(token, 'read:flags') && !can(token, 'read:configs')) throw forbidden('read:flags')
     },
-    detail: { tags: ['evaluation'], summary: 'Evaluate many flags and configs for one context', security: [{ bearer: [] }], description: 'Permission: `read:flags` and/or `read:configs`' },
+    detail: { tags: ['evaluation'], summary: 'Evaluate many flags and configs for one context', security: [{ bearer: [] }], description: 'Permission: `read:flags` and/or `read:configs`', 'x-permission': 'read:flags|read:configs' },
     parse: 'json',
     query: t.Object({}),
     body: strict(t.Object({

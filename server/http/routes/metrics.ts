@@ -28,6 +28,7 @@ export const metricsRoutes = ({ settings, metrics }: Pick<AppDeps, 'settings' | 
     detail: {
       tags: ['system'],
       summary: 'Prometheus metrics',
+      'x-permission': 'metrics-token',
       description: [
         'Prometheus text format (version 0.0.4). Open when the server runs without `METRICS_TOKEN`; with it, send `Authorization: Bearer <METRICS_TOKEN>`.',
         'Series: flagship_http_requests_total{route,method,status}, flagship_http_request_duration_seconds{route,method} (histogram), flagship_evaluations_total{surface},',

@@ -9,6 +9,7 @@ import { BULK_EVALUATION_BUDGET, EvaluationBudgetExceeded, sharingPrerequisites,
 import { AppError } from '../../services/errors'
 import type { AppDeps } from '../deps'
 import { requirePermission } from '../auth'
+import { authorizeRoute } from '../request-access'
 import { sendCached, etagOf } from '../caching'
 import { JSON_HEADERS } from '../errors'
 import { decodePathSegment, hasControlCharacter } from '../url-input'
@@ -31,7 +32,7 @@ function keyAsSent(raw: string): string {
 }
 
 const OfrepBody = t.Unknown({ description: 'OFREP evaluation request: { "context": { "targetingKey": "u-42", … } }; the body or its context may be absent' })
-const detail = (summary: string) => ({ tags: ['ofrep'], summary, security: [{ bearer: [] }], description: 'OpenFeature Remote Evaluation Protocol v0.3.0. Permission: `read:flags`. Auth: `Authorization: Bearer <token>` or `X-API-Key: <token>`.' })
+const detail = (summary: string) => ({ tags: ['ofrep'], summary, security: [{ bearer: [] }], description: 'OpenFeature Remote Evaluation Protocol v0.3.0. Permission: `read:flags`. Auth: `Authorization: Bearer <token>` or `X-API-Key: <token>`.', 'x-permission': 'read:flags' })
 const ErrorEntry = t.Object({ key: t.Optional(t.String()), errorCode: t.String(), errorDetails: t.String() }, { title: 'OfrepError' })
 const Success = t.Object({
   key: t.String(),
@@ -48,7 +49,7 @@ export const ofrepRoutes = (deps: Pick<AppDeps, 'snapshots' | 'settings' | 'tick
   const { snapshots } = deps
   return routeModule('ofrep')
     .post('/ofrep/v1/evaluate/flags/:key', ({ request, params, body }) => {
-      const caller = requirePermission(request, 'read:flags')
+      const caller = (authorizeRoute(request, 'read:flags', 'all'), requirePermission(request, 'read:flags'))
       const { key } = params
       // The same answer as the fast path's (fast-ofrep.ts), which serves this route's common case.
       const { status, text } = singleFlagAnswer(key, snapshots.project(caller.actor.projectId)?.flags.get(key), body)
@@ -60,7 +61,7 @@ export const ofrepRoutes = (deps: Pick<AppDeps, 'snapshots' | 'settings' | 'tick
       response: { 200: Success, 400: ErrorEntry, 404: ErrorEntry },
     })
     .post('/ofrep/v1/evaluate/flags', ({ request, body }) => {
-      const caller = requirePermission(request, 'read:flags')
+      const caller = (authorizeRoute(request, 'read:flags', 'all'), requirePermission(request, 'read:flags'))
       let context: EvaluationContext
       try {
         context = mapContext(body)

@@ -1,4 +1,4 @@
-// /api/v1/project: the caller's project and its environments; /api/v1/me: the caller's own token.
+// /api/v1/project: the caller's project and its environments (/api/v1/me is in me.ts).
 import { t } from 'elysia'
 import { projectView } from '../../services/project'
 import type { AppDeps } from '../deps'
@@ -11,13 +11,6 @@ const EnvironmentsChanged = t.Object({ success: S.Success, environments: t.Array
 
 export const projectRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('project')
-    .get('/api/v1/me', ({ request }) => {
-      const { token } = callerOf(request)
-      return { name: token.name, token_prefix: token.tokenPrefix, project_id: token.projectId, permissions: token.permissions, expires_at: token.expiresAt }
-    }, {
-      ...guard('any', 'project', "The calling token's name, project and permissions"),
-      response: { 200: S.Me, ...S.errors(401, 429) },
-    })
     .get('/api/v1/project', async ({ request }) => projectView(await services.project.get(callerOf(request).actor.projectId)), {
       ...guard('any', 'project', "The caller's project"),
       response: { 200: S.Project, ...S.errors(401, 429) },

@@ -8,6 +8,7 @@ import { SCHEDULE_STATUSES, type ScheduleStatus } from '../../services/schedule-
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { validationIssues } from '../errors'
+import type { Affected } from '../../access/authorize'
 import * as S from '../../schemas'
 import { guard, jsonBody, listBody, paging, routeModule } from './common'
 
@@ -49,7 +50,12 @@ function checkChangeShape(body: unknown): void {
   throw new AppError(400, 'VALIDATION_ERROR', `Invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues })
 }
 
-const CREATE_GUARD = guard('write:flags', 'schedules', 'Schedule a change to a flag: applied once at `at`, as the same update made then would be')
+/** A schedule affects what its change affects (teams.md §4): one environment's override, else every one. */
+const scheduleAffects = ({ body }: { body?: unknown }): Affected => {
+  const change = (body as { change?: { override?: unknown; environment?: unknown } } | undefined)?.change
+  return change && typeof change === 'object' && 'override' in change && typeof change.environment === 'string' ? [change.environment] : 'all'
+}
+const CREATE_GUARD = guard('write:flags', 'schedules', 'Schedule a change to a flag: applied once at `at`, as the same update made then would be', scheduleAffects)
 
 export const scheduleRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('schedules')
@@ -69,7 +75,7 @@ export const scheduleRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
       return { success: true as const, schedule: scheduleView(row) }
     }, {
       ...CREATE_GUARD,
-      transform(ctx: { request: Request; body: unknown }) {
+      transform(ctx: { request: Request; body?: unknown }) {
         CREATE_GUARD.transform(ctx)
         checkChangeShape(ctx.body)
       },

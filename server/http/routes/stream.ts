@@ -11,6 +11,7 @@ import type { AppDeps } from '../deps'
 import { callerOf, can, type Caller } from '../auth'
 import * as S from '../../schemas'
 import { routeModule } from './common'
+import { authorizeRoute } from '../request-access'
 
 export const NATIVE_STREAM_PATH = '/api/v1/stream'
 export const OFREP_STREAM_PATH = '/ofrep/v1/stream'
@@ -52,7 +53,7 @@ const StreamQuery = t.Object({
   last_event_id: t.Optional(t.String({ description: 'resume after this change number (same as the Last-Event-ID header)' })),
 })
 
-const streamDoc = (summary: string, description: string) => ({ tags: ['stream'], summary, description, security: [{ bearer: [] }] })
+const streamDoc = (summary: string, description: string) => ({ tags: ['stream'], summary, description, security: [{ bearer: [] }], 'x-permission': 'read:flags|read:configs' })
 const SseBody = t.String({ description: 'Server-Sent Events (text/event-stream)' })
 
 /** The OpenAPI plugin documents every string answer as text/plain; the streams' is text/event-stream.
@@ -82,6 +83,7 @@ export const streamRoutes = (deps: Pick<AppDeps, 'hub' | 'settings' | 'tickets'>
 
   return routeModule('stream')
     .get(NATIVE_STREAM_PATH, ({ request, query, server }) => {
+      authorizeRoute(request, 'any', 'all')
       const caller = callerOf(request)
       streamPermission(caller)
       return open(request, server, 'native', nativeView(caller), lastEventIdOf(request, query.last_event_id))
@@ -96,6 +98,7 @@ export const streamRoutes = (deps: Pick<AppDeps, 'hub' | 'settings' | 'tickets'>
       response: { 200: SseBody, ...S.errors(400, 401, 403, 429) },
     })
     .post('/api/v1/stream/tickets', ({ request, body }) => {
+      authorizeRoute(request, 'any', 'all')
       const caller = callerOf(request)
       streamPermission(caller)
       // Elysia lets an optional body's schema pass arrays and scalars; only {} (or nothing) is meant.
@@ -105,10 +108,11 @@ export const streamRoutes = (deps: Pick<AppDeps, 'hub' | 'settings' | 'tickets'>
     }, {
       // Nothing to send; a body, if any, must be an empty object (anything else is refused, not ignored).
       body: t.Optional(t.Object({}, { description: 'no fields: send no body, or {}' })),
-      detail: { tags: ['stream'], summary: 'A short-lived ticket to open the change stream without headers (EventSource)', security: [{ bearer: [] }], description: 'Permission: `read:flags` or `read:configs`. The ticket is bound to this token and project, expires within 10 minutes and opens only the streams.' },
+      detail: { tags: ['stream'], summary: 'A short-lived ticket to open the change stream without headers (EventSource)', security: [{ bearer: [] }], description: 'Permission: `read:flags` or `read:configs`. The ticket is bound to this token and project, expires within 10 minutes and opens only the streams.', 'x-permission': 'read:flags|read:configs' },
       response: { 200: t.Object({ ticket: t.String(), expires_at: t.String({ format: 'date-time' }), url: t.String({ description: 'absolute URL of GET /api/v1/stream with the ticket' }) }, { title: 'StreamTicket' }), ...S.errors(401, 403, 429) },
     })
     .get(OFREP_STREAM_PATH, ({ request, query, server }) => {
+      authorizeRoute(request, 'read:flags', 'all')
       const caller = callerOf(request)
       if (!can(caller.token, 'read:flags')) throw forbidden('read:flags' satisfies Permission)
       const sees = (type: string) => type !== 'config'

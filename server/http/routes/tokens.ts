@@ -18,7 +18,8 @@ export const tokenRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
       response: { 200: t.Object({ tokens: t.Array(S.TokenEntry), total: t.Integer(), has_more: t.Boolean() }), ...S.errors(400, 401, 403, 429) },
     })
     .post('/api/v1/tokens', async ({ request, body, set }) => {
-      const { token, row } = await services.tokens.create(callerOf(request).actor, body)
+      const caller = callerOf(request)
+      const { token, row } = await services.tokens.create(caller.actor, { ...body, owner_user_id: null }, caller.token.environments)
       set.status = 201
       const { last_used_at: _unused, expires_at, ...meta } = tokenView(row)
       return { success: true as const, token, meta: { ...meta, ...(expires_at ? { expires_at } : {}) } }

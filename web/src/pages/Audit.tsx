@@ -135,7 +135,7 @@ export function Audit() {
         </label>
         <label className="field">
           <span className="field-label">Actor</span>
-          <input value={form.actor} onChange={(e) => set({ actor: e.target.value })} placeholder="ff_defa_AbCd" className="mono" />
+          <input value={form.actor} onChange={(e) => set({ actor: e.target.value })} placeholder="ff_defa_AbCd or someone@example.com" className="mono" />
         </label>
         <label className="field">
           <span className="field-label">Since</span>
@@ -186,13 +186,7 @@ export function Audit() {
                   {e.action === 'update' && changedKeys(e).length > 0 && <div className="muted small">changed {changedKeys(e).join(', ')}</div>}
                 </td>
                 <td data-label="Actor">
-                  {e.actor_name ? (
-                    <span>
-                      {e.actor_name} <code className="small">({e.actor})</code>
-                    </span>
-                  ) : (
-                    <code className="small">{e.actor}</code>
-                  )}
+                  <Actor entry={e} />
                 </td>
                 <td data-label="Details" className="cell-actions">
                   <button type="button" className="btn btn-small" onClick={() => setOpen(e)} aria-label={`View changes: ${e.action} ${e.resource_type} ${e.resource_key}`}>
@@ -208,11 +202,38 @@ export function Audit() {
       {open && (
         <Dialog title={`${open.action} ${open.resource_type} “${open.resource_key}”`} onClose={() => setOpen(null)} wide>
           <p className="muted">
-            {dateTime(open.timestamp)} by <code>{actorLabel(open)}</code>
+            {dateTime(open.timestamp)} by <Actor entry={open} />
           </p>
           <DiffView before={open.before} after={open.after} caption="Entry changes" />
         </Dialog>
       )}
     </>
+  )
+}
+
+/** Who made a change: a person (their email, and how: a session or a personal token's prefix), or a
+ *  token, the CLI, a schedule or a change request. */
+function Actor({ entry }: { entry: AuditEntry }) {
+  const { actor_type: type, credential } = entry as AuditEntry & { actor_type?: string; credential?: string | null }
+  if (type === 'user') {
+    return (
+      <span>
+        <span className="badge">person</span> <span className="small">{entry.actor}</span>{' '}
+        {credential && <span className="muted small">({credential === 'session' ? 'console' : <code>{credential}</code>})</span>}
+      </span>
+    )
+  }
+  const name = (entry as AuditEntry & { actor_name?: string | null }).actor_name
+  return (
+    <span>
+      {type && type !== 'token' && <span className="badge">{type.replace('_', ' ')}</span>}{' '}
+      {name ? (
+        <>
+          {name} <code className="small">({entry.actor})</code>
+        </>
+      ) : (
+        <code className="small">{entry.actor}</code>
+      )}
+    </span>
   )
 }

@@ -14,6 +14,7 @@ import { Loaded } from '../components/Loaded'
 import { Loading, PageHeader, StatusPill } from '../components/State'
 import { FlagEditor } from './flag/FlagEditor'
 import { FlagReadOnly } from './flag/FlagReadOnly'
+import { EnvironmentAccess } from './flag/EnvironmentAccess'
 import { Playground } from './flag/Playground'
 import { FlagSchedules } from './flag/FlagSchedules'
 import { UsagePanel } from './flag/UsagePanel'
@@ -22,9 +23,11 @@ import { ServingCard } from './flag/ServingCard'
 import type { FlagBody } from './flag/draft'
 
 export function FlagPage({ flagKey }: { flagKey: string }) {
-  const { can, project } = useSession()
+  const { can, project, person } = useSession()
   const { query, fetchCurrent } = useResource(flagQueries.detail(flagKey))
   const environments = project.data?.environments ?? []
+  // Archive, delete, rollback and the flag's own fields affect every environment (teams.md §4).
+  const writeAll = can.writeEverywhere
   const del = useConfirmAction(() => api.deleteFlag(flagKey), [keys.flags], () => navigate('/', { force: true }))
   const archive = useConfirmAction((f: { key: string; version: number; archived?: boolean }) => (f.archived ? insightApi.restoreFlag(f) : insightApi.archiveFlag(f)), [keys.flags])
   const [draft, setDraft] = useState<FlagBody | null>(null)
@@ -43,7 +46,7 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
               </>
             }
             actions={
-              can.writeFlags && !isNotFound(query.error) && (
+              writeAll && !isNotFound(query.error) && (
                 <div className="btn-group">
                   <button type="button" className="btn" onClick={() => archive.ask(flag)}>
                     {flag.archived ? 'Restore flag' : 'Archive flag'}
@@ -73,18 +76,27 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
           )}
           {/* On a phone the editor comes first (styles/switches.css orders these). */}
           <div className="flag-page">
-            <ServingCard flag={flag} environments={environments} canWrite={can.writeFlags} />
+            <ServingCard flag={flag} environments={environments} canWrite={writeAll} />
             <div className="insight-grid">
               <UsagePanel flagKey={flag.key} environments={environments} />
               <FlagSchedules flag={flag} environments={environments} />
             </div>
             <div className="detail-grid">
               <div className="detail-main">
-                {can.writeFlags && !flag.archived ? <FlagEditor flag={flag} environments={environments} fetchCurrent={fetchCurrent} deleted={isNotFound(query.error)} onDraft={setDraft} /> : <FlagReadOnly flag={flag} />}
+                {!can.writeFlags || flag.archived ? (
+                  <FlagReadOnly flag={flag} note={person ? 'Read-only: your role can read flags but not change them.' : undefined} />
+                ) : writeAll ? (
+                  <FlagEditor flag={flag} environments={environments} fetchCurrent={fetchCurrent} deleted={isNotFound(query.error)} onDraft={setDraft} />
+                ) : (
+                  <>
+                    <EnvironmentAccess flag={flag} environments={environments} writeEnv={can.writeEnv} />
+                    <FlagReadOnly flag={flag} note={null} />
+                  </>
+                )}
               </div>
               <aside className="detail-side">
-                {!flag.archived && <Playground flagKey={flag.key} environments={environments} draft={can.writeFlags ? draft : undefined} />}
-                <FlagHistory flag={flag} canWrite={can.writeFlags} />
+                {!flag.archived && <Playground flagKey={flag.key} environments={environments} draft={writeAll ? draft : undefined} />}
+                <FlagHistory flag={flag} canWrite={writeAll} />
               </aside>
             </div>
           </div>

@@ -22,7 +22,8 @@ const PERMISSION_TEXT: Record<Permission, string> = {
 }
 
 export function Tokens() {
-  const { me } = useSession()
+  const { me, project } = useSession()
+  const ownPrefix = (me.data as { token_prefix?: string } | undefined)?.token_prefix
   const tokens = useQuery(adminQueries.tokens())
   const [created, setCreated] = useState<{ token: string; name: string } | null>(null)
   const revoke = useConfirmAction((t: Token) => api.deleteToken(t.hash), [keys.tokens])
@@ -48,7 +49,7 @@ export function Tokens() {
           </button>
         </section>
       )}
-      <CreateToken projectId={me.data?.project_id ?? ''} onCreated={setCreated} />
+      <CreateToken projectId={project.data?.id ?? (me.data as { project_id?: string } | undefined)?.project_id ?? ''} onCreated={setCreated} />
       <section className="section">
         <h2 className="section-title">{tokens.data ? plural(tokens.data.length, 'token') : 'Tokens'}</h2>
         {tokens.isLoading ? (
@@ -61,7 +62,7 @@ export function Tokens() {
           <DataTable caption="Tokens" columns={['Name', 'Permissions', 'Created', 'Expires', 'Last used', { label: 'Actions', hidden: true }]}>
             {tokens.data.map((t) => {
               const expired = !!t.expires_at && Date.parse(t.expires_at) <= Date.now()
-              const mine = t.token_prefix === me.data?.token_prefix
+              const mine = t.token_prefix === ownPrefix
               return (
                 <tr key={t.hash}>
                   <td data-label="Name">
@@ -108,7 +109,7 @@ export function Tokens() {
           <p>
             Anything using <code>{revoking.token_prefix}…</code> stops working immediately.
           </p>
-          {revoking.token_prefix === me.data?.token_prefix && (
+          {revoking.token_prefix === ownPrefix && (
             <p className="alert alert-warning">This is the token you are signed in with: you will be signed out.</p>
           )}
         </ConfirmDialog>

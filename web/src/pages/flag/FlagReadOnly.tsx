@@ -4,13 +4,13 @@ import { dateTime, preview, toJsonText } from '../../format'
 import { describeCondition } from '../../components/ConditionEditor'
 import { StatusPill } from '../../components/State'
 
-export function FlagReadOnly({ flag }: { flag: Flag }) {
+export function FlagReadOnly({ flag, note = 'Read-only: this token can read flags but not change them.' }: { flag: Flag; note?: string | null }) {
   const t = flag.targeting ?? {}
   return (
     <div className="form">
-      {!flag.archived && (
+      {!flag.archived && note && (
         <div className="alert alert-info" role="status">
-          Read-only: this token can read flags but not change them.
+          {note}
         </div>
       )}
       <section className="card">

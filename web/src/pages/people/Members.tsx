@@ -1,0 +1,208 @@
+// A project's members (project admins): each one's role and the environment grid (per environment:
+// the role's own right, or viewer / editor), and invitations to the project by email.
+import { useState } from 'react'
+import { useQuery } from '@tanstack/react-query'
+import { useSession } from '../../session'
+import { dateTime } from '../../format'
+import { useApiMutation } from '../../mutations'
+import { PROJECT_ROLES, teamsApi, teamsKeys, type EnvironmentGrants, type Member, type ProjectRole } from '../../teams-api'
+import { CopyButton } from '../../components/CopyButton'
+import { DataTable } from '../../components/DataTable'
+import { ErrorMessage } from '../../components/ErrorMessage'
+import { Empty, Loading, PageHeader } from '../../components/State'
+
+export function Members() {
+  const { project, person, can } = useSession()
+  const members = useQuery({ queryKey: teamsKeys.members, queryFn: teamsApi.members })
+  const environments = project.data?.environments ?? []
+  return (
+    <>
+      <PageHeader title="Members" subtitle={`Who can work on ${project.data?.name ?? 'this project'}, and where they may change things.`} />
+      <section className="section">
+        {members.isLoading ? (
+          <Loading label="Loading members…" />
+        ) : members.isError ? (
+          <ErrorMessage error={members.error} title="Could not load members" />
+        ) : !members.data?.length ? (
+          <Empty title="No members yet" />
+        ) : (
+          <DataTable caption="Project members" columns={['Person', 'Role', ...environments.map((e) => `In ${e}`), { label: 'Actions', hidden: true }]}>
+            {members.data.map((m) => (
+              <MemberRow key={m.user.id} member={m} environments={environments} self={m.user.id === person?.user.id} />
+            ))}
+          </DataTable>
+        )}
+      </section>
+      {can.instanceAdmin && members.data && <AddMember memberIds={new Set(members.data.map((m) => m.user.id))} />}
+      <Invitations />
+    </>
+  )
+}
+
+/** Instance admins add someone who already has an account (everyone else is invited by email). */
+function AddMember({ memberIds }: { memberIds: Set<string> }) {
+  const users = useQuery({ queryKey: teamsKeys.users, queryFn: teamsApi.users })
+  const candidates = (users.data ?? []).filter((u) => !memberIds.has(u.id) && !u.disabled)
+  const [userId, setUserId] = useState('')
+  const [role, setRole] = useState<ProjectRole>('viewer')
+  const add = useApiMutation(() => teamsApi.putMember(userId, { role }), [teamsKeys.members], () => setUserId(''))
+  if (!candidates.length) return null
+  return (
+    <section className="card" aria-labelledby="add-member-title">
+      <h2 className="card-title" id="add-member-title">Add a member</h2>
+      <form className="form row-fields" onSubmit={(e) => (e.preventDefault(), add.mutate(undefined))} aria-label="Add a member">
+        <div className="field">
+          <label htmlFor="add-member-user">Person</label>
+          <select id="add-member-user" value={userId} onChange={(e) => setUserId(e.target.value)}>
+            <option value="">Choose…</option>
+            {candidates.map((u) => (
+              <option key={u.id} value={u.id}>
+                {u.name} ({u.email})
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="add-member-role">Role in this project</label>
+          <select id="add-member-role" value={role} onChange={(e) => setRole(e.target.value as ProjectRole)}>
+            {PROJECT_ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="btn btn-primary" disabled={!userId || add.isPending}>
+          Add member
+        </button>
+      </form>
+      <ErrorMessage error={add.error} title="Not added" />
+    </section>
+  )
+}
+
+function MemberRow({ member, environments, self }: { member: Member; environments: string[]; self: boolean }) {
+  const [role, setRole] = useState<ProjectRole>(member.role)
+  const [grants, setGrants] = useState<EnvironmentGrants>(member.environments ?? {})
+  const save = useApiMutation(() => teamsApi.putMember(member.user.id, { role, environments: grants }), [teamsKeys.members])
+  const remove = useApiMutation(() => teamsApi.removeMember(member.user.id), [teamsKeys.members])
+  const dirty = role !== member.role || JSON.stringify(grants) !== JSON.stringify(member.environments ?? {})
+  const who = member.user.name || member.user.email
+  return (
+    <tr>
+      <td data-label="Person">
+        <strong>{who}</strong> <span className="muted small">{member.user.email}</span> {member.via === 'sso' && <span className="badge">from SSO group</span>}
+        <ErrorMessage error={save.error ?? remove.error} title="Not saved" />
+      </td>
+      <td data-label="Role">
+        <select aria-label={`Role of ${who}`} value={role} onChange={(e) => setRole(e.target.value as ProjectRole)}>
+          {PROJECT_ROLES.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
+        </select>
+      </td>
+      {environments.map((env) => (
+        <td key={env} data-label={`In ${env}`}>
+          <select
+            aria-label={`${who} in ${env}`}
+            value={grants[env] ?? ''}
+            disabled={role === 'admin'}
+            onChange={(e) => {
+              const next = { ...grants }
+              if (e.target.value) next[env] = e.target.value as 'viewer' | 'editor'
+              else delete next[env]
+              setGrants(next)
+            }}
+          >
+            <option value="">as role</option>
+            <option value="viewer">viewer</option>
+            <option value="editor">editor</option>
+          </select>
+        </td>
+      ))}
+      <td>
+        <div className="btn-group">
+          <button type="button" className="btn btn-small btn-primary" disabled={!dirty || save.isPending} onClick={() => save.mutate(undefined)}>
+            Save
+          </button>
+          {!self && (
+            <button type="button" className="btn btn-small btn-danger-outline" disabled={remove.isPending} onClick={() => remove.mutate(undefined)} aria-label={`Remove ${who}`}>
+              Remove
+            </button>
+          )}
+        </div>
+      </td>
+    </tr>
+  )
+}
+
+function Invitations() {
+  const { project } = useSession()
+  const invitations = useQuery({ queryKey: teamsKeys.invitations, queryFn: teamsApi.invitations })
+  const [email, setEmail] = useState('')
+  const [role, setRole] = useState<ProjectRole>('editor')
+  const [created, setCreated] = useState<{ url: string; email: string } | null>(null)
+  const invite = useApiMutation(
+    () => teamsApi.invite({ email: email.trim(), projects: [{ project: project.data?.id ?? '', role }] }),
+    [teamsKeys.invitations],
+    (r) => {
+      setCreated({ url: r.url, email: email.trim() })
+      setEmail('')
+    },
+  )
+  const revoke = useApiMutation((id: string) => teamsApi.revokeInvitation(id), [teamsKeys.invitations])
+  return (
+    <section className="card" aria-labelledby="invite-title">
+      <h2 className="card-title" id="invite-title">Invitations</h2>
+      {created && (
+        <div className="callout" role="status">
+          <p>
+            <strong>Send this link to {created.email}.</strong> It is shown once, works once, and expires in 7 days.
+          </p>
+          <div className="input-row">
+            <input readOnly value={created.url} aria-label="Invitation link" className="mono" />
+            <CopyButton text={created.url} label="Copy link" />
+          </div>
+        </div>
+      )}
+      <form className="form row-fields" onSubmit={(e) => (e.preventDefault(), invite.mutate(undefined))} aria-label="Invite someone">
+        <div className="field">
+          <label htmlFor="invite-email">Email</label>
+          <input id="invite-email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="invite-role">Role</label>
+          <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as ProjectRole)}>
+            {PROJECT_ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="btn btn-primary" disabled={invite.isPending || !email.trim()}>
+          Invite
+        </button>
+      </form>
+      <ErrorMessage error={invite.error} title="Not invited" />
+      {invitations.data && invitations.data.length > 0 && (
+        <DataTable caption="Open invitations" columns={['Email', 'Expires', { label: 'Actions', hidden: true }]}>
+          {invitations.data.map((i) => (
+            <tr key={i.id}>
+              <td data-label="Email">{i.email}</td>
+              <td data-label="Expires">{dateTime(i.expires_at)}</td>
+              <td>
+                <button type="button" className="btn btn-small btn-danger-outline" onClick={() => revoke.mutate(i.id)} aria-label={`Revoke the invitation of ${i.email}`}>
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      <ErrorMessage error={invitations.error ?? revoke.error} title="Invitations" />
+    </section>
+  )
+}
