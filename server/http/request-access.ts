@@ -2,6 +2,7 @@
 // For a session, the decision also fixes which project the request acts on and the rights it has there.
 import type { Access, Affected, RouteAction } from '../access/authorize'
 import { callerOf } from './auth'
+import { noteBypass } from './bypass'
 
 const accesses = new WeakMap<Request, Access>()
 
@@ -19,6 +20,7 @@ export function authorizeRoute(request: Request, action: RouteAction, affected: 
     caller.actor.projectId = decision.projectId
     caller.token = { ...caller.token, projectId: decision.projectId, permissions: decision.permissions }
   }
+  noteBypass(request, caller, action, decision)
 }
 
 /** The environments a request changes (teams.md §4): `:env` in the path names one; otherwise all. */

@@ -5,6 +5,9 @@ import type { ServiceDeps } from './context'
 export const auditView = (r: AuditRow) => ({
   id: r.id, timestamp: r.timestamp, actor: r.actor, action: r.action, resource_type: r.resourceType,
   resource_key: r.resourceKey, project_id: r.projectId, before: r.before, after: r.after,
+  ...(r.actorType != null && { actor_type: r.actorType }),
+  // why a change was allowed on a protected environment (docs/change-requests.md)
+  ...(r.details != null && { details: r.details as Record<string, unknown> }),
 })
 
 export function auditService({ store }: ServiceDeps) {

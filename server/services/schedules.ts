@@ -127,7 +127,7 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
           finishedAt: null, cancelledBy: null, resultVersion: null, errorCode: null, error: null,
         }
         await store.schedules.insert(tx, row)
-        await record({ projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'schedule', resourceKey: row.id, before: null, after: scheduleView(row) })
+        await record({ projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'schedule', resourceKey: row.id, before: null, after: scheduleView(row), authority: actor.authority })
         return row
       })
     },

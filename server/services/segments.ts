@@ -6,6 +6,8 @@ import type { DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, validationError } from './errors'
 import { versionedDocuments } from './versioned-documents'
+import type { RecordChange } from './change-runner'
+import { unsupportedAction, type DocumentOp } from './change-request-types'
 
 interface SegmentBody {
   conditions: Condition[]
@@ -31,8 +33,25 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
     view: segmentView, eventData, validate: (tx, projectId, _key, body) => validate(tx, projectId, body.conditions),
   })
 
+  const inUseGuard = (actor: Actor, key: string, force: boolean) => async (tx: Db) => {
+    const users = flagsUsing(await store.flags.all(tx, actor.projectId), key)
+    if (users.length && !force) throw new AppError(409, 'IN_USE', `Segment "${key}" is used by ${users.length} flag(s)`, { flags: users })
+  }
+
   return {
     page: docs.page,
+    /** A change request's item (services/change-requests.ts), inside its apply transaction. */
+    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp): Promise<DocumentRow | null> {
+      const { key, body, ifMatch } = op
+      switch (op.action) {
+        case 'create': return docs.createIn(tx, record, actor, key, { conditions: body.conditions as Condition[] })
+        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, (stored) => ({ conditions: (body.conditions ?? stored.conditions) as Condition[] }))
+        case 'delete':
+          await docs.deleteIn(tx, record, actor, key, inUseGuard(actor, key, body.force === true))
+          return null
+        default: throw validationError([unsupportedAction('segment', op.action)])
+      }
+    },
     get: docs.get,
 
     create(actor: Actor, input: { key: string; conditions: unknown[] }) {
@@ -46,10 +65,7 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
 
     /** 409 IN_USE while a flag rule references the segment, unless forced (those conditions then never match). */
     delete(actor: Actor, key: string, force: boolean) {
-      return docs.delete(actor, key, async (tx) => {
-        const users = flagsUsing(await store.flags.all(tx, actor.projectId), key)
-        if (users.length && !force) throw new AppError(409, 'IN_USE', `Segment "${key}" is used by ${users.length} flag(s)`, { flags: users })
-      })
+      return docs.delete(actor, key, inUseGuard(actor, key, force))
     },
   }
 }
