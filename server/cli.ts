@@ -2,6 +2,7 @@
 //   npm run cli -- projects list
 //   npm run cli -- projects create --name "Shop" --slug shop
 //   npm run cli -- tokens create --project <id> --name ops --permissions '*' [--expires-at 2027-01-01T00:00:00Z]
+//   npm run cli -- users create --email ops@example.com --name Ops --owner   (a lost owner: prints a one-time link)
 // Uses DATABASE_URL like the server, and changes state only through the services, as the API does: one
 // transaction per change with its audit entry (actor `cli`) and webhook deliveries (docs/behaviour.md §8).
 // Running servers pick a new token up on its first use, see other changes at their next reconcile, and
@@ -15,18 +16,24 @@ import { createServices } from './services'
 import { bootstrap, CLI_ACTOR } from './services/bootstrap'
 import { AppError } from './services/errors'
 import { ChangeBus } from './services/events'
+import { createUserFromCli } from './identity/cli-users'
 
 const USAGE = `usage:
   cli projects list
   cli projects create --name <name> --slug <slug>
   cli tokens create --project <project id> --name <name> --permissions <p1,p2,...> [--expires-at <ISO 8601>]
-permissions: read:flags, read:configs, write:flags, write:configs, *`
+  cli users create --email <email> --name <name> [--owner | --admin] [--password-stdin]
+permissions: read:flags, read:configs, write:flags, write:configs, *
+users create: without --password-stdin, prints a one-time link (24 h) where the user sets a password`
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, slug: { type: 'string' }, project: { type: 'string' }, permissions: { type: 'string' }, 'expires-at': { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      name: { type: 'string' }, slug: { type: 'string' }, project: { type: 'string' }, permissions: { type: 'string' }, 'expires-at': { type: 'string' },
+      email: { type: 'string' }, owner: { type: 'boolean' }, admin: { type: 'boolean' }, 'password-stdin': { type: 'boolean' }, help: { type: 'boolean' },
+    },
   })
   const [resource, verb] = positionals
   if (values.help || !resource) {
@@ -57,6 +64,15 @@ async function main(argv: string[]): Promise<number> {
         expires_at: values['expires-at'] ?? null,
       })
       console.log(`token (shown once, store it now): ${token}\nprefix: ${row.tokenPrefix}\nhash: ${row.hash}`)
+      return 0
+    }
+    if (resource === 'users' && verb === 'create') {
+      const password = values['password-stdin'] ? (await Bun.stdin.text()).replace(/\r?\n$/, '') : undefined
+      const created = await createUserFromCli(store, settings, {
+        email: values.email ?? '', name: values.name ?? '', instanceRole: values.owner ? 'owner' : values.admin ? 'admin' : 'member', password,
+      })
+      console.log(`created user ${created.email} (${created.instanceRole}, id ${created.id})`)
+      if (created.resetUrl) console.log(`set a password within 24 hours (shown once, store it now): ${created.resetUrl}`)
       return 0
     }
     console.error(USAGE)

@@ -127,6 +127,8 @@ export function createAccess(deps: { directory: Directory; snapshots: Snapshots 
     return { projectId: token.projectId, permissions: token.permissions }
   }
 
-  return { authorize, grantOf, checkGrant, personalTokenLive }
+  const emailOf = (userId: string): string | undefined => directory.get(userId)?.user.email
+
+  return { authorize, grantOf, checkGrant, personalTokenLive, emailOf }
 }
 export type Access = ReturnType<typeof createAccess>

@@ -192,8 +192,11 @@ export class Snapshots {
     const snap = this.projects.get(n.projectId)
     if (n.resourceType === 'project' || !snap) {
       const project = await this.store.projects.get(db, n.projectId)
-      if (!project) this.projects.delete(n.projectId)
-      else if (!snap) this.projects.set(project.id, await this.loadProject(project))
+      if (!project) {
+        this.projects.delete(n.projectId)
+        // A deleted project's tokens go with it.
+        await this.reloadTokens(n.projectId)
+      } else if (!snap) this.projects.set(project.id, await this.loadProject(project))
       else {
         snap.project = project
         snap.revision++

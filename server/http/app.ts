@@ -45,6 +45,9 @@ import { documentStreamMediaType, STREAM_PATHS, streamRoutes } from './routes/st
 import { authRoutes, PUBLIC_AUTH_PATHS } from './routes/auth'
 import { oidcRoutes } from './routes/oidc'
 import { meRoutes } from './routes/me'
+import { peopleRoutes } from './routes/people'
+import { projectsRoutes } from './routes/projects'
+import { totpRoutes } from './routes/me-totp'
 import { setCaller } from './auth'
 import { csrfRefusal } from './csrf'
 import { sessionCaller } from './session-auth'
@@ -217,7 +220,7 @@ export function createApp(deps: AppDeps) {
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },
-          tags: ['auth', 'me', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
+          tags: ['auth', 'me', 'people', 'projects', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
         },
       }),
     )
@@ -245,6 +248,9 @@ export function createApp(deps: AppDeps) {
     .use(authRoutes(deps))
     .use(oidcRoutes(deps))
     .use(meRoutes(deps))
+    .use(peopleRoutes(deps))
+    .use(projectsRoutes(deps))
+    .use(totpRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
   // Every route declares its permission (route-inventory.ts); a route without one is a bug, found here.

@@ -8,7 +8,7 @@ import { AppError } from '../services/errors'
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /** Sign-in routes: checked whether or not a cookie came with the request. */
-export const ALWAYS_CHECKED = new Set(['/api/v1/auth/login', '/api/v1/auth/setup', '/api/v1/auth/invitations/accept'])
+export const ALWAYS_CHECKED = new Set(['/api/v1/auth/login', '/api/v1/auth/setup', '/api/v1/auth/invitations/accept', '/api/v1/auth/password-reset'])
 
 const refused = (why: string) => new AppError(403, 'CSRF_REJECTED', `Cross-site request refused: ${why}`)
 

@@ -53,7 +53,8 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     const headers = request.headers
     if (request.method !== 'GET' || headers.get('content-length') !== null || headers.get('origin') !== null) return undefined
     const caller = authenticator.known(headers.get('authorization'))
-    if (caller === undefined || caller.expiresAtMs <= now || !can(caller.token, permission)) return undefined
+    // A personal token (caller.person) is checked against its owner's current rights on Elysia's path.
+    if (caller === undefined || caller.expiresAtMs <= now || !can(caller.token, permission) || caller.person !== undefined) return undefined
     return caller
   }
 

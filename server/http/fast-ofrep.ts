@@ -58,7 +58,8 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     const authorization = h.get('authorization')
     const apiKey = authorization === null ? h.get('x-api-key') : null
     const caller = authenticator.known(apiKey === null ? authorization : `Bearer ${apiKey}`)
-    if (caller === undefined || caller.expiresAtMs <= now || !can(caller.token, 'read:flags')) return undefined
+    // A personal token (caller.person) is checked against its owner's current rights on Elysia's path.
+    if (caller === undefined || caller.expiresAtMs <= now || !can(caller.token, 'read:flags') || caller.person !== undefined) return undefined
     return caller
   }
 

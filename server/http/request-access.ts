@@ -1,7 +1,7 @@
 // Runs the one authorization function (access/authorize.ts) for a route, before its body is validated.
 // For a session, the decision also fixes which project the request acts on and the rights it has there.
 import type { Access, Affected, RouteAction } from '../access/authorize'
-import { callerOf } from './auth'
+import { callerOf, setCaller } from './auth'
 import { noteBypass } from './bypass'
 
 const accesses = new WeakMap<Request, Access>()
@@ -19,8 +19,13 @@ export function authorizeRoute(request: Request, action: RouteAction, affected: 
     // A session caller is made per request, so this changes nothing shared.
     caller.actor.projectId = decision.projectId
     caller.token = { ...caller.token, projectId: decision.projectId, permissions: decision.permissions }
+  } else if (caller.person !== undefined) {
+    // A personal token acts as its owner: the audit names them, with the token's prefix as the credential
+    // (a copy for this request; the token's caller is shared).
+    const email = access.emailOf(caller.person.userId) ?? caller.actor.name
+    setCaller(request, { ...caller, actor: { ...caller.actor, name: email, type: 'user', credential: caller.token.tokenPrefix } })
   }
-  noteBypass(request, caller, action, decision)
+  noteBypass(request, callerOf(request), action, decision)
 }
 
 /** The environments a request changes (teams.md §4): `:env` in the path names one; otherwise all. */

@@ -15,7 +15,7 @@ export async function sessionCaller(identity: Identity, value: string): Promise<
       hash: `session:${sessionId}`, projectId: '', name: person.user.email, tokenPrefix: 'session', permissions: [],
       expiresAt: null, createdAt: now, lastUsedAt: null, ownerUserId: person.user.id, environments: null,
     },
-    actor: { projectId: '', name: person.user.email },
+    actor: { projectId: '', name: person.user.email, type: 'user', credential: 'session' },
     expiresAtMs: Infinity,
     rateKeys: { evaluation: `session:${sessionId}:evaluation`, management: `session:${sessionId}:management` },
     person: { userId: person.user.id, sessionId },

@@ -3,7 +3,8 @@
 // is verified; otherwise an invitation or OIDC_AUTO_CREATE makes the user, or the sign-in is refused.
 // Group-mapped grants (OIDC_ROLE_MAP) are applied at every sign-in: mapped memberships are marked
 // `via: sso` and replaced each time (a mapped grant wins over a hand edit of the same grant); grants made by
-// hand for other projects stay. Everything is one transaction with its instance-audit entries.
+// hand for other projects stay. Linking, creating and the mapped grants are one transaction with their
+// instance-audit entries; an invitation (`?invitation=`) is checked first and used right after, in its own.
 import type { Store, Db } from '../store'
 import type { MembershipRow, UserRow } from '../store/users'
 import type { Identity } from './service'
@@ -24,12 +25,13 @@ export class SsoRefused extends Error {
   }
 }
 
-/** Accepting an invitation inside the sign-in's transaction (the invitations module provides it). */
+/** Invitations for `?invitation=` on the sign-in's start (the invitations module provides them). */
 export interface SsoInvitations {
   /** the invitation's email, or undefined when it is unknown, used or expired */
-  emailOf(tx: Db, token: string): Promise<string | undefined>
-  /** applies it to `user` (roles, memberships) and marks it used */
-  accept(tx: Db, token: string, user: UserRow, ip: string | null): Promise<void>
+  emailOf(token: string): Promise<string | undefined>
+  /** applies it to `user` (roles, memberships) and marks it used, in its own transaction; throws when
+   *  it is gone meanwhile */
+  accept(token: string, user: UserRow): Promise<void>
 }
 
 export interface SsoDeps {
@@ -54,6 +56,11 @@ export async function signInWithOidc(deps: SsoDeps, verified: VerifiedIdentity, 
   }
   const by = { actor: email ?? `${verified.issuer}#${verified.subject}`, actorType: 'user', ip }
 
+  // The invitation must be open and for this very (verified) email before anyone is created for it.
+  if (invitation !== undefined) {
+    const invited = deps.invitations ? await deps.invitations.emailOf(invitation) : undefined
+    if (!email || !emailVerified || invited !== email) throw new SsoRefused('invitation', 'the invitation is unknown, used, expired or for another (or an unverified) email')
+  }
   const changed = new Set<string>()
   const user = await identity.change(async (tx, notify) => {
     let user: UserRow | undefined
@@ -66,10 +73,6 @@ export async function signInWithOidc(deps: SsoDeps, verified: VerifiedIdentity, 
         user = existing
       } else if (invitation !== undefined || settings.autoCreate) {
         if (!email || !emailVerified) throw new SsoRefused('unverified', 'a new account needs an email the provider verified')
-        if (invitation !== undefined) {
-          const invited = deps.invitations ? await deps.invitations.emailOf(tx, invitation) : undefined
-          if (invited !== email) throw new SsoRefused('invitation', 'the invitation is unknown, used, expired or for another email')
-        }
         user = await identity.createUser(tx, { email, name: verified.name || email, instanceRole: 'member', sso: true }, by)
       } else {
         throw new SsoRefused('no_account', 'no linked or matching user, and OIDC_AUTO_CREATE is off')
@@ -80,18 +83,19 @@ export async function signInWithOidc(deps: SsoDeps, verified: VerifiedIdentity, 
       changed.add(user.id)
     }
     if (user.disabled) throw new SsoRefused('disabled', 'the user is disabled')
-    if (invitation !== undefined) {
-      if (!deps.invitations || (await deps.invitations.emailOf(tx, invitation)) !== user.email || !emailVerified) {
-        throw new SsoRefused('invitation', 'the invitation is unknown, used, expired or for another email')
-      }
-      await deps.invitations.accept(tx, invitation, user, ip)
-      changed.add(user.id)
-    }
+    if (invitation !== undefined && user.email !== email) throw new SsoRefused('invitation', 'the invitation is for another email')
     if (await applyMappedGrants(deps, tx, user, verified.groups, ip)) changed.add(user.id)
     for (const id of changed) notify({ resourceType: 'user', resourceKey: id })
     return (await store.users.get(tx, user.id)) ?? user
   })
-  return { user, cookie: await identity.signIn(user, request, 'oidc') }
+  if (invitation !== undefined) {
+    try {
+      await deps.invitations!.accept(invitation, user)
+    } catch (e) {
+      throw new SsoRefused('invitation', `the invitation could not be used: ${e instanceof Error ? e.message : String(e)}`)
+    }
+  }
+  return { user: (await store.users.get(store.db, user.id)) ?? user, cookie: await identity.signIn(user, request, 'oidc') }
 }
 
 /** Applies OIDC_ROLE_MAP for the user's groups; true when anything changed. */

@@ -16,17 +16,8 @@ import { acceptTotp, hashRecoveryCode } from './totp'
 import { clientAddress, requestMeta } from './request-meta'
 import { sessionCookie } from './cookies'
 import type { InstanceRole } from '../access/roles'
-import { userOperations } from './users'
-
-export interface AuditEntry {
-  actor: string
-  actorType: string
-  action: string
-  resourceType: string
-  resourceKey: string
-  details?: Record<string, unknown> | null
-  ip?: string | null
-}
+import { userOperations, type AuditEntry } from './users'
+export type { AuditEntry } from './users'
 
 export interface IdentityDeps {
   store: Store

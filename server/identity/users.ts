@@ -5,8 +5,17 @@ import type { Store, Db } from '../store'
 import type { UserRow } from '../store/users'
 import type { EnvironmentGrants, InstanceRole, ProjectRole } from '../access/roles'
 import type { ChangeNotice } from '../services/events'
-import type { AuditEntry } from './service'
 import type { Directory } from './directory'
+
+export interface AuditEntry {
+  actor: string
+  actorType: string
+  action: string
+  resourceType: string
+  resourceKey: string
+  details?: Record<string, unknown> | null
+  ip?: string | null
+}
 
 export interface By {
   actor: string

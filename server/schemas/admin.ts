@@ -77,14 +77,15 @@ export type Delivery = Static<typeof Delivery>
 export const AuditEntry = t.Object({
   id: t.Integer(),
   timestamp: Timestamp,
-  actor: t.String(),
+  actor: t.String({ description: "a person's email, a token's prefix, `cli` or `schedule:<id>`" }),
+  actor_type: t.String({ description: 'user, token, cli, schedule or change_request' }),
+  credential: t.Nullable(t.String({ description: "a person's: `session` or their personal token's prefix" })),
   action: t.UnionEnum([...ACTIONS]),
   resource_type: t.UnionEnum([...RESOURCE_TYPES]),
   resource_key: t.String(),
   project_id: t.String(),
   before: t.Any({ description: 'the resource before the change; null for a create' }),
   after: t.Any({ description: 'the resource after the change; null for a delete' }),
-  actor_type: t.Optional(t.String({ description: '`user`, `token`, `cli`, `schedule` or `change_request`' })),
   details: t.Optional(t.Any({ description: 'on a protected environment: `bypass_reason`, or `change_request` and `approvers`' })),
 }, { title: 'AuditEntry' })
 export type AuditEntry = Static<typeof AuditEntry>

@@ -3,9 +3,12 @@ import { t, type Static } from 'elysia'
 import { Dict, Timestamp } from './common'
 import { Permission } from './admin'
 
-export const InstanceRole = t.UnionEnum(['owner', 'admin', 'member'])
-export const ProjectRole = t.UnionEnum(['viewer', 'editor', 'admin'])
-export const EnvironmentGrants = Dict(t.UnionEnum(['viewer', 'editor']), 'environment name -> viewer | editor: replaces the role\'s write rights there')
+/** An enum without a default: Elysia's UnionEnum carries `default: <first value>`, which would fill an
+ *  omitted optional field (an invitation without instance_role would make an owner). */
+const Enum = <const T extends string>(values: readonly T[], description?: string) => t.Unsafe<T>(t.String({ enum: [...values], ...(description && { description }) }))
+export const InstanceRole = Enum(['owner', 'admin', 'member'] as const)
+export const ProjectRole = Enum(['viewer', 'editor', 'admin'] as const)
+export const EnvironmentGrants = Dict(Enum(['viewer', 'editor'] as const), 'environment name -> viewer | editor: replaces the role\'s write rights there')
 
 export const User = t.Object({
   id: t.String(), email: t.String(), name: t.String(), instance_role: InstanceRole, disabled: t.Boolean(),

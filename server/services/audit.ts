@@ -3,9 +3,9 @@ import type { AuditFilter, AuditRow } from '../store/audit'
 import type { ServiceDeps } from './context'
 
 export const auditView = (r: AuditRow) => ({
-  id: r.id, timestamp: r.timestamp, actor: r.actor, action: r.action, resource_type: r.resourceType,
+  id: r.id, timestamp: r.timestamp, actor: r.actor, actor_type: r.actorType ?? (r.actor === 'cli' ? 'cli' : r.actor.startsWith('schedule:') ? 'schedule' : 'token'),
+  credential: r.credential, action: r.action, resource_type: r.resourceType,
   resource_key: r.resourceKey, project_id: r.projectId, before: r.before, after: r.after,
-  ...(r.actorType != null && { actor_type: r.actorType }),
   // why a change was allowed on a protected environment (docs/change-requests.md)
   ...(r.details != null && { details: r.details as Record<string, unknown> }),
 })

@@ -11,7 +11,7 @@ import { checkItemShapes, dryRun, repositoryOf, staleItems, type ItemServices } 
 import type { ChangeRequestState } from './change-request-types'
 import { auditView, changeRequestView, countedApprovers, eventData, requestPolicy, type Reviewers } from './change-request-views'
 import type { RecordChange } from './change-runner'
-import type { Actor, ServiceDeps } from './context'
+import { by, type Actor, type ServiceDeps } from './context'
 import { AppError, notFound, validationError } from './errors'
 
 /** Who is asking: the actor, and the person behind it (null for a machine token). */
@@ -73,7 +73,7 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
     event?: 'opened' | 'approved' | 'rejected' | 'applied' | 'cancelled' | 'failed', extra: Record<string, unknown> = {}) {
     const policy = await policyOf(tx, after)
     await record({
-      projectId: after.projectId, actor: actor.name, actorType: actor.actorType, action: before ? 'update' : 'create',
+      projectId: after.projectId, ...by(actor), action: before ? 'update' : 'create',
       resourceType: 'change_request', resourceKey: after.id, before: before && auditView(before), after: { ...auditView(after), ...extra },
       ...(event && { event: { kind: `change_request.${event}` as const, environment: '', data: { ...eventData(after, reviewers, policy.environments), ...extra } } }),
     })
@@ -92,7 +92,7 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
     const stale = await staleItems(store, tx, row.projectId, row.items)
     if (stale.length) throw new AppError(409, 'STALE_CHANGE_REQUEST', 'What the request changes has changed since it was written; edit it (approvals are then needed again)', { items: stale })
     const emails = approvers.map((id) => reviewers.person(id)?.email ?? id)
-    const actor: Actor = { projectId: row.projectId, name: row.authorName, actorType: 'change_request', authority: { kind: 'change_request', id: row.id, approvers: emails } }
+    const actor: Actor = { projectId: row.projectId, name: row.authorName, type: 'change_request', authority: { kind: 'change_request', id: row.id, approvers: emails } }
     const seen = new Set<string>()
     for (const [i, item] of row.items.entries()) {
       const first = !seen.has(`${item.resource_type}:${item.key}`)
@@ -237,7 +237,7 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
       try {
         const applied = await changes.run(async (tx, record) => {
           claimed = await store.changeRequests.claimDue(tx, now)
-          return claimed && applyIn(tx, record, claimed, { projectId: claimed.projectId, name: `change_request:${claimed.id}`, actorType: 'schedule' })
+          return claimed && applyIn(tx, record, claimed, { projectId: claimed.projectId, name: `change_request:${claimed.id}`, type: 'schedule' })
         })
         return applied ? { outcome: 'applied', changeRequest: applied } : { outcome: 'none' }
       } catch (e) {
@@ -246,7 +246,7 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
         const error = e instanceof AppError ? { code: e.code, message: e.message } : { code: 'INTERNAL', message: 'Internal error while applying the change request' }
         const failed = await changes.run(async (tx, record) => {
           const after = await store.changeRequests.update(tx, row.id, { state: ['scheduled'], revision: row.revision }, { state: 'failed', error, updatedAt: new Date().toISOString() })
-          if (after) await recordState(tx, record, { projectId: row.projectId, name: `change_request:${row.id}`, actorType: 'schedule' }, row, after, 'failed', { error })
+          if (after) await recordState(tx, record, { projectId: row.projectId, name: `change_request:${row.id}`, type: 'schedule' }, row, after, 'failed', { error })
           return after
         })
         return failed ? { outcome: 'failed', changeRequest: failed, cause: e } : { outcome: 'none' }

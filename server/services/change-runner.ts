@@ -57,7 +57,8 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
       action: change.action,
       resourceType: change.resourceType,
       resourceKey: change.resourceKey,
-      ...(change.actorType !== undefined && { actorType: change.actorType }),
+      actorType: change.actorType ?? (change.actor === 'cli' ? 'cli' : 'token'),
+      credential: change.credential ?? null,
       details: authority?.kind === 'bypass' ? { bypass_reason: authority.reason }
         : change.authority?.kind === 'change_request' ? { change_request: change.authority.id, approvers: change.authority.approvers } : null,
       before: change.before ?? null,

@@ -12,12 +12,21 @@ export interface ServiceDeps {
   settings: Settings
 }
 
-/** The caller: its project and the name that goes into audit entries (the token prefix, or `cli`). */
+/** The caller: its project and the name that goes into audit entries (the token prefix, `cli`, or a
+ *  person's email), what kind of caller it is and, for a person, the credential used. */
 export interface Actor {
   projectId: string
   name: string
   /** what lets its changes touch a protected environment (a break-glass reason, an approved request) */
   authority?: ChangeAuthority
-  /** audit `actor_type` when not the default */
-  actorType?: string
+  /** `user`, `token`, `cli`, `schedule` or `change_request`; inferred from the name when absent */
+  type?: string
+  /** a person's: `session` or their personal token's prefix */
+  credential?: string | null
+}
+
+/** The audit fields of a change made by `actor`. */
+export function by(actor: Actor): { actor: string; actorType: string; credential: string | null } {
+  const type = actor.type ?? (actor.name === 'cli' ? 'cli' : actor.name.startsWith('schedule:') ? 'schedule' : 'token')
+  return { actor: actor.name, actorType: type, credential: actor.credential ?? null }
 }

@@ -47,6 +47,9 @@ export type EventKind = EventKindOf<DocumentType, (typeof DOCUMENT_ACTIONS)[numb
 export interface Change {
   projectId: string
   actor: string
+  /** who acted (services/context.ts `by`); `token` when absent */
+  actorType?: string
+  credential?: string | null
   action: Action
   resourceType: ResourceType
   resourceKey: string
@@ -56,8 +59,6 @@ export interface Change {
   event?: { kind: EventKind; environment: string; data: Record<string, unknown> }
   /** what allows it on a protected environment (services/change-gate.ts); absent: a direct change */
   authority?: ChangeAuthority
-  /** audit `actor_type` when not the default (e.g. `change_request`) */
-  actorType?: string
 }
 
 /** The kinds of change the change stream carries (tokens, webhooks and schedules are not evaluation state). */

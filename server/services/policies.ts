@@ -3,7 +3,7 @@
 // audited (resource `project`, before/after `{ policy }`) with a `project.updated` event.
 import type { Db } from '../store'
 import type { PolicyRow } from '../store/policies'
-import type { Actor, ServiceDeps } from './context'
+import { by, type Actor, type ServiceDeps } from './context'
 import { notFound, validationError } from './errors'
 
 export interface PolicyInput {
@@ -56,7 +56,7 @@ export function policyService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
         await store.policies.put(tx, row)
         const after = policyView(environment, row)
         await record({
-          projectId: actor.projectId, actor: actor.name, actorType: actor.actorType, action: 'update', resourceType: 'project', resourceKey: actor.projectId,
+          projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'project', resourceKey: actor.projectId,
           before: { policy: before }, after: { policy: after },
           event: { kind: 'project.updated', environment, data: { policy: after } },
         })

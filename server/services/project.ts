@@ -4,6 +4,7 @@ import type { DocumentRow } from '../store/documents'
 import type { ProjectRow } from '../store/projects'
 import type { RecordChange } from './change-runner'
 import type { Actor, ServiceDeps } from './context'
+import { by } from './context'
 import { AppError, notFound, validationError } from './errors'
 import { displayNameIssue, ENV_PATTERN } from './keys'
 import { flagEventData, flagView } from './flags'
@@ -36,7 +37,7 @@ export function projectService({ store, changes }: ServiceDeps) {
     const after: ProjectRow = { ...before, ...changes_, updatedAt: new Date().toISOString() }
     await store.projects.update(tx, before.id, { name: after.name, slug: after.slug, environments: after.environments, updatedAt: after.updatedAt })
     await record({
-      projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'project', resourceKey: before.id,
+      projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'project', resourceKey: before.id,
       before: projectView(before), after: projectView(after), event: { kind: 'project.updated', environment: '', data: eventData(after) },
     })
     return after
@@ -50,7 +51,7 @@ export function projectService({ store, changes }: ServiceDeps) {
     const updated = await repo.update(tx, actor.projectId, row.key, { ...row.body, environments: rest }, row.version, new Date().toISOString())
     if (!updated) throw new AppError(409, 'CONFLICT', `${kind} "${row.key}" changed concurrently; retry`)
     await record({
-      projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: kind, resourceKey: row.key,
+      projectId: actor.projectId, ...by(actor), action: 'update', resourceType: kind, resourceKey: row.key,
       before: view(row), after: view(updated), event: { kind: eventKind(kind, 'update'), environment: env, data: data(updated) },
     })
   }
@@ -59,16 +60,38 @@ export function projectService({ store, changes }: ServiceDeps) {
     get: (id: string) => mustGet(store.db, id),
 
     /** A new project with the default environments (operators, through the CLI); audited in the new project. */
-    create(actorName: string, input: { name: string; slug: string }): Promise<ProjectRow> {
+    /** A new project (operators through the CLI, instance admins through the API); audited in the new
+     *  project, and by `alsoInTx` (the instance audit) in the same transaction. */
+    create(actorName: string, input: { name: string; slug: string; environments?: string[] }, alsoInTx?: (tx: Db, project: ProjectRow) => Promise<void>): Promise<ProjectRow> {
       const issues = [displayNameIssue(input.name)].filter((i) => i !== undefined)
       if (typeof input.slug !== 'string' || !ENV_PATTERN.test(input.slug)) issues.push({ path: 'slug', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' })
+      const environments = input.environments ?? DEFAULT_ENVIRONMENTS
+      if (!Array.isArray(environments) || environments.length > 50) issues.push({ path: 'environments', message: 'must be a list of at most 50 names' })
+      else environments.forEach((e, i) => { if (typeof e !== 'string' || !ENV_PATTERN.test(e)) issues.push({ path: `environments[${i}]`, message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' }) })
       if (issues.length) throw validationError(issues)
       return changes.run(async (tx, record) => {
         if (await store.projects.bySlug(tx, input.slug)) throw new AppError(409, 'ALREADY_EXISTS', `Slug "${input.slug}" is taken`)
         const now = new Date().toISOString()
-        const project: ProjectRow = { id: randomProjectId(), name: input.name, slug: input.slug, environments: DEFAULT_ENVIRONMENTS, createdAt: now, updatedAt: now }
+        const project: ProjectRow = { id: randomProjectId(), name: input.name, slug: input.slug, environments: [...new Set(environments)], createdAt: now, updatedAt: now }
         await store.projects.insert(tx, project)
         await record({ projectId: project.id, actor: actorName, action: 'create', resourceType: 'project', resourceKey: project.id, before: null, after: projectView(project) })
+        await alsoInTx?.(tx, project)
+        return project
+      })
+    },
+
+    /** Deletes a project and everything in it; `confirm` must be its slug. Its own audit log goes with it,
+     *  so `alsoInTx` records the deletion elsewhere (the instance audit). */
+    delete(actorName: string, id: string, confirm: string | undefined, alsoInTx: (tx: Db, project: ProjectRow) => Promise<void>): Promise<ProjectRow> {
+      return changes.run(async (tx, record) => {
+        const project = await store.projects.get(tx, id)
+        if (!project) throw new AppError(404, 'PROJECT_NOT_FOUND', 'Project not found')
+        if (confirm !== project.slug) throw new AppError(400, 'CONFIRMATION_REQUIRED', `Send ?confirm=${project.slug} to delete this project and everything in it`, { slug: project.slug })
+        await store.projects.deleteEverything(tx, id)
+        await alsoInTx(tx, project)
+        // Its notice (every instance reloads the project, finds it gone and drops it with its tokens) is
+        // published after commit; this one entry is all that stays of the project's log.
+        await record({ projectId: id, actor: actorName, action: 'delete', resourceType: 'project', resourceKey: id, before: projectView(project), after: null })
         return project
       })
     },

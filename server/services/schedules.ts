@@ -10,6 +10,7 @@ import { FLAG_FIELDS } from '../schemas'
 import type { ScheduleFilter, ScheduleRow } from '../store/schedules'
 import { isStoreUnavailable } from '../store/unavailable'
 import type { Actor, ServiceDeps } from './context'
+import { by } from './context'
 import { AppError, notFound, validationError } from './errors'
 import { SCHEDULE_FAILED } from './events'
 import { isOverrideChange, type FlagChange, type FlagService } from './flags'
@@ -127,7 +128,7 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
           finishedAt: null, cancelledBy: null, resultVersion: null, errorCode: null, error: null,
         }
         await store.schedules.insert(tx, row)
-        await record({ projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'schedule', resourceKey: row.id, before: null, after: scheduleView(row), authority: actor.authority })
+        await record({ projectId: actor.projectId, ...by(actor), action: 'create', resourceType: 'schedule', resourceKey: row.id, before: null, after: scheduleView(row), authority: actor.authority })
         return row
       })
     },
@@ -142,7 +143,7 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
           const status = (await store.schedules.get(tx, actor.projectId, id))?.status ?? before.status
           throw new AppError(409, 'NOT_PENDING', `Schedule "${id}" is ${status}; only a pending schedule can be cancelled`, { status })
         }
-        await record({ projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'schedule', resourceKey: id, before: scheduleView(before), after: scheduleView(row) })
+        await record({ projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'schedule', resourceKey: id, before: scheduleView(before), after: scheduleView(row) })
         return row
       })
     },

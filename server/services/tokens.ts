@@ -3,6 +3,7 @@ import { isIsoDate } from '../engine'
 import type { Db } from '../store'
 import type { TokenRow } from '../store/tokens'
 import type { Actor, ServiceDeps } from './context'
+import { by } from './context'
 import { AppError, notFound, validationError } from './errors'
 import { displayNameIssue } from './keys'
 
@@ -105,7 +106,7 @@ export function tokenService(deps: ServiceDeps) {
       return changes.run(async (tx, record) => {
         const created = await insertToken(deps, tx, input)
         await record({
-          projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'token', resourceKey: created.row.tokenPrefix,
+          projectId: actor.projectId, ...by(actor), action: 'create', resourceType: 'token', resourceKey: created.row.tokenPrefix,
           before: null, after: auditView(created.row), event: { kind: 'token.created', environment: '', data: eventData(created.row) },
         })
         return created
@@ -123,7 +124,7 @@ export function tokenService(deps: ServiceDeps) {
         }
         await store.tokens.delete(tx, hash)
         await record({
-          projectId: actor.projectId, actor: actor.name, action: 'delete', resourceType: 'token', resourceKey: row.tokenPrefix,
+          projectId: actor.projectId, ...by(actor), action: 'delete', resourceType: 'token', resourceKey: row.tokenPrefix,
           before: auditView(row), after: null, event: { kind: 'token.deleted', environment: '', data: eventData(row) },
         })
       })

@@ -7,6 +7,7 @@ import type { Db, Store } from '../store'
 import type { DocumentRepository, DocumentRow } from '../store/documents'
 import type { ChangeRunner, RecordChange } from './change-runner'
 import type { Actor } from './context'
+import { by } from './context'
 import { AppError, notFound, versionConflict } from './errors'
 import { eventKind, type Action, type DocumentType, type EventKind } from './events'
 import { checkIfMatch, checkKey } from './keys'
@@ -51,8 +52,8 @@ export function versionedDocuments<Body>(deps: { store: Store; changes: ChangeRu
 
   const recordChange = (record: RecordChange, actor: Actor, action: Action, key: string, before: DocumentRow | null, after: DocumentRow | null, environment = '') =>
     record({
-      projectId: actor.projectId, actor: actor.name, action, resourceType: kind.type, resourceKey: key,
-      authority: actor.authority, actorType: actor.actorType,
+      projectId: actor.projectId, ...by(actor), action, resourceType: kind.type, resourceKey: key,
+      authority: actor.authority,
       before: before && kind.view(before), after: after && kind.view(after),
       // Only flags are archived, restored or rolled back (the flag service is the one caller that asks).
       event: { kind: eventKind(kind.type, action) as EventKind, environment, data: kind.eventData((after ?? before)!) },

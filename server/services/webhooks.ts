@@ -2,6 +2,7 @@
 import { checkWebhookUrl } from '../webhooks/url-guard'
 import type { WebhookRow } from '../store/webhooks'
 import type { Actor, ServiceDeps } from './context'
+import { by } from './context'
 import { AppError, notFound, validationError } from './errors'
 import { EVENT_KINDS, type EventKind } from './events'
 
@@ -47,7 +48,7 @@ export function webhookService({ store, changes, settings }: ServiceDeps) {
           consecutiveFailures: 0, failingSince: null, retryAt: null, pausedAt: null,
         }
         await store.webhooks.insert(tx, row)
-        await record({ projectId: actor.projectId, actor: actor.name, action: 'create', resourceType: 'webhook', resourceKey: row.id, before: null, after: webhookView(row).config })
+        await record({ projectId: actor.projectId, ...by(actor), action: 'create', resourceType: 'webhook', resourceKey: row.id, before: null, after: webhookView(row).config })
         return row
       })
     },
@@ -59,7 +60,7 @@ export function webhookService({ store, changes, settings }: ServiceDeps) {
         if (!row) throw notFound('NOT_FOUND', `Webhook "${id}"`)
         const resumed = (await store.webhooks.resume(tx, id))!
         await record({
-          projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'webhook', resourceKey: id,
+          projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'webhook', resourceKey: id,
           before: { ...webhookView(row).config, health: webhookHealth(row) }, after: { ...webhookView(resumed).config, health: webhookHealth(resumed) },
         })
         return resumed
@@ -71,7 +72,7 @@ export function webhookService({ store, changes, settings }: ServiceDeps) {
         const row = await store.webhooks.get(tx, actor.projectId, id)
         if (!row) throw notFound('NOT_FOUND', `Webhook "${id}"`)
         await store.webhooks.delete(tx, id)
-        await record({ projectId: actor.projectId, actor: actor.name, action: 'delete', resourceType: 'webhook', resourceKey: id, before: webhookView(row).config, after: null })
+        await record({ projectId: actor.projectId, ...by(actor), action: 'delete', resourceType: 'webhook', resourceKey: id, before: webhookView(row).config, after: null })
       })
     },
   }

@@ -32,6 +32,12 @@ export function tokenRepository(t: Tables) {
     async delete(db: Db, hash: string): Promise<void> {
       await db.delete(t.tokens).where(eq(t.tokens.hash, hash))
     },
+    byOwner(db: Db, userId: string): Promise<TokenRow[]> {
+      return db.select().from(t.tokens).where(eq(t.tokens.ownerUserId, userId)).orderBy(asc(t.tokens.createdAt))
+    },
+    async deleteByOwner(db: Db, userId: string): Promise<TokenRow[]> {
+      return db.delete(t.tokens).where(eq(t.tokens.ownerUserId, userId)).returning()
+    },
     async touch(db: Db, hash: string, at: string): Promise<void> {
       await db.update(t.tokens).set({ lastUsedAt: at }).where(eq(t.tokens.hash, hash))
     },

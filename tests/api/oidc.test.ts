@@ -20,6 +20,7 @@ describe('single sign-on through HTTP', () => {
   let srv: TestServer
   let provider: TestProvider
   let ownerId: string
+  let owner: string
   beforeAll(async () => {
     ;({ srv, provider } = await startSsoPair(
       { OIDC_NAME: 'Acme SSO', OIDC_AUTO_CREATE: 'true', OIDC_ALLOWED_DOMAINS: 'example.com', OIDC_ROLE_MAP: JSON.stringify(ROLE_MAP) },
@@ -32,7 +33,7 @@ describe('single sign-on through HTTP', () => {
         unverified: { email: 'newbie@example.com', email_verified: false, name: 'Newbie' },
       },
     ))
-    const owner = await setupOwner(srv)
+    owner = await setupOwner(srv)
     ownerId = (await me(srv, owner)).body.user.id
   }, 60_000)
   afterAll(async () => {
@@ -107,6 +108,30 @@ describe('single sign-on through HTTP', () => {
     expect((await ssoSignIn(srv.url, 'impostor')).location).toBe('/signin?sso_error=unverified')
   }, 30_000)
 
+  test('a mapped grant wins over a hand edit of the same project; a hand grant in another project stays', async () => {
+    const first = await ssoSignIn(srv.url, 'dev1')
+    const dev1 = (await me(srv, first.session!)).body.user.id
+    expect((await sapi(srv, 'POST', '/api/v1/projects', { cookie: owner, body: { name: 'Web', slug: 'web' } })).status).toBe(201)
+    expect((await sapi(srv, 'PUT', `/api/v1/project/members/${dev1}`, { cookie: owner, project: 'default', body: { role: 'admin' } })).status).toBe(200)
+    expect((await sapi(srv, 'PUT', `/api/v1/project/members/${dev1}`, { cookie: owner, project: 'web', body: { role: 'viewer' } })).status).toBe(200)
+    expect((await me(srv, first.session!, 'default')).body.project.role).toBe('admin')
+    const again = await ssoSignIn(srv.url, 'dev1')
+    const projects = (await me(srv, again.session!)).body.projects
+    expect(projects.find((p: { slug: string }) => p.slug === 'default')).toMatchObject({ role: 'editor', environments: { production: 'viewer' } })
+    expect(projects.find((p: { slug: string }) => p.slug === 'web')).toMatchObject({ role: 'viewer' })
+  }, 30_000)
+
+  test('a disabled user cannot sign in by SSO', async () => {
+    await provider.setAccounts({ gone: { email: 'gone@example.com', email_verified: true, name: 'Soon Gone' } })
+    const first = await ssoSignIn(srv.url, 'gone')
+    const id = (await me(srv, first.session!)).body.user.id
+    expect((await sapi(srv, 'PATCH', `/api/v1/admin/users/${id}`, { cookie: owner, body: { disabled: true } })).status).toBe(200)
+    const refused = await ssoSignIn(srv.url, 'gone')
+    expect(refused.location).toBe('/signin?sso_error=disabled')
+    expect(refused.session).toBeUndefined()
+    expect((await me(srv, first.session!)).status).toBe(401)
+  }, 30_000)
+
   test('an unverified email never creates a user; a domain outside OIDC_ALLOWED_DOMAINS is refused', async () => {
     const unverified = await ssoSignIn(srv.url, 'unverified')
     expect(unverified.location).toBe('/signin?sso_error=unverified')
@@ -116,6 +141,23 @@ describe('single sign-on through HTTP', () => {
     expect(outsider.session).toBeUndefined()
   }, 30_000)
 
+
+  test('SSO sign-ins, links, mapped grants and refusals are in the instance audit log, without secrets', async () => {
+    const res = await sapi(srv, 'GET', '/api/v1/admin/audit?limit=500', { cookie: owner })
+    expect(res.status).toBe(200)
+    const entries = res.body.entries as { action: string; actor: string; actor_type: string; details: Record<string, unknown> | null }[]
+    expect(entries.some((e) => e.action === 'sign_in' && e.details?.method === 'oidc' && e.actor === 'dev1@example.com')).toBe(true)
+    expect(entries.some((e) => e.action === 'sign_in_failed' && e.details?.method === 'oidc' && e.details?.reason === 'unverified')).toBe(true)
+    expect(entries.some((e) => e.action === 'sign_in_failed' && e.details?.reason === 'domain')).toBe(true)
+    expect(entries.some((e) => e.action === 'link_identity' && e.actor === 'owner@example.com')).toBe(true)
+    expect(entries.some((e) => e.actor_type === 'sso' && e.details?.via === 'sso')).toBe(true)
+    const text = JSON.stringify(res.body)
+    expect(text).not.toMatch(/code_verifier|id_token|access_token|client_secret|nonce/)
+    expect(text).not.toContain(provider.clientSecret)
+    // nor in the service's log
+    expect(srv.output()).not.toContain(provider.clientSecret)
+    expect(srv.output()).not.toMatch(/flagship_session=[A-Za-z0-9_-]|flagship_oidc=[A-Za-z0-9_-]|code_verifier/)
+  }, 30_000)
 })
 
 // Its own service: the hostile callbacks below are many sign-in attempts from one address (30 a minute).
@@ -212,6 +254,70 @@ describe('single sign-on without automatic creation', () => {
     expect(r.session).toBeUndefined()
     expect((await api(srv, 'GET', '/api/v1/auth/methods')).body.setup_needed).toBe(true)
   }, 30_000)
+
+  test('an invitation (?invitation= on start) lets the invited, verified email in, once', async () => {
+    const owner = await setupOwner(srv)
+    const invite = async (email: string) => {
+      const res = await sapi(srv, 'POST', '/api/v1/invitations', { cookie: owner, body: { email, projects: [{ project: 'default', role: 'viewer' }] } })
+      expect(res.status).toBe(201)
+      return res.body.token as string
+    }
+    await provider.setAccounts({
+      invitee: { email: 'invitee@example.com', email_verified: true, name: 'In Vitee' },
+      twin: { email: 'invitee@example.com', email_verified: true, name: 'Twin' },
+      shady: { email: 'shady@example.com', email_verified: true },
+      unsure: { email: 'unsure@example.com', email_verified: false },
+    })
+    const token = await invite('invitee@example.com')
+    // another person cannot use it, nor can an unverified email
+    expect((await ssoSignIn(srv.url, 'shady', { invitation: token })).location).toBe('/signin?sso_error=invitation')
+    const unsureToken = await invite('unsure@example.com')
+    expect((await ssoSignIn(srv.url, 'unsure', { invitation: unsureToken })).location).toBe('/signin?sso_error=invitation')
+    const r = await ssoSignIn(srv.url, 'invitee', { invitation: token, returnTo: '/flags' })
+    expect(r.location).toBe('/flags')
+    const who = await me(srv, r.session!, 'default')
+    expect(who.body.user).toMatchObject({ email: 'invitee@example.com', name: 'In Vitee', sso: true })
+    expect(who.body.project.role).toBe('viewer')
+    // used up: a second account with the same email gets nothing from it
+    const again = await ssoSignIn(srv.url, 'twin', { invitation: token })
+    expect(again.location).toBe('/signin?sso_error=invitation')
+    expect(again.session).toBeUndefined()
+    const users = (await sapi(srv, 'GET', '/api/v1/admin/users', { cookie: owner })).body.users.map((u: { email: string }) => u.email)
+    expect(users.sort()).toEqual(['invitee@example.com', 'owner@example.com'])
+  }, 30_000)
+
+  // Last in this service: it uses up this address's sign-in attempts for the minute.
+  test('more than 30 sign-in starts a minute from one address end on the sign-in page with Retry-After', async () => {
+    let last: Response | undefined
+    for (let i = 0; i < 40; i++) {
+      last = await fetch(`${srv.url}/api/v1/auth/oidc/start`, { redirect: 'manual' })
+      if (last.headers.get('location')?.startsWith('/signin')) break
+    }
+    expect(last!.status).toBe(302)
+    expect(last!.headers.get('location')).toBe('/signin?sso_error=throttled')
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(last!.headers.getSetCookie()).toEqual([])
+  }, 30_000)
+})
+
+describe('single sign-on off (no OIDC_ISSUER)', () => {
+  let srv: TestServer
+  beforeAll(async () => {
+    srv = await startServer()
+  })
+  afterAll(() => srv.stop())
+
+  test('the routes answer 404 OIDC_DISABLED, the sign-in methods list none, and the OpenAPI document has them', async () => {
+    for (const path of ['/api/v1/auth/oidc/start?return_to=/', '/api/v1/auth/oidc/callback?state=x&code=y']) {
+      const res = await api(srv, 'GET', path)
+      expect(res.status).toBe(404)
+      expect(res.body.code).toBe('OIDC_DISABLED')
+    }
+    expect((await api(srv, 'GET', '/api/v1/auth/methods')).body.oidc).toEqual([])
+    const doc = (await api(srv, 'GET', '/openapi.json')).body
+    expect(doc.paths['/api/v1/auth/oidc/start'].get['x-permission']).toBe('public')
+    expect(doc.paths['/api/v1/auth/oidc/callback'].get['x-permission']).toBe('public')
+  })
 })
 
 describe('single sign-on settings are checked at start', () => {

@@ -242,5 +242,5 @@ describe('per-address limit', () => {
     expect(last.status).toBe(429)
     expect(last.body.code).toBe('LOGIN_THROTTLED')
     expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0)
-  })
+  }, 120_000) // 32 argon2id verifications
 })

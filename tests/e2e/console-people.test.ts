@@ -1,11 +1,15 @@
 // End-to-end: people in the console, in a real Chromium against the real service and a real OpenID provider
 // (oidc-provider under Node): first-run setup with the setup code, sign-out and password sign-in, single
-// sign-on through the provider's own pages, and what a viewer and an environment-limited editor see of a flag (read-only views).
+// sign-on through the provider's own pages, the Account page (sessions, password, two-factor set-up with its QR
+// code and a sign-in that asks for the code), Projects, Members with an invitation accepted at /invite/<token>,
+// Users (disabling ends a session), the project switcher, and what a viewer and an environment-limited editor
+// see of a flag (read-only views).
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
 import { browserSuite, launchChromium } from '../helpers/browser'
 import { api, type TestServer } from '../helpers/server'
-import { startSsoPair, type TestProvider } from '../helpers/oidc-provider'
+import { ssoSignIn as ssoHttp, startSsoPair, type TestProvider } from '../helpers/oidc-provider'
+import { runCli } from '../helpers/cli'
 import { PASSWORD, sapi, setupCodeOf, signIn as signInApi } from '../helpers/teams'
 
 const TIMEOUT = 60_000
@@ -17,7 +21,13 @@ browserSuite('console: people, sign-in and single sign-on', () => {
   let provider: TestProvider
   let browser: Browser
   let page: Page
+  let ivyPage: Page
   const problems: string[] = []
+  /** the session cookie of the main page's browser (the owner's), for API checks */
+  const ownerCookie = async () => {
+    const c = (await page.context().cookies()).find((k) => k.name === 'flagship_session')!
+    return `${c.name}=${c.value}`
+  }
 
   const newPage = async () => {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } })
@@ -34,15 +44,17 @@ browserSuite('console: people, sign-in and single sign-on', () => {
   beforeAll(async () => {
     ;({ srv, provider } = await startSsoPair(
       {
-        OIDC_NAME: 'Acme SSO', OIDC_AUTO_CREATE: 'true',
+        OIDC_NAME: 'Acme SSO', OIDC_AUTO_CREATE: 'true', RECONCILE_INTERVAL_MS: '200',
         OIDC_ROLE_MAP: JSON.stringify({
           viewers: { projects: { default: { role: 'viewer' } } },
           limited: { projects: { default: { role: 'editor', environments: { production: 'viewer' } } } },
+          both: { projects: { default: { role: 'editor' }, mobile: { role: 'admin' } } },
         }),
       },
       {
         vic: { email: 'vic@example.com', email_verified: true, name: 'Vic Viewer', groups: ['viewers'] },
         eli: { email: 'eli@example.com', email_verified: true, name: 'Eli Limited', groups: ['limited'] },
+        bo: { email: 'bo@example.com', email_verified: true, name: 'Bo Both', groups: ['both'] },
       },
     ))
     browser = await launchChromium()
@@ -119,6 +131,105 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     await page.getByRole('heading', { name: 'Flags' }).waitFor()
   }, TIMEOUT)
 
+  test('two-factor set-up shows a QR code; the next sign-in asks for a code (a recovery code in its place)', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click()
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click()
+    const qr = page.getByRole('img', { name: 'QR code for your authenticator app' })
+    await qr.waitFor()
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/)
+    expect(await qr.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100)
+    const secret = (await page.getByLabel('Two-factor secret').textContent())!
+    const { totpCode } = await import('../../server/identity/totp')
+    await page.getByLabel('Code from the app').fill('12345')
+    await page.getByRole('button', { name: 'Turn on' }).click()
+    await page.getByRole('alert').filter({ hasText: 'Code not accepted' }).waitFor()
+    await page.getByLabel('Code from the app').fill(totpCode(secret))
+    await page.getByRole('button', { name: 'Turn on' }).click()
+    const codes = page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem')
+    await codes.first().waitFor()
+    expect(await codes.count()).toBe(10)
+    const recovery = (await codes.first().textContent())!
+
+    await signOut(page)
+    await page.getByLabel('Email').fill(OWNER)
+    await page.getByLabel('Password').fill(NEW_PASSWORD)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.getByLabel('Two-factor code').fill(recovery)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.getByRole('heading', { name: 'Flags' }).waitFor()
+  }, TIMEOUT)
+
+  test('Account: a personal token is shown once, works for its project, and stops when revoked', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click()
+    const card = page.getByRole('region', { name: 'Personal access tokens' })
+    await card.getByLabel('Name').fill('laptop script')
+    await card.getByRole('button', { name: 'Create personal token' }).click()
+    const token = await card.getByLabel('New personal token').inputValue()
+    expect(token).toMatch(/^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/)
+    expect((await api(srv, 'GET', '/api/v1/flags', { token })).status).toBe(200)
+    // only read:flags was asked for
+    expect((await api(srv, 'POST', '/api/v1/flags', { token, body: { key: 'nope', value: true } })).status).toBe(403)
+    const row = card.getByRole('row').filter({ hasText: 'laptop script' })
+    await row.getByRole('button', { name: 'Revoke' }).click()
+    await row.waitFor({ state: 'detached' })
+    expect((await api(srv, 'GET', '/api/v1/flags', { token })).status).toBe(401)
+  }, TIMEOUT)
+
+  test('Projects: an instance admin creates a project; the switcher lists it', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click()
+    await page.getByLabel('Name').fill('Shop')
+    await page.getByLabel('Slug').fill('shop')
+    await page.getByRole('button', { name: 'Create project' }).click()
+    await page.getByRole('table', { name: 'Projects' }).getByText('shop', { exact: true }).waitFor()
+    await page.getByRole('combobox', { name: 'Project' }).locator('option', { hasText: 'Shop' }).waitFor({ state: 'attached' })
+  }, TIMEOUT)
+
+  test('Members: an invitation link is shown once; the invitee joins with a password and gets the role; the grid limits an environment', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Members' }).click()
+    await page.getByRole('heading', { name: 'Members' }).waitFor()
+    await page.getByLabel('Email').fill('ivy@example.com')
+    await page.getByLabel('Role', { exact: true }).selectOption('editor')
+    await page.getByRole('button', { name: 'Invite' }).click()
+    const link = await page.getByLabel('Invitation link').inputValue()
+    expect(link).toMatch(new RegExp(`^${srv.url}/invite/[A-Za-z0-9_-]+$`))
+
+    const ivy = await newPage()
+    await ivy.goto(link)
+    await ivy.getByRole('heading', { name: 'Accept your invitation' }).waitFor()
+    await ivy.getByLabel('Your name').fill('Ivy Invitee')
+    await ivy.getByLabel('Password').fill(PASSWORD)
+    await ivy.getByRole('button', { name: 'Join' }).click()
+    await ivy.getByRole('heading', { name: 'Flags' }).waitFor()
+    expect(await ivy.getByRole('list', { name: 'Your roles' }).textContent()).toContain('project: editor')
+    // the link works once
+    const again = await newPage()
+    await again.goto(link)
+    await again.getByLabel('Your name').fill('Someone Else')
+    await again.getByLabel('Password').fill(PASSWORD)
+    await again.getByRole('button', { name: 'Join' }).click()
+    await again.getByRole('alert').filter({ hasText: 'Could not accept the invitation' }).waitFor()
+    await again.context().close()
+
+    await page.reload()
+    const row = page.getByRole('row').filter({ hasText: 'ivy@example.com' })
+    await row.getByLabel('Ivy Invitee in production').selectOption('viewer')
+    await row.getByRole('button', { name: 'Save' }).click()
+    await row.getByRole('button', { name: 'Save' }).and(page.locator(':disabled')).waitFor()
+    const members = await sapi(srv, 'GET', '/api/v1/project/members', { cookie: await ownerCookie(), project: 'default' })
+    expect(members.body.members.find((m: { user: { email: string } }) => m.user.email === 'ivy@example.com')).toMatchObject({ role: 'editor', environments: { production: 'viewer' } })
+    ivyPage = ivy
+  }, TIMEOUT)
+
+  test('Users: disabling a person ends their session at once', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click()
+    await page.getByRole('button', { name: 'Disable Ivy Invitee' }).click()
+    await page.getByRole('button', { name: 'Enable Ivy Invitee' }).waitFor()
+    await ivyPage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Configs' }).click()
+    await ivyPage.waitForURL('**/signin**')
+    await ivyPage.getByText('Your session ended').waitFor()
+    await ivyPage.context().close()
+  }, TIMEOUT)
+
   /** Single sign-on through the provider's login and consent pages. */
   const ssoSignIn = async (p: Page, login: string) => {
     await p.goto(`${srv.url}/signin`)
@@ -162,6 +273,39 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     await access.getByRole('button', { name: 'Remove override in staging' }).waitFor()
     const flag = await api(srv, 'GET', '/api/v1/flags/checkout/definition', { token: srv.adminToken })
     expect(flag.body.flag.environments).toEqual({ staging: { enabled: false } })
+    await p.context().close()
+  }, TIMEOUT)
+
+  test('the project switcher: another project is read with its own Flagship-Project header', async () => {
+    // a second project, made by the operator CLI on the same database (the service picks it up on its
+    // next reconcile); Bo's groups map to both projects once it is there
+    const made = runCli(srv, 'projects', 'create', '--name', 'Mobile', '--slug', 'mobile')
+    expect(made.code).toBe(0)
+    for (const deadline = Date.now() + 20_000; ; ) {
+      const r = await ssoHttp(srv.url, 'bo')
+      if ((await sapi(srv, 'GET', '/api/v1/me', { cookie: r.session })).body.projects.length === 2) break
+      if (Date.now() > deadline) throw new Error('the new project did not appear')
+      await Bun.sleep(100)
+    }
+    const p = await newPage()
+    await ssoSignIn(p, 'bo')
+    await p.getByRole('heading', { name: 'Flags' }).waitFor()
+    await p.getByRole('link', { name: 'checkout' }).first().waitFor()
+    const switcher = p.getByRole('combobox', { name: 'Project' })
+    expect(await switcher.locator('option').allTextContents()).toEqual(['Default', 'Mobile'])
+    const headers: (string | undefined)[] = []
+    p.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/api/v1/flags') headers.push(r.headers()['flagship-project'])
+    })
+    await switcher.selectOption('mobile')
+    await p.getByText('No flags yet').waitFor()
+    expect(await p.getByRole('list', { name: 'Your roles' }).textContent()).toContain('project: admin')
+    // an admin of Mobile sees its admin pages
+    await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Members' }).waitFor()
+    expect(headers.length).toBeGreaterThan(0)
+    expect(headers.every((h) => h === 'mobile')).toBe(true)
+    await switcher.selectOption('default')
+    await p.getByRole('link', { name: 'checkout' }).first().waitFor()
     await p.context().close()
   }, TIMEOUT)
 

@@ -11,8 +11,11 @@ import { loadOidcSettings, type OidcSettings } from '../../identity/oidc-setting
 import { OidcFailure, OidcRelyingParty, OIDC_STATE_TTL_MS, type OidcStateStore, type PendingSignIn } from '../../identity/oidc'
 import { signInWithOidc, SsoRefused, type SsoInvitations } from '../../identity/oidc-sign-in'
 import { safeReturnTo } from '../../identity/oidc-return-to'
+import { invitationOperations } from '../../identity/invitations'
 import { clientAddress } from '../../identity/request-meta'
 import { guard, routeModule } from './common'
+import { errorResponse } from '../errors'
+import { AppError } from '../../services/errors'
 
 /** Pending sign-ins in the store (table oidc_states): every instance of a cluster can finish any of them. */
 export class StoredOidcStates implements OidcStateStore {
@@ -23,6 +26,32 @@ export class StoredOidcStates implements OidcStateStore {
   async take(id: string, now: Date): Promise<PendingSignIn | undefined> {
     const row = await this.store.oidcStates.take(this.store.db, id)
     return row && Date.parse(row.expiresAt) > now.getTime() ? (row.data as unknown as PendingSignIn) : undefined
+  }
+}
+
+const START_SUMMARY = 'Single sign-on: redirects (302) to the identity provider; 404 OIDC_DISABLED without OIDC_ISSUER'
+const CALLBACK_SUMMARY = 'Single sign-on: the identity provider returns here; signs in and redirects (302) to return_to, or to /signin?sso_error=<reason>'
+const START_REDIRECT = "to the identity provider's authorization endpoint (or to /signin?sso_error=unavailable, or =throttled with Retry-After after 30 sign-in attempts a minute from one address)"
+const CALLBACK_REDIRECT = 'to return_to with the session cookie, or to /signin?sso_error=<reason> without one'
+const START_QUERY = t.Object({
+  return_to: t.Optional(t.String({ maxLength: 2048, description: 'a path on this service to open afterwards (anything else: /)' })),
+  invitation: t.Optional(t.String({ maxLength: 256, description: 'an invitation token to accept with this sign-in' })),
+})
+
+const JSON_ERROR = { 'application/json': { schema: { type: 'object' as const, properties: { error: { type: 'string' as const }, code: { type: 'string' as const } }, required: ['error', 'code'] } } }
+
+/** Route options: the guard, with the redirects documented (they have no JSON body). */
+function documented(summary: string, redirect: string) {
+  const g = guard('public', 'auth', summary)
+  return {
+    ...g,
+    detail: {
+      ...g.detail,
+      responses: {
+        302: { description: redirect, headers: { Location: { schema: { type: 'string' as const } } } },
+        404: { description: 'OIDC_DISABLED: single sign-on is not configured', content: JSON_ERROR },
+      },
+    },
   }
 }
 
@@ -51,19 +80,38 @@ function redirect(location: string, cookies: string[]): Response {
 }
 
 /** The routes, when OIDC_ISSUER is set (settings are read and checked here at start: a bad one stops it). */
-export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store' | 'log'> & { invitations?: SsoInvitations }, env: Record<string, string | undefined> = process.env) {
+export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store' | 'log' | 'access'>, env: Record<string, string | undefined> = process.env) {
   const settings = loadOidcSettings(env, deps.settings.publicUrl)
-  const module = routeModule('oidc')
-  if (!settings) return module
+  // Without OIDC_ISSUER the routes still exist (and are documented), answering 404 OIDC_DISABLED.
+  if (!settings) {
+    const disabled = () => errorResponse(404, 'OIDC_DISABLED', 'Single sign-on is not configured on this service (OIDC_ISSUER)')
+    return routeModule('oidc')
+      .get('/api/v1/auth/oidc/start', disabled, { ...documented(START_SUMMARY, START_REDIRECT), query: START_QUERY })
+      .get('/api/v1/auth/oidc/callback', disabled, documented(CALLBACK_SUMMARY, CALLBACK_REDIRECT))
+  }
   if (settings.allowInsecure) deps.log('OIDC_ALLOW_INSECURE is on: the identity provider may be reached over plain http. Use it only for local trials.', { issuer: settings.issuer.href }, 'warn')
   const rp = new OidcRelyingParty(settings, new StoredOidcStates(deps.store), deps.log)
+  // `?invitation=` on start: the same invitations as /invite/<token>, used for the verified email.
+  const operations = invitationOperations(deps.store, deps.identity, deps.access)
+  const invitations: SsoInvitations = {
+    emailOf: (token) => operations.byToken(token).then((r) => r.email, () => undefined),
+    accept: (token, user) => operations.acceptFor(token, user),
+  }
   deps.identity.oidcProviders.push({ id: settings.id, name: settings.name })
   const cleared = `${bindingCookieName(settings)}=; ${bindingAttributes(settings)}; Max-Age=0`
   const signInPage = (reason: string) => `/signin?sso_error=${encodeURIComponent(reason)}`
 
-  return module
+  return routeModule('oidc')
     .get('/api/v1/auth/oidc/start', async ({ request, query }) => {
-      await deps.identity.throttle.checkAddress(clientAddress(request))
+      // A browser follows this link: too many attempts from its address end on the sign-in page too.
+      try {
+        await deps.identity.throttle.checkAddress(clientAddress(request))
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status !== 429) throw e
+        const r = redirect(signInPage('throttled'), [])
+        if (e.headers?.['Retry-After']) r.headers.set('retry-after', e.headers['Retry-After'])
+        return r
+      }
       const invitation = typeof query.invitation === 'string' && query.invitation ? query.invitation : undefined
       try {
         const { location, binding } = await rp.start({ returnTo: safeReturnTo(query.return_to), invitation })
@@ -72,20 +120,14 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
         if (e instanceof OidcFailure) return redirect(signInPage(e.reason), [])
         throw e
       }
-    }, {
-      ...guard('public', 'auth', 'Single sign-on: redirects to the identity provider (302)'),
-      query: t.Object({
-        return_to: t.Optional(t.String({ maxLength: 2048, description: 'a path on this service to open afterwards (anything else: /)' })),
-        invitation: t.Optional(t.String({ maxLength: 256, description: 'an invitation token to accept with this sign-in' })),
-      }),
-    })
+    }, { ...documented(START_SUMMARY, START_REDIRECT), query: START_QUERY })
     .get('/api/v1/auth/oidc/callback', async ({ request }) => {
       const url = new URL(request.url)
       const ip = clientAddress(request)
       try {
         // Counted as a sign-in attempt at the start; here only a refused callback counts (below).
         const done = await rp.finish(url.search, readBinding(request, settings))
-        const { cookie } = await signInWithOidc({ store: deps.store, identity: deps.identity, settings, log: deps.log, invitations: deps.invitations }, done.identity, done.invitation, request)
+        const { cookie } = await signInWithOidc({ store: deps.store, identity: deps.identity, settings, log: deps.log, invitations }, done.identity, done.invitation, request)
         return redirect(done.returnTo, [cleared, cookie])
       } catch (e) {
         const reason = e instanceof OidcFailure || e instanceof SsoRefused ? e.reason : undefined
@@ -95,7 +137,5 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
         await deps.store.transaction((tx) => deps.identity.audit(tx, { actor: 'oidc', actorType: 'user', action: 'sign_in_failed', resourceType: 'session', resourceKey: '', details: { method: 'oidc', reason }, ip }))
         return redirect(signInPage(reason), [cleared])
       }
-    }, {
-      ...guard('public', 'auth', 'Single sign-on: the identity provider returns here; signs in and redirects (302)'),
-    })
+    }, documented(CALLBACK_SUMMARY, CALLBACK_REDIRECT))
 }

@@ -224,7 +224,7 @@ function PersonalTokensCard() {
           </div>
         </div>
       )}
-      <form className="form" onSubmit={(e) => (e.preventDefault(), create.mutate(undefined))} aria-label="New personal token">
+      <form className="form" onSubmit={(e) => (e.preventDefault(), create.mutate(undefined))} aria-label="Create a personal token">
         <div className="row-fields">
           <div className="field">
             <label htmlFor="pat-name">Name</label>

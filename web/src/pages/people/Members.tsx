@@ -12,7 +12,7 @@ import { ErrorMessage } from '../../components/ErrorMessage'
 import { Empty, Loading, PageHeader } from '../../components/State'
 
 export function Members() {
-  const { project, person } = useSession()
+  const { project, person, can } = useSession()
   const members = useQuery({ queryKey: teamsKeys.members, queryFn: teamsApi.members })
   const environments = project.data?.environments ?? []
   return (
@@ -33,8 +33,51 @@ export function Members() {
           </DataTable>
         )}
       </section>
+      {can.instanceAdmin && members.data && <AddMember memberIds={new Set(members.data.map((m) => m.user.id))} />}
       <Invitations />
     </>
+  )
+}
+
+/** Instance admins add someone who already has an account (everyone else is invited by email). */
+function AddMember({ memberIds }: { memberIds: Set<string> }) {
+  const users = useQuery({ queryKey: teamsKeys.users, queryFn: teamsApi.users })
+  const candidates = (users.data ?? []).filter((u) => !memberIds.has(u.id) && !u.disabled)
+  const [userId, setUserId] = useState('')
+  const [role, setRole] = useState<ProjectRole>('viewer')
+  const add = useApiMutation(() => teamsApi.putMember(userId, { role }), [teamsKeys.members], () => setUserId(''))
+  if (!candidates.length) return null
+  return (
+    <section className="card" aria-labelledby="add-member-title">
+      <h2 className="card-title" id="add-member-title">Add a member</h2>
+      <form className="form row-fields" onSubmit={(e) => (e.preventDefault(), add.mutate(undefined))} aria-label="Add a member">
+        <div className="field">
+          <label htmlFor="add-member-user">Person</label>
+          <select id="add-member-user" value={userId} onChange={(e) => setUserId(e.target.value)}>
+            <option value="">Choose…</option>
+            {candidates.map((u) => (
+              <option key={u.id} value={u.id}>
+                {u.name} ({u.email})
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="add-member-role">Role in this project</label>
+          <select id="add-member-role" value={role} onChange={(e) => setRole(e.target.value as ProjectRole)}>
+            {PROJECT_ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="btn btn-primary" disabled={!userId || add.isPending}>
+          Add member
+        </button>
+      </form>
+      <ErrorMessage error={add.error} title="Not added" />
+    </section>
   )
 }
 
