@@ -37,9 +37,10 @@ export interface People {
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 const personalToken = () => `ff_defa_${Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => ALPHABET[b % 62]).join('')}`
 
-export async function startWithPeople(specs: PersonSpec[], opts: { instances?: number; env?: Record<string, string> } = {}): Promise<People> {
+/** `postgres`: on PostgreSQL whatever TEST_STORE says (several instances need it). */
+export async function startWithPeople(specs: PersonSpec[], opts: { instances?: number; env?: Record<string, string>; postgres?: boolean } = {}): Promise<People> {
   let pg: TestDatabase | undefined
-  if (TEST_STORE === 'postgres') pg = await createTestDatabase()
+  if (TEST_STORE === 'postgres' || opts.postgres) pg = await createTestDatabase()
   const databaseUrl = pg?.url ?? tempSqliteUrl()
   const adminToken = randomAdminToken()
   const first = await startServer({ databaseUrl, adminToken, env: opts.env })
