@@ -23,7 +23,7 @@ export const ChangeRequestItemInput = t.Object({
   action: t.UnionEnum([...ITEM_ACTIONS]),
   body: t.Optional(Dict(t.Any(), 'exactly what the direct route takes (POST /flags, PUT /flags/:key, PUT …/environments/:env, POST …/rollback `{ version }`, DELETE /segments ?force as `{ force }`)')),
   environment: t.Optional(t.String({ description: 'set_override and delete_override only' })),
-  base_version: t.Optional(t.Nullable(t.Integer({ minimum: 1, description: 'the version this item was written against (default: the current one); null: the resource must not exist' }))),
+  base_version: t.Optional(t.Nullable(t.Number({ minimum: 1, description: 'an integer: ' + 'the version this item was written against (default: the current one); null: the resource must not exist' }))),
 }, { title: 'ChangeRequestItemInput', additionalProperties: false })
 
 export const ChangeRequestCreate = t.Object({
@@ -60,7 +60,7 @@ export const ChangeRequest = t.Object({
   revision: t.Integer(),
   items: t.Array(t.Object({
     resource_type: t.String(), key: t.String(), action: t.String(), body: t.Optional(Json), environment: t.Optional(t.String()),
-    base_version: t.Nullable(t.Integer()), current_version: t.Nullable(t.Integer()), before: Json, after: Json,
+    base_version: t.Nullable(t.Number({ description: 'an integer; null: created by the request' })), current_version: t.Nullable(t.Number({ description: 'an integer; null: does not exist' })), before: Json, after: Json,
   })),
   reviews: t.Array(t.Object({ reviewer: Person, decision: t.String(), revision: t.Integer(), comment: t.Nullable(t.String()), at: Timestamp })),
   approvals_required: t.Integer(),

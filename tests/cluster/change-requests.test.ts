@@ -63,7 +63,7 @@ describe.skipIf(!ready)('change requests on two instances', () => {
   test('scheduled requests are applied once each, by either instance, within 2 s of their time', async () => {
     const keys = ['sched-0', 'sched-1', 'sched-2', 'sched-3']
     const applyAt = new Date(Date.now() + 5000).toISOString()
-    const crs = []
+    const crs: any[] = []
     for (const key of keys) crs.push(await approved(key, { apply_at: applyAt }))
     expect(crs.map((c) => c.state)).toEqual(Array(4).fill('scheduled'))
     const end = Date.now() + 15_000
