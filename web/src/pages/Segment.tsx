@@ -90,6 +90,7 @@ function buildSegment(drafts: ConditionDraft[]): Built<{ conditions: Condition[]
 
 function SegmentEditor({ segment, fetchCurrent, deleted }: { segment: Segment; fetchCurrent: () => Promise<Segment | undefined>; deleted: boolean }) {
   const { draft, setDraft, form } = useDocumentEditor({
+    resource: { type: 'segment', key: segment.key },
     doc: segment,
     deleted,
     name: `Segment “${segment.key}”`,
