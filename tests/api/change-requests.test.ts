@@ -132,7 +132,8 @@ describe('change requests', () => {
     const now = await flag('checkout')
     expect(now).toMatchObject({ enabled: true, version: 3, environments: { production: { enabled: true, value: true } } })
     expect((await asToken('GET', '/api/v1/configs/limits/definition')).body.config.value).toEqual({ max: 2 })
-    expect((await asToken('GET', '/api/v1/flags/checkout?context=' + encodeURIComponent('{"environment":"production"}'))).status).toBe(200)
+    const evaluated = await asToken('GET', '/api/v1/flags/checkout?context=' + encodeURIComponent('{"environment":"production","user_id":"u1"}'))
+    expect(evaluated.body.value).toBe(true)
     const entries = (await asToken('GET', '/api/v1/audit?resource_type=flag&resource_key=checkout')).body.entries
     expect(entries[0]).toMatchObject({ actor: ALICE, actor_type: 'change_request', details: { change_request: cr.id, approvers: [BOB] } })
     const crAudit = (await asToken('GET', `/api/v1/audit?resource_type=change_request&resource_key=${cr.id}`)).body.entries
@@ -187,13 +188,47 @@ describe('change requests', () => {
     expect(got.state).toBe('approved')
   })
 
+  test('two applies of one request at once: exactly one wins, each change written once', async () => {
+    const cr = await propose(ALICE, [{ resource_type: 'flag', key: 'banner', action: 'update', body: { tags: ['race'] } }])
+    expect((await review(BOB, cr.id, 'approve', 1)).body.change_request.state).toBe('approved')
+    const version = (await flag('banner')).version
+    const results = await Promise.all([ALICE, CAROL].map((who) => as(who, 'POST', `/api/v1/change-requests/${cr.id}/apply`, { revision: 1 })))
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409])
+    expect(results.find((r) => r.status === 409)!.body.code).toBe('INVALID_STATE')
+    expect(await flag('banner')).toMatchObject({ version: version + 1, tags: ['race'] })
+    const entries = (await asToken('GET', '/api/v1/audit?resource_type=flag&resource_key=banner&limit=1000')).body.entries
+    expect(entries.filter((e: { details?: { change_request?: string } }) => e.details?.change_request === cr.id)).toHaveLength(1)
+  })
+
+  test('a scheduled request: applied at its time by the worker; one whose base changed fails and writes nothing', async () => {
+    const applyAt = new Date(Date.now() + 2500).toISOString()
+    const good = await propose(ALICE, [{ resource_type: 'flag', key: 'banner', action: 'update', body: { description: 'scheduled' } }], { apply_at: applyAt })
+    const stale = await propose(ALICE, [{ resource_type: 'config', key: 'limits', action: 'update', body: { value: { max: 9 } } }], { apply_at: applyAt })
+    expect((await review(BOB, good.id, 'approve', 1)).body.change_request.state).toBe('scheduled')
+    expect((await review(BOB, stale.id, 'approve', 1)).body.change_request.state).toBe('scheduled')
+    // the config changes underneath (an unprotected environment)
+    expect((await asToken('PUT', '/api/v1/configs/limits/environments/staging', { value: { max: 3 } })).status).toBe(200)
+    const limits = (await asToken('GET', '/api/v1/configs/limits/definition')).body.config
+    const get = async (id: string) => (await as(ALICE, 'GET', `/api/v1/change-requests/${id}`)).body.change_request
+    let states: string[] = []
+    for (let i = 0; i < 150; i++) {
+      states = [(await get(good.id)).state, (await get(stale.id)).state]
+      if (!states.includes('scheduled')) break
+      await Bun.sleep(100)
+    }
+    expect(states).toEqual(['applied', 'failed'])
+    expect((await flag('banner')).description).toBe('scheduled')
+    expect((await get(stale.id)).error).toMatchObject({ code: 'STALE_CHANGE_REQUEST' })
+    expect((await asToken('GET', '/api/v1/configs/limits/definition')).body.config).toEqual(limits)
+  })
+
   test('an approver who loses the right before apply no longer counts', async () => {
     const cr = await propose(ALICE, [{ resource_type: 'flag', key: 'banner', action: 'update', body: { description: 'by carol' } }])
     expect((await review(CAROL, cr.id, 'approve', 1)).body.change_request.state).toBe('approved')
     const demote = await as(ADMIN, 'PUT', `/api/v1/project/members/${p.ids[CAROL]}`, { role: 'viewer' })
     expect(demote.status).toBe(200)
     expectError(await as(ALICE, 'POST', `/api/v1/change-requests/${cr.id}/apply`, { revision: 1 }), 409, 'NOT_APPROVED')
-    expect((await flag('banner')).description).toBeUndefined()
+    expect((await flag('banner')).description).not.toBe('by carol')
     expect((await as(ALICE, 'GET', `/api/v1/change-requests/${cr.id}`)).body.change_request.approvals).toBe(0)
   })
 })
