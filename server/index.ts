@@ -53,9 +53,16 @@ export async function startService(settings: Settings) {
   const hub = new ChangeHub({
     store, replayLimit: settings.streamReplayLimit, heartbeatMs: settings.streamHeartbeatMs, log,
     applyToCache: (n) => snapshots.apply(n),
+    // Checked periodically for every open stream: a revoked token, an ended session or a person who lost
+    // access to the project (a personal token's owner included) closes it.
     stillAllowed: (s, now) => {
+      if (s.tokenHash.startsWith('session:')) {
+        const userId = identity.sessions.liveUser(s.tokenHash.slice('session:'.length), now)
+        const person = userId === undefined ? undefined : identity.directory.get(userId)
+        return person !== undefined && !person.user.disabled && access.grantOf(person, s.projectId) !== undefined
+      }
       const token = snapshots.token(s.tokenHash)
-      return token !== undefined && token.projectId === s.projectId && expiryOf(token) > now
+      return token !== undefined && token.projectId === s.projectId && expiryOf(token) > now && access.personalTokenLive(token)
     },
   })
   await hub.start()

@@ -48,11 +48,9 @@ import { meRoutes } from './routes/me'
 import { peopleRoutes } from './routes/people'
 import { projectsRoutes } from './routes/projects'
 import { totpRoutes } from './routes/me-totp'
-import { setCaller } from './auth'
 import { csrfRefusal } from './csrf'
-import { sessionCaller } from './session-auth'
+import { authenticateRequest } from './session-auth'
 import { noteAccess } from './request-access'
-import { readSessionCookie } from '../identity/cookies'
 import { noteClientAddress } from '../identity/request-meta'
 import type { AppDeps } from './deps'
 
@@ -116,28 +114,21 @@ export function createApp(deps: AppDeps) {
       }
       if (corsHeaders) Object.assign(set.headers, corsHeaders)
       if (!routeExists(request.method, path)) return early(notFoundOrMethod(request))
-      noteClientAddress(request, server?.requestIP(request)?.address)
+      const address = () => server?.requestIP(request)?.address
       // Sign-in routes take no caller (their own per-address and per-account limits apply), but the
       // cross-site rules do.
       if (PUBLIC_AUTH_PATHS.has(path)) {
+        noteClientAddress(request, address())
         const refusal = csrfRefusal(request, path, false, settings)
         return refusal ? fromAppError(refusal) : undefined
       }
       let caller
       let cookieAuthenticated = false
       try {
-        const bearer = request.headers.has('authorization') || request.headers.has('x-api-key')
         // A stream may be opened with a ticket instead of a token (EventSource sends no headers).
-        const ticket = request.method === 'GET' && STREAM_PATHS.has(path) && !bearer ? new URL(request.url).searchParams.get('ticket') : null
-        // A person's session cookie, when no token is sent (a token always wins, and needs no CSRF rules).
-        const cookie = !bearer && ticket === null ? readSessionCookie(request, settings) : undefined
-        if (cookie !== undefined) {
-          caller = await sessionCaller(deps.identity, cookie)
-          setCaller(request, caller)
-          cookieAuthenticated = true
-        } else caller = ticket !== null ? await authenticator.authenticateTicket(request, ticket) : await authenticator.authenticate(request)
-        // A personal token stops at once when its owner is disabled, deleted or leaves its project.
-        if (!deps.access.personalTokenLive(caller.token) && caller.person?.sessionId === undefined) throw new AppError(401, 'UNAUTHORIZED', "The token's owner no longer has access")
+        const ticket = request.method === 'GET' && STREAM_PATHS.has(path) && !request.headers.has('authorization') && !request.headers.has('x-api-key')
+          ? new URL(request.url).searchParams.get('ticket') : null
+        ;({ caller, cookieAuthenticated } = await authenticateRequest(deps, request, ticket, address))
       } catch (e) {
         if (e instanceof AppError) return early(fromAppError(e))
         throw e

@@ -5,6 +5,10 @@ import { callerOf, setCaller } from './auth'
 import { noteBypass } from './bypass'
 
 const accesses = new WeakMap<Request, Access>()
+/** The project a request names other than by header (a console stream's ticket). */
+const projectRefs = new WeakMap<Request, string>()
+
+export const noteProjectRef = (request: Request, ref: string): void => void projectRefs.set(request, ref)
 
 /** Noted by the app for every authenticated request. */
 export const noteAccess = (request: Request, access: Access): void => void accesses.set(request, access)
@@ -14,7 +18,7 @@ export function authorizeRoute(request: Request, action: RouteAction, affected: 
   const caller = callerOf(request)
   const access = accesses.get(request)
   if (!access) throw new Error('authorizeRoute: no access context for this request')
-  const decision = access.authorize(caller, action, affected, request.headers.get('flagship-project'))
+  const decision = access.authorize(caller, action, affected, projectRefs.get(request) ?? request.headers.get('flagship-project'))
   if (caller.person?.sessionId !== undefined && decision.projectId !== null) {
     // A session caller is made per request, so this changes nothing shared.
     caller.actor.projectId = decision.projectId

@@ -3,7 +3,11 @@
 // access/authorize.ts from the Flagship-Project header; until then the caller holds no permissions.
 import type { Identity } from '../identity/service'
 import { AppError } from '../services/errors'
-import type { Caller } from './auth'
+import { readSessionCookie } from '../identity/cookies'
+import { noteClientAddress } from '../identity/request-meta'
+import { setCaller, type Caller } from './auth'
+import type { AppDeps } from './deps'
+import { noteProjectRef } from './request-access'
 
 export async function sessionCaller(identity: Identity, value: string): Promise<Caller> {
   const found = value === '' ? undefined : await identity.personOf(value)
@@ -20,4 +24,30 @@ export async function sessionCaller(identity: Identity, value: string): Promise<
     rateKeys: { evaluation: `session:${sessionId}:evaluation`, management: `session:${sessionId}:management` },
     person: { userId: person.user.id, sessionId },
   }
+}
+
+/** Who sends a request under /api: a token (Authorization or X-API-Key), a stream ticket, or a person's
+ *  session cookie when no token is sent (a token always wins, and is exempt from the CSRF rules). A
+ *  console stream (EventSource sends the cookie but no headers) carries a ticket made for this very
+ *  session, which names the project. A personal token whose owner lost access answers 401. */
+export async function authenticateRequest(
+  deps: Pick<AppDeps, 'identity' | 'access' | 'authenticator' | 'tickets' | 'settings'>,
+  request: Request, ticket: string | null, address: () => string | undefined,
+): Promise<{ caller: Caller; cookieAuthenticated: boolean }> {
+  const bearer = request.headers.has('authorization') || request.headers.has('x-api-key')
+  const cookie = bearer ? undefined : readSessionCookie(request, deps.settings)
+  if (cookie !== undefined) {
+    noteClientAddress(request, address())
+    const caller = await sessionCaller(deps.identity, cookie)
+    if (ticket !== null) {
+      const claims = deps.tickets.verify(ticket)
+      if (!claims || claims.tokenHash !== caller.token.hash) throw new AppError(401, 'UNAUTHORIZED', 'Invalid or expired stream ticket; get a new one from POST /api/v1/stream/tickets')
+      noteProjectRef(request, claims.projectId)
+    }
+    setCaller(request, caller)
+    return { caller, cookieAuthenticated: true }
+  }
+  const caller = ticket !== null ? await deps.authenticator.authenticateTicket(request, ticket) : await deps.authenticator.authenticate(request)
+  if (caller.person !== undefined && !deps.access.personalTokenLive(caller.token)) throw new AppError(401, 'UNAUTHORIZED', "The token's owner no longer has access")
+  return { caller, cookieAuthenticated: false }
 }

@@ -186,7 +186,8 @@ export class OidcRelyingParty {
       }
     }
     const email = typeof claims.email === 'string' && claims.email.length <= 320 ? claims.email.trim().toLowerCase() : undefined
-    const name = typeof claims.name === 'string' ? claims.name.trim().slice(0, 200) : undefined
+    // Control characters never reach a stored name.
+    const name = typeof claims.name === 'string' ? claims.name.replace(/[\x00-\x1f\x7f]/g, ' ').trim().slice(0, 200) : undefined
     return {
       identity: {
         issuer: idClaims.iss,

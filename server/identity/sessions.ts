@@ -47,6 +47,16 @@ export class SessionCache {
     return row
   }
 
+  /** The user of a session this instance holds, when it has not ended (a notice drops ended ones). */
+  liveUser(sessionId: string, now = Date.now()): string | undefined {
+    for (const row of this.byHash.values()) {
+      if (row.id !== sessionId) continue
+      const lastSeen = this.touched.get(row.id) ?? Date.parse(row.lastSeenAt)
+      return Date.parse(row.expiresAt) > now && lastSeen + this.limits.idleMs > now ? row.userId : undefined
+    }
+    return undefined
+  }
+
   lastSeen(row: SessionRow): string {
     const t = this.touched.get(row.id)
     return t === undefined ? row.lastSeenAt : new Date(t).toISOString()

@@ -180,6 +180,18 @@ describe('single sign-on: hostile callbacks and return_to', () => {
     }, 30_000)
   }
 
+  test('a profile the service cannot take ends on the sign-in page; control characters never reach a name', async () => {
+    await provider.setAccounts({
+      weird: { email: 'not-an-address@localhost', email_verified: true, name: 'Weird' },
+      bell: { email: 'bell@example.com', email_verified: true, name: 'Ring\u0007\nthe Bell' },
+    })
+    const weird = await ssoSignIn(srv.url, 'weird')
+    expect(weird.location).toBe('/signin?sso_error=account')
+    expect(weird.session).toBeUndefined()
+    const bell = await ssoSignIn(srv.url, 'bell')
+    expect((await me(srv, bell.session!)).body.user.name).toBe('Ring  the Bell')
+  }, 30_000)
+
   test('missing state: refused, no session', async () => {
     const r = await ssoSignIn(srv.url, 'dev1', { beforeCallback: (u) => u.searchParams.delete('state') })
     expect(r.location).toBe('/signin?sso_error=state')

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { api, startServer, type TestServer } from '../helpers/server'
 import { cookieOf, PASSWORD, sapi, setupCodeOf, setupOwner, signIn } from '../helpers/teams'
+import { openSse, streamStatus } from '../helpers/sse'
 
 const OWNER = 'owner@example.com'
 
@@ -188,6 +189,24 @@ describe('first-run setup and sign-in', () => {
     expect((await sapi(srv, 'GET', '/api/v1/me', { cookie: a })).status).toBe(200)
     await sapi(srv, 'PUT', '/api/v1/me/password', { cookie: a, body: { current_password: 'another long password', new_password: PASSWORD } })
     owner = a
+  })
+
+  test("the console's change stream: a ticket made for the session, opened with the cookie; sign-out closes it", async () => {
+    const cookie = await signIn(srv, OWNER)
+    const ticket = await sapi(srv, 'POST', '/api/v1/stream/tickets', { cookie, project: 'default' })
+    expect(ticket.status).toBe(200)
+    const url = `${srv.url}/api/v1/stream?ticket=${encodeURIComponent(ticket.body.ticket)}`
+    // Without the session's cookie the ticket opens nothing.
+    expect((await streamStatus(url)).status).toBe(401)
+    expect((await streamStatus(url, { cookie: owner })).status).toBe(401)
+    const stream = await openSse(url, { cookie })
+    expect(stream.status).toBe(200)
+    expect((await stream.next((e) => e.event === 'ready')).data).toHaveProperty('version')
+    await sapi(srv, 'POST', '/api/v1/flags', { cookie: owner, project: 'default', body: { key: 'streamed', enabled: true } })
+    expect((await stream.next((e) => e.event === 'change')).data).toMatchObject({ key: 'streamed' })
+    await sapi(srv, 'POST', '/api/v1/auth/logout', { cookie })
+    await stream.ended
+    expect(stream.isEnded()).toBe(true)
   })
 
   test('session-only routes refuse tokens', async () => {

@@ -2,8 +2,8 @@
 // (oidc-provider under Node): first-run setup with the setup code, sign-out and password sign-in, single
 // sign-on through the provider's own pages, the Account page (sessions, password, two-factor set-up with its QR
 // code and a sign-in that asks for the code), Projects, Members with an invitation accepted at /invite/<token>,
-// Users (disabling ends a session), the project switcher, and what a viewer and an environment-limited editor
-// see of a flag (read-only views).
+// Users (disabling ends a session; a password-reset link at /reset/<token>), the project switcher, and what
+// a viewer and an environment-limited editor see of a flag (read-only views).
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
 import { browserSuite, launchChromium } from '../helpers/browser'
@@ -230,6 +230,28 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     await ivyPage.context().close()
   }, TIMEOUT)
 
+  test('Users: a password-reset link sets a new password once', async () => {
+    await page.getByRole('button', { name: 'Enable Ivy Invitee' }).click()
+    await page.getByRole('button', { name: 'Disable Ivy Invitee' }).waitFor()
+    await page.getByRole('button', { name: 'Password-reset link for Ivy Invitee' }).click()
+    const link = await page.getByLabel('Password-reset link', { exact: true }).inputValue()
+    expect(link).toMatch(new RegExp(`^${srv.url}/reset/[A-Za-z0-9_-]+$`))
+    const ivy = await newPage()
+    await ivy.goto(link)
+    await ivy.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
+    await ivy.getByRole('button', { name: 'Set password' }).click()
+    await ivy.getByRole('link', { name: 'Go to sign-in' }).click()
+    await ivy.getByLabel('Email').fill('ivy@example.com')
+    await ivy.getByLabel('Password').fill(NEW_PASSWORD)
+    await ivy.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await ivy.getByText('Ivy Invitee').waitFor()
+    await ivy.goto(link)
+    await ivy.getByLabel('New password', { exact: true }).fill(`${NEW_PASSWORD} again`)
+    await ivy.getByRole('button', { name: 'Set password' }).click()
+    await ivy.getByRole('alert').filter({ hasText: 'Password not set' }).waitFor()
+    await ivy.context().close()
+  }, TIMEOUT)
+
   /** Single sign-on through the provider's login and consent pages. */
   const ssoSignIn = async (p: Page, login: string) => {
     await p.goto(`${srv.url}/signin`)
@@ -262,6 +284,11 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     const p = await newPage()
     await ssoSignIn(p, 'eli')
     await p.getByRole('heading', { name: 'Flags' }).waitFor()
+    // the list: a switch per environment it may change, none for production, for the flag itself or "New flag"
+    await p.getByRole('switch', { name: 'staging: checkout' }).waitFor()
+    expect(await p.getByRole('switch', { name: 'production: checkout' }).count()).toBe(0)
+    expect(await p.getByRole('switch', { name: 'Enabled: checkout' }).count()).toBe(0)
+    expect(await p.getByRole('button', { name: 'New flag' }).count()).toBe(0)
     await p.getByRole('link', { name: 'checkout' }).first().click()
     const access = p.getByRole('region', { name: 'Environments you may change' })
     await access.waitFor()
@@ -306,6 +333,24 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     expect(headers.every((h) => h === 'mobile')).toBe(true)
     await switcher.selectOption('default')
     await p.getByRole('link', { name: 'checkout' }).first().waitFor()
+    await p.context().close()
+  }, TIMEOUT)
+
+  test('an invitation accepted with single sign-on ("Join with …") signs the invited person in with its role', async () => {
+    const invite = await sapi(srv, 'POST', '/api/v1/invitations', { cookie: await ownerCookie(), body: { email: 'jo@example.com', projects: [{ project: 'default', role: 'viewer' }] } })
+    expect(invite.status).toBe(201)
+    await provider.setAccounts({ jo: { email: 'jo@example.com', email_verified: true, name: 'Jo Joiner' } })
+    const p = await newPage()
+    await p.goto(invite.body.url)
+    await p.getByRole('link', { name: 'Join with Acme SSO' }).click()
+    await p.waitForURL(`${provider.issuer}/**`)
+    await p.locator('input[name="login"]').fill('jo')
+    await p.locator('input[name="password"]').fill('any')
+    await p.getByRole('button', { name: 'Sign-in' }).click()
+    await p.getByRole('button', { name: 'Continue' }).click()
+    await p.waitForURL(`${srv.url}/**`)
+    await p.getByText('Jo Joiner').waitFor()
+    expect(await p.getByRole('list', { name: 'Your roles' }).textContent()).toContain('project: viewer')
     await p.context().close()
   }, TIMEOUT)
 

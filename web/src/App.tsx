@@ -22,7 +22,7 @@ import { Audit } from './pages/Audit'
 import { Settings } from './pages/Settings'
 import { StaleFlags } from './pages/StaleFlags'
 import { Upcoming } from './pages/Upcoming'
-import { AcceptInvitation, Setup } from './pages/people/PublicForms'
+import { AcceptInvitation, ResetPassword, Setup } from './pages/people/PublicForms'
 import { Account } from './pages/people/Account'
 import { Members } from './pages/people/Members'
 import { Users } from './pages/people/Users'
@@ -83,8 +83,10 @@ const PERSON_NAV: typeof NAV = [
 export function App() {
   const path = usePath()
   const invite = matchPath('/invite/:token', path)
+  const reset = matchPath('/reset/:token', path)
   if (path === '/setup') return <Setup />
   if (invite) return <AcceptInvitation token={invite.token} />
+  if (reset) return <ResetPassword token={reset.token} />
   return <Shell path={path} />
 }
 

@@ -19,6 +19,9 @@ export interface Abilities {
   instanceAdmin: boolean
   /** whether changes to this environment are allowed (the flag editor shows the others read-only) */
   writeEnv: (environment: string) => boolean
+  /** write:flags in every environment of the project: creating, archiving, deleting a flag or changing its
+   *  own fields affects them all (teams.md §4) */
+  writeEverywhere: boolean
 }
 
 export function abilitiesOf(permissions: readonly Permission[], writeEnv?: (environment: string) => boolean, instanceAdmin = false): Abilities {
@@ -28,7 +31,15 @@ export function abilitiesOf(permissions: readonly Permission[], writeEnv?: (envi
   return {
     readFlags: has('read:flags'), writeFlags, readConfigs: has('read:configs'), writeConfigs: has('write:configs'), admin, instanceAdmin,
     writeEnv: (env) => writeFlags && (writeEnv ? writeEnv(env) : true),
+    writeEverywhere: writeFlags,
   }
+}
+
+/** The abilities narrowed to the project's environments: someone without write rights in one of them
+ *  cannot make changes that affect all (a config's value, a flag's own fields, creating or deleting). */
+function withinEnvironments(can: Abilities, environments: readonly string[]): Abilities {
+  const everywhere = environments.every(can.writeEnv)
+  return { ...can, writeEverywhere: can.writeFlags && everywhere, writeConfigs: can.writeConfigs && everywhere }
 }
 
 /** GET /me as either kind of caller answers it. */
@@ -67,7 +78,7 @@ export function useSession() {
     hasProject,
     /** who is signed in, for the sidebar */
     signedInAs: person ? person.user.name || person.user.email : (me.data as Me | undefined)?.name,
-    can: abilitiesOfMe(me.data),
+    can: withinEnvironments(abilitiesOfMe(me.data), project.data?.environments ?? []),
   }
 }
 

@@ -108,6 +108,7 @@ export const teamsApi = {
   login: (body: { email: string; password: string; totp?: string }) => request<{ user: User }>('POST', '/auth/login', { body, ...noProject }),
   setup: (body: { setup_code: string; email: string; name: string; password: string }) => request<{ user: User }>('POST', '/auth/setup', { body, ...noProject }),
   logout: () => request<unknown>('POST', '/auth/logout', noProject),
+  usePasswordReset: (body: { token: string; password: string }) => request<unknown>('POST', '/auth/password-reset', { body, ...noProject }),
   acceptInvitation: (body: { token: string; name: string; password: string }) => request<{ user: User }>('POST', '/auth/invitations/accept', { body, ...noProject }),
 
   changePassword: (body: { current_password: string; new_password: string }) => request<unknown>('PUT', '/me/password', { body, ...noProject }),

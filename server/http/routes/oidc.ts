@@ -130,7 +130,8 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
         const { cookie } = await signInWithOidc({ store: deps.store, identity: deps.identity, settings, log: deps.log, invitations }, done.identity, done.invitation, request)
         return redirect(done.returnTo, [cleared, cookie])
       } catch (e) {
-        const reason = e instanceof OidcFailure || e instanceof SsoRefused ? e.reason : undefined
+        // An AppError here is the profile refused by user creation (an email or name it cannot take).
+        const reason = e instanceof OidcFailure || e instanceof SsoRefused ? e.reason : e instanceof AppError ? 'account' : undefined
         if (reason === undefined) throw e
         await deps.identity.throttle.checkAddress(ip).catch(() => undefined)
         deps.log('oidc: sign-in refused', { reason, detail: (e as Error).message, ip }, 'warn')

@@ -26,7 +26,7 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
   const { query, fetchCurrent } = useResource(flagQueries.detail(flagKey))
   const environments = project.data?.environments ?? []
   // Archive, delete, rollback and the flag's own fields affect every environment (teams.md §4).
-  const writeAll = can.writeFlags && environments.every(can.writeEnv)
+  const writeAll = can.writeEverywhere
   const del = useConfirmAction(() => api.deleteFlag(flagKey), [keys.flags], () => navigate('/', { force: true }))
   const archive = useConfirmAction((f: { key: string; version: number; archived?: boolean }) => (f.archived ? insightApi.restoreFlag(f) : insightApi.archiveFlag(f)), [keys.flags])
   const [draft, setDraft] = useState<FlagBody | null>(null)

@@ -39,7 +39,7 @@ export function Flags({ archived = false }: { archived?: boolean }) {
         title="Flags"
         subtitle={list.count !== undefined ? plural(list.count, 'flag') : 'Feature switches and their targeting'}
         actions={
-          can.writeFlags && (
+          can.writeEverywhere && (
             <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
               New flag
             </button>
@@ -55,7 +55,7 @@ export function Flags({ archived = false }: { archived?: boolean }) {
         notice={switches.notice}
         empty={
           filtered ? <Empty title={archived ? 'No archived flags' : 'No flag has these tags'}>{archived ? 'Archived flags are listed here until restored or deleted.' : 'Remove a tag to see more.'}</Empty> : <Empty title="No flags yet">
-            {can.writeFlags ? (
+            {can.writeEverywhere ? (
               <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
                 Create your first flag
               </button>
@@ -89,7 +89,7 @@ export function Flags({ archived = false }: { archived?: boolean }) {
                   <span className="badge">{valueType(f.value)}</span>
                 </td>
                 <td data-label="Enabled">
-                  {can.writeFlags ? (
+                  {can.writeEverywhere ? (
                     <Switch checked={f.enabled} label={`Enabled: ${f.key}`} disabled={switches.busy(f.key)} onChange={(enabled) => switches.flip(f, enabled)} />
                   ) : (
                     <StatusPill on={f.enabled} />
@@ -104,7 +104,7 @@ export function Flags({ archived = false }: { archived?: boolean }) {
                         return (
                           <li key={env} title={o ? `${env}: overridden` : `${env}: follows the flag`}>
                             <span className={o ? 'env-name overridden' : 'env-name'}>{env}</span>
-                            {can.writeFlags ? (
+                            {can.writeEnv(env) ? (
                               <Switch checked={on} inherited={!o} label={`${env}: ${f.key}`} disabled={switches.busy(f.key)} onChange={(enabled) => switches.flip(f, enabled, env)} />
                             ) : (
                               <StatusPill on={on} />

@@ -8,6 +8,7 @@ import { Link, navigate } from '../router'
 import { takeEndedReason, useToken } from '../session'
 import { teamsApi, teamsKeys } from '../teams-api'
 import { ErrorMessage } from '../components/ErrorMessage'
+import { safeReturnTo } from '../../../server/identity/oidc-return-to'
 
 /** What the callback's `sso_error` means, in words (the server never puts its reasons in the URL). */
 const SSO_ERRORS: Record<string, string> = {
@@ -21,6 +22,7 @@ const SSO_ERRORS: Record<string, string> = {
   disabled: 'Your account is disabled.',
   invitation: 'The invitation is used up, expired, or for another email address.',
   throttled: 'Too many sign-in attempts from your address. Wait a minute and try again.',
+  account: 'Your identity provider’s profile (email or name) cannot be used for an account here.',
 }
 
 export const ssoStartUrl = (returnTo: string, invitation?: string) =>
@@ -41,7 +43,7 @@ export function SignIn() {
 
   const signedIn = () => {
     qc.clear()
-    navigate(returnTo.startsWith('/') && !returnTo.startsWith('//') ? returnTo : '/', { replace: true, force: true })
+    navigate(safeReturnTo(returnTo), { replace: true, force: true })
   }
   const m = methods.data
   // Before users exist (or if the service predates them), the token is the way in.

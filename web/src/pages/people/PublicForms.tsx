@@ -1,6 +1,6 @@
 // The pages reached without signing in besides sign-in itself: the first-run setup (the setup code from
-// the service's log makes the first owner) and accepting an invitation (/invite/<token>: a password, or
-// single sign-on with the invitation's email).
+// the service's log makes the first owner), accepting an invitation (/invite/<token>: a password, or
+// single sign-on with the invitation's email), and a password-reset link from an admin (/reset/<token>).
 import { useState, type ChangeEvent, type FormEvent, type InputHTMLAttributes, type ReactNode } from 'react'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { navigate } from '../../router'
@@ -117,6 +117,30 @@ export function AcceptInvitation({ token }: { token: string }) {
           Join with {p.name}
         </a>
       ))}
+    </Card>
+  )
+}
+
+export function ResetPassword({ token }: { token: string }) {
+  const [password, setPassword] = useState('')
+  const [done, setDone] = useState(false)
+  const { submit, error, pending } = useSubmit(() => teamsApi.usePasswordReset({ token, password }), () => setDone(true))
+  if (done) {
+    return (
+      <Card title="Password set" intro="Your new password works now; every earlier session of yours was signed out.">
+        <a className="btn btn-primary btn-block" href="/signin">Go to sign-in</a>
+      </Card>
+    )
+  }
+  return (
+    <Card title="Set a new password" intro="An administrator sent you this link. It works once, for 24 hours.">
+      <form className="form" onSubmit={submit} aria-label="Set a new password" noValidate>
+        <Field id="reset-password" label="New password" type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" autoFocus hint="At least 12 characters, not your email." />
+        <ErrorMessage error={error} title="Password not set" />
+        <button type="submit" className="btn btn-primary btn-block" disabled={pending}>
+          {pending ? 'Saving…' : 'Set password'}
+        </button>
+      </form>
     </Card>
   )
 }
