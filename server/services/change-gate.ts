@@ -26,8 +26,11 @@ export function changeGate(store: Store, tx: Db) {
   const load = (projectId: string) => {
     let hit = cache.get(projectId)
     if (!hit) {
-      hit = Promise.all([store.projects.get(tx, projectId), store.policies.byProject(tx, projectId)])
-        .then(([project, policies]) => ({ envs: project?.environments ?? [], policies }))
+      // The project's environments only matter once something is protected (the common case reads one table).
+      hit = store.policies.byProject(tx, projectId).then(async (policies) => ({
+        envs: policies.some((p) => p.protected) ? (await store.projects.get(tx, projectId))?.environments ?? [] : [],
+        policies,
+      }))
       cache.set(projectId, hit)
     }
     return hit
