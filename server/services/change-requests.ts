@@ -111,6 +111,17 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
     return after
   }
 
+  /** Many requests of one project at once (lists): policies, reviews and current versions read once. */
+  async function views(projectId: string, rows: ChangeRequestRow[]) {
+    if (!rows.length) return []
+    const [project, policies, reviews] = await Promise.all([store.projects.get(store.db, projectId), store.policies.byProject(store.db, projectId), store.changeRequests.reviews(store.db, rows.map((r) => r.id))])
+    const types = [...new Set(rows.flatMap((r) => r.items.map((i) => i.resource_type)))]
+    const versions = new Map<string, number>()
+    for (const type of types) for (const doc of await repositoryOf(store, type).all(store.db, projectId)) versions.set(`${type}:${doc.key}`, doc.version)
+    return rows.map((row) => changeRequestView(row, reviews.filter((r) => r.changeRequestId === row.id), requestPolicy(row, project?.environments ?? [], policies), reviewers,
+      row.items.map((i) => versions.get(`${i.resource_type}:${i.key}`) ?? null)))
+  }
+
   async function view(row: ChangeRequestRow, reviews?: ReviewRow[]) {
     const currentVersions = await Promise.all(row.items.map(async (item) => (await repositoryOf(store, item.resource_type).get(store.db, row.projectId, item.key))?.version ?? null))
     return changeRequestView(row, reviews ?? await store.changeRequests.reviews(store.db, [row.id]), await policyOf(store.db, row), reviewers, currentVersions)
@@ -122,9 +133,16 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
       reviewers = r
     },
     view,
+    views,
     isAuthor,
-    /** Whether a person may review a request with this policy now. */
-    mayReview: async (userId: string, projectId: string, policy: Awaited<ReturnType<typeof policyOf>>) => reviewers.mayReview(userId, projectId, policy.affected, policy.needAdmin),
+    /** The requests of `rows` `userId` may review now (the awaiting inbox): policies read once. */
+    async reviewable(userId: string, projectId: string, rows: ChangeRequestRow[]) {
+      const [project, policies] = await Promise.all([store.projects.get(store.db, projectId), store.policies.byProject(store.db, projectId)])
+      return rows.filter((row) => {
+        const policy = requestPolicy(row, project?.environments ?? [], policies)
+        return reviewers.mayReview(userId, projectId, policy.affected, policy.needAdmin)
+      })
+    },
     get: (projectId: string, id: string) => mustGet(store.db, projectId, id),
     /** The environments a request's items affect, and the protected ones among them. */
     policyOf: (row: Pick<ChangeRequestRow, 'items' | 'projectId'>) => policyOf(store.db, row),

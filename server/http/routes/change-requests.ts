@@ -60,22 +60,18 @@ export const changeRequestRoutes = ({ services }: Pick<AppDeps, 'services'>) => 
         if (req.userId === null) return listBody('change_requests', [], 0, offset)
         const { rows } = await crs.page(projectId, { states: ['open'], ...author }, 500, 0)
         const reviews = await crs.reviewsOf(rows.map((r) => r.id))
-        const awaiting = []
-        for (const row of rows) {
-          if (row.authorUserId === req.userId) continue
-          if (reviews.some((r) => r.changeRequestId === row.id && r.reviewerUserId === req.userId && r.revision === row.revision && r.decision !== 'comment')) continue
-          const policy = await crs.policyOf(row)
-          if (await crs.mayReview(req.userId, row.projectId, policy)) awaiting.push(row)
-        }
-        const page = awaiting.slice(offset, offset + limit)
-        return listBody('change_requests', await Promise.all(page.map((r) => crs.view(r))), awaiting.length, offset)
+        const unreviewed = rows.filter((row) => row.authorUserId !== req.userId
+          && !reviews.some((r) => r.changeRequestId === row.id && r.reviewerUserId === req.userId && r.revision === row.revision && r.decision !== 'comment'))
+        const awaiting = await crs.reviewable(req.userId, projectId, unreviewed)
+        return listBody('change_requests', await crs.views(projectId, awaiting.slice(offset, offset + limit)), awaiting.length, offset)
       }
       const { rows, total } = await crs.page(projectId, { ...(query.state !== undefined && { states: [query.state as ChangeRequestState] }), ...author }, limit, offset)
-      return listBody('change_requests', await Promise.all(rows.map((r) => crs.view(r))), total, offset)
+      return listBody('change_requests', await crs.views(projectId, rows), total, offset)
     }, {
       ...guard('read:flags', 'change-requests', 'List change requests, most recently changed first'),
       query: t.Object({
-        ...S.Page.properties,
+        limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })),
+        offset: S.Page.properties.offset,
         state: t.Optional(t.String({ description: CHANGE_REQUEST_STATES.join(', ') })),
         author: t.Optional(t.String({ description: 'a user id, or `me`' })),
         awaiting: t.Optional(t.String({ description: '`me`: open requests the caller may review and has not reviewed at this revision (never their own)' })),
