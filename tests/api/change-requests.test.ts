@@ -53,8 +53,8 @@ describe('change requests', () => {
     expect((await asToken('POST', '/api/v1/configs', { key: 'limits', value: { max: 1 } })).status).toBe(201)
     expect((await asToken('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/flags', events: ['*'] })).status).toBe(201)
     expect((await as(ADMIN, 'PUT', '/api/v1/project/environments/production/policy', { protected: true, required_approvals: 1, approver_role: 'editor' })).status).toBe(200)
-  })
-  afterAll(() => p.stop())
+  }, 120_000)
+  afterAll(() => p.stop(), 60_000)
 
   test('proposing: validated as the direct writes would be (400 naming the item); rights in every affected environment', async () => {
     const bad = await as(ALICE, 'POST', '/api/v1/change-requests', { title: 'x', items: [ITEMS[0], { resource_type: 'flag', key: 'nope', action: 'update', body: { enabled: true } }] })

@@ -35,8 +35,8 @@ describe('protected environments', () => {
     ok(await asToken('PUT', '/api/v1/configs/limits/environments/production', { value: { max: 5 } }))
     ok(await asToken('POST', '/api/v1/segments', { key: 'beta', conditions: [{ property: 'plan', operator: 'equals', value: 'beta' }] }))
     ok(await asToken('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/flags', events: ['*'] }))
-  })
-  afterAll(() => p.stop())
+  }, 120_000)
+  afterAll(() => p.stop(), 60_000)
 
   test('a policy: read by anyone in the project, changed by project admins only, bounded, audited', async () => {
     expect((await as(EDITOR, 'GET', '/api/v1/project/environments/production/policy')).body).toMatchObject({ environment: 'production', protected: false, required_approvals: 1, approver_role: 'editor' })
@@ -123,7 +123,7 @@ describe('protected environments', () => {
 
 describe('a schedule made before its environment became protected', () => {
   let p: People
-  afterAll(() => p.stop())
+  afterAll(() => p.stop(), 60_000)
   test('is refused at its time: failed, CHANGE_REQUEST_REQUIRED, nothing written', async () => {
     p = await startWithPeople([{ email: ADMIN, role: 'admin' }])
     const token = p.srv.adminToken
@@ -139,5 +139,5 @@ describe('a schedule made before its environment became protected', () => {
     }
     expect(schedule).toMatchObject({ status: 'failed', error: { code: 'CHANGE_REQUEST_REQUIRED' } })
     expect((await api(p.srv, 'GET', '/api/v1/flags/checkout/definition', { token })).body.flag.environments).toBeUndefined()
-  })
+  }, 120_000)
 })

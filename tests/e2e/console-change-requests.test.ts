@@ -40,7 +40,7 @@ browserSuite('console: change requests', () => {
     p = await startWithPeople([{ email: ADMIN, role: 'admin' }, { email: ALICE, role: 'editor' }, { email: BOB, role: 'editor' }])
     for (const key of ['checkout', 'banner']) expect((await api(p.srv, 'POST', '/api/v1/flags', { token: p.srv.adminToken, body: { key, enabled: false } })).status).toBe(201)
     browser = await launchChromium()
-  }, T)
+  }, 2 * T)
   afterAll(async () => {
     await browser?.close()
     await p?.stop()
