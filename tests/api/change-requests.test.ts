@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { api, type ApiResponse } from '../helpers/server'
 import { sapi, signIn } from '../helpers/teams'
 import { startWithPeople, type People } from '../helpers/people'
+import { openSse } from '../helpers/sse'
 
 const ADMIN = 'admin@example.com'
 const ALICE = 'alice@example.com' // editor, the author
@@ -192,10 +193,16 @@ describe('change requests', () => {
     const cr = await propose(ALICE, [{ resource_type: 'flag', key: 'banner', action: 'update', body: { tags: ['race'] } }])
     expect((await review(BOB, cr.id, 'approve', 1)).body.change_request.state).toBe('approved')
     const version = (await flag('banner')).version
+    const stream = await openSse(`${p.srv.url}/api/v1/stream`, { authorization: `Bearer ${token}` })
+    expect((await stream.next()).event).toBe('ready')
     const results = await Promise.all([ALICE, CAROL].map((who) => as(who, 'POST', `/api/v1/change-requests/${cr.id}/apply`, { revision: 1 })))
     expect(results.map((r) => r.status).sort()).toEqual([200, 409])
     expect(results.find((r) => r.status === 409)!.body.code).toBe('INVALID_STATE')
     expect(await flag('banner')).toMatchObject({ version: version + 1, tags: ['race'] })
+    // the change stream carries it like any change
+    const change = await stream.next((e) => e.event === 'change' && e.data.key === 'banner')
+    stream.close()
+    expect(change.data).toMatchObject({ resource_type: 'flag', key: 'banner', action: 'update', version: version + 1 })
     const entries = (await asToken('GET', '/api/v1/audit?resource_type=flag&resource_key=banner&limit=1000')).body.entries
     expect(entries.filter((e: { details?: { change_request?: string } }) => e.details?.change_request === cr.id)).toHaveLength(1)
   })
