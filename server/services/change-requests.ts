@@ -144,8 +144,6 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
       })
     },
     get: (projectId: string, id: string) => mustGet(store.db, projectId, id),
-    /** The environments a request's items affect, and the protected ones among them. */
-    policyOf: (row: Pick<ChangeRequestRow, 'items' | 'projectId'>) => policyOf(store.db, row),
     page: store.changeRequests.page.bind(null, store.db),
     reviewsOf: (ids: string[]) => store.changeRequests.reviews(store.db, ids),
     /** Shapes only (for the route's permission check, before the dry run). */
