@@ -5,11 +5,14 @@
 // changes.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { api, createToken, startServer, type ApiResponse, type TestServer } from '../helpers/server'
+import { setupOwner } from '../helpers/teams'
 
 let srv: TestServer
 let admin: string
 let webhookId: string
-let routes: { method: string; path: string; query: string[]; body: boolean }[]
+let routes: { method: string; path: string; query: string[]; body: boolean; permission: string }[]
+/** the instance owner's session: routes only a person may call are sent with it (teams) */
+let ownerCookie: string
 
 beforeAll(async () => {
   srv = await startServer()
@@ -17,6 +20,7 @@ beforeAll(async () => {
   await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'f', enabled: true, value: true } })
   await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: 'c', value: 1, environments: { staging: { value: 2 } } } })
   await api(srv, 'POST', '/api/v1/segments', { token: admin, body: { key: 's', conditions: [] } })
+  ownerCookie = await setupOwner(srv)
   webhookId = (await api(srv, 'POST', '/api/v1/webhooks', { token: admin, body: { url: 'http://127.0.0.1:9/hook', events: ['*'] } })).body.id
   const doc = (await api(srv, 'GET', '/openapi.json')).body
   routes = Object.entries<any>(doc.paths).flatMap(([path, ops]) => Object.entries<any>(ops).map(([method, op]) => ({
@@ -24,6 +28,7 @@ beforeAll(async () => {
     path,
     query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name),
     body: op.requestBody !== undefined,
+    permission: op['x-permission'] as string,
   })))
 })
 afterAll(() => srv.stop())
@@ -51,7 +56,18 @@ function expect400(label: string, path: string, res: ApiResponse): string {
 }
 
 const NUL = '\\u0000 (NUL)'
-const raw = (method: string, path: string, text: string) => api(srv, method, path, { token: admin, rawBody: text, headers: { 'content-type': 'application/json' } })
+/** How a client reaches a route: the admin token, or (routes for people only) the owner's session as the
+ *  console sends it; sign-in routes with the console's CSRF header. */
+function credentials(permission: string | undefined): { token?: string; headers: Record<string, string> } {
+  if (permission === 'session' || permission?.startsWith('instance:')) return { headers: { cookie: ownerCookie, 'x-flagship-request': '1' } }
+  if (permission === 'public') return { headers: { 'x-flagship-request': '1' } }
+  return { token: admin, headers: {} }
+}
+const permissionOf = (method: string, path: string) => routes.find((r) => r.method === method && r.path === path)?.permission
+const raw = (method: string, path: string, text: string, permission?: string) => {
+  const c = credentials(permission)
+  return api(srv, method, path, { token: c.token, rawBody: text, headers: { 'content-type': 'application/json', ...c.headers } })
+}
 
 describe('JSON strings: NUL and unpaired surrogates', () => {
   // JSON text as sent: `\\u0000` here is the six characters of the escape.
@@ -63,7 +79,7 @@ describe('JSON strings: NUL and unpaired surrogates', () => {
     expect(bodyRoutes.length).toBeGreaterThanOrEqual(12)
     for (const { method, path } of bodyRoutes) {
       for (const text of BODIES) {
-        const message = expect400(`${method} ${path} ${text}`, path, await raw(method, fill(path), text))
+        const message = expect400(`${method} ${path} ${text}`, path, await raw(method, fill(path), text, permissionOf(method, path)))
         expect(message).toMatch(/\\u(0000|d800|dc00|d83d) \((NUL|an unpaired UTF-16 surrogate)\), which is not allowed in text/)
       }
     }
@@ -190,7 +206,8 @@ describe('query parameters', () => {
       for (const name of NAMES) {
         // Empty values too: `?toString=` once read Object.prototype.toString as paging bounds.
         const url = `${fill(path)}?${name}=`
-        const res = await api(srv, method, url, { token: admin })
+        const c = credentials(permissionOf(method, path))
+        const res = await api(srv, method, url, { token: c.token, headers: c.headers })
         expect({ url, status: res.status, issues: res.body?.details?.issues }).toEqual({ url, status: 400, issues: [{ path: name, message: `unknown parameter; known: ${query.join(', ')}` }] })
       }
     }

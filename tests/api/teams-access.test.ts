@@ -222,6 +222,11 @@ describe('the last owner', () => {
     expect((await sapi(srv, 'PATCH', `/api/v1/admin/users/${me}`, { cookie: users.iadmin!.cookie, body: { disabled: true } })).status).toBe(403)
     expect((await sapi(srv, 'PATCH', `/api/v1/admin/users/${users.padmin!.id}`, { cookie: users.iadmin!.cookie, body: { instance_role: 'owner' } })).status).toBe(403)
     expect((await as('padmin', 'GET', '/api/v1/admin/users')).status).toBe(403)
+    // Removing people without the rights to (Flagsmith #3791): refused, nothing removed.
+    expect((await as('padmin', 'DELETE', `/api/v1/admin/users/${users.viewer!.id}`)).status).toBe(403)
+    expect((await as('editor', 'DELETE', `/api/v1/project/members/${users.viewer!.id}`)).status).toBe(403)
+    expect((await as('viewer', 'PUT', `/api/v1/project/members/${users.viewer!.id}`, { role: 'admin' })).status).toBe(403)
+    expect((await as('viewer', 'GET', '/api/v1/me')).status).toBe(200)
     expect((await api(srv, 'GET', '/api/v1/admin/users', { token: srv.adminToken })).status).toBe(403)
   })
 
