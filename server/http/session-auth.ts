@@ -9,8 +9,8 @@ import { setCaller, type Caller } from './auth'
 import type { AppDeps } from './deps'
 import { noteProjectRef } from './request-access'
 
-export async function sessionCaller(identity: Identity, value: string): Promise<Caller> {
-  const found = value === '' ? undefined : await identity.personOf(value)
+export async function sessionCaller(identity: Identity, value: string, ip: string | null = null): Promise<Caller> {
+  const found = value === '' ? undefined : await identity.personOf(value, ip)
   if (!found) throw new AppError(401, 'UNAUTHORIZED', 'Not signed in (the session ended or is unknown); sign in again')
   const { person, sessionId } = found
   const now = new Date().toISOString()
@@ -37,8 +37,9 @@ export async function authenticateRequest(
   const bearer = request.headers.has('authorization') || request.headers.has('x-api-key')
   const cookie = bearer ? undefined : readSessionCookie(request, deps.settings)
   if (cookie !== undefined) {
-    noteClientAddress(request, address())
-    const caller = await sessionCaller(deps.identity, cookie)
+    const ip = address()
+    noteClientAddress(request, ip)
+    const caller = await sessionCaller(deps.identity, cookie, ip ?? null)
     if (ticket !== null) {
       const claims = deps.tickets.verify(ticket)
       if (!claims || claims.tokenHash !== caller.token.hash) throw new AppError(401, 'UNAUTHORIZED', 'Invalid or expired stream ticket; get a new one from POST /api/v1/stream/tickets')

@@ -28,11 +28,13 @@ export class SessionCache {
     this.timer = setInterval(() => void this.flush(), TOUCH_FLUSH_MS)
   }
 
-  /** The live session for a cookie value; a miss reads the store once (a session made on another instance). */
-  async resolve(value: string, now = Date.now()): Promise<SessionRow | undefined> {
+  /** The live session for a cookie value; a miss reads the store once (a session made on another instance)
+   *  when `mayRead()` allows it (a per-address budget, so unknown values cannot become a query flood). */
+  async resolve(value: string, now = Date.now(), mayRead: () => boolean | Promise<boolean> = () => true): Promise<SessionRow | undefined> {
     const hash = hashToken(value)
     let row = this.byHash.get(hash)
     if (!row) {
+      if (!(await mayRead())) return undefined
       row = await this.store.sessions.byHash(this.store.db, hash)
       if (!row) return undefined
       this.remember(row)
