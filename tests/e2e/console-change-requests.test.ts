@@ -2,7 +2,8 @@
 // requests.md §5): an admin protects production in the environment settings; an editor's Save becomes
 // Propose change and lands on the request; the author's own approval is refused; another editor finds it in
 // the Changes inbox (with its live count) and approves; the author applies it; a request whose flag changed
-// underneath shows the stale banner and cannot be applied.
+// underneath shows the stale banner and cannot be applied; a config edit is proposed alike, commented on and
+// rejected.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
 import { browserSuite, launchChromium } from '../helpers/browser'
@@ -39,6 +40,7 @@ browserSuite('console: change requests', () => {
   beforeAll(async () => {
     p = await startWithPeople([{ email: ADMIN, role: 'admin' }, { email: ALICE, role: 'editor' }, { email: BOB, role: 'editor' }])
     for (const key of ['checkout', 'banner']) expect((await api(p.srv, 'POST', '/api/v1/flags', { token: p.srv.adminToken, body: { key, enabled: false } })).status).toBe(201)
+    expect((await api(p.srv, 'POST', '/api/v1/configs', { token: p.srv.adminToken, body: { key: 'limits', value: { max: 1 } } })).status).toBe(201)
     browser = await launchChromium()
   }, 2 * T)
   afterAll(async () => {
@@ -105,6 +107,29 @@ browserSuite('console: change requests', () => {
     expect(await banner.textContent()).toContain('written against version 1, now 2')
     expect(await alice.getByRole('button', { name: 'Apply now' }).isDisabled()).toBe(true)
     await alice.context().close()
+  }, T)
+
+  test('a config edit is proposed too; another user comments, then rejects; nothing is written', async () => {
+    const alice = await pageOf(ALICE, '/configs/limits')
+    await alice.getByRole('textbox', { name: 'Value', exact: true }).fill('{ "max": 7 }')
+    await alice.getByRole('button', { name: 'Propose change' }).click()
+    const dialog = alice.getByRole('dialog', { name: 'Propose change' })
+    await dialog.getByLabel('Title').fill('Raise the limit')
+    await dialog.getByRole('button', { name: 'Propose', exact: true }).click()
+    await alice.waitForURL('**/changes/*')
+    const id = alice.url().split('/').pop()!
+    await alice.context().close()
+
+    const bob = await pageOf(BOB, `/changes/${id}`)
+    await bob.getByRole('heading', { name: 'Raise the limit' }).waitFor()
+    await bob.getByLabel('Comment').fill('Seven is too many')
+    await bob.getByRole('button', { name: 'Comment', exact: true }).click()
+    await bob.getByRole('region', { name: 'Reviews' }).getByText('Seven is too many').waitFor()
+    await bob.getByRole('button', { name: 'Reject' }).click()
+    await bob.getByLabel('State').filter({ hasText: 'rejected' }).waitFor()
+    expect(await bob.getByRole('button', { name: 'Apply now' }).count()).toBe(0)
+    expect((await api(p.srv, 'GET', '/api/v1/configs/limits/definition', { token: p.srv.adminToken })).body.config.value).toEqual({ max: 1 })
+    await bob.context().close()
   }, T)
 
   test('no page errors', () => {
