@@ -28,6 +28,7 @@ import { listenStartupError, StartupError } from './startup-errors'
 import { VERSION } from './version'
 import { createIdentity } from './identity/service'
 import { createAccess } from './access/authorize'
+import { reviewersFrom } from './access/reviewers'
 
 export async function startService(settings: Settings) {
   if (settings.webhookAllowPrivateTargets) {
@@ -91,9 +92,9 @@ export async function startService(settings: Settings) {
   const usageFlusher = startUsageFlusher({ store, intervalMs: settings.usageFlushMs, log })
   // Scheduled changes: the worker sleeps until the next one is due; a schedule created or cancelled here or
   // on another instance (its change notice) may move that time.
-  const scheduleWorker = startScheduleWorker({ schedules: services.schedules, log, onStoreError: () => counts.storeError('schedules') })
+  const scheduleWorker = startScheduleWorker({ schedules: services.schedules, changeRequests: services.changeRequests, log, onStoreError: () => counts.storeError('schedules') })
   const wakeForSchedules = (n: ChangeNotice) => {
-    if (n.resourceType === 'schedule') scheduleWorker.wake()
+    if (n.resourceType === 'schedule' || n.resourceType === 'change_request') scheduleWorker.wake()
   }
   bus.subscribe(wakeForSchedules)
   const limiter = settings.redisUrl ? new RedisRateLimiter(settings.redisUrl, log) : new MemoryRateLimiter()
@@ -101,6 +102,7 @@ export async function startService(settings: Settings) {
   const identity = createIdentity({ store, bus, settings, limiter })
   const setupCode = await identity.start()
   const access = createAccess({ directory: identity.directory, snapshots })
+  services.changeRequests.useReviewers(reviewersFrom(identity.directory, access, snapshots))
   const onIdentityNotice = async (n: ChangeNotice) => {
     identity.sessions.apply(n)
     await identity.directory.apply(n)

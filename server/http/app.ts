@@ -37,6 +37,7 @@ import { projectRoutes } from './routes/project'
 import { ofrepErrorResponse, ofrepRoutes } from './routes/ofrep'
 import { definitionRoutes } from './routes/definitions'
 import { scheduleRoutes } from './routes/schedules'
+import { changeRequestRoutes } from './routes/change-requests'
 import { usageRoutes } from './routes/usage'
 import { metricsRoutes } from './routes/metrics'
 import { documentStreamMediaType, publicBase, STREAM_PATHS, streamRoutes } from './routes/stream'
@@ -251,6 +252,7 @@ export function createApp(deps: AppDeps) {
     .use(definitionRoutes(deps))
     .use(usageRoutes(deps))
     .use(scheduleRoutes(deps))
+    .use(changeRequestRoutes(deps))
     .use(metricsRoutes(deps))
     .use(authRoutes(deps))
     .use(oidcRoutes(deps))

@@ -2,6 +2,7 @@
 // For a session, the decision also fixes which project the request acts on and the rights it has there.
 import type { Access, Affected, RouteAction } from '../access/authorize'
 import { callerOf, setCaller } from './auth'
+import { noteBypass } from './bypass'
 
 const accesses = new WeakMap<Request, Access>()
 /** The project a request names other than by header (a console stream's ticket). */
@@ -28,6 +29,7 @@ export function authorizeRoute(request: Request, action: RouteAction, affected: 
     const email = access.emailOf(caller.person.userId) ?? caller.actor.name
     setCaller(request, { ...caller, actor: { ...caller.actor, name: email, type: 'user', credential: caller.token.tokenPrefix } })
   }
+  noteBypass(request, callerOf(request), action, decision)
 }
 
 /** The environments a request changes (teams.md §4): `:env` in the path names one; otherwise all. */

@@ -6,6 +6,7 @@
 // instances may run it on one PostgreSQL database: each schedule is claimed by exactly one of them
 // (store/schedules.ts `claimDue`), so it is applied exactly once.
 import type { ApplyOutcome, ScheduleService } from '../services/schedules'
+import type { ChangeRequestService } from '../services/change-requests'
 import { errorForLog, type Log } from '../log'
 
 export const POLL_INTERVAL_MS = 500
@@ -14,6 +15,8 @@ export const PRUNE_EVERY_MS = 3600_000
 
 export interface ScheduleWorkerOptions {
   schedules: Pick<ScheduleService, 'nextDueAt' | 'applyDue' | 'pruneFinished'>
+  /** scheduled change requests (docs/change-requests.md §4), applied by the same loop */
+  changeRequests?: Pick<ChangeRequestService, 'nextDueAt' | 'applyDue'>
   log: Log
   /** the longest sleep between looks at the store (test seam; the default is the contract) */
   pollIntervalMs?: number
@@ -57,16 +60,19 @@ export function startScheduleWorker(opts: ScheduleWorkerOptions): ScheduleWorker
     try {
       while (!stopped) {
         again = false
-        const next = await schedules.nextDueAt()
-        const wait = next === null ? pollMs : Date.parse(next) - Date.now()
+        const [next, nextRequest] = await Promise.all([schedules.nextDueAt(), opts.changeRequests?.nextDueAt() ?? null])
+        const wait = Math.min(next === null ? pollMs : Date.parse(next) - Date.now(), nextRequest === null ? pollMs : Date.parse(nextRequest) - Date.now())
         if (wait > 0) {
           delay = Math.min(wait, pollMs)
           break
         }
         const result = await schedules.applyDue()
         report(result)
+        const request = opts.changeRequests ? await opts.changeRequests.applyDue() : { outcome: 'none' as const }
+        if (request.outcome === 'applied') log('scheduled change request applied', { change_request: request.changeRequest.id })
+        else if (request.outcome === 'failed') log('scheduled change request failed', { change_request: request.changeRequest.id, code: request.changeRequest.error?.code }, 'warn')
         // Due, yet nothing to claim: another instance holds it. It commits or fails it; look again later.
-        if (result.outcome === 'none') break
+        if (result.outcome === 'none' && request.outcome === 'none') break
       }
       if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
         lastPrune = Date.now()

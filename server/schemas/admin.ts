@@ -87,6 +87,7 @@ export const AuditEntry = t.Object({
   project_id: t.String(),
   before: t.Any({ description: 'the resource before the change; null for a create' }),
   after: t.Any({ description: 'the resource after the change; null for a delete' }),
+  details: t.Optional(t.Any({ description: 'on a protected environment: `bypass_reason`, or `change_request` and `approvers`' })),
 }, { title: 'AuditEntry' })
 export type AuditEntry = Static<typeof AuditEntry>
 

@@ -4,7 +4,8 @@
 import type { Store, Db } from '../store'
 import type { DeliveryRow } from '../store/deliveries'
 import type { ChangeRow } from '../store/changes'
-import { STREAMED_TYPES, type Change, type ChangeBus, type ChangeNotice, type StreamChange } from './events'
+import { STREAMED_TYPES, type Change, type ChangeBus, type ChangeNotice, type EventKind, type StreamChange } from './events'
+import { changeGate } from './change-gate'
 
 /** Records one change inside the running transaction (audit entry + outbox rows). */
 export type RecordChange = (change: Change) => Promise<void>
@@ -21,28 +22,15 @@ const streamChange = (row: ChangeRow): StreamChange => ({
 
 /** replayLimit: how many of each project's newest stream entries are kept for resuming clients. */
 export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: number) {
-  async function record(tx: Db, change: Change, now: string): Promise<void> {
-    await store.audit.insert(tx, {
-      projectId: change.projectId,
-      timestamp: now,
-      actor: change.actor,
-      actorType: change.actorType ?? (change.actor === 'cli' ? 'cli' : 'token'),
-      credential: change.credential ?? null,
-      action: change.action,
-      resourceType: change.resourceType,
-      resourceKey: change.resourceKey,
-      before: change.before ?? null,
-      after: change.after ?? null,
-    })
-    if (!change.event) return
-    const { kind, environment, data } = change.event
-    const hooks = (await store.webhooks.byProject(tx, change.projectId)).filter((h) => h.events.includes('*') || h.events.includes(kind))
+  /** Queues `kind` for every webhook of the project subscribed to it (outbox rows, same transaction). */
+  async function enqueue(tx: Db, projectId: string, kind: EventKind, resource: string, environment: string, data: Record<string, unknown>, now: string): Promise<void> {
+    const hooks = (await store.webhooks.byProject(tx, projectId)).filter((h) => h.events.includes('*') || h.events.includes(kind))
     if (!hooks.length) return
-    const body = JSON.stringify({ event: kind, resource: change.resourceKey, environment, data, timestamp: now })
+    const body = JSON.stringify({ event: kind, resource, environment, data, timestamp: now })
     const rows: DeliveryRow[] = hooks.map((h) => ({
       id: crypto.randomUUID(),
       webhookId: h.id,
-      projectId: change.projectId,
+      projectId,
       event: kind,
       payload: body,
       status: 'pending',
@@ -58,15 +46,44 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
     await store.deliveries.insert(tx, rows)
   }
 
+  async function record(tx: Db, change: Change, now: string, gate: ReturnType<typeof changeGate>): Promise<void> {
+    // Refuses a direct change to a protected environment (throws: the transaction rolls back).
+    const protectedHit = await gate(change)
+    const authority = protectedHit.length ? change.authority : undefined
+    await store.audit.insert(tx, {
+      projectId: change.projectId,
+      timestamp: now,
+      actor: change.actor,
+      action: change.action,
+      resourceType: change.resourceType,
+      resourceKey: change.resourceKey,
+      actorType: change.actorType ?? (change.actor === 'cli' ? 'cli' : 'token'),
+      credential: change.credential ?? null,
+      details: authority?.kind === 'bypass' ? { bypass_reason: authority.reason }
+        : change.authority?.kind === 'change_request' ? { change_request: change.authority.id, approvers: change.authority.approvers } : null,
+      before: change.before ?? null,
+      after: change.after ?? null,
+    })
+    if (authority?.kind === 'bypass') {
+      await enqueue(tx, change.projectId, 'change_request.bypassed', change.resourceKey, change.event?.environment ?? '', {
+        actor: change.actor, reason: authority.reason, resource_type: change.resourceType, key: change.resourceKey, action: change.action, environments: protectedHit,
+      }, now)
+    }
+    if (!change.event) return
+    const { kind, environment, data } = change.event
+    await enqueue(tx, change.projectId, kind, change.resourceKey, environment, data, now)
+  }
+
   return {
     /** fn does its writes with `tx` and calls `record` once per change it makes. */
     async run<T>(fn: (tx: Db, record: RecordChange) => Promise<T>): Promise<T> {
       const notices: ChangeNotice[] = []
       const result = await store.transaction(async (tx) => {
         const streamed = new Map<string, { notice: ChangeNotice; entry: Parameters<Store['changes']['append']>[2][number] }[]>()
+        const gate = changeGate(store, tx)
         const value = await fn(tx, async (change) => {
           const now = new Date().toISOString()
-          await record(tx, change, now)
+          await record(tx, change, now, gate)
           const notice: ChangeNotice = { projectId: change.projectId, resourceType: change.resourceType, resourceKey: change.resourceKey }
           notices.push(notice)
           if (!STREAMED_TYPES.has(change.resourceType)) return

@@ -6,6 +6,8 @@ import type { DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
 import { validationError } from './errors'
 import { versionedDocuments } from './versioned-documents'
+import type { RecordChange } from './change-runner'
+import { unsupportedAction, type DocumentOp } from './change-request-types'
 
 type ConfigBody = ConfigDefinition
 
@@ -44,28 +46,47 @@ export function configService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
     view: configView, eventData: configEventData, validate: (tx, projectId, _key, body) => validate(tx, projectId, body),
   })
 
+  const updateStep = (input: { value?: Json; environments?: Record<string, { value: Json }> | null }) => (stored: ConfigBody): ConfigBody => {
+    const body = { ...stored }
+    if (input.value !== undefined) body.value = input.value
+    if (input.environments === null) delete body.environments
+    else if (input.environments !== undefined) body.environments = input.environments
+    return body
+  }
+  const createBody = (input: { value: Json; environments?: Record<string, { value: Json }> }): ConfigBody =>
+    ({ value: input.value, ...(input.environments ? { environments: input.environments } : {}) })
+  const overrideStep = (environment: string, value: Json) => (body: ConfigBody): ConfigBody => ({ ...body, environments: { ...(body.environments ?? {}), [environment]: { value } } })
+
   return {
     page: docs.page,
+    /** A change request's item (services/change-requests.ts), inside its apply transaction. */
+    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp): Promise<DocumentRow | null> {
+      const { key, body, ifMatch } = op
+      switch (op.action) {
+        case 'create': return docs.createIn(tx, record, actor, key, createBody(body as { value: Json }))
+        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, updateStep(body))
+        case 'delete':
+          await docs.deleteIn(tx, record, actor, key)
+          return null
+        case 'set_override': return docs.updateIn(tx, record, actor, key, ifMatch, overrideStep(op.environment!, body.value as Json), { environment: op.environment! })
+        case 'delete_override': return docs.deleteOverrideIn(tx, record, actor, key, op.environment!, ifMatch)
+        default: throw validationError([unsupportedAction('config', op.action)])
+      }
+    },
     get: docs.get,
     delete: (actor: Actor, key: string) => docs.delete(actor, key),
     deleteOverride: docs.deleteOverride,
 
     create(actor: Actor, input: { key: string; value: Json; environments?: Record<string, { value: Json }> }) {
-      return docs.create(actor, input.key, { value: input.value, ...(input.environments ? { environments: input.environments } : {}) })
+      return docs.create(actor, input.key, createBody(input))
     },
 
     update(actor: Actor, key: string, input: { value?: Json; environments?: Record<string, { value: Json }> | null }, ifMatch: number | undefined) {
-      return docs.update(actor, key, ifMatch, (stored) => {
-        const body = { ...stored }
-        if (input.value !== undefined) body.value = input.value
-        if (input.environments === null) delete body.environments
-        else if (input.environments !== undefined) body.environments = input.environments
-        return body
-      })
+      return docs.update(actor, key, ifMatch, updateStep(input))
     },
 
     putOverride(actor: Actor, key: string, environment: string, value: Json, ifMatch?: number) {
-      return docs.update(actor, key, ifMatch, (body) => ({ ...body, environments: { ...(body.environments ?? {}), [environment]: { value } } }), { environment })
+      return docs.update(actor, key, ifMatch, overrideStep(environment, value), { environment })
     },
   }
 }

@@ -3,6 +3,7 @@ import type { Store } from '../store'
 import type { Snapshots } from '../cache/snapshots'
 import type { Settings } from '../settings'
 import type { ChangeRunner } from './change-runner'
+import type { ChangeAuthority } from './change-request-types'
 
 export interface ServiceDeps {
   store: Store
@@ -18,6 +19,8 @@ export interface Actor {
   name: string
   /** the hash of the caller's token (absent for the CLI and schedules): what its schedules are filed under */
   tokenHash?: string
+  /** what lets its changes touch a protected environment (a break-glass reason, an approved request) */
+  authority?: ChangeAuthority
   /** `user`, `token`, `cli`, `schedule` or `change_request`; inferred from the name when absent */
   type?: string
   /** a person's: `session` or their personal token's prefix */

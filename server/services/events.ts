@@ -1,6 +1,7 @@
 // Change notices and webhook event kinds.
+import type { ChangeAuthority } from './change-request-types'
 
-export const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project', 'schedule', 'member'] as const
+export const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project', 'schedule', 'member', 'change_request'] as const
 /** Notices about people (teams), published like any change notice so every instance drops cached sessions
  *  and re-reads the person (identity/directory.ts, identity/sessions.ts); the key is the user's or the
  *  session's id, the project '' (instance-wide) unless it is a membership. */
@@ -26,16 +27,21 @@ export const eventKind = <R extends ResourceType, A extends Action>(resource: R,
  *  and applying a schedule send no event of their own: the applied change sends its resource's event. */
 export const SCHEDULE_FAILED = 'schedule.failed'
 
+/** A change request's state changes, and a direct write a project admin forced through a protected
+ *  environment (docs/change-requests.md). */
+export const CHANGE_REQUEST_EVENTS = ['opened', 'approved', 'rejected', 'applied', 'cancelled', 'failed', 'bypassed'].map((e) => `change_request.${e}`) as ChangeRequestEvent[]
+export type ChangeRequestEvent = `change_request.${'opened' | 'approved' | 'rejected' | 'applied' | 'cancelled' | 'failed' | 'bypassed'}`
+
 /** Every kind a webhook may subscribe to: each document's create/update/delete, flags archived, restored
  *  and rolled back, tokens created and deleted, project updates, failed schedules (webhook registrations
  *  themselves send none). */
 export const EVENT_KINDS = [
   ...(['flag', 'config', 'segment'] as const).flatMap((r) => DOCUMENT_ACTIONS.map((a) => eventKind(r, a))),
   eventKind('flag', 'archive'), eventKind('flag', 'restore'), eventKind('flag', 'rollback'),
-  eventKind('token', 'create'), eventKind('token', 'delete'), eventKind('project', 'update'), SCHEDULE_FAILED,
+  eventKind('token', 'create'), eventKind('token', 'delete'), eventKind('project', 'update'), SCHEDULE_FAILED, ...CHANGE_REQUEST_EVENTS,
 ] as unknown as readonly [EventKind, ...EventKind[]]
 export type EventKind = EventKindOf<DocumentType, (typeof DOCUMENT_ACTIONS)[number]> | EventKindOf<'flag', 'archive' | 'restore' | 'rollback'>
-  | EventKindOf<'token', 'create' | 'delete'> | EventKindOf<'project', 'update'> | typeof SCHEDULE_FAILED
+  | EventKindOf<'token', 'create' | 'delete'> | EventKindOf<'project', 'update'> | typeof SCHEDULE_FAILED | ChangeRequestEvent
 
 /** What one successful change did: becomes one audit entry, the outbox rows, and a change notice. */
 export interface Change {
@@ -51,6 +57,8 @@ export interface Change {
   after: unknown
   /** the webhook event, when this change kind has one (webhook registrations have none) */
   event?: { kind: EventKind; environment: string; data: Record<string, unknown> }
+  /** what allows it on a protected environment (services/change-gate.ts); absent: a direct change */
+  authority?: ChangeAuthority
 }
 
 /** The kinds of change the change stream carries (tokens, webhooks and schedules are not evaluation state). */

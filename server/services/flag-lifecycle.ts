@@ -1,7 +1,8 @@
 // A flag over its life (docs/lifecycle.md §3-4): archive (no longer evaluated, not editable, key kept),
 // restore, history (every version since the flag was created, read from its audit entries, which each
 // change writes in its own transaction) and rollback (a new version equal to an earlier one).
-import type { Store } from '../store'
+import type { Db, Store } from '../store'
+import type { ChangeRunner, RecordChange } from './change-runner'
 import type { AuditRow } from '../store/audit'
 import { actorNames } from './audit'
 import type { Actor } from './context'
@@ -22,7 +23,7 @@ const versionOf = (row: AuditRow): FlagVersion | undefined => {
   return { version: after.version, at: row.timestamp, actor: row.actor, actor_name: null, action: row.action, flag: after as FlagVersion['flag'] }
 }
 
-export function flagLifecycle(store: Store, docs: VersionedDocuments<FlagBody>) {
+export function flagLifecycle(store: Store, changes: ChangeRunner, docs: VersionedDocuments<FlagBody>) {
   /** This life of the flag's audit entries (a flag deleted and created again starts a new history). */
   async function historyPage(projectId: string, key: string, limit: number, offset: number) {
     const current = await docs.get(projectId, key)
@@ -39,6 +40,26 @@ export function flagLifecycle(store: Store, docs: VersionedDocuments<FlagBody>) 
     }
   }
 
+  function archiveIn(tx: Db, record: RecordChange, actor: Actor, key: string, ifMatch: number | undefined) {
+    return docs.updateIn(tx, record, actor, key, ifMatch, async (body, tx) => {
+      refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'archived')
+      return { ...body, archived: true, archived_at: new Date().toISOString() }
+    }, { action: 'archive' })
+  }
+
+  function restoreIn(tx: Db, record: RecordChange, actor: Actor, key: string, ifMatch: number | undefined) {
+    return docs.updateIn(tx, record, actor, key, ifMatch, (body) => {
+      if (!isArchived(body as Record<string, unknown>)) throw new AppError(409, 'NOT_ARCHIVED', `Flag "${key}" is not archived`)
+      const { archived: _a, archived_at: _at, ...rest } = body
+      return rest
+    }, { action: 'restore' })
+  }
+
+  /** `target`: from findVersion, read before the transaction. */
+  function rollbackIn(tx: Db, record: RecordChange, actor: Actor, key: string, target: FlagVersion, ifMatch: number | undefined) {
+    return docs.updateIn(tx, record, actor, key, ifMatch, () => bodyOfView(target.flag as Record<string, unknown>), { action: 'rollback' })
+  }
+
   return {
     /** historyPage, each version with the name of the token that wrote it. */
     async history(projectId: string, key: string, limit: number, offset: number) {
@@ -48,25 +69,16 @@ export function flagLifecycle(store: Store, docs: VersionedDocuments<FlagBody>) 
     },
 
     /** Not evaluated anywhere (404 FLAG_NOT_FOUND), not editable until restored; 409 IN_USE while others require it. */
-    archive(actor: Actor, key: string, ifMatch: number | undefined) {
-      return docs.update(actor, key, ifMatch, async (body, tx) => {
-        refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'archived')
-        return { ...body, archived: true, archived_at: new Date().toISOString() }
-      }, { action: 'archive' })
-    },
-
-    restore(actor: Actor, key: string, ifMatch: number | undefined) {
-      return docs.update(actor, key, ifMatch, (body) => {
-        if (!isArchived(body as Record<string, unknown>)) throw new AppError(409, 'NOT_ARCHIVED', `Flag "${key}" is not archived`)
-        const { archived: _a, archived_at: _at, ...rest } = body
-        return rest
-      }, { action: 'restore' })
-    },
-
+    archive: (actor: Actor, key: string, ifMatch: number | undefined) => changes.run((tx, record) => archiveIn(tx, record, actor, key, ifMatch)),
+    restore: (actor: Actor, key: string, ifMatch: number | undefined) => changes.run((tx, record) => restoreIn(tx, record, actor, key, ifMatch)),
     /** Writes a new version whose definition is that of `version` (validated as any write is now). */
     async rollback(actor: Actor, key: string, version: number, ifMatch: number | undefined) {
       const target = await findVersion(actor.projectId, key, version)
-      return docs.update(actor, key, ifMatch, () => bodyOfView(target.flag as Record<string, unknown>), { action: 'rollback' })
+      return changes.run((tx, record) => rollbackIn(tx, record, actor, key, target, ifMatch))
     },
+    archiveIn,
+    restoreIn,
+    rollbackIn,
+    findVersion,
   }
 }

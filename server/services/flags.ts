@@ -13,6 +13,7 @@ import { graphIssues, refuseIfRequired } from './flag-graph'
 import { flagLifecycle } from './flag-lifecycle'
 import { versionedDocuments, type NextBody } from './versioned-documents'
 import type { RecordChange } from './change-runner'
+import type { DocumentOp } from './change-request-types'
 
 export type { FlagBody } from './flag-body'
 
@@ -88,6 +89,14 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
   const stepOf = (actor: Actor, change: FlagChange): { next: NextBody<FlagBody>; environment: string } =>
     isOverrideChange(change) ? { next: setOverride(actor, change.environment, change.override), environment: change.environment } : { next: mergeFields(change), environment: '' }
 
+  /** POST /flags's body: defaults for what was not sent; an explicit `value: null` is a value (off value
+   *  null), not "absent". */
+  function createBody(input: Record<string, unknown>): FlagBody {
+    const body: FlagBody = { enabled: (input.enabled as boolean | undefined) ?? false, value: input.value === undefined ? true : (input.value as FlagBody['value']) }
+    for (const f of FLAG_CLEARABLE_FIELDS) if (input[f] !== undefined && input[f] !== null) (body as Record<string, unknown>)[f] = input[f]
+    return withMirroredValue(body, input.value)
+  }
+
   const docs = versionedDocuments<FlagBody>({ store, changes }, {
     type: 'flag', label: 'Flag', notFoundCode: 'FLAG_NOT_FOUND', repository: store.flags,
     view: flagView, eventData: flagEventData,
@@ -97,24 +106,25 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     },
   })
 
+  const lifecycle = flagLifecycle(store, changes, docs)
+
   return {
     page: docs.page,
     /** One page of the flags in an archived state (or either) with some tags, filtered in the store. */
     pageWhere: (projectId: string, filter: BodyFilter, limit: number, offset: number) => store.flags.pageWhereBody(store.db, projectId, filter, limit, offset),
     all: docs.all,
     get: docs.get,
-    ...flagLifecycle(store, docs),
+    history: lifecycle.history,
+    archive: lifecycle.archive,
+    restore: lifecycle.restore,
+    rollback: lifecycle.rollback,
 
     /** 409 IN_USE while other flags require it. */
     delete: (actor: Actor, key: string) => docs.delete(actor, key, async (tx) => refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'deleted')),
     deleteOverride: (actor: Actor, key: string, environment: string, ifMatch: number | undefined) => docs.deleteOverride(actor, key, environment, ifMatch),
 
     create(actor: Actor, input: Record<string, unknown>) {
-      // Defaults for what was not sent; an explicit `value: null` is a value (off value null), not "absent".
-      let body: FlagBody = { enabled: (input.enabled as boolean | undefined) ?? false, value: input.value === undefined ? true : (input.value as FlagBody['value']) }
-      for (const f of FLAG_CLEARABLE_FIELDS) if (input[f] !== undefined && input[f] !== null) (body as Record<string, unknown>)[f] = input[f]
-      body = withMirroredValue(body, input.value)
-      return docs.create(actor, input.key, body)
+      return docs.create(actor, input.key, createBody(input))
     },
 
     /** Merges the given top-level fields; null clears an optional field. */
@@ -145,6 +155,23 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     applyIn(tx: Db, record: RecordChange, actor: Actor, key: string, change: FlagChange) {
       const step = stepOf(actor, change)
       return docs.updateIn(tx, record, actor, key, undefined, step.next, { environment: step.environment })
+    },
+    /** A change request's item (services/change-requests.ts), inside its apply transaction, through the
+     *  same steps as the direct routes. */
+    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp): Promise<DocumentRow | null> {
+      const { key, body, ifMatch } = op
+      switch (op.action) {
+        case 'create': return docs.createIn(tx, record, actor, key, createBody(body))
+        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, mergeFields(body))
+        case 'delete':
+          await docs.deleteIn(tx, record, actor, key, async (tx) => refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'deleted'))
+          return null
+        case 'set_override': return docs.updateIn(tx, record, actor, key, ifMatch, setOverride(actor, op.environment!, body as unknown as FlagOverride), { environment: op.environment! })
+        case 'delete_override': return docs.deleteOverrideIn(tx, record, actor, key, op.environment!, ifMatch)
+        case 'archive': return lifecycle.archiveIn(tx, record, actor, key, ifMatch)
+        case 'restore': return lifecycle.restoreIn(tx, record, actor, key, ifMatch)
+        case 'rollback': return lifecycle.rollbackIn(tx, record, actor, key, await lifecycle.findVersion(actor.projectId, key, body.version as number), ifMatch)
+      }
     },
     /** An unsaved definition (explain's `flag`), with create's defaults, validated as a write of `key`
      *  would be; nothing is stored. */

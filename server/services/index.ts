@@ -18,16 +18,22 @@ import { projectService } from './project'
 import { auditService } from './audit'
 import { scheduleService } from './schedules'
 import { usageService } from './usage'
+import { policyService } from './policies'
+import { changeRequestService } from './change-requests'
 
 export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshots, settings: Settings) {
   const deps: ServiceDeps = { store, changes: createChangeRunner(store, bus, settings.streamReplayLimit), snapshots, settings }
   const flags = flagService(deps)
+  const configs = configService(deps)
+  const segments = segmentService(deps)
   return {
     flags,
     explain: flagExplainer(deps, flags),
     schedules: scheduleService(deps, flags),
-    configs: configService(deps),
-    segments: segmentService(deps),
+    configs,
+    segments,
+    policies: policyService(deps),
+    changeRequests: changeRequestService(deps, { flag: flags, config: configs, segment: segments }),
     tokens: tokenService(deps),
     webhooks: webhookService(deps),
     project: projectService(deps),

@@ -128,7 +128,7 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
           finishedAt: null, cancelledBy: null, resultVersion: null, errorCode: null, error: null,
         }
         await store.schedules.insert(tx, row)
-        await record({ projectId: actor.projectId, ...by(actor), action: 'create', resourceType: 'schedule', resourceKey: row.id, before: null, after: scheduleView(row) })
+        await record({ projectId: actor.projectId, ...by(actor), action: 'create', resourceType: 'schedule', resourceKey: row.id, before: null, after: scheduleView(row), authority: actor.authority })
         return row
       })
     },

@@ -3,11 +3,12 @@
 import { labelIssue, segmentKeysOf, validateConditions, type Condition, type FlagDefinition } from '../engine'
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
-import type { Actor, ServiceDeps } from './context'
+import { by, type Actor, type ServiceDeps } from './context'
 import { AppError, validationError } from './errors'
 import { versionedDocuments } from './versioned-documents'
 import { flagEventData, flagView } from './flags'
 import type { RecordChange } from './change-runner'
+import { unsupportedAction, type DocumentOp } from './change-request-types'
 
 interface SegmentBody {
   conditions: Condition[]
@@ -50,7 +51,7 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
     const updated = await store.flags.update(tx, actor.projectId, flagKey, withoutSegment(current.body as Body, segmentKey) as DocumentRow['body'], current.version, new Date().toISOString())
     if (!updated) return
     await record({
-      projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'flag', resourceKey: flagKey,
+      projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'flag', resourceKey: flagKey,
       before: flagView(current), after: flagView(updated), event: { kind: 'flag.updated', environment: '', data: flagEventData(updated) },
     })
   }
@@ -60,8 +61,28 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
     view: segmentView, eventData, validate: (tx, projectId, _key, body) => validate(tx, projectId, body.conditions),
   })
 
+  /** Refuses (409 IN_USE) to delete a segment flags use, unless forced: then each of those flags drops its
+   *  references in the same transaction (audited), so a later segment of the same key revives nothing. */
+  const inUseGuard = (actor: Actor, key: string, force: boolean) => async (tx: Db, _current: unknown, record: RecordChange) => {
+    const users = flagsUsing(await store.flags.all(tx, actor.projectId), key)
+    if (users.length && !force) throw new AppError(409, 'IN_USE', `Segment "${key}" is used by ${users.length} flag(s)`, { flags: users })
+    for (const flagKey of users) await unreference(tx, record, actor, flagKey, key)
+  }
+
   return {
     page: docs.page,
+    /** A change request's item (services/change-requests.ts), inside its apply transaction. */
+    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp): Promise<DocumentRow | null> {
+      const { key, body, ifMatch } = op
+      switch (op.action) {
+        case 'create': return docs.createIn(tx, record, actor, key, { conditions: body.conditions as Condition[] })
+        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, (stored) => ({ conditions: (body.conditions ?? stored.conditions) as Condition[] }))
+        case 'delete':
+          await docs.deleteIn(tx, record, actor, key, inUseGuard(actor, key, body.force === true))
+          return null
+        default: throw validationError([unsupportedAction('segment', op.action)])
+      }
+    },
     get: docs.get,
 
     create(actor: Actor, input: { key: string; conditions: unknown[] }) {
@@ -77,11 +98,7 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
      *  out of those flags (withoutSegment), each a new version with its audit entry, in the same transaction,
      *  so a later segment of the same key cannot bring old rules back to life. */
     delete(actor: Actor, key: string, force: boolean) {
-      return docs.delete(actor, key, async (tx, _current, record) => {
-        const users = flagsUsing(await store.flags.all(tx, actor.projectId), key)
-        if (users.length && !force) throw new AppError(409, 'IN_USE', `Segment "${key}" is used by ${users.length} flag(s)`, { flags: users })
-        for (const flagKey of users) await unreference(tx, record, actor, flagKey, key)
-      })
+      return docs.delete(actor, key, inUseGuard(actor, key, force))
     },
   }
 }

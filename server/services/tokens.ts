@@ -133,7 +133,7 @@ export function tokenService(deps: ServiceDeps) {
         const now = new Date().toISOString()
         for (const pending of await store.schedules.pendingByToken(tx, actor.projectId, hash)) {
           const cancelled = await store.schedules.cancel(tx, actor.projectId, pending.id, now, actor.name)
-          if (cancelled) await record({ projectId: actor.projectId, actor: actor.name, action: 'update', resourceType: 'schedule', resourceKey: pending.id, before: scheduleView(pending), after: scheduleView(cancelled) })
+          if (cancelled) await record({ projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'schedule', resourceKey: pending.id, before: scheduleView(pending), after: scheduleView(cancelled) })
         }
       })
     },

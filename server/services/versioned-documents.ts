@@ -53,6 +53,7 @@ export function versionedDocuments<Body>(deps: { store: Store; changes: ChangeRu
   const recordChange = (record: RecordChange, actor: Actor, action: Action, key: string, before: DocumentRow | null, after: DocumentRow | null, environment = '') =>
     record({
       projectId: actor.projectId, ...by(actor), action, resourceType: kind.type, resourceKey: key,
+      authority: actor.authority,
       before: before && kind.view(before), after: after && kind.view(after),
       // Only flags are archived, restored or rolled back (the flag service is the one caller that asks).
       event: { kind: eventKind(kind.type, action) as EventKind, environment, data: kind.eventData((after ?? before)!) },
@@ -89,6 +90,36 @@ export function versionedDocuments<Body>(deps: { store: Store; changes: ChangeRu
     await kind.validate(tx, actor.projectId, key, await next(bodyOf(current), tx), bodyOf(current))
   }
 
+  /** Inside a running change: validates and inserts a new document (409 when the key exists). */
+  async function createIn(tx: Db, record: RecordChange, actor: Actor, rawKey: unknown, body: Body): Promise<DocumentRow> {
+    const key = checkKey(rawKey)
+    await kind.validate(tx, actor.projectId, key, body, undefined)
+    if (await repo.get(tx, actor.projectId, key)) throw new AppError(409, 'ALREADY_EXISTS', `${kind.label} "${key}" already exists`)
+    const now = new Date().toISOString()
+    const row: DocumentRow = { projectId: actor.projectId, key, body: body as DocumentRow['body'], version: 1, createdAt: now, updatedAt: now }
+    await repo.insert(tx, row)
+    await recordChange(record, actor, 'create', key, null, row)
+    return row
+  }
+
+  /** Inside a running change: deletes the document; `guard` may refuse first (e.g. 409 IN_USE). */
+  async function deleteIn(tx: Db, record: RecordChange, actor: Actor, key: string, guard?: (tx: Db, current: DocumentRow, record: RecordChange) => Promise<void>): Promise<void> {
+    const current = await mustGet(tx, actor.projectId, key)
+    await guard?.(tx, current, record)
+    await repo.delete(tx, actor.projectId, key)
+    await recordChange(record, actor, 'delete', key, current, null)
+  }
+
+  /** Inside a running change: removes one environment's override (404 when there is none). */
+  function deleteOverrideIn(tx: Db, record: RecordChange, actor: Actor, key: string, environment: string, ifMatch: number | undefined): Promise<DocumentRow> {
+    return updateIn(tx, record, actor, key, ifMatch, (body) => {
+      const envs = (body as { environments?: Record<string, unknown> }).environments
+      if (!envs || !Object.hasOwn(envs, environment)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on ${kind.type} "${key}"`)
+      const { [environment]: _removed, ...rest } = envs
+      return { ...body, environments: rest }
+    }, { environment })
+  }
+
   return {
     mustGet,
     update,
@@ -97,40 +128,17 @@ export function versionedDocuments<Body>(deps: { store: Store; changes: ChangeRu
     page: (projectId: string, limit: number, offset: number) => repo.page(store.db, projectId, limit, offset),
     all: (projectId: string) => repo.all(store.db, projectId),
     get: (projectId: string, key: string) => mustGet(store.db, projectId, key, false),
-
-    create(actor: Actor, rawKey: unknown, body: Body): Promise<DocumentRow> {
-      const key = checkKey(rawKey)
-      return changes.run(async (tx, record) => {
-        await kind.validate(tx, actor.projectId, key, body, undefined)
-        if (await repo.get(tx, actor.projectId, key)) throw new AppError(409, 'ALREADY_EXISTS', `${kind.label} "${key}" already exists`)
-        const now = new Date().toISOString()
-        const row: DocumentRow = { projectId: actor.projectId, key, body: body as DocumentRow['body'], version: 1, createdAt: now, updatedAt: now }
-        await repo.insert(tx, row)
-        await recordChange(record, actor, 'create', key, null, row)
-        return row
-      })
-    },
-
+    createIn,
+    create: (actor: Actor, rawKey: unknown, body: Body): Promise<DocumentRow> => changes.run((tx, record) => createIn(tx, record, actor, rawKey, body)),
+    deleteIn,
     /** Deletes the document; `guard` may refuse first (e.g. 409 IN_USE), or make changes of its own in the
      *  same transaction (`record` audits them). */
-    delete(actor: Actor, key: string, guard?: (tx: Db, current: DocumentRow, record: RecordChange) => Promise<void>): Promise<void> {
-      return changes.run(async (tx, record) => {
-        const current = await mustGet(tx, actor.projectId, key)
-        await guard?.(tx, current, record)
-        await repo.delete(tx, actor.projectId, key)
-        await recordChange(record, actor, 'delete', key, current, null)
-      })
-    },
-
+    delete: (actor: Actor, key: string, guard?: (tx: Db, current: DocumentRow, record: RecordChange) => Promise<void>): Promise<void> => changes.run((tx, record) => deleteIn(tx, record, actor, key, guard)),
+    deleteOverrideIn,
     /** Removes one environment's override (404 when there is none), at the version read (If-Match). */
-    deleteOverride(actor: Actor, key: string, environment: string, ifMatch: number | undefined): Promise<DocumentRow> {
-      return update(actor, key, ifMatch, (body) => {
-        const envs = (body as { environments?: Record<string, unknown> }).environments
-        if (!envs || !Object.hasOwn(envs, environment)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on ${kind.type} "${key}"`)
-        const { [environment]: _removed, ...rest } = envs
-        return { ...body, environments: rest }
-      }, { environment })
-    },
+    deleteOverride: (actor: Actor, key: string, environment: string, ifMatch: number | undefined): Promise<DocumentRow> =>
+      changes.run((tx, record) => deleteOverrideIn(tx, record, actor, key, environment, ifMatch)),
+
   }
 }
 export type VersionedDocuments<Body> = ReturnType<typeof versionedDocuments<Body>>

@@ -14,6 +14,8 @@ import { scheduleRepository } from './schedules'
 import { userRepository } from './users'
 import { oidcStateRepository, sessionRepository } from './sessions'
 import { instanceAuditRepository, invitationRepository } from './instance-audit'
+import { policyRepository } from './policies'
+import { changeRequestRepository } from './change-requests'
 import { sql } from 'drizzle-orm'
 import type { Db } from './database'
 
@@ -57,6 +59,8 @@ export function createStore(database: Database) {
     oidcStates: oidcStateRepository(t),
     instanceAudit: instanceAuditRepository(t),
     invitations: invitationRepository(t),
+    policies: policyRepository(t),
+    changeRequests: changeRequestRepository(t),
     /** Serialises, until commit, the transactions of one project that change its prerequisite graph, so two
      *  writes that each close half of a cycle cannot both pass their check: PostgreSQL takes a transaction-level
      *  advisory lock; SQLite already runs one writing transaction at a time. */

@@ -84,6 +84,8 @@ export const audit = pgTable(
     actorType: text('actor_type'),
     /** for a person: `session` or their personal token's prefix */
     credential: text('credential'),
+    /** why a change was allowed on a protected environment: `bypass_reason`, or `change_request` and `approvers` */
+    details: jsonb('details'),
     before: jsonb('before'),
     after: jsonb('after'),
   },
@@ -178,3 +180,4 @@ export const flagUsage = pgTable(
 
 
 export * from './schema-teams.pg'
+export * from './schema-change-requests.pg'

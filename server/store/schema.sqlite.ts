@@ -87,6 +87,8 @@ export const audit = sqliteTable(
     actorType: text('actor_type'),
     /** for a person: `session` or their personal token's prefix */
     credential: text('credential'),
+    /** why a change was allowed on a protected environment: `bypass_reason`, or `change_request` and `approvers` */
+    details: json<unknown>('details'),
     before: json<unknown>('before'),
     after: json<unknown>('after'),
   },
@@ -195,3 +197,4 @@ export const flagUsage = sqliteTable(
 
 
 export * from './schema-teams.sqlite'
+export * from './schema-change-requests.sqlite'

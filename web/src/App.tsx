@@ -1,7 +1,7 @@
 // The shell: session check, navigation filtered by what the signed-in person or token may do, the project
 // switcher (people), and the routes. Sign-in, first-run setup and invitations are open without a session.
 import { useEffect, type ReactNode } from 'react'
-import { useQueryClient } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { ApiError, projectStore } from './api'
 import { Link, matchPath, navigate, usePath } from './router'
 import { isSignedOut, signOut, switchProject, useSession, type Abilities } from './session'
@@ -28,6 +28,8 @@ import { Account } from './pages/people/Account'
 import { Members } from './pages/people/Members'
 import { Users } from './pages/people/Users'
 import { Projects } from './pages/people/Projects'
+import { Changes, awaitingCountQuery } from './pages/changes/Changes'
+import { ChangeRequestPage } from './pages/changes/ChangeRequestPage'
 
 interface Route {
   pattern: string
@@ -45,6 +47,8 @@ const ROUTES: Route[] = [
   { pattern: '/configs/:key', allowed: (c) => c.readConfigs, render: (p) => <ConfigPage configKey={p.key} /> },
   { pattern: '/segments', allowed: (c) => c.writeFlags, render: () => <Segments /> },
   { pattern: '/segments/:key', allowed: (c) => c.writeFlags, render: (p) => <SegmentPage segmentKey={p.key} /> },
+  { pattern: '/changes', allowed: (c) => c.readFlags, render: () => <Changes /> },
+  { pattern: '/changes/:id', allowed: (c) => c.readFlags, render: (p) => <ChangeRequestPage id={p.id} /> },
   { pattern: '/tokens', allowed: (c) => c.admin, render: () => <Tokens /> },
   { pattern: '/webhooks', allowed: (c) => c.admin, render: () => <Webhooks /> },
   { pattern: '/audit', allowed: (c) => c.admin, render: () => <Audit /> },
@@ -62,6 +66,7 @@ const PERSON_ROUTES: Route[] = [
 const NAV: { to: string; label: string; allowed: (c: Abilities) => boolean; match: string[] }[] = [
   { to: '/', label: 'Flags', allowed: (c) => c.readFlags, match: ['/', '/flags/:key', '/stale', '/archived'] },
   { to: '/schedules', label: 'Upcoming', allowed: (c) => c.readFlags, match: ['/schedules'] },
+  { to: '/changes', label: 'Changes', allowed: (c) => c.readFlags, match: ['/changes', '/changes/:id'] },
   { to: '/configs', label: 'Configs', allowed: (c) => c.readConfigs, match: ['/configs', '/configs/:key'] },
   { to: '/segments', label: 'Segments', allowed: (c) => c.writeFlags, match: ['/segments', '/segments/:key'] },
   { to: '/tokens', label: 'Tokens', allowed: (c) => c.admin, match: ['/tokens'] },
@@ -156,6 +161,7 @@ function Shell({ path }: { path: string }) {
             return (
               <Link key={n.to} to={n.to} className={active ? 'nav-link active' : 'nav-link'} aria-current={active ? 'page' : undefined}>
                 {n.label}
+                {n.to === '/changes' && <AwaitingBadge />}
               </Link>
             )
           })}
@@ -249,4 +255,10 @@ function NoAccess({ person }: { person: boolean }) {
       <p className="muted">{person ? 'Ask a project admin for the needed role.' : 'Sign in with a token that has the needed permission.'}</p>
     </div>
   )
+}
+
+/** The live count of change requests awaiting the signed-in person's review. */
+function AwaitingBadge() {
+  const count = useQuery(awaitingCountQuery())
+  return count.data ? <span className="badge" aria-label={`${count.data} awaiting your review`}> {count.data}</span> : null
 }

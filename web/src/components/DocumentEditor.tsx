@@ -9,6 +9,8 @@ import { dateTime, relativeTime } from '../format'
 import { ChangedNotice } from './ChangedNotice'
 import { changedFields, useVersionedSave, type Doc } from './ConflictDialog'
 import { SaveBar } from './SaveBar'
+import { ProposeDialog, useProtectedEnvironments } from '../pages/changes/ProposeDialog'
+import type { ItemInput } from '../change-requests-api'
 
 export type Built<B> = { ok: true; body: B } | { ok: false; problems: string[] }
 
@@ -30,6 +32,9 @@ interface Options<R extends Doc, D, B extends object> {
   invalidate: readonly QueryKey[]
   /** where to go when the document turns out to be deleted */
   listPath: string
+  /** what a change request's item names (a save affects every environment: in a project with a protected
+   *  environment, Save becomes Propose change) */
+  resource?: { type: ItemInput['resource_type']; key: string }
 }
 
 export function useDocumentEditor<R extends Doc, D, B extends object>(o: Options<R, D, B>) {
@@ -55,6 +60,9 @@ export function useDocumentEditor<R extends Doc, D, B extends object>(o: Options
   if (!base || (o.doc.version !== base.version && (!dirty || caughtUp))) load(o.doc)
 
   useLeaveGuard(dirty)
+  const protectedEnvs = useProtectedEnvironments()
+  const proposing = !!o.resource && protectedEnvs.length > 0
+  const [proposal, setProposal] = useState<ItemInput | null>(null)
 
   const saver = useVersionedSave<R>({
     name: o.name,
@@ -83,13 +91,16 @@ export function useDocumentEditor<R extends Doc, D, B extends object>(o: Options
       keepEditing: () => setKept(o.doc.version),
       submit: (e: FormEvent) => {
         e.preventDefault()
-        if (base && built?.ok && Object.keys(patch).length && !o.deleted) saver.save(patch, base)
+        if (!base || !built?.ok || !Object.keys(patch).length || o.deleted) return
+        if (proposing && o.resource) setProposal({ resource_type: o.resource.type, key: o.resource.key, action: 'update', body: patch, base_version: base.version })
+        else saver.save(patch, base)
       },
       discard: () => base && setDraft(o.toDraft(base)),
       pending: saver.pending,
       error: saver.error,
-      dialog: saver.dialog,
+      dialog: proposal ? <ProposeDialog name={o.name} item={proposal} onClose={() => setProposal(null)} /> : saver.dialog,
       name: o.name,
+      proposing,
     },
   }
 }
@@ -108,6 +119,7 @@ export function DocumentForm({ form, label, className = 'form', children }: { fo
         pending={form.pending}
         error={form.error}
         onDiscard={form.discard}
+        proposing={form.proposing}
         blocked={form.deleted ? 'Deleted on the server: this cannot be saved' : undefined}
       />
       {form.dialog}

@@ -9,9 +9,11 @@ interface Props {
   onDiscard: () => void
   /** why nothing can be saved at all (e.g. the document was deleted) */
   blocked?: string
+  /** a protected environment is affected: the edit is proposed as a change request */
+  proposing?: boolean
 }
 
-export function SaveBar({ dirty, problems, pending, error, onDiscard, blocked }: Props) {
+export function SaveBar({ dirty, problems, pending, error, onDiscard, blocked, proposing }: Props) {
   return (
     <div className={`save-bar${dirty ? ' dirty' : ''}`}>
       <ErrorMessage error={error} title="Could not save" />
@@ -34,7 +36,7 @@ export function SaveBar({ dirty, problems, pending, error, onDiscard, blocked }:
             Discard changes
           </button>
           <button type="submit" className="btn btn-primary" disabled={!dirty || problems.length > 0 || pending || !!blocked}>
-            {pending ? 'Saving…' : 'Save changes'}
+            {pending ? 'Saving…' : proposing ? 'Propose change' : 'Save changes'}
           </button>
         </div>
       </div>

@@ -94,6 +94,7 @@ export function ConfigPage({ configKey }: { configKey: string }) {
 
 function ConfigEditor({ config, environments, fetchCurrent, deleted }: { config: Config; environments: string[]; fetchCurrent: () => Promise<Config | undefined>; deleted: boolean }) {
   const { draft, base, setDraft, form } = useDocumentEditor({
+    resource: { type: 'config', key: config.key },
     doc: config,
     deleted,
     name: `Config “${config.key}”`,

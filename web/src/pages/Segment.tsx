@@ -97,6 +97,7 @@ function buildSegment(drafts: ConditionDraft[], emptyConfirmed: boolean): Built<
 function SegmentEditor({ segment, fetchCurrent, deleted }: { segment: Segment; fetchCurrent: () => Promise<Segment | undefined>; deleted: boolean }) {
   const [emptyConfirmed, setEmptyConfirmed] = useState(false)
   const { draft, setDraft, form } = useDocumentEditor({
+    resource: { type: 'segment', key: segment.key },
     doc: segment,
     deleted,
     name: `Segment “${segment.key}”`,

@@ -7,6 +7,7 @@ import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
 import { ErrorMessage } from '../components/ErrorMessage'
 import { FormActions } from '../components/FormActions'
 import { Loading, PageHeader } from '../components/State'
+import { PoliciesCard } from './changes/PoliciesCard'
 
 export function Settings() {
   const { project } = useSession()
@@ -17,6 +18,7 @@ export function Settings() {
       <PageHeader title="Project settings" subtitle={<>Project id <code>{project.data.id}</code></>} />
       <ProjectForm project={project.data} />
       <Environments project={project.data} />
+      <PoliciesCard />
     </>
   )
 }

@@ -37,6 +37,7 @@ export function FlagEditor({ flag, environments, fetchCurrent, deleted, onDraft 
     return cycle ? { ok: false as const, problems: [...(built.ok ? [] : built.problems), `Prerequisites: would create a cycle: ${cycle.join(' → ')}`] } : built
   }
   const { draft, base, setDraft, form } = useDocumentEditor({
+    resource: { type: 'flag', key: flag.key },
     doc: flag,
     deleted,
     name: `Flag “${flag.key}”`,

@@ -1,0 +1,58 @@
+// SQLite tables for change requests (docs/change-requests.md): each environment's policy, the requests and
+// their reviews. Mirrored column-for-column by schema-change-requests.pg.ts.
+import { sqliteTable, text, integer, primaryKey, index } from 'drizzle-orm/sqlite-core'
+import type { ChangeRequestItem, ChangeRequestState } from '../services/change-request-types'
+
+const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>()
+
+export const environmentPolicies = sqliteTable(
+  'environment_policies',
+  {
+    projectId: text('project_id').notNull(),
+    environment: text('environment').notNull(),
+    protected: integer('protected', { mode: 'boolean' }).notNull(),
+    requiredApprovals: integer('required_approvals').notNull(),
+    approverRole: text('approver_role').$type<'editor' | 'admin'>().notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.environment] })],
+)
+
+export const changeRequests = sqliteTable(
+  'change_requests',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    title: text('title').notNull(),
+    description: text('description').notNull(),
+    /** the person who proposed it (null when a machine token did) */
+    authorUserId: text('author_user_id'),
+    /** the name audit entries carry: the person's email, or the token's prefix */
+    authorName: text('author_name').notNull(),
+    state: text('state').$type<ChangeRequestState>().notNull(),
+    revision: integer('revision').notNull(),
+    items: json<ChangeRequestItem[]>('items').notNull(),
+    applyAt: text('apply_at'),
+    appliedAt: text('applied_at'),
+    /** the approvers counted when it was applied */
+    appliedApprovers: json<string[]>('applied_approvers'),
+    error: json<{ code: string; message: string }>('error'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [index('change_requests_project_idx').on(t.projectId, t.updatedAt), index('change_requests_due_idx').on(t.state, t.applyAt)],
+)
+
+export const changeRequestReviews = sqliteTable(
+  'change_request_reviews',
+  {
+    id: text('id').primaryKey(),
+    changeRequestId: text('change_request_id').notNull(),
+    reviewerUserId: text('reviewer_user_id').notNull(),
+    decision: text('decision').$type<'approve' | 'reject' | 'comment'>().notNull(),
+    revision: integer('revision').notNull(),
+    comment: text('comment'),
+    at: text('at').notNull(),
+  },
+  (t) => [index('change_request_reviews_request_idx').on(t.changeRequestId, t.at)],
+)

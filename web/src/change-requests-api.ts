@@ -1,0 +1,42 @@
+// The console's view of change requests and environment policies (docs/change-requests.md): wire types from
+// the server's schemas, calls and query keys.
+import type { Static } from '@sinclair/typebox'
+import type { ChangeRequest as ChangeRequestSchema, Policy as PolicySchema, PolicyInput as PolicyInputSchema } from '../../server/schemas/change-requests'
+import { request } from './api'
+
+export type ChangeRequest = Static<typeof ChangeRequestSchema>
+export type Policy = Static<typeof PolicySchema>
+export type PolicyInput = Static<typeof PolicyInputSchema>
+export interface ItemInput { resource_type: 'flag' | 'config' | 'segment'; key: string; action: string; body?: Record<string, unknown>; environment?: string; base_version?: number | null }
+type Written = { success: true; change_request: ChangeRequest }
+export type Inbox = 'awaiting' | 'mine' | 'scheduled' | 'recent'
+
+export const crKeys = {
+  all: ['change-requests'] as const,
+  list: (inbox: Inbox) => ['change-requests', 'list', inbox] as const,
+  one: (id: string) => ['change-requests', 'one', id] as const,
+  awaitingCount: ['change-requests', 'awaiting-count'] as const,
+  policies: ['policies'] as const,
+}
+
+const INBOX_QUERY: Record<Inbox, Record<string, string>> = {
+  awaiting: { awaiting: 'me' },
+  mine: { author: 'me' },
+  scheduled: { state: 'scheduled' },
+  recent: {},
+}
+
+export const crApi = {
+  list: (inbox: Inbox, limit = 50) => request<{ change_requests: ChangeRequest[]; total: number }>('GET', '/change-requests', { query: { ...INBOX_QUERY[inbox], limit } }),
+  get: async (id: string) => (await request<{ change_request: ChangeRequest }>('GET', `/change-requests/${encodeURIComponent(id)}`)).change_request,
+  create: async (input: { title: string; description?: string; items: ItemInput[]; apply_at?: string }) => (await request<Written>('POST', '/change-requests', { body: input })).change_request,
+  review: async (id: string, input: { decision: 'approve' | 'reject' | 'comment'; revision: number; comment?: string }) =>
+    (await request<Written>('POST', `/change-requests/${encodeURIComponent(id)}/reviews`, { body: input })).change_request,
+  apply: async (id: string, revision: number) => (await request<Written>('POST', `/change-requests/${encodeURIComponent(id)}/apply`, { body: { revision } })).change_request,
+  cancel: async (id: string) => (await request<Written>('POST', `/change-requests/${encodeURIComponent(id)}/cancel`)).change_request,
+  policies: async () => (await request<{ policies: Policy[] }>('GET', '/project/policies')).policies,
+  putPolicy: (environment: string, input: PolicyInput) => request<Policy>('PUT', `/project/environments/${encodeURIComponent(environment)}/policy`, { body: input }),
+}
+
+/** Items whose resource moved on since they were written (the stale banner). */
+export const staleItemsOf = (cr: ChangeRequest) => cr.items.filter((i) => i.current_version !== i.base_version)
