@@ -233,7 +233,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     // The console's built files (console.ts); their names carry a content hash, so they may be cached for good.
-    .get('/assets/*', ({ params }) => consoleAsset(params['*']), { detail: { hide: true } })
+    .get('/assets/*', ({ params }) => consoleAsset(params['*']), { detail: { hide: true, 'x-permission': 'public' } })
     .use(sdkRoutes())
     .use(docsRoutes())
     .use(healthRoutes(deps))

@@ -3,8 +3,8 @@
 // that declares none, so a new route cannot slip in unguarded; tests/unit/route-inventory.test.ts shows
 // the check failing.
 
-/** Routes that plugins register (the OpenAPI document, the console's hashed files): public by nature. */
-const PLUGIN_ROUTES = new Set(['GET /openapi.json', 'GET /assets/*'])
+/** Routes that plugins register (the OpenAPI document): public by nature. */
+const PLUGIN_ROUTES = new Set(['GET /openapi.json'])
 
 interface RouteLike {
   method: string

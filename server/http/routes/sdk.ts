@@ -40,4 +40,4 @@ export const sdkRoutes = () =>
     if (name === 'flagship-sdk.tgz') headers['content-disposition'] = `attachment; filename="flagship-sdk-${VERSION}.tgz"`
     if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers })
     return new Response(bytes as Uint8Array<ArrayBuffer>, { headers })
-  }, { detail: { hide: true } })
+  }, { detail: { hide: true, 'x-permission': 'public' } })
