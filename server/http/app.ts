@@ -16,7 +16,7 @@ import { createCors } from './cors'
 import { errorResponse, fromAppError, validationIssues } from './errors'
 import { fastEvaluationRoutes } from './fast-evaluation'
 import { fastOfrepRoutes } from './fast-ofrep'
-import { MAX_BODY_BYTES, readJsonBody } from './json-input'
+import { bodyLimitOf, IMPORT_PATH, readDocumentBody, readJsonBody } from './json-input'
 import { countRequests } from './metrics'
 import { routeTemplates } from './route-templates'
 import { rateHeaders, rateLimited, type RateClass } from './rate-limit'
@@ -39,6 +39,7 @@ import { definitionRoutes } from './routes/definitions'
 import { scheduleRoutes } from './routes/schedules'
 import { usageRoutes } from './routes/usage'
 import { metricsRoutes } from './routes/metrics'
+import { asCodeRoutes } from './routes/as-code'
 import { documentStreamMediaType, STREAM_PATHS, streamRoutes } from './routes/stream'
 import type { AppDeps } from './deps'
 
@@ -85,8 +86,9 @@ export function createApp(deps: AppDeps) {
     // learns nothing about a route's schema, and X-RateLimit-* rides on every authenticated response.
     .onRequest(async ({ request, set }) => {
       const length = Number(request.headers.get('content-length') ?? 0)
-      if (length > MAX_BODY_BYTES) return errorResponse(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
       const path = pathOf(request.url)
+      const limit = bodyLimitOf(path)
+      if (length > limit) return errorResponse(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`)
       if (!path.startsWith('/api/') && !path.startsWith('/ofrep/')) return
       // CORS on the evaluation surface only (cors.ts): preflights are answered here, and the headers ride on
       // every answer, errors included, so a page can read why it was refused.
@@ -130,7 +132,7 @@ export function createApp(deps: AppDeps) {
     })
     // One JSON reader for every body (json-input.ts): 413 over the limit, 415 for other media types or
     // charsets, 400 for bytes that are not UTF-8, nesting too deep, or malformed JSON.
-    .onParse(({ request }) => (BODY_METHODS.has(request.method) ? readJsonBody(request) : undefined))
+    .onParse(({ request }) => (!BODY_METHODS.has(request.method) ? undefined : pathOf(request.url) === IMPORT_PATH ? readDocumentBody(request) : readJsonBody(request)))
     .onError(({ code, error, request, path }) => {
       if (error instanceof AppError) {
         if (error.status === 503) {
@@ -187,7 +189,7 @@ export function createApp(deps: AppDeps) {
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },
-          tags: ['flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
+          tags: ['flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'as-code', 'system'].map((name) => ({ name })),
         },
       }),
     )
@@ -211,6 +213,7 @@ export function createApp(deps: AppDeps) {
     .use(usageRoutes(deps))
     .use(scheduleRoutes(deps))
     .use(metricsRoutes(deps))
+    .use(asCodeRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
 

@@ -5,6 +5,7 @@ import type { ServiceDeps } from './context'
 export const auditView = (r: AuditRow) => ({
   id: r.id, timestamp: r.timestamp, actor: r.actor, action: r.action, resource_type: r.resourceType,
   resource_key: r.resourceKey, project_id: r.projectId, before: r.before, after: r.after,
+  ...(r.details && { details: r.details }),
 })
 
 export function auditService({ store }: ServiceDeps) {

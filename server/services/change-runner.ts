@@ -31,6 +31,7 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
       resourceKey: change.resourceKey,
       before: change.before ?? null,
       after: change.after ?? null,
+      details: change.details ?? null,
     })
     if (!change.event) return
     const { kind, environment, data } = change.event

@@ -18,6 +18,7 @@ import { projectService } from './project'
 import { auditService } from './audit'
 import { scheduleService } from './schedules'
 import { usageService } from './usage'
+import { importService } from './imports'
 
 export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshots, settings: Settings) {
   const deps: ServiceDeps = { store, changes: createChangeRunner(store, bus, settings.streamReplayLimit), snapshots, settings }
@@ -33,6 +34,7 @@ export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshot
     project: projectService(deps),
     audit: auditService(deps),
     usage: usageService(deps),
+    imports: importService(deps),
   }
 }
 export type Services = ReturnType<typeof createServices>

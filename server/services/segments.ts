@@ -14,7 +14,7 @@ interface SegmentBody {
 export function segmentView(row: DocumentRow) {
   return { conditions: (row.body.conditions ?? []) as Condition[], version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
 }
-const eventData = (row: DocumentRow) => ({ conditions: row.body.conditions, version: row.version })
+export const segmentEventData = (row: DocumentRow) => ({ conditions: row.body.conditions, version: row.version })
 
 /** Keys of the flags whose rules reference a segment. */
 const flagsUsing = (flags: DocumentRow[], segmentKey: string): string[] =>
@@ -28,7 +28,7 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
   }
   const docs = versionedDocuments<SegmentBody>({ store, changes }, {
     type: 'segment', label: 'Segment', notFoundCode: 'SEGMENT_NOT_FOUND', repository: store.segments,
-    view: segmentView, eventData, validate: (tx, projectId, _key, body) => validate(tx, projectId, body.conditions),
+    view: segmentView, eventData: segmentEventData, validate: (tx, projectId, _key, body) => validate(tx, projectId, body.conditions),
   })
 
   return {

@@ -78,6 +78,8 @@ export const audit = pgTable(
     resourceKey: text('resource_key').notNull(),
     before: jsonb('before'),
     after: jsonb('after'),
+    /** what else the change carries, e.g. `change_set` for the entries of one import */
+    details: jsonb('details').$type<Record<string, unknown>>(),
   },
   (t) => [index('audit_project_ts_idx').on(t.projectId, t.timestamp)],
 )

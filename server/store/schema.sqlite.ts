@@ -81,6 +81,8 @@ export const audit = sqliteTable(
     resourceKey: text('resource_key').notNull(),
     before: json<unknown>('before'),
     after: json<unknown>('after'),
+    /** what else the change carries, e.g. `change_set` for the entries of one import */
+    details: json<Record<string, unknown>>('details'),
   },
   (t) => [index('audit_project_ts_idx').on(t.projectId, t.timestamp)],
 )
