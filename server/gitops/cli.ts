@@ -103,8 +103,18 @@ export async function main(argv: string[], io: Io): Promise<number> {
       }
       case 'promote': {
         if (!values.from || !values.to) return fail('promote needs --from <env> --to <env>')
-        const keys = rest
-        const req = { from: values.from, to: values.to, ...(keys.length && { flags: keys, configs: keys }) }
+        // Names may be flags or configs: the comparison of the two environments says which is which.
+        let names = {}
+        if (rest.length) {
+          const c = (await call(io, 'GET', `/api/v1/environments/compare?a=${encodeURIComponent(values.from)}&b=${encodeURIComponent(values.to)}`)).json as { flags?: { key: string }[]; configs?: { key: string }[] }
+          const flags = new Set((c.flags ?? []).map((f) => f.key))
+          const configs = new Set((c.configs ?? []).map((f) => f.key))
+          const unknown = rest.filter((k) => !flags.has(k) && !configs.has(k))
+          if (unknown.length) return fail(`no flag or config named ${unknown.join(', ')}`)
+          const [f, cf] = [rest.filter((k) => flags.has(k)), rest.filter((k) => configs.has(k))]
+          names = { ...(f.length && { flags: f }), ...(cf.length && { configs: cf }) }
+        }
+        const req = { from: values.from, to: values.to, ...names }
         const answer = (await call(io, 'POST', '/api/v1/promote', { body: JSON.stringify(req), type: 'application/json' })).json as PlanAnswer
         if (json) io.out(`${JSON.stringify(answer)}\n`)
         else io.out(printPlan(answer, 'apply'))

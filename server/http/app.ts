@@ -40,6 +40,7 @@ import { scheduleRoutes } from './routes/schedules'
 import { usageRoutes } from './routes/usage'
 import { metricsRoutes } from './routes/metrics'
 import { asCodeRoutes } from './routes/as-code'
+import { promotionRoutes } from './routes/promotion'
 import { documentStreamMediaType, STREAM_PATHS, streamRoutes } from './routes/stream'
 import type { AppDeps } from './deps'
 
@@ -214,6 +215,7 @@ export function createApp(deps: AppDeps) {
     .use(scheduleRoutes(deps))
     .use(metricsRoutes(deps))
     .use(asCodeRoutes(deps))
+    .use(promotionRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
 
