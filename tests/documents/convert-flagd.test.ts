@@ -170,3 +170,17 @@ test('input that is not a flagd file is refused', () => {
   expect(() => convert('flagd', [{ name: 'x.json', text: '[]' }])).toThrow(ConvertError)
   expect(() => convert('flagd', [{ name: 'x.json', text: 'flags:' }])).toThrow(/not JSON/)
 })
+
+test('a flag whose variants mix value types is reported, not converted', () => {
+  const text = JSON.stringify({ flags: { mixed: { state: 'ENABLED', variants: { a: true, b: 'x' }, defaultVariant: 'a' }, fine: { state: 'ENABLED', variants: { a: 1 }, defaultVariant: 'a' } } })
+  const out = convert('flagd', [{ name: 'm.json', text }])
+  expect(out.document.flags!.map((f) => f.key)).toEqual(['fine'])
+  expect(out.report).toEqual(['flag mixed: not converted: its variants mix value types (boolean, string); a flag\'s variants share one'])
+})
+
+test('what our limits refuse is reported too (more rules than a flag may hold)', () => {
+  const chain = Array.from({ length: 210 }, (_, i) => [{ '==': [{ var: 'n' }, `v${i}`] }, 'b']).flat()
+  const text = JSON.stringify({ flags: { long: { state: 'ENABLED', variants: { a: 1, b: 2 }, defaultVariant: 'a', targeting: { if: [...chain, 'a'] } } } })
+  const out = convert('flagd', [{ name: 'l.json', text }])
+  expect(out.report.some((l) => l.includes('fails validation at flags[0].targeting.rules') && l.includes('at most 200 rules'))).toBe(true)
+})

@@ -114,6 +114,12 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
       names.set(v, k)
       variants[k] = value as Json
     }
+    const types = new Set(Object.values(variants).filter((v) => v !== null).map((v) => (Array.isArray(v) ? 'array' : typeof v)))
+    if (types.size > 1) {
+      keys.delete(key)
+      say(`not converted: its variants mix value types (${[...types].join(', ')}); a flag's variants share one`)
+      continue
+    }
     let codeDefault: string | undefined
     const callerDefault = () => {
       if (codeDefault === undefined) {

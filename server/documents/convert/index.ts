@@ -2,6 +2,7 @@
 // document, and a report of everything that could not be mapped exactly (nothing is dropped silently).
 // Pure: the caller reads the files and writes the document (serialize.ts) and the report.
 import type { FlagshipDocument } from '../model'
+import { validateDocument } from '../validate'
 import { ConvertError } from './unleash-input'
 import { convertFlagd } from './flagd'
 import { convertUnleash } from './unleash'
@@ -30,12 +31,19 @@ function parseJson(file: { name: string; text: string }): unknown {
 export function convert(from: ConvertSource, files: { name: string; text: string }[], options: ConvertOptions = {}): { document: FlagshipDocument; report: string[] } {
   const now = options.now ?? Date.now()
   const parsed = files.map((f) => ({ name: f.name, json: parseJson(f) }))
+  let out: { document: FlagshipDocument; report: string[] }
   switch (from) {
     case 'unleash':
-      return convertUnleash(parsed, now)
+      out = convertUnleash(parsed, now)
+      break
     case 'flagd':
-      return convertFlagd(parsed)
+      out = convertFlagd(parsed)
+      break
     default:
       throw new ConvertError(`unknown source ${JSON.stringify(from)}; expected one of ${CONVERT_SOURCES.join(', ')}`)
   }
+  // A source can hold more than our limits allow (rules, variants, sizes): what an import would refuse
+  // is said here too, so the report is the whole story.
+  for (const issue of validateDocument(out.document)) out.report.push(`the converted document fails validation at ${issue.path}: ${issue.message} (an import refuses it until this is fixed)`)
+  return out
 }

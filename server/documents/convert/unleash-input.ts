@@ -47,6 +47,7 @@ export function readUnleashFiles(files: { name: string; json: unknown }[]): Unle
       if (envs.size > 1) throw new ConvertError(`${name}: holds more than one environment (${[...envs].join(', ')}); export one environment per file`)
       const environment = [...envs][0] ?? fromName
       if (environment === undefined) throw new ConvertError(`${name}: cannot tell its environment (no featureEnvironments; name the file export.<environment>.json)`)
+      if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(environment)) throw new ConvertError(`${name}: environment "${environment}" is not a Flagship environment name (lower-case letters, digits, _ -); rename it in Unleash or the export first`)
       if (exports.some((e) => e.environment === environment)) throw new ConvertError(`${name}: environment ${environment} given twice`)
       exports.push({
         environment, file: name,
