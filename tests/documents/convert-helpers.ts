@@ -50,3 +50,23 @@ export function seeded(seed: number) {
 
 /** How far apart two shares of n draws each may be: 4.5 standard deviations of their difference. */
 export const shareTolerance = (p: number, n: number) => 4.5 * Math.sqrt((2 * Math.max(p * (1 - p), 0.0025)) / n)
+
+interface ExportLike {
+  features: { name: string }[]
+  featureStrategies: { featureName: string; name: string; parameters?: unknown; constraints?: unknown[]; variants?: unknown[]; segments?: number[]; disabled?: boolean }[]
+  featureEnvironments: { featureName: string; enabled: boolean; variants?: unknown[] }[]
+  dependencies: { feature: string; dependencies: unknown[] }[]
+}
+/** What an Unleash server hands its SDKs (GET /api/client/features) for the environment of an export: a
+ *  test checks this against the real server's answer for the real fixtures, then uses it for projects
+ *  written in tests, so unleash-client can evaluate them. */
+export function clientFeaturesOf(ex: ExportLike) {
+  return ex.features.map(({ name }) => ({
+    name,
+    enabled: ex.featureEnvironments.find((e) => e.featureName === name)?.enabled === true,
+    strategies: ex.featureStrategies.filter((s) => s.featureName === name && !s.disabled)
+      .map((s) => ({ name: s.name, constraints: s.constraints ?? [], parameters: s.parameters ?? {}, variants: s.variants ?? [], segments: s.segments ?? [] })),
+    variants: ex.featureEnvironments.find((e) => e.featureName === name)?.variants ?? [],
+    dependencies: ex.dependencies.find((d) => d.feature === name)?.dependencies ?? [],
+  }))
+}
