@@ -88,6 +88,9 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
 
   const features = new Map<string, UnleashFeature>()
   for (const ex of input.exports) for (const f of ex.features) if (!features.has(f.name)) features.set(f.name, f)
+  // Indexed once: exports of thousands of features would otherwise be scanned once per feature.
+  const byName = new Map(input.exports.map((ex) => [ex, { environment: new Map(ex.featureEnvironments.map((e) => [e.featureName, e])), strategies: groupBy(ex.featureStrategies, (s) => s.featureName) }]))
+  const tagsByFeature = groupBy(input.exports.flatMap((e) => e.featureTags), (t) => t.featureName)
   const converted: ConvertedFlag[] = []
   const helpers: FlagEntry[] = []
   const types = new Set<string>()
@@ -115,11 +118,11 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
     for (const ex of input.exports) {
       const env = ex.environment
       const sayEnv = (m: string) => say(`${env}: ${m}`)
-      const fe = ex.featureEnvironments.find((e) => e.featureName === feature.name)
+      const fe = byName.get(ex)!.environment.get(feature.name)
       if (fe === undefined) sayEnv('not in this environment\'s export; off there')
       if (fe?.variants?.length) sayEnv('environment-level variants (legacy) are not converted; strategy variants are')
       const pieces: Piece[] = []
-      const strategies = ex.featureStrategies.filter((s) => s.featureName === feature.name)
+      const strategies = byName.get(ex)!.strategies.get(feature.name) ?? []
       for (const s of strategies) {
         if (s.disabled) {
           sayEnv(`strategy ${s.title ?? s.name} is disabled in Unleash and was left out`)
@@ -237,7 +240,7 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
     if (prerequisites.length > 0) flag.prerequisites = prerequisites
     if (feature.description) flag.description = feature.description.slice(0, 2000)
     if (feature.archived) flag.archived = true
-    const tags = tagsOf(feature.name, input.exports, say)
+    const tags = tagsOf(tagsByFeature.get(feature.name) ?? [], say)
     if (tags.length > 0) flag.tags = tags
     converted.push({ name: feature.name, flag, off: OFF })
   }
@@ -259,9 +262,20 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
   return { document, report }
 }
 
-function tagsOf(feature: string, exports: UnleashExport[], say: (m: string) => void): string[] {
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>()
+  for (const item of items) {
+    const k = key(item)
+    const list = m.get(k)
+    if (list) list.push(item)
+    else m.set(k, [item])
+  }
+  return m
+}
+
+function tagsOf(featureTags: UnleashExport['featureTags'], say: (m: string) => void): string[] {
   const tags = new Set<string>()
-  for (const t of exports.flatMap((e) => e.featureTags).filter((t) => t.featureName === feature)) {
+  for (const t of featureTags) {
     const tag = tagOf(t.tagType === 'simple' ? t.tagValue : `${t.tagType}-${t.tagValue}`)
     if (tag === undefined) say(`tag ${t.tagType}:${t.tagValue} not converted (tags are lower-case letters, digits, _ -)`)
     else tags.add(tag)
