@@ -10,7 +10,7 @@ import type { Json, Rollout, Rule } from '../../engine'
 import type { FlagEntry, FlagshipDocument } from '../model'
 import { and, freeKey, keyOf, SegmentMaker, TooComplex, TRUE, type Dnf } from './logic'
 import { conditionDnf, Unmapped, varName, type LogicNotes } from './flagd-jsonlogic'
-import { ConvertError } from './unleash-input'
+import { ConvertError } from './errors'
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 

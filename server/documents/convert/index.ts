@@ -3,7 +3,7 @@
 // Pure: the caller reads the files and writes the document (serialize.ts) and the report.
 import type { FlagshipDocument } from '../model'
 import { validateDocument } from '../validate'
-import { ConvertError } from './unleash-input'
+import { ConvertError } from './errors'
 import { convertFlagd } from './flagd'
 import { convertUnleash } from './unleash'
 

@@ -2,6 +2,7 @@
 // /api/admin/features-batch/export, one environment per file), Unleash's segment list (GET
 // /api/admin/segments: the export names segments by id only) and, optionally, the strategy definitions
 // (GET /api/admin/strategies; nothing in them changes a conversion).
+import { ConvertError } from './errors'
 import type { UnleashConstraint } from './unleash-constraints'
 
 export interface UnleashVariant { name: string; weight: number; weightType?: string; stickiness?: string; payload?: { type: string; value: string }; overrides?: unknown[] }
@@ -30,8 +31,6 @@ export interface UnleashExport {
 }
 export interface UnleashSegment { id: number; name: string; description?: string | null; constraints: UnleashConstraint[] }
 export interface UnleashInput { exports: UnleashExport[]; segments: UnleashSegment[] | null }
-
-export class ConvertError extends Error {}
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
