@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import UnleashClient from 'unleash-client/lib/client'
 import { defaultStrategies } from 'unleash-client/lib/strategy'
 import { convert, ConvertError } from '../../server/documents/convert'
+import { serializeDocument } from '../../server/documents/serialize'
 import type { EvaluationContext } from '../../server/engine'
 import { compileDocument, evaluate, expectValidDocument, seeded, shareTolerance } from './convert-helpers'
 
@@ -173,4 +174,10 @@ test('input that is not an Unleash export is refused', () => {
   expect(() => convert('unleash', [{ name: 'client.json', text: text('client-features.production.json') }])).toThrow(/client API format/)
   expect(() => convert('unleash', [{ name: 'segments.json', text: text('segments.json') }])).toThrow(/no Unleash export/)
   expect(() => convert('unleash', [INPUT[0]!, { ...INPUT[0]!, name: 'again.json' }])).toThrow(/given twice/)
+})
+
+test('the same files give the same document, byte for byte, and the same report', () => {
+  const again = convert('unleash', INPUT.map((f) => ({ ...f })), { now: NOW })
+  expect(serializeDocument(again.document, 'yaml')).toBe(serializeDocument(document, 'yaml'))
+  expect(again.report).toEqual(report)
 })
