@@ -184,3 +184,20 @@ test('what our limits refuse is reported too (more rules than a flag may hold)',
   const out = convert('flagd', [{ name: 'l.json', text }])
   expect(out.report.some((l) => l.includes('fails validation at flags[0].targeting.rules') && l.includes('at most 200 rules'))).toBe(true)
 })
+
+test('hostile nesting is reported, not a crash', () => {
+  let deep: unknown = { '==': [{ var: 'x' }, 1] }
+  for (let i = 0; i < 5000; i++) deep = { '!': deep }
+  let ifs: unknown = 'a'
+  for (let i = 0; i < 5000; i++) ifs = { if: [true, ifs] }
+  // Many alternatives: an OR of 40 conditions, negated and AND-ed, would be 40^2 rules.
+  const wide = { and: [{ or: Array.from({ length: 40 }, (_, i) => ({ '==': [{ var: 'a' }, i] })) }, { or: Array.from({ length: 40 }, (_, i) => ({ '==': [{ var: 'b' }, i] })) }] }
+  const flags = Object.fromEntries([['deep', deep], ['ifs', ifs], ['wide', wide]].map(([k, cond]) => [k, { state: 'ENABLED', variants: { a: 1, b: 2 }, defaultVariant: 'b', targeting: k === 'ifs' ? cond : { if: [cond, 'a', null] } }]))
+  const out = convert('flagd', [{ name: 'h.json', text: JSON.stringify({ flags }) }])
+  expect(out.report).toEqual(expect.arrayContaining([
+    expect.stringMatching(/^flag deep: targeting not converted \(conditions nested deeper than 64\)/),
+    expect.stringMatching(/^flag ifs: targeting not converted \(if nested deeper than 64\)/),
+    expect.stringMatching(/^flag wide: targeting not converted \(more than 32 alternatives\)/),
+  ]))
+  expectValidDocument(out.document)
+})

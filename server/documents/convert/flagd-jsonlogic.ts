@@ -10,6 +10,8 @@ import { and, FALSE, lit, not, or, TRUE, type Dnf } from './logic'
 
 export class Unmapped extends Error {}
 
+export const MAX_DEPTH = 64
+
 export interface LogicNotes {
   /** set when `==` or `!=` was used (loose in JsonLogic) */
   loose: boolean
@@ -89,16 +91,18 @@ function looseEquals(property: string, literal: number | boolean): Dnf {
 }
 
 /** A JsonLogic condition as a predicate over our contexts (truthiness of its result). */
-export function conditionDnf(node: unknown, notes: LogicNotes): Dnf {
+export function conditionDnf(node: unknown, notes: LogicNotes, depth = 0): Dnf {
+  // Files come from anywhere: a nesting no person writes must not exhaust the stack.
+  if (depth > MAX_DEPTH) throw new Unmapped(`conditions nested deeper than ${MAX_DEPTH}`)
   if (node === true) return TRUE
   if (node === false || node === null) return FALSE
   if (!isObject(node) || Object.keys(node).length !== 1) throw new Unmapped(`${JSON.stringify(node)?.slice(0, 80)} is not a condition`)
   const [op, args] = Object.entries(node)[0]!
   const list = Array.isArray(args) ? args : [args]
   switch (op) {
-    case 'and': return and(...list.map((a) => conditionDnf(a, notes)))
-    case 'or': return or(...list.map((a) => conditionDnf(a, notes)))
-    case '!': return not(conditionDnf(list[0], notes))
+    case 'and': return and(...list.map((a) => conditionDnf(a, notes, depth + 1)))
+    case 'or': return or(...list.map((a) => conditionDnf(a, notes, depth + 1)))
+    case '!': return not(conditionDnf(list[0], notes, depth + 1))
     case '==':
     case '===':
     case '!=':

@@ -9,7 +9,7 @@
 import type { Json, Rollout, Rule } from '../../engine'
 import type { FlagEntry, FlagshipDocument } from '../model'
 import { and, freeKey, keyOf, SegmentMaker, TooComplex, TRUE, type Dnf } from './logic'
-import { conditionDnf, Unmapped, varName, type LogicNotes } from './flagd-jsonlogic'
+import { conditionDnf, MAX_DEPTH, Unmapped, varName, type LogicNotes } from './flagd-jsonlogic'
 import { ConvertError } from './errors'
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
@@ -29,16 +29,17 @@ interface FlagPlan {
 }
 
 /** Reads an `if` chain (or a single result) into ordered rules; `guard` is the branch it sits in. */
-function readResult(node: unknown, guard: Dnf, plan: FlagPlan, notes: LogicNotes, variantOf: (r: unknown) => string): void {
+function readResult(node: unknown, guard: Dnf, plan: FlagPlan, notes: LogicNotes, variantOf: (r: unknown) => string, depth = 0): void {
+  if (depth > MAX_DEPTH) throw new Unmapped(`if nested deeper than ${MAX_DEPTH}`)
   if (isObject(node) && 'if' in node && Object.keys(node).length === 1) {
     const args = Array.isArray(node.if) ? node.if : [node.if]
     for (let i = 0; i + 1 < args.length; i += 2) {
       const cond = conditionDnf(args[i], notes)
-      readResult(args[i + 1], and(guard, cond), plan, notes, variantOf)
+      readResult(args[i + 1], and(guard, cond), plan, notes, variantOf, depth + 1)
       if (cond.length === 1 && cond[0]!.length === 0) return // always true: the rest is never reached
     }
     // The else branch (absent or null: the default variant).
-    readResult(args.length % 2 === 1 ? args[args.length - 1] : null, guard, plan, notes, variantOf)
+    readResult(args.length % 2 === 1 ? args[args.length - 1] : null, guard, plan, notes, variantOf, depth + 1)
     return
   }
   if (isObject(node) && 'fractional' in node && Object.keys(node).length === 1) {
