@@ -84,7 +84,7 @@ const POOLS: Record<string, (string | undefined)[]> = {
   appVersion: ['3.1.0', '3.1.1', '3.2.0', '3.2.0-beta.1', '3.2.0-beta.2', '3.2.1', '10.0.0', '2.0.0', 'latest', undefined],
 }
 
-test('every operator answers as unleash-client, for 3,000 seeded contexts', () => {
+test('every operator answers as unleash-client, for 2,000 seeded contexts', () => {
   const { document, report } = convert('unleash', [
     { name: 'export.development.json', text: JSON.stringify(exportJson) },
     { name: 'segments.json', text: JSON.stringify({ segments: SEGMENTS }) },
@@ -102,7 +102,7 @@ test('every operator answers as unleash-client, for 3,000 seeded contexts', () =
   const unleash = new UnleashClient({ getToggle: (n: string) => features.get(n), getSegment: (id: number) => segments.get(id) } as never, defaultStrategies)
   const r = seeded(5)
   const hits = new Map<string, number>()
-  for (let i = 0; i < 3000; i++) {
+  for (let i = 0; i < 2000; i++) {
     const u: { userId?: string; sessionId?: string; properties: Record<string, string> } = { properties: {} }
     for (const [field, pool] of Object.entries(POOLS)) {
       const v = r.pick(pool)
@@ -122,7 +122,7 @@ test('every operator answers as unleash-client, for 3,000 seeded contexts', () =
   for (const [name] of CASES) {
     if (name.startsWith('date-')) continue // constant by design
     expect(hits.get(name) ?? 0).toBeGreaterThan(0)
-    expect(hits.get(name) ?? 0).toBeLessThan(3000)
+    expect(hits.get(name) ?? 0).toBeLessThan(2000)
   }
 })
 
