@@ -105,3 +105,52 @@ test('a weighted split with number payloads keeps its shares', () => {
   expect([...b.keys()].sort()).toEqual(['high=2.5', 'low=1'])
   for (const [k, m] of b) expect(Math.abs(a.get(k)! - m) / n).toBeLessThan(shareTolerance(m / n, n))
 })
+
+test('a second environment\'s partial rollout beside other strategies: a helper flag, answering as Unleash', () => {
+  // production's 20 % takes the flag's rollout; development holds "pro users" and "40 % of everyone".
+  const ex = (env: string, strategies: object[]) => ({
+    features: [{ name: 'mixed' }], featureStrategies: strategies.map((s) => ({ ...s, featureName: 'mixed' })),
+    featureEnvironments: [{ featureName: 'mixed', environment: env, enabled: true, variants: [] }], featureTags: [], segments: [], contextFields: [], links: [], dependencies: [],
+  })
+  const dev = ex('development', [fr(100, { constraints: [IN('plan', ['pro'])] }), fr(40, { constraints: [IN('country', ['NO', 'SE'])] })])
+  const prod = ex('production', [fr(20)])
+  const out = convert('unleash', [{ name: 'export.development.json', text: JSON.stringify(dev) }, { name: 'export.production.json', text: JSON.stringify(prod) }])
+  expectValidDocument(out.document)
+  expect(out.document.flags!.map((f) => f.key)).toEqual(['mixed', 'mixed.development-rollout'])
+  expect(out.report).toEqual(expect.arrayContaining([expect.stringContaining('flag mixed: development: the 40 % rollout is the helper flag mixed.development-rollout')]))
+  const compiled = compileDocument(out.document)
+  const clients = Object.fromEntries([['development', dev], ['production', prod]].map(([env, e]) => {
+    const fs = new Map(clientFeaturesOf(e as never).map((f) => [f.name, f]))
+    return [env, new UnleashClient({ getToggle: (n: string) => fs.get(n), getSegment: () => undefined } as never, defaultStrategies)]
+  }))
+  const r = seeded(3)
+  const counts: Record<string, [number, number, number]> = {}
+  const n = 6000
+  for (let i = 0; i < n; i++) {
+    const properties: Record<string, string> = {}
+    const plan = r.pick(['pro', 'free', undefined])
+    const country = r.pick(['NO', 'DE', undefined])
+    if (plan) properties.plan = plan
+    if (country) properties.country = country
+    for (const env of ['development', 'production'] as const) {
+      const theirs = (clients[env] as UnleashClient).isEnabled('mixed', { userId: `user-${i}`, properties, environment: env }, () => false)
+      const ours = evaluate(compiled, 'mixed', { user_id: `user-${i}`, environment: env, custom: properties }).value === true
+      // Exact wherever no rollout decides: pro users in development are on, and so is nobody outside the
+      // rollout's constraints (development, not NO/SE, not pro).
+      if (env === 'development' && (plan === 'pro' || country !== 'NO')) expect({ env, properties, ours }).toEqual({ env, properties, ours: theirs })
+      const group = `${env}/${env === 'development' ? (plan === 'pro' ? 'pro' : country === 'NO' ? 'rollout' : 'none') : 'all'}`
+      const c = (counts[group] ??= [0, 0, 0])
+      c[0] += ours ? 1 : 0
+      c[1] += theirs ? 1 : 0
+      c[2]++
+    }
+  }
+  // In the rollouts, the shares: 40 % of NO shoppers (not pro) in development, 20 % of all in production.
+  for (const group of ['development/rollout', 'production/all']) {
+    const [ours, theirs, size] = counts[group]!
+    expect(theirs / size).toBeGreaterThan(group === 'production/all' ? 0.15 : 0.33)
+    expect(Math.abs(ours - theirs) / size).toBeLessThan(shareTolerance(theirs / size, size))
+  }
+  const [pro, proTheirs, proSize] = counts['development/pro']!
+  expect([pro, proTheirs]).toEqual([proSize, proSize])
+})

@@ -6,8 +6,8 @@
 // - a flag has one rollout, after its rules: one partial rollout or weighted variant split (the one
 //   most environments share, production first) becomes it; other environments end with a rule that
 //   serves off. A partial rollout with constraints gets a rule before it that serves off to whoever
-//   does not meet them. A partial rollout that is an environment's only strategy, and that the flag's
-//   rollout cannot hold, gets a helper flag of its own that the flag requires (prerequisites).
+//   does not meet them. A partial rollout that the flag's rollout cannot hold, in an environment with no
+//   other partial one, gets a helper flag of its own that the flag requires (prerequisites).
 // - variants are the strategy variants (payload as value); `off` (null) is what an off flag serves, and
 //   `on` (null) what a strategy without variants serves in a flag with variants.
 // Everything that is not exact goes to the report.
@@ -184,17 +184,23 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
       const sayEnv = (m: string) => say(`${env}: ${m}`)
       const inSlot = e.pieces.find((p) => needsSlot(p) && JSON.stringify(rolloutOf(p)) === slotKey)
       let helper: Piece | undefined
+      // The rules of the environment's other strategies, which a helper flag must let through too.
+      const others: Condition[][] = []
       for (const p of e.pieces) {
         if (p === inSlot) continue
         if (needsSlot(p)) {
-          if (!hasVariants && e.pieces.length === 1 && p.serve.kind === 'on') {
+          if (!hasVariants && p.serve.kind === 'on' && !inSlot && e.pieces.filter(needsSlot).length === 1) {
             helper = p
             continue
           }
           sayEnv(`strategy ${p.label} not converted (it reaches nobody here): a flag has one rollout or weighted split, and it holds ${slot!.envs.join(', ')}'s`)
           continue
         }
-        for (const conj of p.dnf) rule([envIs(env), ...maker.conditions(conj, owner)], serveOf(p.serve))
+        for (const conj of p.dnf) {
+          const conditions = [envIs(env), ...maker.conditions(conj, owner)]
+          others.push(conditions)
+          rule(conditions, serveOf(p.serve))
+        }
       }
       if (inSlot) {
         if (hasVariants && e.pieces.indexOf(inSlot) !== e.pieces.length - 1) sayEnv(`strategy ${inSlot.label} now comes after the environment's other strategies (a context several strategies reach may get another variant)`)
@@ -208,7 +214,13 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
         helpers.push({
           key: hkey, enabled: true, value: true,
           description: `The ${helper.pct} % rollout of ${key} in ${env} (converted from Unleash; ${key} requires it)`.slice(0, 2000),
-          targeting: { rules: [{ conditions: [{ property: 'environment', operator: 'not_equals', value: env }], value: true }], rollout: { percentage: helper.pct, attribute: helper.attribute! } },
+          // On outside the environment and for the environment's other strategies; else the rollout. The
+          // flag then is on for (others OR rollout) AND (others OR the rollout's constraints): exactly
+          // others OR (rollout AND its constraints).
+          targeting: {
+            rules: [{ conditions: [{ property: 'environment', operator: 'not_equals', value: env }], value: true }, ...others.map((conditions) => ({ conditions, value: true }))],
+            rollout: { percentage: helper.pct, attribute: helper.attribute! },
+          },
         })
         prerequisites.push({ key: hkey, value: true })
         sayEnv(`the ${helper.pct} % rollout is the helper flag ${hkey}, which ${key} requires (the flag's own rollout holds ${slot!.envs.join(', ')}'s)`)
