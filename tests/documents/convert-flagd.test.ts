@@ -36,6 +36,8 @@ const OURS = {
     'unknown-result': { state: 'ENABLED', variants: { a: 'A', b: 'B' }, defaultVariant: 'a',
       targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'zzz', 'b'] } },
     disabled: { state: 'DISABLED', variants: { a: 'A', b: 'B' }, defaultVariant: 'a', targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'b', null] } },
+    numbers: { state: 'ENABLED', variants: { small: 's', big: 'b', mid: 'm', none: 'n', neg: 'x' }, defaultVariant: 'none',
+      targeting: { if: [{ '<': [{ var: 'score' }, 1] }, 'small', { '>=': [{ var: 'score' }, 10] }, 'big', { '<': [2, { var: 'score' }, 8] }, 'mid', { '>': [0, { var: 'level' }] }, 'neg', null] } },
     'split-after-rules': { state: 'ENABLED', variants: { red: 'r', green: 'g', blue: 'b' }, defaultVariant: 'red',
       targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'blue', { fractional: [['red', 25], ['green', 75]] }] } },
     'split-by-attribute': { state: 'ENABLED', variants: { x: 1, y: 2, z: 3 }, defaultVariant: 'x',
@@ -81,6 +83,7 @@ const POOLS: Record<string, unknown[]> = {
   tier: ['enterprise', 'premium', 'basic', undefined],
   region: ['us', 'usa', 'eu', 'fr', 'de', 'jp', undefined],
   country: ['NO', 'SE', 'DE', undefined],
+  score: [0, 0.5, 1, 2, 5, 7.5, 8, 9.5, 10, 11, '7', '12', true, false, undefined], level: [-1, 0, 3, '-2', undefined],
   fn: ['Sulisław', 'Jan', undefined], ln: ['Świętopełk', 'Kowalski', undefined], age: [29, 42, 30, undefined], customer: [false, true, undefined],
   v1: ['2.1.0', '2.1.1', undefined], v2: ['2.1.0', '2.0.9', 'nope', undefined], v3: ['2.0.0', '2.1.0', '2.1.0-rc.1', undefined],
   v4: ['2.1.0-rc.1', '2.1.0-beta', '2.1.0', undefined], v5: ['2.1.1', '2.1.0', '10.0.0', undefined], v6: ['2.1.0', '2.0.99', '3.0.0-alpha', undefined],
@@ -118,6 +121,7 @@ test('answers as flagd for 2,000 seeded contexts, every flag not split by fracti
   expect([...seen.get('semver')!].sort()).toEqual(['caret', 'eq', 'ge', 'gt', 'le', 'lt', 'ne', 'none', 'tilde'])
   expect(seen.get('nested-if')!.size).toBe(3)
   expect(seen.get('or-not')!.size).toBe(2)
+  expect([...seen.get('numbers')!].sort()).toEqual(['big', 'mid', 'neg', 'none', 'small'])
   expect(seen.get('in-text-and-list')!.size).toBe(3)
 })
 
@@ -145,13 +149,13 @@ describe('fractional keeps its shares', () => {
 
 test('the report names what is not exact', () => {
   const has = (...parts: string[]) => expect(report.some((line) => parts.every((p) => line.includes(p)))).toBe(true)
-  has('timestamp-flag', 'targeting not converted', '>')
+  has('timestamp-flag', 'targeting not converted', '$flagd.timestamp')
   has('ref-to-nonexistent-evaluator-flag', 'does not exist', 'disabled')
   has('code-default-flag', 'no default variant', 'code-default')
   has('unknown-result', '"zzz"', 'no variant')
   has('fractional splits', 'split-after-rules', 'split-by-attribute', 'shares are kept')
   has('fractional weights 1:1:1', '33.33 / 33.34 / 33.33')
-  has('== and != coerce in flagd')
+  has('==, != and <, <=, >, >= coerce in flagd')
   has('sem_ver reads partial versions')
   has('cheat-sheet-flags.json', 'metadata (flagSetId)')
   // Exact conversions stay out of it.

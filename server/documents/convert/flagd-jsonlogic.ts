@@ -1,10 +1,11 @@
 // flagd targeting conditions (JsonLogic, as @openfeature/flagd-core evaluates them) as our conditions.
 // Supported: `and`, `or`, `!`, `==` / `===`, `!=` / `!==`, `in` (a value in a list, or a substring),
 // `starts_with`, `ends_with`, `sem_ver` (=, !=, <, <=, >, >=, ^ same major, ~ same major and minor),
+// `<`, `<=`, `>`, `>=` with a number (and `a < x < b`),
 // `var` (targetingKey is user_id, as our OpenFeature mapping reads it) and true / false. What differs:
 // `==` / `!=` with a number or boolean compare numbers (looseEquals); with a text, texts (a number in
 // the context is then never equal here, while JsonLogic may coerce it: the caller reports it).
-// Anything else (arithmetics, <, >, $flagd.timestamp, var defaults, nested paths) throws Unmapped.
+// Anything else (arithmetics, $flagd.timestamp, var defaults, nested paths) throws Unmapped.
 import type { Condition, Json } from '../../engine'
 import { and, FALSE, lit, not, or, TRUE, type Dnf } from './logic'
 
@@ -90,6 +91,35 @@ function looseEquals(property: string, literal: number | boolean): Dnf {
   return or(...parts)
 }
 
+const ORDER: Record<string, [Condition['operator'], (a: number, b: number) => boolean]> = {
+  '<': ['less_than', (a, b) => a < b], '<=': ['less_than_or_equal', (a, b) => a <= b],
+  '>': ['greater_than', (a, b) => a > b], '>=': ['greater_than_or_equal', (a, b) => a >= b],
+}
+const FLIP: Record<string, string> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' }
+
+/** `attribute <op> n` as JsonLogic compares it with a number: as numbers, a missing attribute as 0, a
+ *  boolean as 0 or 1. */
+function ordered(property: string, op: string, n: number): Dnf {
+  const [operator, holds] = ORDER[op]!
+  const parts = [lit({ property, operator, value: n })]
+  if (holds(0, n)) parts.push(lit({ property, operator: 'not_exists' }), lit({ property, operator: 'equals', value: false }))
+  if (holds(1, n)) parts.push(lit({ property, operator: 'equals', value: true }))
+  return or(...parts)
+}
+
+/** `<`, `<=`, `>`, `>=` between an attribute and a number (either order), or `a < attribute < b`. */
+function comparison(op: string, args: unknown): Dnf {
+  const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+  if (Array.isArray(args) && args.length === 3 && num(args[0]) && num(args[2])) {
+    const property = varName(args[1])
+    if (property === undefined) throw new Unmapped(`${op} between must test an attribute (its middle argument)`)
+    return and(ordered(property, FLIP[op]!, args[0]), ordered(property, op, args[2]))
+  }
+  const [property, value, swapped] = varAndLiteral(args, op)
+  if (!num(value)) throw new Unmapped(`${op} must compare an attribute with a number`)
+  return ordered(property, swapped ? FLIP[op]! : op, value)
+}
+
 /** A JsonLogic condition as a predicate over our contexts (truthiness of its result). */
 export function conditionDnf(node: unknown, notes: LogicNotes, depth = 0): Dnf {
   // Files come from anywhere: a nesting no person writes must not exhaust the stack.
@@ -129,6 +159,12 @@ export function conditionDnf(node: unknown, notes: LogicNotes, depth = 0): Dnf {
     }
     case 'sem_ver':
       return semver(args, notes)
+    case '<':
+    case '<=':
+    case '>':
+    case '>=':
+      notes.loose = true
+      return comparison(op, args)
     default:
       throw new Unmapped(`operator ${op} has no equivalent`)
   }

@@ -175,7 +175,7 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
     } else if (rules.length > 0) flag.targeting = { rules }
     flags.push(flag)
   }
-  if (notes.loose) report.push('== and != coerce in flagd: a number or boolean in the context compared with a text, and a text that is no number compared with a number (an error in flagd: the caller\'s default), are not answered the same here')
+  if (notes.loose) report.push('==, != and <, <=, >, >= coerce in flagd: a number or boolean in the context compared with a text, and a text that is no number (or blank) compared with a number (an error in flagd: the caller\'s default), are not answered the same here')
   if (notes.semver) report.push('sem_ver reads partial versions ("1.2") and numbers as versions in flagd; here the attribute must be a full version (a leading v is fine)')
   if (split.length > 0) report.push(`fractional splits (${split.join(', ')}): flagd and Flagship hash users differently (flagd: murmur3 of flag key + targetingKey), so the shares are kept but which users get which variant is not`)
   return { document: { flagship: 1, segments: maker.made, flags }, report }
