@@ -19,6 +19,7 @@ export const USAGE = `usage: flagship <command> [options]     (FLAGSHIP_URL and 
   plan -f path [--prune]                      what apply would change (exit 2 when it would change something)
   apply -f path [--prune] [--plan-id id]      apply in one transaction (exit 2 when it changed something)
   promote --from env --to env [keys...]       copy flags' and configs' overrides between environments
+  convert --from unleash|flagd files... [-o out.yaml] [--report file]   another tool's export as our document (offline)
 options: --json (machine-readable output)
 paths are files or directories of *.yaml, *.yml, *.json; exit codes: 0 nothing to change, 2 changes, 1 error`
 
@@ -119,6 +120,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
         if (json) io.out(`${JSON.stringify(answer)}\n`)
         else io.out(printPlan(answer, 'apply'))
         return answer.changes.length ? 2 : 0
+      }
+      case 'convert': {
+        const { runConvert } = await import('./convert-command')
+        return await runConvert(values.from, rest, { output: values.output, report: values.report, json }, io)
       }
       default:
         return fail(`unknown command "${command}"\n${USAGE}`)

@@ -75,6 +75,19 @@ describe('flagship CLI', () => {
     expect(text).toBe((await api(srv, 'GET', '/api/v1/export', { token: srv.adminToken })).text)
   })
 
+  test('convert is offline: a flagd file becomes a document that validates; --report and -o write files', () => {
+    const dir = tempDir()
+    const out = join(dir, 'converted.yaml')
+    const report = join(dir, 'report.txt')
+    const res = flagship('convert', '--from', 'flagd', join(ROOT, 'tests', 'fixtures', 'migration', 'flagd', 'demo.flagd.json'), '-o', out, '--report', report)
+    expect([0, 2]).toContain(res.code!)
+    expect(readFileSync(out, 'utf8')).toContain('flagship: 1')
+    expect(res.code === 2).toBe(readFileSync(report, 'utf8').trim().length > 0)
+    expect(flagship('validate', '-f', out).code).toBe(0)
+    expect(flagship('convert', '--from', 'nothing', out).code).toBe(1)
+    expect(flagship('convert', '--from', 'flagd', join(dir, 'missing.json')).code).toBe(1)
+  })
+
   test('errors exit 1: no server settings, an unreachable server, an unknown command', () => {
     const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'gitops', 'cli.ts'), 'export'], { cwd: ROOT, env: { ...process.env, FLAGSHIP_URL: '', FLAGSHIP_TOKEN: '' } })
     expect(run.exitCode).toBe(1)
