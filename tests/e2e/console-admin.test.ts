@@ -209,7 +209,7 @@ browserSuite('admin console', () => {
       await p.getByRole('link', { name: 'checkout-v2' }).waitFor()
       const nav = p.getByRole('navigation', { name: 'Main' })
       // Upcoming lists scheduled changes (read:flags); without write:flags it offers no Cancel.
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Flags', 'Upcoming'])
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Flags', 'Upcoming', 'Import / export', 'Compare environments'])
       expect(await p.getByRole('switch').count()).toBe(0)
       expect(await p.getByRole('button', { name: 'New flag' }).count()).toBe(0)
       await shot(p, 'flags-readonly-1280')

@@ -20,6 +20,8 @@ import { Audit } from './pages/Audit'
 import { Settings } from './pages/Settings'
 import { StaleFlags } from './pages/StaleFlags'
 import { Upcoming } from './pages/Upcoming'
+import { ImportExport } from './pages/ImportExport'
+import { Compare } from './pages/Compare'
 
 interface Route {
   pattern: string
@@ -41,6 +43,8 @@ const ROUTES: Route[] = [
   { pattern: '/webhooks', allowed: (c) => c.admin, render: () => <Webhooks /> },
   { pattern: '/audit', allowed: (c) => c.admin, render: () => <Audit /> },
   { pattern: '/settings', allowed: (c) => c.admin, render: () => <Settings /> },
+  { pattern: '/import-export', allowed: (c) => c.readFlags, render: () => <ImportExport /> },
+  { pattern: '/compare', allowed: (c) => c.readFlags || c.readConfigs, render: () => <Compare /> },
 ]
 
 const NAV: { to: string; label: string; allowed: (c: Abilities) => boolean; match: string[] }[] = [
@@ -48,6 +52,8 @@ const NAV: { to: string; label: string; allowed: (c: Abilities) => boolean; matc
   { to: '/schedules', label: 'Upcoming', allowed: (c) => c.readFlags, match: ['/schedules'] },
   { to: '/configs', label: 'Configs', allowed: (c) => c.readConfigs, match: ['/configs', '/configs/:key'] },
   { to: '/segments', label: 'Segments', allowed: (c) => c.writeFlags, match: ['/segments', '/segments/:key'] },
+  { to: '/import-export', label: 'Import / export', allowed: (c) => c.readFlags, match: ['/import-export'] },
+  { to: '/compare', label: 'Compare environments', allowed: (c) => c.readFlags || c.readConfigs, match: ['/compare'] },
   { to: '/tokens', label: 'Tokens', allowed: (c) => c.admin, match: ['/tokens'] },
   { to: '/webhooks', label: 'Webhooks', allowed: (c) => c.admin, match: ['/webhooks'] },
   { to: '/audit', label: 'Audit log', allowed: (c) => c.admin, match: ['/audit'] },
