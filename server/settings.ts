@@ -31,6 +31,12 @@ export interface Settings {
   staleAfterDays: number
   /** the bearer token GET /metrics requires; unset: /metrics is open */
   metricsToken: string | undefined
+  /** offline mode (docs/as-code.md): the flags, configs and segments of `flagsProject` are served from this
+   *  document file, read-only, reloaded when it changes */
+  flagsFile: string | undefined
+  flagsProject: string
+  /** how often the file's modification is checked (ms) */
+  flagsFilePollMs: number
 }
 
 export const TOKEN_PATTERN = /^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/
@@ -105,5 +111,8 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 10_000, 100, 60_000),
     staleAfterDays: int(env, 'STALE_AFTER_DAYS', 30, 0, 3650),
     metricsToken: metricsToken(env.METRICS_TOKEN),
+    flagsFile: env.FLAGS_FILE || undefined,
+    flagsProject: env.FLAGS_PROJECT || 'default',
+    flagsFilePollMs: int(env, 'FLAGS_FILE_POLL_MS', 1000, 50, 60_000),
   }
 }

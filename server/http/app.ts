@@ -50,6 +50,15 @@ export type { AppDeps } from './deps'
 const PAGING_BOUNDS = { limit: S.Page.properties.limit, offset: S.Page.properties.offset } as const
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
+/** Requests that change flags, configs or segments (refused in offline mode): writes under their paths
+ *  (explain only reads), applying an import, promoting. */
+export function writesDocuments(method: string, path: string, url: string): boolean {
+  if (!BODY_METHODS.has(method)) return false
+  if (/^\/api\/v1\/(flags|configs|segments)(\/|$)/.test(path)) return !path.endsWith('/explain')
+  if (path === IMPORT_PATH) return !/[?&]mode=plan(&|$)/.test(url) && /[?&]mode=/.test(url)
+  return path === '/api/v1/promote'
+}
+
 /** Evaluation endpoints get the larger budget (docs/behaviour.md §7); everything else under /api is management. */
 export function rateClassOf(method: string, path: string): RateClass {
   if (method === 'POST' && (path === '/api/v1/evaluate' || path.startsWith('/ofrep/'))) return 'evaluation'
@@ -114,6 +123,10 @@ export function createApp(deps: AppDeps) {
       } catch (e) {
         if (e instanceof AppError) return early(fromAppError(e))
         throw e
+      }
+      // Offline mode: the file's project is read-only for flags, configs and segments (docs/as-code.md).
+      if (settings.flagsFile && caller.token.projectId === settings.flagsProject && writesDocuments(request.method, path, request.url)) {
+        return early(errorResponse(405, 'READ_ONLY', `Flags, configs and segments of this project are served read-only from FLAGS_FILE; change the file instead`))
       }
       const rateClass = rateClassOf(request.method, path)
       const verdict = await limiter.hit(caller.rateKeys[rateClass], limits[rateClass])

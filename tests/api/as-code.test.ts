@@ -239,6 +239,11 @@ describe('permissions and modes', () => {
     expect((await send(srv, '/api/v1/import?mode=plan', 'flagship: 1\nflags: []\n', { token: readFlags })).status).toBe(403)
     expect((await api(srv, 'GET', '/api/v1/export', { token: null })).status).toBe(401)
   })
+  test('a document with no kinds plans to nothing', async () => {
+    const res = await send(srv, '/api/v1/import?mode=plan', 'flagship: 1\n')
+    expect(res.status).toBe(200)
+    expect(res.body.changes).toEqual([])
+  })
   test('mode=propose answers 400 PROPOSE_UNAVAILABLE (no change requests yet)', async () => {
     const res = await send(srv, '/api/v1/import?mode=propose', 'flagship: 1\nflags: []\n')
     expect(res.status).toBe(400)

@@ -9,7 +9,7 @@ import { serializeDocument } from '../../documents/serialize'
 import { AppError } from '../../services/errors'
 import type { Permission } from '../../services/permissions'
 import type { AppDeps } from '../deps'
-import { requirePermission } from '../auth'
+import { callerOf, requirePermission } from '../auth'
 import { etagOf, etagMatches } from '../caching'
 import { MAX_IMPORT_BYTES } from '../json-input'
 import * as S from '../../schemas'
@@ -19,9 +19,8 @@ const READ: Record<Kind, Permission> = { segments: 'read:flags', flags: 'read:fl
 const WRITE: Record<Kind, Permission> = { segments: 'write:flags', flags: 'write:flags', configs: 'write:configs' }
 /** The one permission check of each route: every permission the kinds involved need. */
 const needs = (request: Request, perms: Iterable<Permission>) => {
-  let caller
-  for (const p of new Set(perms)) caller = requirePermission(request, p)
-  return caller!
+  for (const p of new Set(perms)) requirePermission(request, p)
+  return callerOf(request)
 }
 
 const listParam = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [])
