@@ -11,7 +11,7 @@ import type { DocumentIssue } from '../documents/model'
 import { serializeDocument } from '../documents/serialize'
 import { validateDocument } from '../documents/validate'
 import { readDocuments } from './files'
-import { printPlan, type PlanAnswer } from './output'
+import { printPlan, type Io, type PlanAnswer } from './output'
 
 export const USAGE = `usage: flagship <command> [options]     (FLAGSHIP_URL and FLAGSHIP_TOKEN from the environment)
   export [-o dir] [--format yaml|json]        write the project's document (stdout, or dir/flagship.<format>)
@@ -22,8 +22,6 @@ export const USAGE = `usage: flagship <command> [options]     (FLAGSHIP_URL and 
   convert --from unleash|flagd files... [-o out.yaml] [--report file]   another tool's export as our document (offline)
 options: --json (machine-readable output)
 paths are files or directories of *.yaml, *.yml, *.json; exit codes: 0 nothing to change, 2 changes, 1 error`
-
-export interface Io { out(text: string): void; err(text: string): void; env: Record<string, string | undefined>; fetch: typeof fetch }
 
 const issueText = (i: DocumentIssue) => `${i.file ? `${i.file}: ` : ''}${i.path || '(document)'}${i.line ? ` (line ${i.line})` : ''}: ${i.message}`
 

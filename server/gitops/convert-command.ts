@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { convert, ConvertError, CONVERT_SOURCES, type ConvertSource } from '../documents/convert'
 import { serializeDocument } from '../documents/serialize'
-import type { Io } from './cli'
+import type { Io } from './output'
 
 export async function runConvert(from: string | undefined, files: string[], opts: { output?: string; report?: string; json: boolean }, io: Io): Promise<number> {
   const fail = (message: string) => {

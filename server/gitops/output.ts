@@ -1,5 +1,8 @@
-// How the CLI prints a plan for people: one line per change with its RFC 6902 operations, then the
+// The CLI's surroundings (Io), and how it prints a plan for people: one line per change with its RFC 6902 operations, then the
 // summary and the plan id (to pass to `apply --plan-id`).
+/** Where a command writes and what it reads from its surroundings (the process, or a test's). */
+export interface Io { out(text: string): void; err(text: string): void; env: Record<string, string | undefined>; fetch: typeof fetch }
+
 export interface PlanAnswer {
   plan_id: string
   summary: { create: number; update: number; delete: number; unchanged: number }
