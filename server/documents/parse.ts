@@ -19,7 +19,20 @@ export interface ParseOptions {
   /** named in each issue (the CLI reads directories of files) */
   file?: string
 }
-export interface ParseResult { document?: FlagshipDocument; errors: DocumentIssue[] }
+export interface ParseResult {
+  document?: FlagshipDocument
+  errors: DocumentIssue[]
+  /** the line a path (`flags[3].targeting`) starts on in the text, for problems found later (a plan's) */
+  lineOf?: (path: string) => number | undefined
+}
+
+/** `flags[3].targeting.rules[0]` -> ['flags', 3, 'targeting', 'rules', 0]; `a["odd key"]` too. */
+export function pathSegments(path: string): PathSegment[] {
+  const out: PathSegment[] = []
+  const re = /\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.[\]]+)/g
+  for (let m = re.exec(path); m; m = re.exec(path)) out.push(m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? (JSON.parse(m[2]) as string) : m[3]!)
+  return out
+}
 
 export const MAX_DOCUMENT_BYTES = 1024 * 1024
 export const MAX_IMPORT_BYTES = 10 * 1024 * 1024
@@ -121,7 +134,18 @@ export function parseDocumentText(text: string, opts: ParseOptions = {}): ParseR
   const { value, lineOf } = format === 'json' ? parseJson(text, issue) : parseYaml(text, issue)
   if (errors.length) return { errors }
   const checked = checkParsed(value, { issue, lineOf })
-  return checked.document ? checked : { errors }
+  if (!checked.document) return { errors }
+  // The longest prefix of the path that exists in the text gives the line (a path may name a field the
+  // plan found missing).
+  const lineOfPath = (path: string) => {
+    const segs = pathSegments(path)
+    for (let n = segs.length; n > 0; n--) {
+      const line = lineOf(segs.slice(0, n))
+      if (line !== undefined) return line
+    }
+    return undefined
+  }
+  return { ...checked, lineOf: lineOfPath }
 }
 
 /** The schema check of a parsed value (also for values that never were text: a JS object given to the

@@ -188,6 +188,8 @@ flags:
     expect(messages).toContain('nowhere')
     expect(messages).toContain('unknown flag "ghost"')
     expect(messages).toContain('flags[4].environments.moon')
+    // Each problem points at its line in the text.
+    expect(plan.body.errors.find((e: any) => e.path === 'flags[4].environments.moon').line).toBe(13)
     const before = await auditCount(srv)
     const res = await send(srv, '/api/v1/import?mode=apply', doc)
     expect(res.status).toBe(400)

@@ -47,8 +47,9 @@ export const PlanBody = t.Object({
   change_set: t.Optional(t.Nullable(t.String({ description: 'apply: the id in details.change_set of its audit entries (null when nothing changed)' }))),
 }, { title: 'ImportPlan' })
 
-/** A document from a request body (the app's parser hands the route the text and its format). */
-export function documentFrom(body: unknown): FlagshipDocument {
+/** A document from a request body (the app's parser hands the route the text and its format), and where
+ *  in the text a path is. */
+export function documentFrom(body: unknown): { document: FlagshipDocument; lineOf: (path: string) => number | undefined } {
   const { text, format } = (body ?? {}) as { text?: string; format?: DocumentFormat }
   if (typeof text !== 'string' || text.trim() === '') throw new AppError(400, 'VALIDATION_ERROR', 'Send a document in the body', { issues: [{ path: '', message: 'empty body' }] })
   const parsed = parseDocumentText(text, { format, maxBytes: MAX_IMPORT_BYTES })
@@ -57,8 +58,15 @@ export function documentFrom(body: unknown): FlagshipDocument {
     const e = parsed.errors.map((i) => (i.path ? i : { ...i, path: 'body' }))
     throw new AppError(400, 'VALIDATION_ERROR', `The document is invalid: ${e.slice(0, 5).map((i) => `${i.path}${i.line ? ` (line ${i.line})` : ''}: ${i.message}`).join('; ')}`, { issues: e })
   }
-  return parsed.document
+  return { document: parsed.document, lineOf: parsed.lineOf ?? (() => undefined) }
 }
+
+/** Problems found after parsing (a plan's), with the line of the text they point at. */
+const withLines = <T extends { path: string; line?: number }>(issues: T[], lineOf: (path: string) => number | undefined): T[] =>
+  issues.map((i) => {
+    const line = i.line ?? lineOf(i.path)
+    return line === undefined ? i : { ...i, line }
+  })
 
 export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('as-code')
@@ -88,13 +96,22 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
     .post('/api/v1/import', async ({ request, query, body, headers }) => {
       const mode = query.mode ?? 'plan'
       if (mode === 'propose') throw new AppError(400, 'PROPOSE_UNAVAILABLE', 'mode=propose needs change requests, which this server does not have yet; use mode=plan, then mode=apply')
-      const doc = documentFrom(body)
+      const { document: doc, lineOf } = documentFrom(body)
       const caller = needs(request, KINDS.filter((k) => doc[k] !== undefined).map((k) => WRITE[k]))
       const prune = query.prune === true
-      if (mode === 'plan') return planView(await services.imports.plan(caller.actor, doc, prune))
+      if (mode === 'plan') {
+        const plan = planView(await services.imports.plan(caller.actor, doc, prune))
+        return { ...plan, errors: withLines(plan.errors, lineOf) }
+      }
       const ifMatch = headers['if-match']?.trim().replace(/^"(.*)"$/, '$1')
-      const applied = await services.imports.apply(caller.actor, doc, { prune, ...(ifMatch && ifMatch !== '*' && { planId: ifMatch }) })
-      return { ...planView(applied), change_set: applied.change_set }
+      try {
+        const applied = await services.imports.apply(caller.actor, doc, { prune, ...(ifMatch && ifMatch !== '*' && { planId: ifMatch }) })
+        return { ...planView(applied), change_set: applied.change_set }
+      } catch (e) {
+        const issues = e instanceof AppError ? (e.details?.issues as { path: string; line?: number; message: string }[] | undefined) : undefined
+        if (issues) throw new AppError((e as AppError).status, (e as AppError).code, (e as AppError).message, { ...(e as AppError).details, issues: withLines(issues, lineOf) })
+        throw e
+      }
     }, {
       query: t.Object({ mode: t.Optional(t.UnionEnum(['plan', 'apply', 'propose'])), prune: t.Optional(t.BooleanString()) }),
       headers: t.Object({ 'if-match': t.Optional(t.String({ description: 'apply: the plan id in double quotes; 409 PLAN_OUTDATED if anything the plan covers changed' })) }),
