@@ -33,6 +33,8 @@ describe('compare and promote', () => {
     expect((await api(srv, 'GET', '/api/v1/environments/compare?a=staging&b=moon', { token: srv.adminToken })).status).toBe(400)
     const configsOnly = await createToken(srv, ['read:configs'])
     expect(Object.keys(await compare(configsOnly)).sort()).toEqual(['a', 'b', 'configs'])
+    const writeOnly = await createToken(srv, ['write:configs'])
+    expect((await api(srv, 'GET', '/api/v1/environments/compare?a=staging&b=production', { token: writeOnly })).status).toBe(403)
   })
 
   test('promote named rows: dry run plans only; apply copies (or removes) overrides, one change set, expect versions', async () => {
