@@ -21,7 +21,7 @@ const streamChange = (row: ChangeRow): StreamChange => ({
 
 /** replayLimit: how many of each project's newest stream entries are kept for resuming clients. */
 export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: number) {
-  async function record(tx: Db, change: Change, now: string): Promise<void> {
+  async function record(tx: Db, change: Change, now: string, hooksOf: (projectId: string) => ReturnType<Store['webhooks']['byProject']>): Promise<void> {
     await store.audit.insert(tx, {
       projectId: change.projectId,
       timestamp: now,
@@ -35,7 +35,7 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
     })
     if (!change.event) return
     const { kind, environment, data } = change.event
-    const hooks = (await store.webhooks.byProject(tx, change.projectId)).filter((h) => h.events.includes('*') || h.events.includes(kind))
+    const hooks = (await hooksOf(change.projectId)).filter((h) => h.events.includes('*') || h.events.includes(kind))
     if (!hooks.length) return
     const body = JSON.stringify({ event: kind, resource: change.resourceKey, environment, data, timestamp: now })
     const rows: DeliveryRow[] = hooks.map((h) => ({
@@ -62,10 +62,19 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
     async run<T>(fn: (tx: Db, record: RecordChange) => Promise<T>): Promise<T> {
       const notices: ChangeNotice[] = []
       const result = await store.transaction(async (tx) => {
+        // A project's webhooks are read once per transaction (an import records thousands of changes),
+        // again after a change to a webhook itself.
+        const hooks = new Map<string, ReturnType<Store['webhooks']['byProject']>>()
+        const hooksOf = (projectId: string) => {
+          let h = hooks.get(projectId)
+          if (!h) hooks.set(projectId, (h = store.webhooks.byProject(tx, projectId)))
+          return h
+        }
         const streamed = new Map<string, { notice: ChangeNotice; entry: Parameters<Store['changes']['append']>[2][number] }[]>()
         const value = await fn(tx, async (change) => {
           const now = new Date().toISOString()
-          await record(tx, change, now)
+          if (change.resourceType === 'webhook') hooks.delete(change.projectId)
+          await record(tx, change, now, hooksOf)
           const notice: ChangeNotice = { projectId: change.projectId, resourceType: change.resourceType, resourceKey: change.resourceKey }
           notices.push(notice)
           if (!STREAMED_TYPES.has(change.resourceType)) return
