@@ -84,7 +84,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'apply': {
         if (!values.file) return fail(`${command} needs -f <file or directory>`)
         const read = readDocuments(values.file)
-        const errors = read.errors.length ? read.errors : validateDocument(read.document!)
+        const errors = read.errors.length ? read.errors : validateDocument(read.document!).map(read.locate)
         if (command === 'validate' || errors.length) {
           if (json) io.out(`${JSON.stringify({ valid: errors.length === 0, errors })}\n`)
           else if (errors.length) io.err(`${errors.map(issueText).join('\n')}\n`)
@@ -95,6 +95,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         const mode = command === 'plan' ? 'plan' : 'apply'
         const headers = values['plan-id'] ? { 'if-match': `"${values['plan-id']}"` } : undefined
         const answer = (await call(io, 'POST', `/api/v1/import?mode=${mode}&prune=${values.prune === true}`, { body, type: 'application/json', ...(headers && { headers }) })).json as PlanAnswer
+        answer.errors = answer.errors.map(read.locate)
         if (json) io.out(`${JSON.stringify(answer)}\n`)
         else io.out(printPlan(answer, mode))
         if (answer.errors.length) return 1

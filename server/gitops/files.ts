@@ -14,16 +14,28 @@ export function documentFiles(path: string): string[] {
   return readdirSync(path).filter((n) => DOCUMENT_FILE.test(n)).sort().map((n) => join(path, n))
 }
 
-/** The documents at `path`, merged; `errors` name each file (and path and line). */
-export function readDocuments(path: string): { document?: FlagshipDocument; errors: DocumentIssue[] } {
+interface Origin { file: string; index: number; lineOf?: (path: string) => number | undefined }
+
+/** The documents at `path`, merged; `errors` name each file (and path and line). `locate` turns an issue
+ *  about the merged document (`flags[7].value`) into one about its file (`b.yaml`, `flags[2].value`, line). */
+export function readDocuments(path: string): { document?: FlagshipDocument; errors: DocumentIssue[]; locate: (issue: DocumentIssue) => DocumentIssue } {
   const errors: DocumentIssue[] = []
+  const origins = new Map<string, Origin>() // `kind[i]` of the merged document -> where it came from
+  const locate = (issue: DocumentIssue): DocumentIssue => {
+    const m = /^(\w+)\[(\d+)\](.*)$/.exec(issue.path)
+    const origin = m ? origins.get(`${m[1]}[${m[2]}]`) : undefined
+    if (!m || !origin) return issue
+    const local = `${m[1]}[${origin.index}]${m[3]}`
+    const line = origin.lineOf?.(local)
+    return { file: origin.file, path: local, ...(line !== undefined && { line }), message: issue.message }
+  }
   let files: string[]
   try {
     files = documentFiles(path)
   } catch (e) {
-    return { errors: [{ file: path, path: '', message: (e as Error).message }] }
+    return { errors: [{ file: path, path: '', message: (e as Error).message }], locate }
   }
-  if (!files.length) return { errors: [{ file: path, path: '', message: 'no *.yaml, *.yml or *.json files here' }] }
+  if (!files.length) return { errors: [{ file: path, path: '', message: 'no *.yaml, *.yml or *.json files here' }], locate }
   const merged: FlagshipDocument = { flagship: 1 }
   const where = new Map<string, string>() // `kind:key` -> file
   for (const file of files) {
@@ -50,10 +62,11 @@ export function readDocuments(path: string): { document?: FlagshipDocument; erro
         if (seen && seen !== file) errors.push({ file, path: `${kind}[${i}].key`, message: `"${entry.key}" is also defined in ${basename(seen)}` })
         else {
           where.set(`${kind}:${entry.key}`, file)
+          origins.set(`${kind}[${into.length}]`, { file, index: i, ...(parsed.lineOf && { lineOf: parsed.lineOf }) })
           into.push(entry)
         }
       })
     }
   }
-  return errors.length ? { errors } : { document: merged, errors }
+  return errors.length ? { errors, locate } : { document: merged, errors, locate }
 }

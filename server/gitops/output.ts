@@ -7,7 +7,7 @@ export interface PlanAnswer {
   plan_id: string
   summary: { create: number; update: number; delete: number; unchanged: number }
   changes: { resource_type: string; key: string; action: string; current_version: number | null; diff: { op: string; path: string; value?: unknown }[] }[]
-  errors: { path: string; line?: number; message: string }[]
+  errors: { path: string; line?: number; file?: string; message: string }[]
   change_set?: string | null
 }
 
@@ -23,7 +23,7 @@ export function printPlan(p: PlanAnswer, mode: 'plan' | 'apply'): string {
     lines.push(`${SIGN[c.action] ?? '?'} ${c.resource_type} ${c.key}${c.current_version !== null ? ` (version ${c.current_version})` : ''}`)
     if (c.action === 'update') for (const op of c.diff) lines.push(`    ${op.op} ${op.path}${op.op === 'remove' ? '' : ` ${short(op.value)}`}`)
   }
-  for (const e of p.errors) lines.push(`error: ${e.path}${e.line ? ` (line ${e.line})` : ''}: ${e.message}`)
+  for (const e of p.errors) lines.push(`error: ${e.file ? `${e.file}: ` : ''}${e.path}${e.line ? ` (line ${e.line})` : ''}: ${e.message}`)
   const s = p.summary
   const verb = mode === 'plan' ? 'planned' : 'applied'
   lines.push(`${verb}: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.unchanged} unchanged`)

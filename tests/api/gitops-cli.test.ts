@@ -43,6 +43,11 @@ describe('flagship CLI', () => {
     expect(res.err).toContain('flags[2].colour (line 8): is not a known field')
     writeFileSync(join(bad, 'x.yaml'), 'flagship: 1\nflags:\n  - key: a\n    prerequisites: [{ key: b, value: true }]\n  - key: b\n    prerequisites: [{ key: a, value: true }]\n')
     expect(flagship('validate', '-f', bad).err).toContain('cycle')
+    // A problem found in the merged files is reported in its own file, at its own index and line.
+    writeFileSync(join(bad, 'x.yaml'), 'flagship: 1\nflags:\n  - key: a\n    enabled: true\n')
+    writeFileSync(join(bad, 'y.yaml'), 'flagship: 1\nenvironments: [production]\nflags:\n  - key: b\n    enabled: true\n  - key: c\n    enabled: true\n    environments: { moon: { enabled: true } }\n')
+    const located = flagship('validate', '-f', bad, '--json')
+    expect(JSON.parse(located.out).errors).toEqual([{ file: join(bad, 'y.yaml'), path: 'flags[1].environments.moon', line: 8, message: 'Environment moon: unknown environment "moon"' }])
   })
 
   test('plan (exit 2 with changes), apply (exit 2), plan again (exit 0); a stale --plan-id fails (exit 1); export -o', async () => {
