@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { api, createToken, startServer, type TestServer } from '../helpers/server'
+import { openSse } from '../helpers/sse'
 import { documentJsonSchemaText } from '../../server/documents/json-schema'
 
 let srv: TestServer
@@ -119,9 +120,14 @@ configs:
     expect(plan.body.changes.find((c: any) => c.key === 'base')).toEqual({ resource_type: 'flag', key: 'base', action: 'update', current_version: 1, diff: [{ op: 'replace', path: '/enabled', value: false }] })
     expect(await auditCount(srv)).toBe(before)
 
+    const stream = await openSse(`${srv.url}/api/v1/stream`, { authorization: `Bearer ${srv.adminToken}` })
     const applied = await send(srv, '/api/v1/import?mode=apply', doc, { headers: { 'if-match': `"${plan.body.plan_id}"` } })
     expect(applied.status).toBe(200)
     expect(applied.body.changes).toEqual(plan.body.changes)
+    // One stream event per changed resource, after the commit.
+    const events = [await stream.next((e) => e.event === 'change'), await stream.next((e) => e.event === 'change'), await stream.next((e) => e.event === 'change')]
+    expect(events.map((e) => `${e.data.action} ${e.data.resource_type}:${e.data.key}`)).toEqual(['update flag:base', 'create flag:brand-new', 'create config:timeout'])
+    stream.close()
     expect(applied.body.plan_id).toBe(plan.body.plan_id)
     // `no` stays a string (YAML 1.2 core).
     expect((await api(srv, 'GET', '/api/v1/flags/brand-new', { token: srv.adminToken })).body.value).toBe('no')

@@ -54,6 +54,12 @@ browserSuite('console: flags as code', () => {
     expect(await page.getByTestId('applied').textContent()).toContain('Applied: 1 created, 1 updated, 0 deleted')
     expect((await api(srv, 'GET', '/api/v1/flags/from-console', { token: srv.adminToken })).status).toBe(200)
 
+    // An uploaded file replaces the text and is planned the same way.
+    await page.getByLabel('Upload a file').setInputFiles({ name: 'flags.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ flagship: 1, configs: [{ key: 'uploaded', value: 1 }] })) })
+    await page.getByRole('button', { name: 'Plan' }).click()
+    await page.getByText('1 to create, 0 to update, 0 to delete, 0 unchanged').waitFor()
+    expect(await page.getByTestId('plan-change').allTextContents()).toEqual([expect.stringContaining('create config uploaded')])
+
     // A bad document shows its errors and cannot be applied.
     await page.getByRole('textbox', { name: 'Document', exact: true }).fill('flagship: 1\nflags:\n  - key: x\n    prerequisites: [{ key: ghost, value: true }]\n')
     await page.getByRole('button', { name: 'Plan' }).click()
