@@ -98,10 +98,12 @@ export async function readJsonBody(request: Request): Promise<unknown> {
 
 /** A document body (POST /api/v1/import): YAML or JSON text, at most MAX_IMPORT_BYTES, UTF-8. The
  *  document parser (server/documents/parse.ts) reads it; the format comes from the media type. */
-export async function readDocumentBody(request: Request): Promise<{ text: string; format: 'yaml' | 'json' }> {
+export async function readDocumentBody(request: Request): Promise<{ text: string; format: 'yaml' | 'json' } | undefined> {
+  const bytes = await readBodyBytes(request, MAX_IMPORT_BYTES)
+  if (bytes.byteLength === 0) return undefined
   const [type = ''] = (request.headers.get('content-type') ?? '').split(';')
   const media = type.trim().toLowerCase()
   const format = /^application\/(?:[\w.+-]+\+)?json$/.test(media) ? 'json' : /^(?:application|text)\/(?:x-)?yaml$/.test(media) ? 'yaml' : undefined
   if (!format) throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the document as Content-Type: application/yaml or application/json')
-  return { text: decodeBody(await readBodyBytes(request, MAX_IMPORT_BYTES)), format }
+  return { text: decodeBody(bytes), format }
 }

@@ -2,7 +2,7 @@
 // place (`needs` / `can`), then the import service plans (and applies) through the same path as imports.
 import { t } from 'elysia'
 import { planView } from '../../documents/plan'
-import { AppError } from '../../services/errors'
+import { AppError, validationError } from '../../services/errors'
 import type { AppDeps } from '../deps'
 import { callerOf, can, requirePermission } from '../auth'
 import * as S from '../../schemas'
@@ -38,9 +38,12 @@ export const promotionRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
       const { token, actor } = callerOf(request)
       const kinds = { flags: can(token, 'read:flags'), configs: can(token, 'read:configs') }
       if (!kinds.flags && !kinds.configs) throw new AppError(403, 'FORBIDDEN', 'This token lacks the "read:flags" permission', { required: 'read:flags' })
-      return services.imports.compare(actor.projectId, query.a, query.b, kinds)
+      const missing = (['a', 'b'] as const).filter((k) => !query[k])
+      if (missing.length) throw validationError(missing.map((path) => ({ path, message: 'is required: an environment name' })))
+      return services.imports.compare(actor.projectId, query.a!, query.b!, kinds)
     }, {
-      query: t.Object({ a: t.String(), b: t.String() }),
+      // Checked in the handler (as every route's query here): unknown parameters are refused on their own.
+      query: t.Object({ a: t.Optional(t.String({ description: 'an environment (required)' })), b: t.Optional(t.String({ description: 'another environment (required)' })) }),
       detail: { tags: ['as-code'], summary: 'Compare the overrides of two environments', security: [{ bearer: [] }], description: 'Permission: `read:flags` (flags) and/or `read:configs` (configs): each list is there when the token reads it.' },
       response: { 200: t.Object({ a: t.String(), b: t.String(), flags: t.Optional(Comparison), configs: t.Optional(Comparison) }, { title: 'EnvironmentComparison' }), ...S.errors(400, 401, 403, 429) },
     })
