@@ -14,6 +14,7 @@
 // benchmark (bench/engine.ts); then a server holding 10,000 flags (created through the API): its
 // resident memory, and GET /flags/:key throughput with 10 vs 10,000 flags in the project; then the change
 // stream with 1,000 subscribers (bench/stream.ts): change-to-arrival p50/p99 and memory per idle subscriber;
+// then flags as code (bench/as-code.ts): plan and apply of a 10,000-flag document over HTTP;
 // then flagship-sdk in process (bench/sdk.ts, pinned like the engine): its evaluate vs @openfeature/flagd-core
 // and a hand-written evaluator on the same flag and contexts, on Node and on Bun (bench/sdk-compare.mjs);
 // 10 vs 10,000 flags loaded, the browser bundle's sizes, change to served.
@@ -34,6 +35,7 @@ import {
 } from './lib'
 import type { SdkFigures } from './sdk'
 import { benchStream, SUBSCRIBERS } from './stream'
+import { benchAsCode } from './as-code'
 
 // ---------------------------------------------------------------------------------------------------
 // Main
@@ -176,6 +178,11 @@ async function main(): Promise<void> {
   await small.stop()
   await large.stop()
 
+  // --- flags as code ----------------------------------------------------------------------------------
+  console.log(`\n[${elapsed()}] flags as code: plan and apply of ${fmtInt(LARGE)} flags (bench/as-code.ts)`)
+  const asCode = await benchAsCode(LARGE)
+  console.log(`  ${fmtInt(asCode.flags)} flags, ${(asCode.bytes / 1024 / 1024).toFixed(1)} MiB of JSON: plan ${fmtMs(asCode.planMs)}, apply ${fmtMs(asCode.applyMs)}, plan again (unchanged) ${fmtMs(asCode.replanMs)}`)
+
   // --- change stream -----------------------------------------------------------------------------------
   console.log(`\n[${elapsed()}] change stream, ${fmtInt(SUBSCRIBERS)} subscribers (bench/stream.ts)`)
   const stream = await benchStream()
@@ -239,6 +246,7 @@ async function main(): Promise<void> {
     [`SDK evaluate, 10 vs ${fmtInt(sdk.manyFlagsCount)} flags loaded`, `${fmtInt(sdk.tenFlags)} vs ${fmtInt(sdk.manyFlags)} evals/s (${(sdkLoaded * 100).toFixed(1)}%)`, `target +-10%    ${verdict(Math.abs(sdkLoaded) <= 0.1)}`],
     ['SDK browser bundle (min+gzip)', `${(sdk.upFrontBytes / 1024).toFixed(1)} kB up front, regex chunk ${(sdk.regexBytes / 1024).toFixed(1)} kB on demand`, `target < 15 kB  ${verdict(sdk.upFrontBytes < 15 * 1024)}`],
     ['SDK change -> served (stream)', `p50 ${fmtMs(sdk.changeP50)}, max ${fmtMs(sdk.changeMax)} (PUT sent -> evaluate answers it)`, `target < 1 s    ${verdict(sdk.changeMax < 1000)}`],
+    [`as code: plan / apply ${fmtInt(asCode.flags)} flags`, `${fmtMs(asCode.planMs)} / ${fmtMs(asCode.applyMs)} (${(asCode.bytes / 1024 / 1024).toFixed(1)} MiB JSON; re-plan ${fmtMs(asCode.replanMs)})`, ''],
     ['HTTP errors during load', String(errors), errors ? 'results suspect' : ''],
     ['load average start / end', `${loadStart} / ${loadavg()}`, ''],
   ]

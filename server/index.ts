@@ -29,6 +29,7 @@ import { VERSION } from './version'
 import { createIdentity } from './identity/service'
 import { createAccess } from './access/authorize'
 import { reviewersFrom } from './access/reviewers'
+import { startFlagsFile } from './offline/flags-file'
 
 export async function startService(settings: Settings) {
   if (settings.webhookAllowPrivateTargets) {
@@ -57,6 +58,10 @@ export async function startService(settings: Settings) {
   const counts = new OperationCounts()
   const bus = new ChangeBus()
   const snapshots = new Snapshots(store)
+  // Offline mode: the project's documents come from FLAGS_FILE (read first, so the first reconcile uses it).
+  const flagsFile = settings.flagsFile
+    ? await startFlagsFile({ path: settings.flagsFile, projectId: settings.flagsProject, pollMs: settings.flagsFilePollMs, store, snapshots, bus, replayLimit: settings.streamReplayLimit, log })
+    : undefined
   await snapshots.reconcile()
   // Change streams: a notice reaches subscribers only once this instance's caches show the change, so a
   // client that re-reads on an event gets the new answer.
@@ -157,6 +162,7 @@ export async function startService(settings: Settings) {
     port: server.port,
     async stop() {
       timers.forEach(clearInterval)
+      await flagsFile?.stop()
       hub.stop()
       await app.stop()
       await scheduleWorker.stop()

@@ -37,6 +37,12 @@ export interface Settings {
   sessionIdleMinutes: number
   /** a session ends this long after sign-in, used or not (hours) */
   sessionMaxHours: number
+  /** offline mode (docs/as-code.md): the flags, configs and segments of `flagsProject` are served from this
+   *  document file, read-only, reloaded when it changes */
+  flagsFile: string | undefined
+  flagsProject: string
+  /** how often the file's modification is checked (ms) */
+  flagsFilePollMs: number
 }
 
 export const TOKEN_PATTERN = /^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/
@@ -121,5 +127,8 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     setupCode: setupCode(env.SETUP_CODE),
     sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 480, 1, 525_600),
     sessionMaxHours: int(env, 'SESSION_MAX_HOURS', 168, 1, 8760),
+    flagsFile: env.FLAGS_FILE || undefined,
+    flagsProject: env.FLAGS_PROJECT || 'default',
+    flagsFilePollMs: int(env, 'FLAGS_FILE_POLL_MS', 1000, 50, 60_000),
   }
 }

@@ -26,8 +26,30 @@ export interface State {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const keyed = (v: unknown): boolean => isObject(v) && typeof v.key === 'string'
 
-/** Checks a document's shape (from the server or given as `bootstrap`); throws a TypeError naming the problem. */
-export function checkDefinitions(doc: unknown): Definitions {
+/** A flags-as-code document (`flagship: 1`, docs/as-code.md) as definitions: its entries are resources as
+ *  the API takes them on create, so create's defaults apply (enabled false, value true, a flag with variants
+ *  serving its default variant); archived flags are not evaluated, so they are left out. */
+function fromFlagshipDocument(doc: Record<string, unknown>): Record<string, unknown> {
+  if (doc.flagship !== 1) throw new TypeError('a flagship document must have `flagship: 1`')
+  const flags = Array.isArray(doc.flags) ? doc.flags : []
+  return {
+    version: 0,
+    environments: doc.environments ?? [],
+    segments: doc.segments ?? [],
+    configs: doc.configs ?? [],
+    flags: flags.filter((f) => !(isObject(f) && f.archived === true)).map((f) => {
+      if (!isObject(f)) return f
+      const variants = isObject(f.variants) ? f.variants : undefined
+      const dv = typeof f.default_variant === 'string' && variants && Object.hasOwn(variants, f.default_variant) ? variants[f.default_variant] : undefined
+      return { ...f, enabled: f.enabled ?? false, value: dv !== undefined ? dv : f.value === undefined ? true : f.value }
+    }),
+  }
+}
+
+/** Checks a document's shape (from the server or given as `bootstrap`, which may also be a flags-as-code
+ *  document); throws a TypeError naming the problem. */
+export function checkDefinitions(input: unknown): Definitions {
+  const doc = isObject(input) && 'flagship' in input ? fromFlagshipDocument(input) : input
   if (!isObject(doc)) throw new TypeError('definitions must be an object { version, environments, flags, configs, segments }')
   if (typeof doc.version !== 'number') throw new TypeError('definitions.version must be a number')
   for (const field of ['environments', 'flags', 'configs', 'segments'] as const) {

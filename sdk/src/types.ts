@@ -30,6 +30,16 @@ export interface StoredSegment extends SegmentDefinition {
   updated_at?: string
 }
 
+/** A flags-as-code document (docs/as-code.md), already parsed from its YAML or JSON. */
+export interface FlagshipDocumentInput {
+  flagship: 1
+  project?: string
+  environments?: string[]
+  flags?: (Partial<FlagDefinition> & { key: string; archived?: boolean; description?: string | null; tags?: string[] | null; owner?: string | null })[]
+  configs?: StoredConfig[]
+  segments?: StoredSegment[]
+}
+
 /** The document of GET /api/v1/definitions; also what `bootstrap` takes. */
 export interface Definitions {
   /** the project's change number this document reflects */
@@ -77,8 +87,9 @@ export interface ClientOptions {
   stream?: boolean
   /** a fetch implementation (default: the global fetch) */
   fetch?: FetchLike
-  /** a definitions document to start from: ready at once, no server needed (serverless, tests, offline) */
-  bootstrap?: Definitions
+  /** a definitions document to start from: ready at once, no server needed (serverless, tests, offline);
+   *  a flags-as-code document (`flagship: 1`, as `flagship export` writes it, parsed) is accepted too */
+  bootstrap?: Definitions | FlagshipDocumentInput
   /** per request, and how long ready() waits for the first definitions (default 10 s) */
   timeoutMs?: number
   /** polling period when streaming is off or the stream is down (default 30 s) */

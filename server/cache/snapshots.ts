@@ -87,8 +87,13 @@ interface DocumentTable<T> extends Iterable<[string, T]> {
   delete(key: string): boolean
 }
 
+/** A project's flags, configs and segments as rows (offline mode hands them in from a file). */
+export interface DocumentRows { flags: DocumentRow[]; configs: DocumentRow[]; segments: DocumentRow[] }
+
 export class Snapshots {
   private projects = new Map<string, ProjectSnapshot>()
+  /** offline mode (server/offline/flags-file.ts): projects whose documents come from a file, not the store */
+  private fileBacked = new Map<string, DocumentRows>()
   private tokens = new Map<string, TokenRow>()
   /** changes identity whenever any token is added, changed or removed (lets callers drop derived caches) */
   tokensVersion: object = {}
@@ -133,9 +138,27 @@ export class Snapshots {
     await this.reloadAllTokens()
   }
 
+  /** Serves `projectId`'s flags, configs and segments from `rows` from now on (offline mode): the store's
+   *  are no longer read for it, by reconcile or by change notices. */
+  useDocuments(projectId: string, rows: DocumentRows): void {
+    this.fileBacked.set(projectId, rows)
+    const snap = this.projects.get(projectId)
+    if (snap) this.fillFromRows(snap, rows)
+  }
+
+  private fillFromRows(snap: ProjectSnapshot, rows: DocumentRows): void {
+    snap.segments = new Map(rows.segments.map((r) => [r.key, r]))
+    snap.configs = new Map(rows.configs.map((r) => [r.key, r]))
+    snap.flags = new Map()
+    snap.archivedFlags = new Map()
+    for (const row of rows.flags) placeFlag(snap, row)
+    snap.revision++
+  }
+
   private async refreshProject(snap: ProjectSnapshot, project: ProjectRow): Promise<void> {
     if (snap.project.updatedAt !== project.updatedAt) snap.revision++
     snap.project = project
+    if (this.fileBacked.has(project.id)) return
     const same = (row: DocumentRow) => row
     if (await this.refreshDocuments(snap.configs, this.store.configs, project.id, same, same)) snap.revision++
     if (await this.refreshDocuments(snap.segments, this.store.segments, project.id, same, same)) {
@@ -177,6 +200,12 @@ export class Snapshots {
 
   private async loadProject(project: ProjectRow): Promise<ProjectSnapshot> {
     const db = this.store.db
+    const file = this.fileBacked.get(project.id)
+    if (file) {
+      const snap: ProjectSnapshot = { revision: 0, project, flags: new Map(), archivedFlags: new Map(), configs: new Map(), segments: new Map() }
+      this.fillFromRows(snap, file)
+      return snap
+    }
     const segments = new Map((await this.store.segments.all(db, project.id)).map((r) => [r.key, r]))
     const snap: ProjectSnapshot = { revision: 0, project, flags: new Map(), archivedFlags: new Map(), configs: new Map(), segments }
     for (const row of await this.store.flags.all(db, project.id)) placeFlag(snap, row)
@@ -211,6 +240,8 @@ export class Snapshots {
 
   private async applyDocument(snap: ProjectSnapshot, n: ChangeNotice): Promise<void> {
     const db = this.store.db
+    // A file-backed project's documents are already in memory when its change notices go out.
+    if (this.fileBacked.has(n.projectId) && (n.resourceType === 'flag' || n.resourceType === 'config' || n.resourceType === 'segment')) return
     switch (n.resourceType) {
       case 'flag': {
         const row = await this.store.flags.get(db, n.projectId, n.resourceKey)

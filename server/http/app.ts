@@ -14,7 +14,7 @@ import { createCors } from './cors'
 import { errorResponse, fromAppError, validationIssues } from './errors'
 import { fastEvaluationRoutes } from './fast-evaluation'
 import { fastOfrepRoutes } from './fast-ofrep'
-import { MAX_BODY_BYTES, readJsonBody } from './json-input'
+import { bodyLimitOf, IMPORT_PATH, readDocumentBody, readJsonBody } from './json-input'
 import { countRequests } from './metrics'
 import { routeTemplates } from './route-templates'
 import { undeclaredRoutes } from './route-inventory'
@@ -52,13 +52,27 @@ import { csrfRefusal } from './csrf'
 import { authenticateRequest } from './session-auth'
 import { noteAccess } from './request-access'
 import { noteClientAddress } from '../identity/request-meta'
+import { asCodeRoutes } from './routes/as-code'
+import { promotionRoutes } from './routes/promotion'
 import type { AppDeps } from './deps'
+
+/** Not in the OpenAPI document, and open to anyone (route-inventory.ts). */
+const PUBLIC_HIDDEN = { hide: true, 'x-permission': 'public' }
 
 export type { AppDeps } from './deps'
 
 
 const PAGING_BOUNDS = { limit: S.Page.properties.limit, offset: S.Page.properties.offset } as const
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/** Requests that change flags, configs or segments (refused in offline mode): writes under their paths
+ *  (explain only reads), applying an import, promoting. */
+export function writesDocuments(method: string, path: string, url: string): boolean {
+  if (!BODY_METHODS.has(method)) return false
+  if (/^\/api\/v1\/(flags|configs|segments)(\/|$)/.test(path)) return !path.endsWith('/explain')
+  if (path === IMPORT_PATH) return !/[?&]mode=plan(&|$)/.test(url) && /[?&]mode=/.test(url)
+  return path === '/api/v1/promote'
+}
 
 /** Evaluation endpoints get the larger budget (docs/behaviour.md §7); everything else under /api is management. */
 export function rateClassOf(method: string, path: string): RateClass {
@@ -103,8 +117,9 @@ export function createApp(deps: AppDeps) {
     // learns nothing about a route's schema, and X-RateLimit-* rides on every authenticated response.
     .onRequest(async ({ request, set, server }) => {
       const length = Number(request.headers.get('content-length') ?? 0)
-      if (length > MAX_BODY_BYTES) return errorResponse(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
       const path = pathOf(request.url)
+      const limit = bodyLimitOf(path)
+      if (length > limit) return errorResponse(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`)
       if (!path.startsWith('/api/') && !path.startsWith('/ofrep/')) return
       // CORS on the evaluation surface only (cors.ts): preflights are answered here, and the headers ride on
       // every answer, errors included, so a page can read why it was refused.
@@ -142,6 +157,10 @@ export function createApp(deps: AppDeps) {
       const csrf = csrfRefusal(request, path, cookieAuthenticated, settings)
       if (csrf) return early(fromAppError(csrf))
       noteAccess(request, deps.access)
+      // Offline mode: the file's project is read-only for flags, configs and segments (docs/as-code.md).
+      if (settings.flagsFile && caller.token.projectId === settings.flagsProject && writesDocuments(request.method, path, request.url)) {
+        return early(errorResponse(405, 'READ_ONLY', `Flags, configs and segments of this project are served read-only from FLAGS_FILE; change the file instead`))
+      }
       const rateClass = rateClassOf(request.method, path)
       const verdict = await limiter.hit(caller.rateKeys[rateClass], limits[rateClass])
       if (!verdict.allowed) return early(rateLimited(verdict))
@@ -160,7 +179,7 @@ export function createApp(deps: AppDeps) {
     })
     // One JSON reader for every body (json-input.ts): 413 over the limit, 415 for other media types or
     // charsets, 400 for bytes that are not UTF-8, nesting too deep, or malformed JSON.
-    .onParse(({ request }) => (BODY_METHODS.has(request.method) ? readJsonBody(request) : undefined))
+    .onParse(({ request }) => (!BODY_METHODS.has(request.method) ? undefined : pathOf(request.url) === IMPORT_PATH ? readDocumentBody(request) : readJsonBody(request)))
     // A route that takes no body refuses one with fields (POST /webhooks/:id/resume { "force": true } used to
     // be answered as if the field meant something); an empty object or no body is fine. Checked where a
     // schema's would be: after the permission (403 first).
@@ -228,12 +247,12 @@ export function createApp(deps: AppDeps) {
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },
-          tags: ['auth', 'me', 'people', 'projects', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'system'].map((name) => ({ name })),
+          tags: ['auth', 'me', 'people', 'projects', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'as-code', 'system'].map((name) => ({ name })),
         },
       }),
     )
     // The console's built files (console.ts); their names carry a content hash, so they may be cached for good.
-    .get('/assets/*', ({ params }) => consoleAsset(params['*']), { detail: { hide: true, 'x-permission': 'public' } })
+    .get('/assets/*', ({ params }) => consoleAsset(params['*']), { detail: PUBLIC_HIDDEN })
     .use(sdkRoutes())
     .use(docsRoutes())
     .use(healthRoutes(deps))
@@ -260,6 +279,8 @@ export function createApp(deps: AppDeps) {
     .use(peopleRoutes(deps))
     .use(projectsRoutes(deps))
     .use(totpRoutes(deps))
+    .use(asCodeRoutes(deps))
+    .use(promotionRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
   // Every route declares its permission (route-inventory.ts); a route without one is a bug, found here.

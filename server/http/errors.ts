@@ -12,7 +12,8 @@ const bounded = (text: string): string => (text.length <= MAX_ECHO ? text : `${t
 function boundedDetails(details: unknown): unknown {
   const issues = (details as { issues?: unknown } | undefined)?.issues
   if (!Array.isArray(issues)) return details
-  return { ...(details as object), issues: issues.map((i: { path: string; message: string }) => ({ path: bounded(i.path), message: bounded(i.message) })) }
+  // A document's issues also carry the line (and the file, for the CLI) they were found at.
+  return { ...(details as object), issues: issues.map((i: { path: string; message: string; line?: unknown }) => ({ path: bounded(i.path), ...(typeof i.line === 'number' && { line: i.line }), message: bounded(i.message) })) }
 }
 
 export function errorResponse(status: number, code: string, error: string, details?: unknown, extra?: Record<string, string>): Response {

@@ -7,8 +7,13 @@ import { describeUnit, locateBadText, MAX_JSON_DEPTH, scanJsonText } from './jso
 
 export { MAX_JSON_DEPTH } from './json-text'
 export const MAX_BODY_BYTES = 1024 * 1024
+/** Importing a document (docs/as-code.md) takes larger bodies: 10 MiB holds 10,000 flags. */
+export const MAX_IMPORT_BYTES = 10 * 1024 * 1024
+export const IMPORT_PATH = '/api/v1/import'
+/** The body limit of a path. */
+export const bodyLimitOf = (path: string): number => (path === IMPORT_PATH ? MAX_IMPORT_BYTES : MAX_BODY_BYTES)
 
-const tooLarge = () => new AppError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
+const tooLarge = (max = MAX_BODY_BYTES) => new AppError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${max} bytes`)
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
 /** JSON.parse behind the scan; `where` names the input in the 400s (`body`, `context`). */
@@ -47,9 +52,9 @@ export function checkJsonMediaType(contentType: string | null): void {
 
 /** The body's bytes, at most MAX_BODY_BYTES: reading stops at the limit (413), whatever Content-Length
  *  says or does not say (chunked bodies). */
-export async function readBodyBytes(request: Request): Promise<Uint8Array> {
+export async function readBodyBytes(request: Request, max = MAX_BODY_BYTES): Promise<Uint8Array> {
   const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge()
+  if (declared !== null && Number(declared) > max) throw tooLarge(max)
   if (!request.body) return new Uint8Array(0)
   const chunks: Uint8Array[] = []
   let size = 0
@@ -58,9 +63,9 @@ export async function readBodyBytes(request: Request): Promise<Uint8Array> {
     const { done, value } = await reader.read()
     if (done) break
     size += value.byteLength
-    if (size > MAX_BODY_BYTES) {
+    if (size > max) {
       await reader.cancel().catch(() => {})
-      throw tooLarge()
+      throw tooLarge(max)
     }
     chunks.push(value)
   }
@@ -89,4 +94,16 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   if (bytes.byteLength === 0) return undefined
   checkJsonMediaType(request.headers.get('content-type'))
   return parseJsonText(decodeBody(bytes), 'body')
+}
+
+/** A document body (POST /api/v1/import): YAML or JSON text, at most MAX_IMPORT_BYTES, UTF-8. The
+ *  document parser (server/documents/parse.ts) reads it; the format comes from the media type. */
+export async function readDocumentBody(request: Request): Promise<{ text: string; format: 'yaml' | 'json' } | undefined> {
+  const bytes = await readBodyBytes(request, MAX_IMPORT_BYTES)
+  if (bytes.byteLength === 0) return undefined
+  const [type = ''] = (request.headers.get('content-type') ?? '').split(';')
+  const media = type.trim().toLowerCase()
+  const format = /^application\/(?:[\w.+-]+\+)?json$/.test(media) ? 'json' : /^(?:application|text)\/(?:x-)?yaml$/.test(media) ? 'yaml' : undefined
+  if (!format) throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the document as Content-Type: application/yaml or application/json')
+  return { text: decodeBody(bytes), format }
 }

@@ -2,7 +2,7 @@
 import { t, type Static } from 'elysia'
 import { ACTIONS, EVENT_KINDS, RESOURCE_TYPES } from '../services/events'
 import { PERMISSIONS } from '../services/permissions'
-import { OptionalTimestamp, Timestamp } from './common'
+import { Dict, OptionalTimestamp, Timestamp } from './common'
 
 export const Permission = t.UnionEnum([...PERMISSIONS])
 export const TokenCreate = t.Object({
@@ -87,7 +87,7 @@ export const AuditEntry = t.Object({
   project_id: t.String(),
   before: t.Any({ description: 'the resource before the change; null for a create' }),
   after: t.Any({ description: 'the resource after the change; null for a delete' }),
-  details: t.Optional(t.Any({ description: 'on a protected environment: `bypass_reason`, or `change_request` and `approvers`' })),
+  details: t.Optional(Dict(t.Any(), 'more about the change: `change_set`, the id shared by every entry of one import or promotion; on a protected environment `bypass_reason`, or `change_request` and `approvers`')),
 }, { title: 'AuditEntry' })
 export type AuditEntry = Static<typeof AuditEntry>
 

@@ -11,7 +11,7 @@ export const auditView = (r: AuditRow, names?: ActorNames) => ({
   actor_type: r.actorType ?? (r.actor === 'cli' ? 'cli' : r.actor.startsWith('schedule:') ? 'schedule' : 'token'),
   credential: r.credential, action: r.action, resource_type: r.resourceType,
   resource_key: r.resourceKey, project_id: r.projectId, before: r.before, after: r.after,
-  // why a change was allowed on a protected environment (docs/change-requests.md)
+  // more about the change: an import's change set; why a change to a protected environment was allowed
   ...(r.details != null && { details: r.details as Record<string, unknown> }),
 })
 

@@ -55,6 +55,8 @@ export interface Change {
   resourceKey: string
   before: unknown
   after: unknown
+  /** what else the audit entry records, e.g. `change_set`: the id shared by the changes of one import */
+  details?: Record<string, unknown>
   /** the webhook event, when this change kind has one (webhook registrations have none) */
   event?: { kind: EventKind; environment: string; data: Record<string, unknown> }
   /** what allows it on a protected environment (services/change-gate.ts); absent: a direct change */

@@ -20,6 +20,7 @@ import { scheduleService } from './schedules'
 import { usageService } from './usage'
 import { policyService } from './policies'
 import { changeRequestService } from './change-requests'
+import { importService } from './imports'
 
 export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshots, settings: Settings) {
   const deps: ServiceDeps = { store, changes: createChangeRunner(store, bus, settings.streamReplayLimit), snapshots, settings }
@@ -39,6 +40,7 @@ export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshot
     project: projectService(deps),
     audit: auditService(deps),
     usage: usageService(deps),
+    imports: importService(deps),
   }
 }
 export type Services = ReturnType<typeof createServices>

@@ -17,7 +17,7 @@ interface SegmentBody {
 export function segmentView(row: DocumentRow) {
   return { conditions: (row.body.conditions ?? []) as Condition[], version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
 }
-const eventData = (row: DocumentRow) => ({ conditions: row.body.conditions, version: row.version })
+export const segmentEventData = (row: DocumentRow) => ({ conditions: row.body.conditions, version: row.version })
 
 type Body = Record<string, unknown>
 const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v)
@@ -58,7 +58,7 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
 
   const docs = versionedDocuments<SegmentBody>({ store, changes }, {
     type: 'segment', label: 'Segment', notFoundCode: 'SEGMENT_NOT_FOUND', repository: store.segments,
-    view: segmentView, eventData, validate: (tx, projectId, _key, body) => validate(tx, projectId, body.conditions),
+    view: segmentView, eventData: segmentEventData, validate: (tx, projectId, _key, body) => validate(tx, projectId, body.conditions),
   })
 
   /** Refuses (409 IN_USE) to delete a segment flags use, unless forced: then each of those flags drops its

@@ -19,7 +19,10 @@ export function changeRepository(t: Tables) {
         .onConflictDoUpdate({ target: t.changeSequences.projectId, set: { seq: sql`${t.changeSequences.seq} + ${n}` } })
         .returning({ seq: t.changeSequences.seq })
       const rows = entries.map((e, i) => ({ ...e, projectId, seq: last - n + 1 + i }))
-      await db.insert(t.changes).values(rows)
+      // Only the newest `keep` are retained; the rest are inserted in chunks (one statement holds at most
+      // 65,535 parameters on PostgreSQL, and an import may write 10,000 changes at once).
+      const kept = rows.slice(Math.max(0, rows.length - keep))
+      for (let i = 0; i < kept.length; i += 1000) await db.insert(t.changes).values(kept.slice(i, i + 1000))
       await db.delete(t.changes).where(and(eq(t.changes.projectId, projectId), lte(t.changes.seq, last - keep)))
       return rows
     },

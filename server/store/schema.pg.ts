@@ -84,8 +84,9 @@ export const audit = pgTable(
     actorType: text('actor_type'),
     /** for a person: `session` or their personal token's prefix */
     credential: text('credential'),
-    /** why a change was allowed on a protected environment: `bypass_reason`, or `change_request` and `approvers` */
-    details: jsonb('details'),
+    /** more about the change: an import's `change_set`; why a change to a protected environment was allowed
+     *  (`bypass_reason`, or `change_request` and `approvers`) */
+    details: jsonb('details').$type<Record<string, unknown>>(),
     before: jsonb('before'),
     after: jsonb('after'),
   },

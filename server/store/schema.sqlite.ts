@@ -87,8 +87,9 @@ export const audit = sqliteTable(
     actorType: text('actor_type'),
     /** for a person: `session` or their personal token's prefix */
     credential: text('credential'),
-    /** why a change was allowed on a protected environment: `bypass_reason`, or `change_request` and `approvers` */
-    details: json<unknown>('details'),
+    /** more about the change: an import's `change_set`; why a change to a protected environment was allowed
+     *  (`bypass_reason`, or `change_request` and `approvers`) */
+    details: json<Record<string, unknown>>('details'),
     before: json<unknown>('before'),
     after: json<unknown>('after'),
   },

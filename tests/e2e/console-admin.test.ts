@@ -210,7 +210,7 @@ browserSuite('admin console', () => {
       const nav = p.getByRole('navigation', { name: 'Main' })
       // Upcoming lists scheduled changes (read:flags); without write:flags it offers no Cancel. Changes (change
       // requests) are readable with read:flags too.
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Flags', 'Upcoming', 'Changes'])
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Flags', 'Upcoming', 'Changes', 'Import / export', 'Compare environments'])
       expect(await p.getByRole('switch').count()).toBe(0)
       expect(await p.getByRole('button', { name: 'New flag' }).count()).toBe(0)
       await shot(p, 'flags-readonly-1280')

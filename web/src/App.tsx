@@ -30,6 +30,8 @@ import { Users } from './pages/people/Users'
 import { Projects } from './pages/people/Projects'
 import { Changes, awaitingCountQuery } from './pages/changes/Changes'
 import { ChangeRequestPage } from './pages/changes/ChangeRequestPage'
+import { ImportExport } from './pages/ImportExport'
+import { Compare } from './pages/Compare'
 
 interface Route {
   pattern: string
@@ -53,6 +55,8 @@ const ROUTES: Route[] = [
   { pattern: '/webhooks', allowed: (c) => c.admin, render: () => <Webhooks /> },
   { pattern: '/audit', allowed: (c) => c.admin, render: () => <Audit /> },
   { pattern: '/settings', allowed: (c) => c.admin, render: () => <Settings /> },
+  { pattern: '/import-export', allowed: (c) => c.readFlags, render: () => <ImportExport /> },
+  { pattern: '/compare', allowed: (c) => c.readFlags || c.readConfigs, render: () => <Compare /> },
   { pattern: '/members', allowed: (c) => c.admin, render: () => <Members /> },
 ]
 
@@ -69,6 +73,8 @@ const NAV: { to: string; label: string; allowed: (c: Abilities) => boolean; matc
   { to: '/changes', label: 'Changes', allowed: (c) => c.readFlags, match: ['/changes', '/changes/:id'] },
   { to: '/configs', label: 'Configs', allowed: (c) => c.readConfigs, match: ['/configs', '/configs/:key'] },
   { to: '/segments', label: 'Segments', allowed: (c) => c.writeFlags, match: ['/segments', '/segments/:key'] },
+  { to: '/import-export', label: 'Import / export', allowed: (c) => c.readFlags, match: ['/import-export'] },
+  { to: '/compare', label: 'Compare environments', allowed: (c) => c.readFlags || c.readConfigs, match: ['/compare'] },
   { to: '/tokens', label: 'Tokens', allowed: (c) => c.admin, match: ['/tokens'] },
   { to: '/webhooks', label: 'Webhooks', allowed: (c) => c.admin, match: ['/webhooks'] },
   { to: '/audit', label: 'Audit log', allowed: (c) => c.admin, match: ['/audit'] },

@@ -7,6 +7,9 @@ import { VERSION } from '../../version'
 import { errorResponse } from '../errors'
 import { routeModule } from './common'
 
+/** Not in the OpenAPI document, and open to anyone (route-inventory.ts). */
+const PUBLIC_HIDDEN = { hide: true, 'x-permission': 'public' }
+
 let files: Promise<Map<string, Uint8Array>> | undefined
 
 /** The served files: embedded in the binary, or built from sdk/ on first request when run from source. */
@@ -40,4 +43,4 @@ export const sdkRoutes = () =>
     if (name === 'flagship-sdk.tgz') headers['content-disposition'] = `attachment; filename="flagship-sdk-${VERSION}.tgz"`
     if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers })
     return new Response(bytes as Uint8Array<ArrayBuffer>, { headers })
-  }, { detail: { hide: true, 'x-permission': 'public' } })
+  }, { detail: PUBLIC_HIDDEN })

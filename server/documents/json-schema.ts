@@ -1,0 +1,64 @@
+// The document's JSON Schema (GET /schemas/flagship-v1.json, committed as schemas/flagship-v1.json),
+// generated from the server's own wire schemas (server/schemas): the create shapes of flags, configs and
+// segments, closed (unknown fields refused) and wrapped in the document's top level. The same schema is
+// what parse.ts checks documents against, so editors and the server agree. Pure.
+//   bun server/documents/json-schema.ts --write   rewrites the committed file after a schema change.
+import { ConfigCreate, FlagCreate, SegmentCreate } from '../schemas'
+import { MAX_JSON_DEPTH } from '../engine'
+
+export type JsonSchema = Record<string, unknown>
+
+/** A plain-JSON copy of a TypeBox schema in which every object with declared properties is closed. */
+function closed(schema: unknown): JsonSchema {
+  const copy = JSON.parse(JSON.stringify(schema)) as JsonSchema
+  const walk = (s: unknown): void => {
+    if (!s || typeof s !== 'object') return
+    if (Array.isArray(s)) return s.forEach(walk)
+    const o = s as JsonSchema
+    delete o.example
+    if (o.type === 'object' && o.properties && o.additionalProperties === undefined) o.additionalProperties = false
+    for (const v of Object.values(o)) walk(v)
+  }
+  walk(copy)
+  return copy
+}
+
+function flagEntry(): JsonSchema {
+  const s = closed(FlagCreate)
+  const props = s.properties as Record<string, JsonSchema>
+  props.archived = { type: 'boolean', description: 'true: the flag is archived (kept, not evaluated, not editable until restored)' }
+  s.title = 'FlagEntry'
+  return s
+}
+const entry = (schema: unknown, title: string): JsonSchema => ({ ...closed(schema), title })
+
+export const SCHEMA_ID = 'urn:flagship:schema:flagship-v1'
+
+/** The JSON Schema of a flagship document, format version 1. */
+export function documentJsonSchema(): JsonSchema {
+  const keyed = (s: JsonSchema) => ({ type: 'array', items: s })
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: SCHEMA_ID,
+    title: 'Flagship document',
+    description: `Flags, configs and segments as code (docs/as-code.md). Values nest at most ${MAX_JSON_DEPTH} levels; keys are unique within each list.`,
+    type: 'object',
+    required: ['flagship'],
+    additionalProperties: false,
+    properties: {
+      flagship: { type: 'integer', enum: [1], description: 'the format version' },
+      project: { type: 'string', description: 'informative: the project the document was exported from' },
+      environments: { type: 'array', items: { type: 'string' }, description: "the environments it names (each must be one of the project's)" },
+      segments: keyed(entry(SegmentCreate, 'SegmentEntry')),
+      flags: keyed(flagEntry()),
+      configs: keyed(entry(ConfigCreate, 'ConfigEntry')),
+    },
+  }
+}
+
+/** The schema as served and committed: two-space JSON with a final newline. */
+export const documentJsonSchemaText = (): string => `${JSON.stringify(documentJsonSchema(), null, 2)}\n`
+
+if (import.meta.main && process.argv.includes('--write')) {
+  await Bun.write(new URL('../../schemas/flagship-v1.json', import.meta.url), documentJsonSchemaText())
+}

@@ -1,0 +1,124 @@
+// Flags as code over HTTP (docs/as-code.md): the document's JSON Schema, export, and import with plan /
+// apply. Each route checks its permissions in one place (`needs`), after which the service does the rest.
+import { t } from 'elysia'
+import { documentJsonSchemaText } from '../../documents/json-schema'
+import { KINDS, type FlagshipDocument, type Kind } from '../../documents/model'
+import { parseDocumentText, type DocumentFormat } from '../../documents/parse'
+import { planView } from '../../documents/plan'
+import { serializeDocument } from '../../documents/serialize'
+import { AppError } from '../../services/errors'
+import type { Permission } from '../../services/permissions'
+import type { AppDeps } from '../deps'
+import { callerOf, requirePermission } from '../auth'
+import { etagOf, etagMatches } from '../caching'
+import { MAX_IMPORT_BYTES } from '../json-input'
+import * as S from '../../schemas'
+import { routeModule } from './common'
+
+const READ: Record<Kind, Permission> = { segments: 'read:flags', flags: 'read:flags', configs: 'read:configs' }
+const WRITE: Record<Kind, Permission> = { segments: 'write:flags', flags: 'write:flags', configs: 'write:configs' }
+/** The one permission check of each route: every permission the kinds involved need. */
+const needs = (request: Request, perms: Iterable<Permission>) => {
+  for (const p of new Set(perms)) requirePermission(request, p)
+  return callerOf(request)
+}
+
+const listParam = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [])
+function kindsParam(v: string | undefined): Kind[] {
+  const kinds = listParam(v)
+  const bad = kinds.filter((k) => !(KINDS as readonly string[]).includes(k))
+  if (bad.length) throw new AppError(400, 'VALIDATION_ERROR', `Unknown kind(s) ${bad.join(', ')}; use ${KINDS.join(', ')}`, { issues: [{ path: 'kinds', message: `must be a comma-separated list of ${KINDS.join(', ')}` }] })
+  return kinds.length ? (kinds as Kind[]) : [...KINDS]
+}
+
+const PlanChange = t.Object({
+  resource_type: t.UnionEnum(['segment', 'flag', 'config']),
+  key: t.String(),
+  action: t.UnionEnum(['create', 'update', 'delete']),
+  current_version: t.Nullable(t.Number({ description: 'the version the plan read; null for a create' })),
+  diff: t.Array(t.Object({ op: t.String(), path: t.String(), value: t.Optional(t.Any()) }, { additionalProperties: true }), { description: 'RFC 6902 operations from the current document form (without key) to the new one' }),
+}, { title: 'PlanChange' })
+const DocumentIssue = t.Object({ path: t.String(), line: t.Optional(t.Integer()), message: t.String() }, { title: 'DocumentIssue' })
+export const PlanBody = t.Object({
+  plan_id: t.String({ description: 'send it back as If-Match: "<plan_id>" to apply exactly this plan' }),
+  summary: t.Object({ create: t.Integer(), update: t.Integer(), delete: t.Integer(), unchanged: t.Integer() }),
+  changes: t.Array(PlanChange),
+  errors: t.Array(DocumentIssue),
+  change_set: t.Optional(t.Nullable(t.String({ description: 'apply: the id in details.change_set of its audit entries (null when nothing changed)' }))),
+}, { title: 'ImportPlan' })
+
+/** A document from a request body (the app's parser hands the route the text and its format), and where
+ *  in the text a path is. */
+export function documentFrom(body: unknown): { document: FlagshipDocument; lineOf: (path: string) => number | undefined } {
+  const { text, format } = (body ?? {}) as { text?: string; format?: DocumentFormat }
+  if (typeof text !== 'string' || text.trim() === '') throw new AppError(400, 'VALIDATION_ERROR', 'Send a document in the body', { issues: [{ path: '', message: 'empty body' }] })
+  const parsed = parseDocumentText(text, { format, maxBytes: MAX_IMPORT_BYTES })
+  if (!parsed.document) {
+    // Problems of the whole text (size, syntax, nesting) are the body's, as on every other route.
+    const e = parsed.errors.map((i) => (i.path ? i : { ...i, path: 'body' }))
+    throw new AppError(400, 'VALIDATION_ERROR', `The document is invalid: ${e.slice(0, 5).map((i) => `${i.path}${i.line ? ` (line ${i.line})` : ''}: ${i.message}`).join('; ')}`, { issues: e })
+  }
+  return { document: parsed.document, lineOf: parsed.lineOf ?? (() => undefined) }
+}
+
+/** Problems found after parsing (a plan's), with the line of the text they point at. */
+const withLines = <T extends { path: string; line?: number }>(issues: T[], lineOf: (path: string) => number | undefined): T[] =>
+  issues.map((i) => {
+    const line = i.line ?? lineOf(i.path)
+    return line === undefined ? i : { ...i, line }
+  })
+
+export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
+  routeModule('as-code')
+    .get('/schemas/flagship-v1.json', () => new Response(documentJsonSchemaText(), { headers: { 'Content-Type': 'application/schema+json; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } }), {
+      detail: { tags: ['as-code'], summary: 'The JSON Schema of a flagship document (format version 1)' },
+    })
+    .get('/api/v1/export', async ({ request, query }) => {
+      const kinds = kindsParam(query.kinds)
+      const caller = needs(request, kinds.map((k) => READ[k]))
+      const format = query.format ?? 'yaml'
+      const doc = await services.imports.export(caller.actor.projectId, { kinds, keys: listParam(query.keys), tags: listParam(query.tags) })
+      const text = serializeDocument(doc, format)
+      const etag = etagOf(text)
+      const headers = { ETag: etag, 'Cache-Control': 'private, max-age=0, must-revalidate' }
+      if (etagMatches(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers })
+      return new Response(text, { headers: { ...headers, 'Content-Type': format === 'json' ? 'application/json; charset=utf-8' : 'application/yaml; charset=utf-8' } })
+    }, {
+      query: t.Object({
+        format: t.Optional(t.UnionEnum(['yaml', 'json'])),
+        kinds: t.Optional(t.String({ description: 'comma-separated: flags, configs, segments (default all)' })),
+        keys: t.Optional(t.String({ description: 'comma-separated keys; the segments and prerequisite flags they need are included' })),
+        tags: t.Optional(t.String({ description: 'comma-separated: only flags with every one of these tags' })),
+      }),
+      detail: { tags: ['as-code'], summary: 'Export flags, configs and segments as a document', security: [{ bearer: [] }], description: 'Permission: `read:flags` for flags and segments, `read:configs` for configs. Byte-stable; strong ETag.' },
+      response: { ...S.errors(400, 401, 403, 429) },
+    })
+    .post('/api/v1/import', async ({ request, query, body, headers }) => {
+      const mode = query.mode ?? 'plan'
+      if (mode === 'propose') throw new AppError(400, 'PROPOSE_UNAVAILABLE', 'mode=propose needs change requests, which this server does not have yet; use mode=plan, then mode=apply')
+      const { document: doc, lineOf } = documentFrom(body)
+      const caller = needs(request, KINDS.filter((k) => doc[k] !== undefined).map((k) => WRITE[k]))
+      const prune = query.prune === true
+      if (mode === 'plan') {
+        const plan = planView(await services.imports.plan(caller.actor, doc, prune))
+        return { ...plan, errors: withLines(plan.errors, lineOf) }
+      }
+      const ifMatch = headers['if-match']?.trim().replace(/^"(.*)"$/, '$1')
+      try {
+        const applied = await services.imports.apply(caller.actor, doc, { prune, ...(ifMatch && ifMatch !== '*' && { planId: ifMatch }) })
+        return { ...planView(applied), change_set: applied.change_set }
+      } catch (e) {
+        const issues = e instanceof AppError ? (e.details?.issues as { path: string; line?: number; message: string }[] | undefined) : undefined
+        if (issues) throw new AppError((e as AppError).status, (e as AppError).code, (e as AppError).message, { ...(e as AppError).details, issues: withLines(issues, lineOf) })
+        throw e
+      }
+    }, {
+      query: t.Object({ mode: t.Optional(t.UnionEnum(['plan', 'apply', 'propose'])), prune: t.Optional(t.BooleanString()) }),
+      headers: t.Object({ 'if-match': t.Optional(t.String({ description: 'apply: the plan id in double quotes; 409 PLAN_OUTDATED if anything the plan covers changed' })) }),
+      detail: {
+        tags: ['as-code'], summary: 'Plan or apply a document (YAML or JSON, at most 10 MiB)', security: [{ bearer: [] }],
+        description: 'Permission: `write:flags` when the document has flags or segments, `write:configs` when it has configs. mode=propose answers 400 PROPOSE_UNAVAILABLE (no change requests yet).',
+        requestBody: { required: true, content: { 'application/yaml': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object', description: 'the document (see GET /schemas/flagship-v1.json)' } } } },
+      },
+      response: { 200: PlanBody, ...S.errors(400, 401, 403, 409, 413, 415, 429) },
+    })

@@ -1,0 +1,49 @@
+// Environment promotion and comparison (docs/as-code.md §3). Each route checks its permissions in one
+// place (`needs` / `can`), then the import service plans (and applies) through the same path as imports.
+import { t } from 'elysia'
+import { planView } from '../../documents/plan'
+import { AppError, validationError } from '../../services/errors'
+import type { AppDeps } from '../deps'
+import { callerOf, can, requirePermission } from '../auth'
+import * as S from '../../schemas'
+import { jsonBody, routeModule } from './common'
+import { PlanBody } from './as-code'
+
+const Comparison = t.Array(t.Object({
+  key: t.String(),
+  status: t.UnionEnum(['identical', 'different', 'only_a', 'only_b']),
+  diff: t.Optional(t.Array(t.Object({ op: t.String(), path: t.String(), value: t.Optional(t.Any()) }, { additionalProperties: true }), { description: "RFC 6902 operations from a's override to b's" })),
+}))
+
+export const promotionRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
+  routeModule('promotion')
+    .post('/api/v1/promote', async ({ request, body }) => {
+      // Promoting everything (no names) touches both kinds; otherwise the kinds named.
+      const all = body.flags === undefined && body.configs === undefined
+      if (all || body.flags !== undefined) requirePermission(request, 'write:flags')
+      if (all || body.configs !== undefined) requirePermission(request, 'write:configs')
+      const applied = await services.imports.promote(callerOf(request).actor, body)
+      return { ...planView(applied), change_set: applied.change_set }
+    }, {
+      ...jsonBody(t.Object({
+        from: t.String(), to: t.String(),
+        flags: t.Optional(t.Array(t.String(), { maxItems: 10000 })), configs: t.Optional(t.Array(t.String(), { maxItems: 10000 })),
+        dry_run: t.Optional(t.Boolean()),
+        expect: t.Optional(S.Dict(t.Integer(), 'key -> the version the caller saw; 409 CONFLICT if it moved')),
+      }, { title: 'PromoteRequest' })),
+      detail: { tags: ['as-code'], summary: "Copy flags' and configs' overrides from one environment to another", security: [{ bearer: [] }], description: 'Permission: `write:flags` for flags, `write:configs` for configs (both when nothing is named: everything is promoted). Answers the import plan shape; dry_run plans only.' },
+      response: { 200: PlanBody, ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
+    })
+    .get('/api/v1/environments/compare', async ({ request, query }) => {
+      const { token, actor } = callerOf(request)
+      const kinds = { flags: can(token, 'read:flags'), configs: can(token, 'read:configs') }
+      if (!kinds.flags && !kinds.configs) throw new AppError(403, 'FORBIDDEN', 'This token lacks the "read:flags" permission', { required: 'read:flags' })
+      const missing = (['a', 'b'] as const).filter((k) => !query[k])
+      if (missing.length) throw validationError(missing.map((path) => ({ path, message: 'is required: an environment name' })))
+      return services.imports.compare(actor.projectId, query.a!, query.b!, kinds)
+    }, {
+      // Checked in the handler (as every route's query here): unknown parameters are refused on their own.
+      query: t.Object({ a: t.Optional(t.String({ description: 'an environment (required)' })), b: t.Optional(t.String({ description: 'another environment (required)' })) }),
+      detail: { tags: ['as-code'], summary: 'Compare the overrides of two environments', security: [{ bearer: [] }], description: 'Permission: `read:flags` (flags) and/or `read:configs` (configs): each list is there when the token reads it.' },
+      response: { 200: t.Object({ a: t.String(), b: t.String(), flags: t.Optional(Comparison), configs: t.Optional(Comparison) }, { title: 'EnvironmentComparison' }), ...S.errors(400, 401, 403, 429) },
+    })

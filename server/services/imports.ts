@@ -1,0 +1,205 @@
+// Importing a document (docs/as-code.md §2): plan (writes nothing) and apply, which re-plans inside one
+// transaction and performs exactly the plan's writes through the change runner, so each changed
+// resource gets its audit entry (all sharing `details.change_set`), webhook outbox rows and stream entry
+// as a direct write would, and notices go out after commit. If-Match on the plan id refuses (409
+// PLAN_OUTDATED) when anything the plan covered moved; any error writes nothing.
+import fastJsonPatch from 'fast-json-patch'
+import { entryOf } from '../documents/entries'
+import { exportDocument, type ExportSelection } from '../documents/export'
+import type { FlagshipDocument, Kind } from '../documents/model'
+import { planImport, type CurrentState, type Plan, type Step } from '../documents/plan'
+import type { Db } from '../store'
+import type { DocumentRepository, DocumentRow } from '../store/documents'
+import type { RecordChange } from './change-runner'
+import { configEventData, configView } from './configs'
+import type { Actor, ServiceDeps } from './context'
+import { AppError, validationError } from './errors'
+import { eventKind, type Action, type DocumentType } from './events'
+import { flagEventData, flagView } from './flags'
+import { segmentEventData, segmentView } from './segments'
+
+export type Applied = Plan & { change_set: string | null }
+export interface PromoteRequest { from: string; to: string; flags?: string[]; configs?: string[]; dry_run?: boolean; expect?: Record<string, number> }
+
+function checkEnvironments(known: readonly string[], named: [string, string][]): void {
+  const issues = named.filter(([, env]) => !known.includes(env)).map(([path, env]) => ({ path, message: `unknown environment "${env}"; the project has: ${known.join(', ')}` }))
+  if (issues.length) throw validationError(issues)
+}
+
+type Stored = CurrentState['flags'][number]
+const overrideOf = (r: Stored, env: string): unknown => {
+  const envs = r.body.environments as Record<string, unknown> | undefined
+  return envs && Object.hasOwn(envs, env) ? envs[env] : undefined
+}
+
+/** The document of a promotion: the named resources with `to`'s override replaced by `from`'s. */
+function promotionDocument(state: CurrentState, req: PromoteRequest): FlagshipDocument {
+  checkEnvironments(state.environments, [['from', req.from], ['to', req.to]])
+  if (req.from === req.to) throw validationError([{ path: 'to', message: 'must differ from `from`' }])
+  const all = req.flags === undefined && req.configs === undefined
+  const pick = (kind: 'flags' | 'configs', names: string[] | undefined) => {
+    const rows = new Map(state[kind].map((r) => [r.key, r]))
+    const missing = (names ?? []).filter((k) => !rows.has(k))
+    if (missing.length) throw new AppError(404, kind === 'flags' ? 'FLAG_NOT_FOUND' : 'CONFIG_NOT_FOUND', `${kind === 'flags' ? 'Flag' : 'Config'}(s) ${missing.join(', ')} not found`, { keys: missing })
+    const chosen = all ? [...rows.values()] : (names ?? []).map((k) => rows.get(k)!)
+    return chosen.map((r) => {
+      const envs = { ...((r.body.environments ?? {}) as Record<string, unknown>) }
+      const o = overrideOf(r, req.from)
+      if (o === undefined) delete envs[req.to]
+      else envs[req.to] = o
+      const { environments: _e, ...rest } = r.body
+      // A resource that had no overrides and gets none stays without the field (else it would "change").
+      return entryOf(kind, r.key, Object.keys(envs).length || r.body.environments !== undefined ? { ...rest, environments: envs } : rest)
+    })
+  }
+  return { flagship: 1, flags: pick('flags', req.flags) as never, configs: pick('configs', req.configs) as never }
+}
+
+/** identical / different (with the RFC 6902 diff from a's override to b's) / only_a / only_b. */
+function compareOverrides(rows: Stored[], a: string, b: string) {
+  return rows.map((r) => {
+    const oa = overrideOf(r, a)
+    const ob = overrideOf(r, b)
+    if (oa === undefined && ob === undefined) return { key: r.key, status: 'identical' as const }
+    if (ob === undefined) return { key: r.key, status: 'only_a' as const }
+    if (oa === undefined) return { key: r.key, status: 'only_b' as const }
+    const diff = fastJsonPatch.compare(oa as object, ob as object)
+    return diff.length ? { key: r.key, status: 'different' as const, diff } : { key: r.key, status: 'identical' as const }
+  })
+}
+
+interface KindOps { type: DocumentType; repo: DocumentRepository; view(row: DocumentRow): object; eventData(row: DocumentRow): Record<string, unknown> }
+/** How many plans' versions this instance remembers, to say what moved when one is outdated. */
+const REMEMBERED_PLANS = 200
+
+export const planOutdated = (planId: string, current: Plan, remembered: Map<string, number | null> | undefined) => {
+  const moved = remembered ? [...current.versions].filter(([k, v]) => remembered.get(k) !== v).map(([k, v]) => {
+    const [kind, ...key] = k.split(':')
+    return { kind, key: key.join(':'), planned_version: remembered.get(k) ?? null, current_version: v }
+  }) : undefined
+  return new AppError(409, 'PLAN_OUTDATED', `The state changed since plan ${planId}; plan again`, { plan_id: planId, current_plan_id: current.plan_id, ...(moved && { moved }) })
+}
+
+export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
+  const ops: Record<Kind, KindOps> = {
+    segments: { type: 'segment', repo: store.segments, view: segmentView, eventData: segmentEventData },
+    flags: { type: 'flag', repo: store.flags, view: flagView, eventData: flagEventData },
+    configs: { type: 'config', repo: store.configs, view: configView, eventData: configEventData },
+  }
+  const remembered = new Map<string, Map<string, number | null>>()
+  const remember = (plan: Plan) => {
+    remembered.delete(plan.plan_id)
+    remembered.set(plan.plan_id, plan.versions)
+    if (remembered.size > REMEMBERED_PLANS) remembered.delete(remembered.keys().next().value!)
+  }
+
+  async function currentState(db: Db, projectId: string): Promise<CurrentState & { project: string }> {
+    const project = await store.projects.get(db, projectId)
+    const rows = async (repo: DocumentRepository) => (await repo.all(db, projectId)).map((r) => ({ key: r.key, version: r.version, body: r.body as Record<string, unknown> }))
+    return { project: project?.slug ?? projectId, environments: project?.environments ?? [], segments: await rows(store.segments), flags: await rows(store.flags), configs: await rows(store.configs) }
+  }
+
+  /** One write of the plan, recorded like the same write through the resource's own service. */
+  async function write(tx: Db, record: RecordChange, actor: Actor, step: Step, now: string): Promise<void> {
+    const { type, repo, view, eventData } = ops[step.kind]
+    const moved = () => new AppError(409, 'PLAN_OUTDATED', `${type} "${step.key}" changed while the import ran; plan again`, { resource_type: type, key: step.key })
+    const note = (action: Action, before: DocumentRow | null, after: DocumentRow | null) => record({
+      projectId: actor.projectId, actor: actor.name, action, resourceType: type, resourceKey: step.key,
+      before: before && view(before), after: after && view(after),
+      event: { kind: eventKind(type, action) as never, environment: '', data: eventData((after ?? before)!) },
+    })
+    if (step.action === 'create') {
+      const row: DocumentRow = { projectId: actor.projectId, key: step.key, body: step.body as DocumentRow['body'], version: 1, createdAt: now, updatedAt: now }
+      if (step.kind === 'flags' && row.body.archived === true) row.body = { ...row.body, archived_at: now }
+      await repo.insert(tx, row)
+      return note('create', null, row)
+    }
+    const before = await repo.getForUpdate(tx, actor.projectId, step.key)
+    if (!before || before.version !== step.fromVersion) throw moved()
+    if (step.action === 'delete') {
+      await repo.delete(tx, actor.projectId, step.key)
+      return note('delete', before, null)
+    }
+    let body = step.body!
+    let action: Action = 'update'
+    if (step.kind === 'flags') {
+      const was = before.body.archived === true
+      const is = body.archived === true
+      if (is && !was) (body = { ...body, archived_at: now }), (action = 'archive')
+      if (!is && was) action = 'restore'
+    }
+    const after = await repo.update(tx, actor.projectId, step.key, body as DocumentRow['body'], before.version, now)
+    if (!after) throw moved()
+    await note(action, before, after)
+  }
+
+  /** Performs a plan's writes inside the running change; refuses (400) a plan with errors. */
+  async function applyIn(tx: Db, record: RecordChange, actor: Actor, plan: Plan): Promise<Applied> {
+    if (plan.errors.length) throw new AppError(400, 'VALIDATION_ERROR', `The document has ${plan.errors.length} error(s): ${plan.errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ')}`, { issues: plan.errors })
+    if (!plan.steps.length) return { ...plan, change_set: null }
+    const changeSet = crypto.randomUUID()
+    const inSet: RecordChange = (change) => record({ ...change, details: { ...change.details, change_set: changeSet } })
+    const now = new Date().toISOString()
+    for (const step of plan.steps) await write(tx, inSet, actor, step, now)
+    return { ...plan, change_set: changeSet }
+  }
+
+  return {
+    /** The project's state as a document (GET /api/v1/export). */
+    async export(projectId: string, selection: ExportSelection): Promise<FlagshipDocument> {
+      const state = await currentState(store.db, projectId)
+      return exportDocument(state, selection)
+    },
+
+    /** What importing `doc` would do now; writes nothing. */
+    async plan(actor: Actor, doc: FlagshipDocument, prune: boolean): Promise<Plan> {
+      const plan = planImport(doc, await currentState(store.db, actor.projectId), { prune })
+      remember(plan)
+      return plan
+    },
+
+    /** Imports `doc` in one transaction; with `planId`, only if the plan is still that one. A plan with
+     *  errors writes nothing (400 with every error). */
+    apply(actor: Actor, doc: FlagshipDocument, opts: { prune: boolean; planId?: string }): Promise<Applied> {
+      return changes.run(async (tx, record) => {
+        // Serialises with every other change to the flag graph (PostgreSQL; SQLite serialises writes).
+        await store.lockFlagGraph(tx, actor.projectId)
+        const plan = planImport(doc, await currentState(tx, actor.projectId), { prune: opts.prune })
+        if (opts.planId !== undefined && opts.planId !== plan.plan_id) throw planOutdated(opts.planId, plan, remembered.get(opts.planId))
+        return applyIn(tx, record, actor, plan)
+      })
+    },
+
+    /** Copies `from`'s overrides of the named flags and configs (all, when none are named) to `to`, or
+     *  removes `to`'s where `from` has none (docs/as-code.md §3): a plan of those updates, applied in one
+     *  transaction unless `dryRun`. `expect`: key -> the version the caller saw (409 CONFLICT otherwise). */
+    async promote(actor: Actor, req: PromoteRequest): Promise<Applied> {
+      const run = async (tx: Db, record?: RecordChange): Promise<Applied> => {
+        const state = await currentState(tx, actor.projectId)
+        const plan = planImport(promotionDocument(state, req), state, { prune: false })
+        for (const [key, version] of Object.entries(req.expect ?? {})) {
+          const now = plan.versions.get(`flags:${key}`) ?? plan.versions.get(`configs:${key}`)
+          if (now !== undefined && now !== version) throw new AppError(409, 'CONFLICT', `"${key}" is at version ${now}, not ${version}`, { key, current_version: now })
+        }
+        if (!record) {
+          remember(plan)
+          return { ...plan, change_set: null }
+        }
+        return applyIn(tx, record, actor, plan)
+      }
+      if (req.dry_run) return run(store.db)
+      return changes.run(async (tx, record) => {
+        await store.lockFlagGraph(tx, actor.projectId)
+        return run(tx, record)
+      })
+    },
+
+    /** Each flag's and config's overrides of two environments side by side. */
+    async compare(projectId: string, a: string, b: string, kinds: { flags: boolean; configs: boolean }) {
+      const state = await currentState(store.db, projectId)
+      checkEnvironments(state.environments, [['a', a], ['b', b]])
+      return { a, b, ...(kinds.flags && { flags: compareOverrides(state.flags, a, b) }), ...(kinds.configs && { configs: compareOverrides(state.configs, a, b) }) }
+    },
+  }
+}
+export type ImportService = ReturnType<typeof importService>
