@@ -301,9 +301,13 @@ export function createApp(deps: AppDeps) {
   }
   const routeExists = (method: string, path: string): boolean => routeMatchers().get(method)?.test(path) ?? false
   let withBody: Set<string> | undefined
-  /** Whether the route (method and template) declares a body schema. */
+  /** Whether the route (method and template) takes a body: a body schema, or a body it reads itself and
+   *  describes in its OpenAPI detail (the import's YAML or JSON document). */
   const takesBody = (method: string, route: string): boolean =>
-    (withBody ??= new Set(app.routes.filter((r) => (r as { hooks?: { body?: unknown } }).hooks?.body !== undefined).map((r) => `${r.method} ${r.path}`))).has(`${method} ${route}`)
+    (withBody ??= new Set(app.routes.filter((r) => {
+      const hooks = (r as { hooks?: { body?: unknown; detail?: { requestBody?: unknown } } }).hooks
+      return hooks?.body !== undefined || hooks?.detail?.requestBody !== undefined
+    }).map((r) => `${r.method} ${r.path}`))).has(`${method} ${route}`)
   let templates: ((path: string) => string | undefined) | undefined
   const templateOf = (path: string): string | undefined => (templates ??= routeTemplates(app.routes.map((r: { path: string }) => r.path)))(path)
 

@@ -9,7 +9,8 @@ import { serializeDocument } from '../../documents/serialize'
 import { AppError } from '../../services/errors'
 import type { Permission } from '../../services/permissions'
 import type { AppDeps } from '../deps'
-import { callerOf, requirePermission } from '../auth'
+import { callerOf } from '../auth'
+import { authorizeRoute } from '../request-access'
 import { etagOf, etagMatches } from '../caching'
 import { MAX_IMPORT_BYTES } from '../json-input'
 import * as S from '../../schemas'
@@ -17,9 +18,10 @@ import { routeModule } from './common'
 
 const READ: Record<Kind, Permission> = { segments: 'read:flags', flags: 'read:flags', configs: 'read:configs' }
 const WRITE: Record<Kind, Permission> = { segments: 'write:flags', flags: 'write:flags', configs: 'write:configs' }
-/** The one permission check of each route: every permission the kinds involved need. */
+/** The one permission check of each route: every permission the kinds involved need, through the one
+ *  authorization function (an import affects every environment of the project, teams.md §4). */
 const needs = (request: Request, perms: Iterable<Permission>) => {
-  for (const p of new Set(perms)) requirePermission(request, p)
+  for (const p of new Set(perms)) authorizeRoute(request, p, 'all')
   return callerOf(request)
 }
 
@@ -71,7 +73,7 @@ const withLines = <T extends { path: string; line?: number }>(issues: T[], lineO
 export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('as-code')
     .get('/schemas/flagship-v1.json', () => new Response(documentJsonSchemaText(), { headers: { 'Content-Type': 'application/schema+json; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } }), {
-      detail: { tags: ['as-code'], summary: 'The JSON Schema of a flagship document (format version 1)' },
+      detail: { tags: ['as-code'], summary: 'The JSON Schema of a flagship document (format version 1)', 'x-permission': 'public' } as Record<string, unknown>,
     })
     .get('/api/v1/export', async ({ request, query }) => {
       const kinds = kindsParam(query.kinds)
@@ -90,12 +92,12 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
         keys: t.Optional(t.String({ description: 'comma-separated keys; the segments and prerequisite flags they need are included' })),
         tags: t.Optional(t.String({ description: 'comma-separated: only flags with every one of these tags' })),
       }),
-      detail: { tags: ['as-code'], summary: 'Export flags, configs and segments as a document', security: [{ bearer: [] }], description: 'Permission: `read:flags` for flags and segments, `read:configs` for configs. Byte-stable; strong ETag.' },
+      detail: { tags: ['as-code'], summary: 'Export flags, configs and segments as a document', security: [{ bearer: [] }], description: 'Permission: `read:flags` for flags and segments, `read:configs` for configs. Byte-stable; strong ETag.', 'x-permission': 'any' } as Record<string, unknown>,
       response: { ...S.errors(400, 401, 403, 429) },
     })
     .post('/api/v1/import', async ({ request, query, body, headers }) => {
       const mode = query.mode ?? 'plan'
-      if (mode === 'propose') throw new AppError(400, 'PROPOSE_UNAVAILABLE', 'mode=propose needs change requests, which this server does not have yet; use mode=plan, then mode=apply')
+      if (mode === 'propose') throw new AppError(400, 'PROPOSE_UNAVAILABLE', 'mode=propose is not supported yet: use mode=plan, then open a change request with the planned changes (POST /api/v1/change-requests), or mode=apply where no environment is protected')
       const { document: doc, lineOf } = documentFrom(body)
       const caller = needs(request, KINDS.filter((k) => doc[k] !== undefined).map((k) => WRITE[k]))
       const prune = query.prune === true
@@ -116,8 +118,8 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
       query: t.Object({ mode: t.Optional(t.UnionEnum(['plan', 'apply', 'propose'])), prune: t.Optional(t.BooleanString()) }),
       headers: t.Object({ 'if-match': t.Optional(t.String({ description: 'apply: the plan id in double quotes; 409 PLAN_OUTDATED if anything the plan covers changed' })) }),
       detail: {
-        tags: ['as-code'], summary: 'Plan or apply a document (YAML or JSON, at most 10 MiB)', security: [{ bearer: [] }],
-        description: 'Permission: `write:flags` when the document has flags or segments, `write:configs` when it has configs. mode=propose answers 400 PROPOSE_UNAVAILABLE (no change requests yet).',
+        tags: ['as-code'], summary: 'Plan or apply a document (YAML or JSON, at most 10 MiB)', security: [{ bearer: [] }], 'x-permission': 'any',
+        description: 'Permission: `write:flags` when the document has flags or segments, `write:configs` when it has configs. mode=propose answers 400 PROPOSE_UNAVAILABLE (not supported yet); apply on a protected environment answers 409 CHANGE_REQUEST_REQUIRED.',
         requestBody: { required: true, content: { 'application/yaml': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object', description: 'the document (see GET /schemas/flagship-v1.json)' } } } },
       },
       response: { 200: PlanBody, ...S.errors(400, 401, 403, 409, 413, 415, 429) },

@@ -4,7 +4,8 @@ import { t } from 'elysia'
 import { planView } from '../../documents/plan'
 import { AppError, validationError } from '../../services/errors'
 import type { AppDeps } from '../deps'
-import { callerOf, can, requirePermission } from '../auth'
+import { callerOf, can } from '../auth'
+import { authorizeRoute } from '../request-access'
 import * as S from '../../schemas'
 import { jsonBody, routeModule } from './common'
 import { PlanBody } from './as-code'
@@ -20,8 +21,9 @@ export const promotionRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
     .post('/api/v1/promote', async ({ request, body }) => {
       // Promoting everything (no names) touches both kinds; otherwise the kinds named.
       const all = body.flags === undefined && body.configs === undefined
-      if (all || body.flags !== undefined) requirePermission(request, 'write:flags')
-      if (all || body.configs !== undefined) requirePermission(request, 'write:configs')
+      // A promotion changes the overrides of `to` only (teams.md §4).
+      if (all || body.flags !== undefined) authorizeRoute(request, 'write:flags', [body.to])
+      if (all || body.configs !== undefined) authorizeRoute(request, 'write:configs', [body.to])
       const applied = await services.imports.promote(callerOf(request).actor, body)
       return { ...planView(applied), change_set: applied.change_set }
     }, {
@@ -31,10 +33,11 @@ export const promotionRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
         dry_run: t.Optional(t.Boolean()),
         expect: t.Optional(S.Dict(t.Integer(), 'key -> the version the caller saw; 409 CONFLICT if it moved')),
       }, { title: 'PromoteRequest' })),
-      detail: { tags: ['as-code'], summary: "Copy flags' and configs' overrides from one environment to another", security: [{ bearer: [] }], description: 'Permission: `write:flags` for flags, `write:configs` for configs (both when nothing is named: everything is promoted). Answers the import plan shape; dry_run plans only.' },
+      detail: { tags: ['as-code'], summary: "Copy flags' and configs' overrides from one environment to another", security: [{ bearer: [] }], description: 'Permission: `write:flags` for flags, `write:configs` for configs (both when nothing is named: everything is promoted), in the `to` environment. Answers the import plan shape; dry_run plans only.', 'x-permission': 'any' } as Record<string, unknown>,
       response: { 200: PlanBody, ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
     })
     .get('/api/v1/environments/compare', async ({ request, query }) => {
+      authorizeRoute(request, 'any', 'all')
       const { token, actor } = callerOf(request)
       const kinds = { flags: can(token, 'read:flags'), configs: can(token, 'read:configs') }
       if (!kinds.flags && !kinds.configs) throw new AppError(403, 'FORBIDDEN', 'This token lacks the "read:flags" permission', { required: 'read:flags' })
@@ -44,6 +47,6 @@ export const promotionRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
     }, {
       // Checked in the handler (as every route's query here): unknown parameters are refused on their own.
       query: t.Object({ a: t.Optional(t.String({ description: 'an environment (required)' })), b: t.Optional(t.String({ description: 'another environment (required)' })) }),
-      detail: { tags: ['as-code'], summary: 'Compare the overrides of two environments', security: [{ bearer: [] }], description: 'Permission: `read:flags` (flags) and/or `read:configs` (configs): each list is there when the token reads it.' },
+      detail: { tags: ['as-code'], summary: 'Compare the overrides of two environments', security: [{ bearer: [] }], description: 'Permission: `read:flags` (flags) and/or `read:configs` (configs): each list is there when the caller reads it.', 'x-permission': 'any' } as Record<string, unknown>,
       response: { 200: t.Object({ a: t.String(), b: t.String(), flags: t.Optional(Comparison), configs: t.Optional(Comparison) }, { title: 'EnvironmentComparison' }), ...S.errors(400, 401, 403, 429) },
     })
