@@ -86,6 +86,13 @@ describe('protected environments', () => {
       // a person (editor session) is refused alike
       refused(await as(EDITOR, method, path, body))
     }
+    // flags as code: an import apply (a create affects every environment) and a promotion into production
+    const imported = { flagship: 1, flags: [{ key: 'imported', enabled: true, value: true }] }
+    refused(await asToken('POST', '/api/v1/import?mode=apply', imported))
+    refused(await as(EDITOR, 'POST', '/api/v1/import?mode=apply', imported))
+    expect((await asToken('POST', '/api/v1/import?mode=plan', imported)).status).toBe(200)
+    refused(await asToken('POST', '/api/v1/promote', { from: 'staging', to: 'production', flags: ['checkout'] }))
+    expect((await asToken('GET', '/api/v1/flags/imported/definition')).status).toBe(404)
     expect(await definition('checkout')).toEqual(before)
     expect((await asToken('GET', '/api/v1/configs/limits/definition')).status).not.toBe(404)
     expect((await asToken('GET', '/api/v1/flags/fresh/definition')).status).toBe(404)
