@@ -87,7 +87,7 @@ export async function startService(settings: Settings) {
   }
   bus.subscribe(onNotice)
   const services = createServices(store, bus, snapshots, settings)
-  const tickets = new TicketSigner(await store.serverKeys.getOrCreate(store.db, 'stream-tickets', randomBytes(32).toString('base64url')))
+  const tickets = new TicketSigner(await store.transaction((tx) => store.serverKeys.getOrCreate(tx, 'stream-tickets', randomBytes(32).toString('base64url'))))
   const authenticator = new Authenticator(snapshots, store, tickets)
   // Webhook outbox: rows are written in each change's transaction; the worker sends them (and whatever a
   // previous process left queued). A committed change kicks it; it also polls for retries and other instances' rows.

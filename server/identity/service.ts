@@ -135,7 +135,7 @@ export function createIdentity(deps: IdentityDeps) {
       await directory.reload()
       await warmPasswords()
       if (directory.size > 0) return undefined
-      setupCode = settings.setupCode ?? await store.serverKeys.getOrCreate(store.db, 'setup-code', Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64url'))
+      setupCode = settings.setupCode ?? await store.transaction((tx) => store.serverKeys.getOrCreate(tx, 'setup-code', Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64url')))
       return setupCode
     },
 
