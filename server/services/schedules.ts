@@ -149,7 +149,9 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
     },
 
     /** Forgets the schedules that finished (applied, failed, cancelled) more than SCHEDULE_RETENTION_MS ago. */
-    pruneFinished: (now = Date.now()) => store.schedules.pruneFinished(store.db, new Date(now - SCHEDULE_RETENTION_MS).toISOString()),
+    // A delete: through the writer (on SQLite a write on the reader connection would wait, blocking the event
+    // loop, for a writer's open transaction that cannot finish meanwhile: 'database is locked').
+    pruneFinished: (now = Date.now()) => store.transaction((tx) => store.schedules.pruneFinished(tx, new Date(now - SCHEDULE_RETENTION_MS).toISOString())),
 
     /** When the worker should look next: the earliest pending `at`, or null. */
     nextDueAt: () => store.schedules.nextDueAt(store.db),

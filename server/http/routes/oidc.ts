@@ -21,10 +21,11 @@ import { AppError } from '../../services/errors'
 export class StoredOidcStates implements OidcStateStore {
   constructor(private readonly store: Store) {}
   async put(id: string, pending: PendingSignIn, expiresAt: Date): Promise<void> {
-    await this.store.oidcStates.put(this.store.db, { id, data: { ...pending }, expiresAt: expiresAt.toISOString() })
+    // Writes go through the writer (a write on SQLite's reader connection would wait on an open transaction).
+    await this.store.transaction((tx) => this.store.oidcStates.put(tx, { id, data: { ...pending }, expiresAt: expiresAt.toISOString() }))
   }
   async take(id: string, now: Date): Promise<PendingSignIn | undefined> {
-    const row = await this.store.oidcStates.take(this.store.db, id)
+    const row = await this.store.transaction((tx) => this.store.oidcStates.take(tx, id))
     return row && Date.parse(row.expiresAt) > now.getTime() ? (row.data as unknown as PendingSignIn) : undefined
   }
 }
