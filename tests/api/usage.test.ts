@@ -105,7 +105,7 @@ describe('usage', () => {
     const future = await api(srv, 'GET', `/api/v1/flags/idle/usage?since=${tomorrow}`, { token: admin })
     expect({ status: future.status, body: future.body }).toEqual({ status: 200, body: { key: 'idle', buckets: [], has_more: false } })
     const futureMany = await api(srv, 'GET', `/api/v1/usage?keys=idle&since=${tomorrow}`, { token: admin })
-    expect({ status: futureMany.status, body: futureMany.body }).toEqual({ status: 200, body: { flags: { idle: [] } } })
+    expect({ status: futureMany.status, body: futureMany.body }).toEqual({ status: 200, body: { flags: { idle: [] }, has_more: false } })
     const contradiction = await api(srv, 'GET', `/api/v1/flags/idle/usage?since=${tomorrow}&until=${encodeURIComponent(new Date().toISOString())}`, { token: admin })
     expect({ status: contradiction.status, path: contradiction.body.details?.issues?.[0]?.path }).toEqual({ status: 400, path: 'since' })
     expect((await api(srv, 'GET', `/api/v1/flags/nope/usage?since=${tomorrow}`, { token: admin })).status).toBe(404)

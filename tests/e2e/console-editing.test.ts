@@ -43,7 +43,8 @@ browserSuite('console editing', () => {
     before?.(page)
     await page.goto(`${srv.url}/`)
     await page.waitForURL('**/signin')
-    expect(await page.textContent('body')).toContain('npm run cli -- tokens create')
+    // The sign-in page renders once it knows the sign-in methods (GET /api/v1/auth/methods).
+    await page.getByText('npm run cli -- tokens create', { exact: false }).first().waitFor()
     await page.getByLabel('Access token').fill(srv.adminToken)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('button', { name: 'Sign out' }).waitFor()
