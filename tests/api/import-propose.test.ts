@@ -32,6 +32,9 @@ flags:
     enabled: false
     value: true
     archived: true
+  - key: dormant
+    enabled: true
+    value: true
 `
 
 describe('import mode=propose', () => {
@@ -52,6 +55,8 @@ describe('import mode=propose', () => {
     ok(await asToken('POST', '/api/v1/flags', { key: 'checkout', enabled: false, description: 'the old checkout', tags: ['web'] }))
     ok(await asToken('POST', '/api/v1/flags', { key: 'retire', enabled: false }))
     ok(await asToken('POST', '/api/v1/flags', { key: 'legacy', enabled: true }))
+    ok(await asToken('POST', '/api/v1/flags', { key: 'dormant', enabled: false }))
+    ok(await asToken('POST', '/api/v1/flags/dormant/archive'))
     ok(await as(ADMIN, 'PUT', '/api/v1/project/environments/production/policy', { protected: true, required_approvals: 1, approver_role: 'editor' }))
   }, 120_000)
   afterAll(() => p.stop(), 60_000)
@@ -88,9 +93,9 @@ describe('import mode=propose', () => {
 
     // Without a title: the default one (this request is cancelled; the next one carries its plan id).
     const plan = (await propose(AUTHOR, DOCUMENT, '&prune=true')).body
-    expect(plan.summary).toEqual({ create: 2, update: 2, delete: 1, unchanged: 1 })
+    expect(plan.summary).toEqual({ create: 2, update: 3, delete: 1, unchanged: 1 })
     const first = plan.change_request
-    expect(first).toMatchObject({ title: 'Import of 5 changes', state: 'open', author: expect.anything() })
+    expect(first).toMatchObject({ title: 'Import of 6 changes', state: 'open', author: expect.anything() })
     ok(await as(AUTHOR, 'POST', `/api/v1/change-requests/${first.id}/cancel`))
 
     const before = await requestCount()
@@ -106,12 +111,14 @@ describe('import mode=propose', () => {
     expect(items).toEqual([
       { resource_type: 'segment', key: 'vip', action: 'create', body: { key: 'vip', conditions: [{ property: 'plan', operator: 'equals', value: 'vip' }] }, base_version: null },
       { resource_type: 'flag', key: 'checkout', action: 'update', body: { enabled: true, value: true, description: null, tags: null }, base_version: ver('checkout') },
+      { resource_type: 'flag', key: 'dormant', action: 'restore', body: {}, base_version: ver('dormant') },
+      { resource_type: 'flag', key: 'dormant', action: 'update', body: { enabled: true, value: true }, base_version: ver('dormant') },
       { resource_type: 'flag', key: 'new-checkout', action: 'create', body: { key: 'new-checkout', enabled: true, value: true, prerequisites: [{ key: 'checkout', value: true }], targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'vip' }], value: false }] } }, base_version: null },
       { resource_type: 'flag', key: 'retire', action: 'archive', body: {}, base_version: ver('retire') },
       { resource_type: 'flag', key: 'legacy', action: 'delete', body: {}, base_version: ver('legacy') },
     ])
     // the items follow the plan's order (apply's)
-    expect(plan.changes.map((c: { key: string }) => c.key)).toEqual(items.map((i: { key: string }) => i.key))
+    expect(plan.changes.map((c: { key: string }) => c.key)).toEqual([...new Set(items.map((i: { key: string }) => i.key))])
     // nothing written yet
     expect((await definition('legacy')).status).toBe(200)
 
@@ -128,6 +135,9 @@ describe('import mode=propose', () => {
     expect(checkout.tags).toBeUndefined()
     expect((await definition('retire')).body.flag.archived).toBe(true)
     expect((await definition('legacy')).status).toBe(404)
+    const dormant = (await definition('dormant')).body.flag
+    expect(dormant.archived).toBeUndefined()
+    expect(dormant.enabled).toBe(true)
     expect((await asToken('GET', '/api/v1/segments/vip')).status).toBe(200)
     // the document now plans to nothing, and so does an export
     const again = await propose(AUTHOR, DOCUMENT, '&prune=true')
