@@ -11,6 +11,7 @@ import { startWithPeople, type People } from '../helpers/people'
 const ADMIN = 'admin@example.com'
 const AUTHOR = 'author@example.com'
 const REVIEWER = 'reviewer@example.com'
+const VIEWER = 'viewer@example.com'
 
 const DOCUMENT = `flagship: 1
 segments:
@@ -49,7 +50,7 @@ describe('import mode=propose', () => {
   const ok = (res: ApiResponse) => expect(res.status).toBeLessThan(300)
 
   beforeAll(async () => {
-    p = await startWithPeople([{ email: ADMIN, role: 'admin' }, { email: AUTHOR, role: 'editor' }, { email: REVIEWER, role: 'editor' }])
+    p = await startWithPeople([{ email: ADMIN, role: 'admin' }, { email: AUTHOR, role: 'editor' }, { email: REVIEWER, role: 'editor' }, { email: VIEWER, role: 'viewer' }])
     token = p.srv.adminToken
     ok(await asToken('POST', '/api/v1/segments', { key: 'beta', conditions: [{ property: 'plan', operator: 'equals', value: 'beta' }] }))
     ok(await asToken('POST', '/api/v1/flags', { key: 'checkout', enabled: false, description: 'the old checkout', tags: ['web'] }))
@@ -61,11 +62,12 @@ describe('import mode=propose', () => {
   }, 120_000)
   afterAll(() => p.stop(), 60_000)
 
-  test('a token without write permission is refused (403) and nothing is opened', async () => {
+  test('a token without write permission and a person without editor rights are refused (403); nothing is opened', async () => {
     const reader = await createToken(p.srv, ['read:flags', 'read:configs'])
     const before = await requestCount()
     const res = await api(p.srv, 'POST', '/api/v1/import?mode=propose', { token: reader, rawBody: DOCUMENT, headers: { 'content-type': 'application/yaml' } })
     expect(res.status).toBe(403)
+    expect((await propose(VIEWER, DOCUMENT)).status).toBe(403)
     expect(await requestCount()).toBe(before)
   })
 
