@@ -8,6 +8,7 @@ import { entryOf } from '../documents/entries'
 import { exportDocument, type ExportSelection } from '../documents/export'
 import type { FlagshipDocument, Kind } from '../documents/model'
 import { planImport, type CurrentState, type Plan, type Step } from '../documents/plan'
+import { proposalItems, type ProposedItem } from '../documents/proposal'
 import type { Db } from '../store'
 import type { DocumentRepository, DocumentRow } from '../store/documents'
 import type { RecordChange } from './change-runner'
@@ -80,6 +81,10 @@ export const planOutdated = (planId: string, current: Plan, remembered: Map<stri
   return new AppError(409, 'PLAN_OUTDATED', `The state changed since plan ${planId}; plan again`, { plan_id: planId, current_plan_id: current.plan_id, ...(moved && { moved }) })
 }
 
+const refuseErrors = (plan: Plan) => {
+  if (plan.errors.length) throw new AppError(400, 'VALIDATION_ERROR', `The document has ${plan.errors.length} error(s): ${plan.errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ')}`, { issues: plan.errors })
+}
+
 export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
   const ops: Record<Kind, KindOps> = {
     segments: { type: 'segment', repo: store.segments, view: segmentView, eventData: segmentEventData },
@@ -135,7 +140,7 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
 
   /** Performs a plan's writes inside the running change; refuses (400) a plan with errors. */
   async function applyIn(tx: Db, record: RecordChange, actor: Actor, plan: Plan): Promise<Applied> {
-    if (plan.errors.length) throw new AppError(400, 'VALIDATION_ERROR', `The document has ${plan.errors.length} error(s): ${plan.errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ')}`, { issues: plan.errors })
+    refuseErrors(plan)
     if (!plan.steps.length) return { ...plan, change_set: null }
     const changeSet = crypto.randomUUID()
     const inSet: RecordChange = (change) => record({ ...change, details: { ...change.details, change_set: changeSet } })
@@ -168,6 +173,17 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
         if (opts.planId !== undefined && opts.planId !== plan.plan_id) throw planOutdated(opts.planId, plan, remembered.get(opts.planId))
         return applyIn(tx, record, actor, plan)
       })
+    },
+
+    /** The plan of `doc` and its writes as change-request items (mode=propose); writes nothing. As apply:
+     *  with `planId`, only if the plan is still that one; a plan with errors is refused (400). */
+    async propose(actor: Actor, doc: FlagshipDocument, opts: { prune: boolean; planId?: string }): Promise<{ plan: Plan; items: ProposedItem[] }> {
+      const state = await currentState(store.db, actor.projectId)
+      const plan = planImport(doc, state, { prune: opts.prune })
+      if (opts.planId !== undefined && opts.planId !== plan.plan_id) throw planOutdated(opts.planId, plan, remembered.get(opts.planId))
+      refuseErrors(plan)
+      remember(plan)
+      return { plan, items: proposalItems(plan, state) }
     },
 
     /** Copies `from`'s overrides of the named flags and configs (all, when none are named) to `to`, or

@@ -252,9 +252,11 @@ describe('permissions and modes', () => {
     expect(res.status).toBe(200)
     expect(res.body.changes).toEqual([])
   })
-  test('mode=propose answers 400 PROPOSE_UNAVAILABLE (no change requests yet)', async () => {
-    const res = await send(srv, '/api/v1/import?mode=propose', 'flagship: 1\nflags: []\n')
-    expect(res.status).toBe(400)
-    expect(res.body.code).toBe('PROPOSE_UNAVAILABLE')
+  test('mode=propose plans as mode=plan; with nothing to change it opens no change request (200, change_request: null)', async () => {
+    const before = (await api(srv, 'GET', '/api/v1/change-requests?limit=1', { token: srv.adminToken })).body.total
+    const res = await send(srv, '/api/v1/import?mode=propose', 'flagship: 1\n')
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ changes: [], errors: [], change_request: null })
+    expect((await api(srv, 'GET', '/api/v1/change-requests?limit=1', { token: srv.adminToken })).body.total).toBe(before)
   })
 })

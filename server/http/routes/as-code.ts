@@ -6,6 +6,7 @@ import { KINDS, type FlagshipDocument, type Kind } from '../../documents/model'
 import { parseDocumentText, type DocumentFormat } from '../../documents/parse'
 import { planView } from '../../documents/plan'
 import { serializeDocument } from '../../documents/serialize'
+import { MAX_ITEMS } from '../../services/change-request-items'
 import { AppError } from '../../services/errors'
 import type { Permission } from '../../services/permissions'
 import type { AppDeps } from '../deps'
@@ -47,6 +48,7 @@ export const PlanBody = t.Object({
   changes: t.Array(PlanChange),
   errors: t.Array(DocumentIssue),
   change_set: t.Optional(t.Nullable(t.String({ description: 'apply: the id in details.change_set of its audit entries (null when nothing changed)' }))),
+  change_request: t.Optional(t.Nullable(S.ChangeRequest, { description: 'propose: the change request opened (null when nothing would change)' })),
 }, { title: 'ImportPlan' })
 
 /** A document from a request body (the app's parser hands the route the text and its format), and where
@@ -95,9 +97,8 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
       detail: { tags: ['as-code'], summary: 'Export flags, configs and segments as a document', security: [{ bearer: [] }], description: 'Permission: `read:flags` for flags and segments, `read:configs` for configs. Byte-stable; strong ETag.', 'x-permission': 'any' } as Record<string, unknown>,
       response: { ...S.errors(400, 401, 403, 429) },
     })
-    .post('/api/v1/import', async ({ request, query, body, headers }) => {
+    .post('/api/v1/import', async ({ request, query, body, headers, set }) => {
       const mode = query.mode ?? 'plan'
-      if (mode === 'propose') throw new AppError(400, 'PROPOSE_UNAVAILABLE', 'mode=propose is not supported yet: use mode=plan, then open a change request with the planned changes (POST /api/v1/change-requests), or mode=apply where no environment is protected')
       const { document: doc, lineOf } = documentFrom(body)
       const caller = needs(request, KINDS.filter((k) => doc[k] !== undefined).map((k) => WRITE[k]))
       const prune = query.prune === true
@@ -106,8 +107,20 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
         return { ...plan, errors: withLines(plan.errors, lineOf) }
       }
       const ifMatch = headers['if-match']?.trim().replace(/^"(.*)"$/, '$1')
+      const planId = ifMatch && ifMatch !== '*' ? { planId: ifMatch } : {}
       try {
-        const applied = await services.imports.apply(caller.actor, doc, { prune, ...(ifMatch && ifMatch !== '*' && { planId: ifMatch }) })
+        if (mode === 'propose') {
+          const { plan, items } = await services.imports.propose(caller.actor, doc, { prune, ...planId })
+          if (!items.length) return { ...planView(plan), change_request: null }
+          if (items.length > MAX_ITEMS) throw new AppError(400, 'TOO_MANY_CHANGES', `The import makes ${items.length} changes; a change request holds at most ${MAX_ITEMS}: split the document`, { changes: items.length, limit: MAX_ITEMS })
+          const n = plan.changes.length
+          const row = await services.changeRequests.create({ actor: caller.actor, userId: caller.person?.userId ?? null }, {
+            title: query.title ?? `Import of ${n} change${n === 1 ? '' : 's'}`, description: query.description, items,
+          })
+          set.status = 201
+          return { ...planView(plan), change_request: await services.changeRequests.view(row) }
+        }
+        const applied = await services.imports.apply(caller.actor, doc, { prune, ...planId })
         return { ...planView(applied), change_set: applied.change_set }
       } catch (e) {
         const issues = e instanceof AppError ? (e.details?.issues as { path: string; line?: number; message: string }[] | undefined) : undefined
@@ -115,12 +128,16 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
         throw e
       }
     }, {
-      query: t.Object({ mode: t.Optional(t.UnionEnum(['plan', 'apply', 'propose'])), prune: t.Optional(t.BooleanString()) }),
-      headers: t.Object({ 'if-match': t.Optional(t.String({ description: 'apply: the plan id in double quotes; 409 PLAN_OUTDATED if anything the plan covers changed' })) }),
+      query: t.Object({
+        mode: t.Optional(t.UnionEnum(['plan', 'apply', 'propose'])), prune: t.Optional(t.BooleanString()),
+        title: t.Optional(t.String({ description: 'propose: the change request\'s title (default "Import of N changes")' })),
+        description: t.Optional(t.String({ description: 'propose: the change request\'s description' })),
+      }),
+      headers: t.Object({ 'if-match': t.Optional(t.String({ description: 'apply and propose: the plan id in double quotes; 409 PLAN_OUTDATED if anything the plan covers changed' })) }),
       detail: {
         tags: ['as-code'], summary: 'Plan or apply a document (YAML or JSON, at most 10 MiB)', security: [{ bearer: [] }], 'x-permission': 'any',
-        description: 'Permission: `write:flags` when the document has flags or segments, `write:configs` when it has configs. mode=propose answers 400 PROPOSE_UNAVAILABLE (not supported yet); apply on a protected environment answers 409 CHANGE_REQUEST_REQUIRED.',
+        description: 'Permission: `write:flags` when the document has flags or segments, `write:configs` when it has configs. Apply on a protected environment answers 409 CHANGE_REQUEST_REQUIRED. mode=propose plans as mode=plan and opens one change request holding every change of the plan as items (create: the create body; update: the whole new entry; delete; a flag\'s archive state as archive/restore items), in apply\'s order, each at the version the plan read: 201 with the plan and `change_request`; 200 with `change_request: null` when nothing would change; 400 TOO_MANY_CHANGES above 100 items; plan errors 400, If-Match as for apply, and nothing opened.',
         requestBody: { required: true, content: { 'application/yaml': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object', description: 'the document (see GET /schemas/flagship-v1.json)' } } } },
       },
-      response: { 200: PlanBody, ...S.errors(400, 401, 403, 409, 413, 415, 429) },
+      response: { 200: PlanBody, 201: PlanBody, ...S.errors(400, 401, 403, 409, 413, 415, 429) },
     })
