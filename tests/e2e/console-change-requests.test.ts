@@ -61,7 +61,7 @@ browserSuite('console: change requests', () => {
 
   test('propose → self-approval refused → another user approves → apply', async () => {
     const alice = await pageOf(ALICE, '/flags/checkout')
-    await alice.getByRole('switch', { name: 'Flag enabled' }).click()
+    await alice.getByRole('switch', { name: 'Main switch' }).click()
     await alice.getByRole('button', { name: 'Propose change' }).click()
     const dialog = alice.getByRole('dialog', { name: 'Propose change' })
     await dialog.getByLabel('Title').fill('Open checkout to everyone')
