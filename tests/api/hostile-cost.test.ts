@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { printedToken, runCli } from '../helpers/cli'
 import { api, createToken, startServer, type TestServer } from '../helpers/server'
+import { until } from '../helpers/until'
 
 let srv: TestServer
 let admin: string
@@ -19,16 +20,6 @@ const worstFlag = (key: string, pattern: string) => ({
   key, enabled: true, value: false,
   targeting: { rules: Array.from({ length: 60 }, () => ({ conditions: [{ property: 'text', operator: 'matches', value: pattern }], value: true })) },
 })
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(50)
-  }
-}
 
 beforeAll(async () => {
   srv = await startServer({ env: { USAGE_FLUSH_MS: '200' } })

@@ -5,21 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { connect } from 'node:net'
 import { api, createToken, startServer, type TestServer } from '../helpers/server'
+import { until } from '../helpers/until'
 
 let srv: TestServer
 let admin: string
 let reader: string
 const ctx = (c: object) => encodeURIComponent(JSON.stringify(c))
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(50)
-  }
-}
 
 beforeAll(async () => {
   srv = await startServer({ env: { USAGE_FLUSH_MS: '200' } })
