@@ -4,11 +4,11 @@
 import type { Snapshots } from '../cache/snapshots'
 import type { Directory, Person } from '../identity/directory'
 import type { Actor } from '../services/context'
-import { AppError } from '../services/errors'
-import type { Permission } from '../services/permissions'
+import { AppError } from '../errors'
+import type { Permission } from '../store/vocabulary/permissions'
 import type { ProjectRow } from '../store/projects'
 import type { TokenRow } from '../store/tokens'
-import { canWriteIn, instanceRoleRank, permissionsOfRole, type EnvironmentGrants, type ProjectRole } from './roles'
+import { canWriteIn, instanceRoleRank, permissionsOfRole, type EnvironmentGrants, type ProjectRole } from '../store/vocabulary/roles'
 
 /** What a route declares it needs: a token permission (read:flags … `*` = project admin), `any` (anyone in
  *  the project), `self` (any authenticated caller, no project), `session` (a signed-in person only),

@@ -4,7 +4,7 @@
 // sending it is refused (403); a token's is ignored, so the gate answers 409 CHANGE_REQUEST_REQUIRED.
 import type { Decision, RouteAction } from '../access/authorize'
 import { BYPASS_HEADER, BYPASS_REASON_MAX, BYPASS_REASON_MIN } from '../services/change-request-types'
-import { AppError, validationError } from '../services/errors'
+import { AppError, validationError } from '../errors'
 import type { Caller } from './auth'
 
 const WRITES = new Set<RouteAction>(['write:flags', 'write:configs'])

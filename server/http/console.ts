@@ -17,8 +17,8 @@ function newestMtime(path: string): number {
   return readdirSync(path).reduce((max, name) => (name === 'dist' || name === 'node_modules' ? max : Math.max(max, newestMtime(join(path, name)))), st.mtimeMs)
 }
 
-/** The pure server modules the console imports its types and constants from. */
-const SHARED = ['engine', 'services/events.ts', 'services/permissions.ts'].map((p) => join(WEB, '..', 'server', p))
+/** The pure server modules the console imports code (not only types) from. */
+const SHARED = ['engine', 'store/vocabulary', 'identity/oidc-return-to.ts'].map((p) => join(WEB, '..', 'server', p))
 
 export function consoleIsStale(): boolean {
   if (!existsSync(INDEX)) return true

@@ -3,7 +3,7 @@
 // `X-Flagship-Request: 1` (a header no form and no simple cross-site request can send) and must not come
 // from another site (`Sec-Fetch-Site`, `Origin`). Bearer-token requests are not affected.
 import type { Settings } from '../settings'
-import { AppError } from '../services/errors'
+import { AppError } from '../errors'
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
 

@@ -1,6 +1,6 @@
 // The evaluation context as clients send it: URL-encoded JSON in `?context=` or a JSON body field.
 import type { EvaluationContext } from '../engine'
-import { validationError } from '../services/errors'
+import { validationError } from '../errors'
 import { BoundedMemo } from './bounded-memo'
 import { parseJsonText } from './json-input'
 import { decodeQueryValue } from './url-input'

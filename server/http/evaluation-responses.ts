@@ -3,7 +3,7 @@
 import type { Snapshots } from '../cache/snapshots'
 import type { DocumentRow } from '../store/documents'
 import { configValue } from '../services/configs'
-import { notFound } from '../services/errors'
+import { notFound } from '../errors'
 import { cacheControl, preparedFor, PreparedResponse } from './caching'
 import { contextFromUrl } from './evaluation-context'
 import { countEvaluation } from '../usage/counter'

@@ -2,7 +2,7 @@
 // early and cheaply (docs/behaviour.md §8): over-long bodies are cut off while they are read, bytes that are
 // not UTF-8 are refused rather than replaced, and one linear scan before JSON.parse (json-text.ts) refuses
 // nesting deeper than MAX_JSON_DEPTH and strings that no store can keep (`\u0000`, unpaired surrogates).
-import { AppError, validationError } from '../services/errors'
+import { AppError, validationError } from '../errors'
 import { describeUnit, locateBadText, MAX_JSON_DEPTH, scanJsonText } from './json-text'
 
 export { MAX_JSON_DEPTH } from './json-text'

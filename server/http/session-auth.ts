@@ -2,7 +2,7 @@
 // (identity/sessions.ts, identity/directory.ts). Which project they act on is decided per route by
 // access/authorize.ts from the Flagship-Project header; until then the caller holds no permissions.
 import type { Identity } from '../identity/service'
-import { AppError } from '../services/errors'
+import { AppError } from '../errors'
 import { readSessionCookie } from '../identity/cookies'
 import { noteClientAddress } from '../identity/request-meta'
 import { setCaller, type Caller } from './auth'

@@ -5,7 +5,7 @@
 // unknown fields unless its schema says otherwise (a context's attributes, a map). The OpenAPI document
 // shows the same strict shapes.
 import { getSchemaValidator, type TSchema } from 'elysia'
-import { validationError } from '../services/errors'
+import { validationError } from '../errors'
 
 type Schema = Record<string | symbol, unknown>
 const isSchema = (v: unknown): v is Schema => v !== null && typeof v === 'object' && !Array.isArray(v)

@@ -5,7 +5,7 @@
 // otherwise reach the store (PostgreSQL refuses NUL: a 500) or be echoed in a 404. Bun hands the URL over
 // percent-encoded (raw control characters in a request line never get here), so looking at `%` escapes is
 // enough.
-import { AppError } from '../services/errors'
+import { AppError } from '../errors'
 
 /** The path of a request URL as sent (no decoding), without its query. */
 export const pathOf = (url: string): string => {

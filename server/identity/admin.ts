@@ -4,9 +4,9 @@
 // owners demoting each other at the same moment leave one.
 import type { Store, Db } from '../store'
 import type { UserRow } from '../store/users'
-import { AppError, notFound } from '../services/errors'
+import { AppError, notFound } from '../errors'
 import { hashToken } from '../services/tokens'
-import { instanceRoleRank, type InstanceRole } from '../access/roles'
+import { instanceRoleRank, type InstanceRole } from '../store/vocabulary/roles'
 import type { Identity } from './service'
 import type { Person } from './directory'
 import { assertPassword, hashPassword } from './passwords'

@@ -3,7 +3,7 @@
 // and returned, so no password ever has to pass through a command line.
 import type { Store } from '../store'
 import type { Settings } from '../settings'
-import type { InstanceRole } from '../access/roles'
+import type { InstanceRole } from '../store/vocabulary/roles'
 import { ChangeBus } from '../services/events'
 import { hashToken } from '../services/tokens'
 import { createIdentity } from './service'

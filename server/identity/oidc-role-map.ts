@@ -1,6 +1,6 @@
 // OIDC_ROLE_MAP: provider group -> instance role and/or project roles (teams.md §5). Pure: parsed once at
 // start (a bad map stops the service naming the variable), applied at every SSO sign-in.
-import { INSTANCE_ROLES, PROJECT_ROLES, instanceRoleRank, projectRoleRank, type EnvironmentGrants, type InstanceRole, type ProjectRole } from '../access/roles'
+import { INSTANCE_ROLES, PROJECT_ROLES, instanceRoleRank, projectRoleRank, type EnvironmentGrants, type InstanceRole, type ProjectRole } from '../store/vocabulary/roles'
 
 export interface ProjectGrant {
   role: ProjectRole

@@ -12,7 +12,7 @@ import type { VerifiedIdentity } from './oidc'
 import type { OidcSettings } from './oidc-settings'
 import { mapGroups } from './oidc-role-map'
 import { clientAddress } from './request-meta'
-import { instanceRoleRank } from '../access/roles'
+import { instanceRoleRank } from '../store/vocabulary/roles'
 import type { Log } from '../log'
 
 /** Why an SSO sign-in was refused; the console's sign-in page words each one. */

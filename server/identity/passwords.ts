@@ -1,6 +1,6 @@
 // Passwords: argon2id through Bun.password, the length and not-the-email rule (teams.md §3), and a dummy
 // verification so an unknown email costs the same time as a wrong password (no enumeration by timing).
-import { validationError } from '../services/errors'
+import { validationError } from '../errors'
 
 export const MIN_PASSWORD = 12
 export const MAX_PASSWORD = 256

@@ -3,7 +3,7 @@
 // a key derived from the email whether or not such a user exists, so a refusal reveals nothing. Per client
 // address: at most 30 sign-in, setup and invitation-accept attempts a minute (the shared rate limiter).
 import type { Store } from '../store'
-import { AppError } from '../services/errors'
+import { AppError } from '../errors'
 import { hashToken } from '../services/tokens'
 
 export const FREE_FAILURES = 5

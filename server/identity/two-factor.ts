@@ -2,7 +2,7 @@
 // a first code and answers 10 one-time recovery codes (stored hashed), DELETE turns it off with a code.
 // The secret is shown only in the POST answer; lists, logs and audit never see it or the codes.
 import type { Store } from '../store'
-import { AppError } from '../services/errors'
+import { AppError } from '../errors'
 import type { Identity } from './service'
 import type { Person } from './directory'
 import { acceptTotp, hashRecoveryCode, newRecoveryCodes, newTotpSecret, otpauthUrl } from './totp'

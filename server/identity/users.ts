@@ -3,7 +3,7 @@
 // and a `user` change notice after commit.
 import type { Store, Db } from '../store'
 import type { UserRow } from '../store/users'
-import type { EnvironmentGrants, InstanceRole, ProjectRole } from '../access/roles'
+import type { EnvironmentGrants, InstanceRole, ProjectRole } from '../store/vocabulary/roles'
 import type { ChangeNotice } from '../services/events'
 import type { Directory } from './directory'
 

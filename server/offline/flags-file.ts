@@ -15,7 +15,7 @@ import type { DocumentRows, Snapshots } from '../cache/snapshots'
 import type { Store } from '../store'
 import type { DocumentRow } from '../store/documents'
 import type { ChangeBus, ChangeNotice } from '../services/events'
-import type { Action } from '../services/events'
+import type { Action } from '../store/vocabulary/changes'
 
 export interface FlagsFileOptions {
   path: string

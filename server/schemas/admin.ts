@@ -1,7 +1,7 @@
 // The administrative resources: tokens, webhooks and their deliveries, the audit log, the project.
 import { t, type Static } from 'elysia'
-import { ACTIONS, EVENT_KINDS, RESOURCE_TYPES } from '../services/events'
-import { PERMISSIONS } from '../services/permissions'
+import { ACTIONS, EVENT_KINDS, RESOURCE_TYPES } from '../store/vocabulary/changes'
+import { PERMISSIONS } from '../store/vocabulary/permissions'
 import { Dict, OptionalTimestamp, Timestamp } from './common'
 
 export const Permission = t.UnionEnum([...PERMISSIONS])

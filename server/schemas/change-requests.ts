@@ -1,6 +1,6 @@
 // Wire schemas of environment policies and change requests (docs/change-requests.md).
 import { t } from 'elysia'
-import { CHANGE_REQUEST_STATES, ITEM_ACTIONS, ITEM_RESOURCE_TYPES } from '../services/change-request-types'
+import { CHANGE_REQUEST_STATES, ITEM_ACTIONS, ITEM_RESOURCE_TYPES } from '../store/vocabulary/change-requests'
 import { Dict, Json, Timestamp } from './common'
 
 export const PolicyInput = t.Object({

@@ -1,6 +1,6 @@
 // Scheduled changes (docs/behaviour.md §11).
 import { t, type Static } from 'elysia'
-import { SCHEDULE_STATUSES } from '../services/schedule-statuses'
+import { SCHEDULE_STATUSES } from '../store/vocabulary/schedule-statuses'
 import { Timestamp } from './common'
 import { FlagEnvironmentOverride, FlagPatch } from './flag'
 

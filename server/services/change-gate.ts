@@ -6,7 +6,7 @@
 import { affectedByChange, affectedNames } from '../access/affected-environments'
 import type { Db, Store } from '../store'
 import type { PolicyRow } from '../store/policies'
-import { AppError } from './errors'
+import { AppError } from '../errors'
 import type { Change } from './events'
 
 const GATED = new Set(['flag', 'config', 'segment'])

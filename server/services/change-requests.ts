@@ -8,11 +8,11 @@ import type { Db } from '../store'
 import type { ChangeRequestRow, ReviewRow } from '../store/change-requests'
 import { isStoreUnavailable } from '../store/unavailable'
 import { checkItemShapes, dryRun, repositoryOf, staleItems, type ItemServices } from './change-request-items'
-import type { ChangeRequestState } from './change-request-types'
+import type { ChangeRequestState } from '../store/vocabulary/change-requests'
 import { auditView, changeRequestView, countedApprovers, eventData, requestPolicy, type Reviewers } from './change-request-views'
 import type { RecordChange } from './change-runner'
 import { by, type Actor, type ServiceDeps } from './context'
-import { AppError, notFound, validationError } from './errors'
+import { AppError, notFound, validationError } from '../errors'
 
 /** Who is asking: the actor, and the person behind it (null for a machine token). */
 export interface Requester { actor: Actor; userId: string | null }

@@ -4,7 +4,8 @@
 import type { Store, Db } from '../store'
 import type { DeliveryRow } from '../store/deliveries'
 import type { ChangeRow } from '../store/changes'
-import { STREAMED_TYPES, type Change, type ChangeBus, type ChangeNotice, type EventKind, type StreamChange } from './events'
+import { STREAMED_TYPES, type Change, type ChangeBus, type ChangeNotice, type StreamChange } from './events'
+import { type EventKind } from '../store/vocabulary/changes'
 import { changeGate } from './change-gate'
 
 /** Records one change inside the running transaction (audit entry + outbox rows). */

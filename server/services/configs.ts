@@ -4,7 +4,7 @@ import { checkJsonLimits, configValue as valueIn, labelIssue, typeOf, type Confi
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
-import { validationError } from './errors'
+import { validationError } from '../errors'
 import { versionedDocuments } from './versioned-documents'
 import type { RecordChange } from './change-runner'
 import { unsupportedAction, type DocumentOp } from './change-request-types'

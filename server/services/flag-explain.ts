@@ -3,7 +3,7 @@
 // in order), with the engine's step-by-step trace. Segments and prerequisite flags are the live ones.
 import { EVALUATION_BUDGET, explainFlag, withEvaluationBudget, type EvaluationContext, type FlagDefinition, type SegmentDefinition } from '../engine'
 import type { Actor, ServiceDeps } from './context'
-import { notFound } from './errors'
+import { notFound } from '../errors'
 import type { FlagBody, FlagChange, FlagService } from './flags'
 
 export interface ExplainInput {

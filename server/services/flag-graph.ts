@@ -3,7 +3,7 @@
 // and a flag others require may not lose the variants they name, be archived or be deleted.
 import { MAX_PREREQUISITE_CHAIN, MAX_PREREQUISITE_REACH, prerequisiteCycle, prerequisiteReach, type Prerequisite, type ValidationIssue } from '../engine'
 import type { DocumentRow } from '../store/documents'
-import { AppError } from './errors'
+import { AppError } from '../errors'
 import { isArchived } from './flag-body'
 
 type Body = Record<string, unknown>

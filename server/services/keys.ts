@@ -1,6 +1,6 @@
 // Shared name rules (docs/behaviour.md §2) and If-Match parsing.
 import { KEY_PATTERN } from '../engine/names'
-import { AppError, validationError, versionConflict } from './errors'
+import { AppError, validationError, versionConflict } from '../errors'
 
 export { KEY_PATTERN, ENV_PATTERN } from '../engine/names'
 

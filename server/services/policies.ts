@@ -4,7 +4,7 @@
 import type { Db } from '../store'
 import type { PolicyRow } from '../store/policies'
 import { by, type Actor, type ServiceDeps } from './context'
-import { notFound, validationError } from './errors'
+import { notFound, validationError } from '../errors'
 
 export interface PolicyInput {
   protected: boolean

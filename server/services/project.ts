@@ -5,11 +5,11 @@ import type { ProjectRow } from '../store/projects'
 import type { RecordChange } from './change-runner'
 import type { Actor, ServiceDeps } from './context'
 import { by } from './context'
-import { AppError, notFound, validationError } from './errors'
+import { AppError, notFound, validationError } from '../errors'
 import { displayNameIssue, ENV_PATTERN } from './keys'
 import { flagEventData, flagView } from './flags'
 import { configEventData, configView } from './configs'
-import { eventKind } from './events'
+import { eventKind } from '../store/vocabulary/changes'
 
 const MAX_ENVIRONMENTS = 100
 export const DEFAULT_ENVIRONMENTS = ['development', 'staging', 'production']

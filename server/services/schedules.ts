@@ -11,8 +11,8 @@ import type { ScheduleFilter, ScheduleRow } from '../store/schedules'
 import { isStoreUnavailable } from '../store/unavailable'
 import type { Actor, ServiceDeps } from './context'
 import { by } from './context'
-import { AppError, notFound, validationError } from './errors'
-import { SCHEDULE_FAILED } from './events'
+import { AppError, notFound, validationError } from '../errors'
+import { SCHEDULE_FAILED } from '../store/vocabulary/changes'
 import { isOverrideChange, type FlagChange, type FlagService } from './flags'
 
 export const MAX_PENDING_SCHEDULES_PER_PROJECT = 1000

@@ -4,7 +4,7 @@ import { labelIssue, segmentKeysOf, validateConditions, type Condition, type Fla
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
 import { by, type Actor, type ServiceDeps } from './context'
-import { AppError, validationError } from './errors'
+import { AppError, validationError } from '../errors'
 import { versionedDocuments } from './versioned-documents'
 import { flagEventData, flagView } from './flags'
 import type { RecordChange } from './change-runner'

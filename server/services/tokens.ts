@@ -4,12 +4,12 @@ import type { Db } from '../store'
 import type { TokenRow } from '../store/tokens'
 import type { Actor, ServiceDeps } from './context'
 import { by } from './context'
-import { AppError, notFound, validationError } from './errors'
+import { AppError, notFound, validationError } from '../errors'
 import { displayNameIssue } from './keys'
 import { scheduleView } from './schedules'
 
-import { PERMISSIONS, type Permission } from './permissions'
-export { PERMISSIONS, type Permission } from './permissions'
+import { PERMISSIONS, type Permission } from '../store/vocabulary/permissions'
+export { PERMISSIONS, type Permission } from '../store/vocabulary/permissions'
 const MAX_TOKENS_PER_PROJECT = 1000
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 

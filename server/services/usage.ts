@@ -6,7 +6,7 @@ import type { DocumentRow } from '../store/documents'
 import type { UsageRow } from '../store/usage'
 import { hourOf } from '../usage/flusher'
 import type { Actor, ServiceDeps } from './context'
-import { AppError, notFound, validationError } from './errors'
+import { AppError, notFound, validationError } from '../errors'
 import { KEY_PATTERN } from './keys'
 
 export interface ReportedCount {

@@ -8,8 +8,8 @@ import type { DocumentRepository, DocumentRow } from '../store/documents'
 import type { ChangeRunner, RecordChange } from './change-runner'
 import type { Actor } from './context'
 import { by } from './context'
-import { AppError, notFound, versionConflict } from './errors'
-import { eventKind, type Action, type DocumentType, type EventKind } from './events'
+import { AppError, notFound, versionConflict } from '../errors'
+import { eventKind, type Action, type DocumentType, type EventKind } from '../store/vocabulary/changes'
 import { checkIfMatch, checkKey } from './keys'
 
 export interface DocumentKind<Body> {

@@ -3,8 +3,8 @@ import { checkWebhookUrl } from '../webhooks/url-guard'
 import type { WebhookRow } from '../store/webhooks'
 import type { Actor, ServiceDeps } from './context'
 import { by } from './context'
-import { AppError, notFound, validationError } from './errors'
-import { EVENT_KINDS, type EventKind } from './events'
+import { AppError, notFound, validationError } from '../errors'
+import { EVENT_KINDS, type EventKind } from '../store/vocabulary/changes'
 
 const MAX_WEBHOOKS_PER_PROJECT = 100
 

@@ -1,7 +1,7 @@
 // Repository for the audit log.
 import { and, count, desc, eq, gte, inArray, lt, type SQL } from 'drizzle-orm'
 import type { Db, Tables } from './database'
-import type { Action, ResourceType } from '../services/events'
+import type { Action, ResourceType } from './vocabulary/changes'
 
 export type AuditRow = Tables['audit']['$inferSelect']
 export type NewAuditRow = Tables['audit']['$inferInsert']

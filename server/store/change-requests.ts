@@ -3,7 +3,7 @@
 // concurrent applies, edits or scheduled claims exactly one wins, on any number of instances.
 import { and, asc, count, desc, eq, inArray, lte, min, type SQL } from 'drizzle-orm'
 import type { Db, Tables } from './database'
-import type { ChangeRequestState } from '../services/change-request-types'
+import type { ChangeRequestState } from './vocabulary/change-requests'
 
 export type ChangeRequestRow = Tables['changeRequests']['$inferSelect']
 export type ReviewRow = Tables['changeRequestReviews']['$inferSelect']

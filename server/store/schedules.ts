@@ -3,7 +3,7 @@
 // cancelled, never two of them, on any number of instances.
 import { and, asc, count, desc, eq, lt, lte, min, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tables } from './database'
-import type { ScheduleStatus } from '../services/schedule-statuses'
+import type { ScheduleStatus } from './vocabulary/schedule-statuses'
 
 export type ScheduleRow = Tables['schedules']['$inferSelect']
 

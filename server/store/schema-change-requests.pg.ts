@@ -1,7 +1,7 @@
 // PostgreSQL tables for change requests (docs/change-requests.md): each environment's policy, the requests and
 // their reviews. Mirrored column-for-column by schema-change-requests.sqlite.ts.
 import { pgTable, text, integer, boolean, jsonb, primaryKey, index } from 'drizzle-orm/pg-core'
-import type { ChangeRequestItem, ChangeRequestState } from '../services/change-request-types'
+import type { ChangeRequestItem, ChangeRequestState } from './vocabulary/change-requests'
 
 const json = <T>(name: string) => jsonb(name).$type<T>()
 

@@ -1,7 +1,7 @@
 // SQLite tables for change requests (docs/change-requests.md): each environment's policy, the requests and
 // their reviews. Mirrored column-for-column by schema-change-requests.pg.ts.
 import { sqliteTable, text, integer, primaryKey, index } from 'drizzle-orm/sqlite-core'
-import type { ChangeRequestItem, ChangeRequestState } from '../services/change-request-types'
+import type { ChangeRequestItem, ChangeRequestState } from './vocabulary/change-requests'
 
 const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>()
 

@@ -3,7 +3,7 @@
 // the same as schema-teams.sqlite.ts. Secrets are stored only as SHA-256 (session values, invitation and reset
 // tokens, recovery codes) or argon2id (passwords) hashes; TOTP secrets must be readable to verify codes.
 import { pgTable, text, integer, bigint, boolean, serial, jsonb, primaryKey, index } from 'drizzle-orm/pg-core'
-import type { EnvironmentGrants, InstanceRole, ProjectRole } from '../access/roles'
+import type { EnvironmentGrants, InstanceRole, ProjectRole } from './vocabulary/roles'
 
 const json = <T>(name: string) => jsonb(name).$type<T>()
 const bool = (name: string) => boolean(name)

@@ -3,7 +3,7 @@
 // column by schema-teams.pg.ts. Secrets are stored only as SHA-256 (session values, invitation and reset
 // tokens, recovery codes) or argon2id (passwords) hashes; TOTP secrets must be readable to verify codes.
 import { sqliteTable, text, integer, primaryKey, index } from 'drizzle-orm/sqlite-core'
-import type { EnvironmentGrants, InstanceRole, ProjectRole } from '../access/roles'
+import type { EnvironmentGrants, InstanceRole, ProjectRole } from './vocabulary/roles'
 
 const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>()
 const bool = (name: string) => integer(name, { mode: 'boolean' })

@@ -1,9 +1,9 @@
 // PostgreSQL schema: column-for-column the same as schema.sqlite.ts (same names, ISO text timestamps),
 // so the repositories written against the SQLite types run unchanged on PostgreSQL.
 import { pgTable, text, integer, bigint, serial, jsonb, primaryKey, index } from 'drizzle-orm/pg-core'
-import type { Action, EventKind, ResourceType } from '../services/events'
-import type { Permission } from '../services/permissions'
-import type { ScheduleStatus } from '../services/schedule-statuses'
+import type { Action, EventKind, ResourceType } from './vocabulary/changes'
+import type { Permission } from './vocabulary/permissions'
+import type { ScheduleStatus } from './vocabulary/schedule-statuses'
 
 export const projects = pgTable('projects', {
   id: text('id').primaryKey(),

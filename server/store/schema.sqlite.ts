@@ -1,9 +1,9 @@
 // SQLite schema. Mirrored column-for-column by schema.pg.ts so one set of repositories serves both
 // dialects; timestamps are ISO-8601 text in both, JSON columns hold parsed values.
 import { sqliteTable, text, integer, primaryKey, index } from 'drizzle-orm/sqlite-core'
-import type { Action, EventKind, ResourceType } from '../services/events'
-import type { Permission } from '../services/permissions'
-import type { ScheduleStatus } from '../services/schedule-statuses'
+import type { Action, EventKind, ResourceType } from './vocabulary/changes'
+import type { Permission } from './vocabulary/permissions'
+import type { ScheduleStatus } from './vocabulary/schedule-statuses'
 
 const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>()
 

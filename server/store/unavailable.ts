@@ -1,5 +1,5 @@
 // Telling "the database cannot be reached" apart from every other database error.
-import { AppError } from '../services/errors'
+import { AppError } from '../errors'
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',

@@ -1,7 +1,7 @@
 // What the API shows of the outbox: recent deliveries of one webhook, and manual redelivery of a failed one.
 import type { Store } from '../store'
 import type { DeliveryRow } from '../store/deliveries'
-import { AppError, notFound } from '../services/errors'
+import { AppError, notFound } from '../errors'
 import { webhookHealth } from '../services/webhooks'
 
 export const DEFAULT_DELIVERY_LIST_LIMIT = 100

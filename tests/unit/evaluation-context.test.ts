@@ -1,7 +1,7 @@
 // Reading `?context=` straight from the URL (server/http/evaluation-context.ts), and its parse cache.
 import { describe, expect, test } from 'bun:test'
 import { contextFromUrl, rawQueryParam } from '../../server/http/evaluation-context'
-import { AppError } from '../../server/services/errors'
+import { AppError } from '../../server/errors'
 import { BoundedMemo } from '../../server/http/bounded-memo'
 
 const url = (query: string) => `http://127.0.0.1:1/api/v1/flags/f${query}`

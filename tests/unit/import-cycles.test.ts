@@ -1,35 +1,13 @@
 // No import circles anywhere in the product (server, console, SDK), type-only imports included: each
 // folder depends one way (http -> services -> store; the composition root wires everything).
 import { expect, test } from 'bun:test'
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
-
-const ROOT = join(import.meta.dir, '..', '..')
-const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name)
-    if (statSync(path).isDirectory()) sourceFiles(path, out)
-    else if (/\.tsx?$/.test(name)) out.push(resolve(path))
-  }
-  return out
-}
+import { join, relative } from 'node:path'
+import { ROOT, importGraph } from '../helpers/import-graph'
 
 /** Every cycle found by a depth-first walk (each reported once, as the path that closes it). */
 export function importCycles(roots: string[]): string[][] {
-  const files = roots.filter(existsSync).flatMap((r) => sourceFiles(r))
-  const known = new Set(files)
-  const edges = new Map<string, string[]>()
-  for (const file of files) {
-    const targets: string[] = []
-    for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-      const base = resolve(dirname(file), m[1] ?? m[2]!)
-      const target = [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((c) => known.has(c))
-      if (target) targets.push(target)
-    }
-    edges.set(file, targets)
-  }
+  const edges = importGraph(roots)
+  const files = [...edges.keys()]
   const cycles: string[][] = []
   const state = new Map<string, 'open' | 'done'>()
   const stack: string[] = []

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'bun:test'
 import { badUnitOf, describeUnit, locateBadText, scanJsonText } from '../../server/http/json-text'
 import { parseJsonText } from '../../server/http/json-input'
 import { contextFromUrl } from '../../server/http/evaluation-context'
-import { AppError } from '../../server/services/errors'
+import { AppError } from '../../server/errors'
 
 /** JSON text as a client writes it; `\\` in these literals is one backslash in the text. */
 const unitAt = (text: string) => {

@@ -11,9 +11,9 @@ export {
   type Condition, type EnvironmentOverride, type EvaluationContext, type EvaluationResult, type FlagDefinition, type Json,
   type Operator, type Reason, type Rollout, type Rule, type Targeting, type ValueType,
 } from '../../server/engine/types'
-export { EVENT_KINDS, RESOURCE_TYPES, type Action as AuditAction, type EventKind, type ResourceType } from '../../server/services/events'
+export { EVENT_KINDS, RESOURCE_TYPES, type Action as AuditAction, type EventKind, type ResourceType } from '../../server/store/vocabulary/changes'
 
-export { PERMISSIONS, type Permission } from '../../server/services/permissions'
+export { PERMISSIONS, type Permission } from '../../server/store/vocabulary/permissions'
 
 /** What every stored document carries besides its body. */
 export interface Versioned { version: number; created_at: string; updated_at: string }
@@ -27,7 +27,7 @@ export interface Config extends Versioned {
 }
 export type { AuditEntry, Delivery, Me, Project, Token, Webhook }
 export type { Schedule, UsageBucket } from '../../server/schemas'
-export type { ScheduleStatus } from '../../server/services/schedule-statuses'
+export type { ScheduleStatus } from '../../server/store/vocabulary/schedule-statuses'
 /** A flag as the flag lists carry it: with when it was last evaluated (and, in the stale list, why it is stale). */
 export type ListedFlag = Flag & Pick<FlagListItem, 'last_evaluated_at' | 'stale_reason'>
 export interface AuditFilter {

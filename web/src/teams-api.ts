@@ -1,10 +1,10 @@
 // People: sign-in, setup, invitations, the signed-in user's account, members, users and projects
 // (teams.md §3, §6). Wire shapes as the API documents them; calls go through api.ts's one client.
 import { request, type Permission } from './api'
-import type { EnvironmentGrants, InstanceRole, ProjectRole } from '../../server/access/roles'
+import type { EnvironmentGrants, InstanceRole, ProjectRole } from '../../server/store/vocabulary/roles'
 
 export type { EnvironmentGrants, InstanceRole, ProjectRole }
-export { INSTANCE_ROLES, PROJECT_ROLES, canWriteIn } from '../../server/access/roles'
+export { INSTANCE_ROLES, PROJECT_ROLES, canWriteIn } from '../../server/store/vocabulary/roles'
 
 export interface User {
   id: string

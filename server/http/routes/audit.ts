@@ -1,9 +1,9 @@
 // GET /api/v1/audit (permission *): newest first, with filters.
 import { t } from 'elysia'
 import { auditView } from '../../services/audit'
-import { validationError } from '../../services/errors'
+import { validationError } from '../../errors'
 import { isIsoDate } from '../../engine'
-import { ACTIONS as ACTION_LIST, RESOURCE_TYPES as RESOURCE_TYPE_LIST } from '../../services/events'
+import { ACTIONS as ACTION_LIST, RESOURCE_TYPES as RESOURCE_TYPE_LIST } from '../../store/vocabulary/changes'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import * as S from '../../schemas'

@@ -4,7 +4,7 @@
 // revision and kind of reader, then served with a strong ETag (304 on If-None-Match).
 import { t } from 'elysia'
 import { segmentKeysOf, type FlagDefinition } from '../../engine'
-import { AppError } from '../../services/errors'
+import { AppError } from '../../errors'
 import { configView } from '../../services/configs'
 import { flagView } from '../../services/flags'
 import { segmentView } from '../../services/segments'

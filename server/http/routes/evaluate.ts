@@ -2,7 +2,7 @@
 import { routeModule } from './common'
 import { t } from 'elysia'
 import { BULK_EVALUATION_BUDGET, sharingPrerequisites, withEvaluationBudget, type Json } from '../../engine'
-import { AppError } from '../../services/errors'
+import { AppError } from '../../errors'
 import { configValue } from '../../services/configs'
 import type { CachedFlag } from '../../cache/snapshots'
 import { countEvaluation } from '../../usage/counter'

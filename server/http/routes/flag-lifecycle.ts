@@ -2,7 +2,7 @@
 // and explain ("why does this context get this value", for the stored flag or an unsaved draft).
 import { t } from 'elysia'
 import { flagView } from '../../services/flags'
-import { validationError } from '../../services/errors'
+import { validationError } from '../../errors'
 import { isIsoDate, parseIsoDate } from '../../engine'
 import { parseIfMatch } from '../../services/keys'
 import type { AppDeps } from '../deps'

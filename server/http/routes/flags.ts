@@ -1,7 +1,7 @@
 // /api/v1/flags: list, evaluate one, stored definition, create, partial update, delete, environment overrides.
 import { t } from 'elysia'
 import { flagView } from '../../services/flags'
-import { validationError } from '../../services/errors'
+import { validationError } from '../../errors'
 import type { BodyFilter, DocumentRow } from '../../store/documents'
 import { parseIfMatch } from '../../services/keys'
 import type { AppDeps } from '../deps'

@@ -2,7 +2,7 @@
 import { t } from 'elysia'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
-import { AppError } from '../../services/errors'
+import { AppError } from '../../errors'
 import { twoFactor } from '../../identity/two-factor'
 import { clientAddress } from '../../identity/request-meta'
 import * as S from '../../schemas'

@@ -6,7 +6,7 @@
 // itself is ofrep-mapping.ts, shared with the single-flag fast path on Bun's router (fast-ofrep.ts).
 import { t } from 'elysia'
 import { BULK_EVALUATION_BUDGET, EvaluationBudgetExceeded, sharingPrerequisites, withEvaluationBudget, type EvaluationContext } from '../../engine'
-import { AppError } from '../../services/errors'
+import { AppError } from '../../errors'
 import type { AppDeps } from '../deps'
 import { requirePermission } from '../auth'
 import { authorizeRoute } from '../request-access'

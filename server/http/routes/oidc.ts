@@ -15,7 +15,7 @@ import { invitationOperations } from '../../identity/invitations'
 import { clientAddress } from '../../identity/request-meta'
 import { guard, routeModule } from './common'
 import { errorResponse } from '../errors'
-import { AppError } from '../../services/errors'
+import { AppError } from '../../errors'
 
 /** Pending sign-ins in the store (table oidc_states): every instance of a cluster can finish any of them. */
 export class StoredOidcStates implements OidcStateStore {

@@ -3,7 +3,7 @@
 import { t } from 'elysia'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
-import { AppError } from '../../services/errors'
+import { AppError } from '../../errors'
 import { userView } from '../../identity/service'
 import { userAdministration } from '../../identity/admin'
 import { invitationOperations } from '../../identity/invitations'

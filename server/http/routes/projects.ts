@@ -4,7 +4,7 @@
 import { t } from 'elysia'
 import type { AppDeps } from '../deps'
 import { callerOf, type Caller } from '../auth'
-import { AppError } from '../../services/errors'
+import { AppError } from '../../errors'
 import { projectView } from '../../services/project'
 import { memberOperations } from '../../identity/members'
 import { clientAddress } from '../../identity/request-meta'

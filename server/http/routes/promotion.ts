@@ -2,7 +2,7 @@
 // place (`needs` / `can`), then the import service plans (and applies) through the same path as imports.
 import { t } from 'elysia'
 import { planView } from '../../documents/plan'
-import { AppError, validationError } from '../../services/errors'
+import { AppError, validationError } from '../../errors'
 import type { AppDeps } from '../deps'
 import { callerOf, can } from '../auth'
 import { authorizeRoute } from '../request-access'

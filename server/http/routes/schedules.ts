@@ -1,10 +1,10 @@
 // Scheduled changes: a flag's schedules (/api/v1/flags/:key/schedules) and the project's
 // (/api/v1/schedules), upcoming first. Reading takes read:flags; scheduling and cancelling write:flags.
 import { getSchemaValidator, mapValueError, t, type TSchema } from 'elysia'
-import { AppError, validationError } from '../../services/errors'
+import { AppError, validationError } from '../../errors'
 import type { ScheduleInput } from '../../services/schedules'
 import { scheduleView } from '../../services/schedules'
-import { SCHEDULE_STATUSES, type ScheduleStatus } from '../../services/schedule-statuses'
+import { SCHEDULE_STATUSES, type ScheduleStatus } from '../../store/vocabulary/schedule-statuses'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { validationIssues } from '../errors'

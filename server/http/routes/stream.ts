@@ -4,7 +4,7 @@
 // alter an evaluation). The hub (streams/hub.ts) does the fan-out; this module opens subscribers.
 import { t } from 'elysia'
 import type { Server } from 'bun'
-import { AppError, validationError } from '../../services/errors'
+import { AppError, validationError } from '../../errors'
 import type { Permission } from '../../services/tokens'
 import { Subscriber, type StreamKind } from '../../streams/sse'
 import type { AppDeps } from '../deps'

@@ -2,7 +2,7 @@
 // (one flag's hourly buckets). The server's own counts come from every evaluation surface (usage/).
 import { t } from 'elysia'
 import { MAX_REPORTED, MAX_USAGE_RANGE_DAYS, MAX_USAGE_ROWS } from '../../services/usage'
-import { validationError } from '../../services/errors'
+import { validationError } from '../../errors'
 import { parseIsoDate } from '../../engine/dates'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'

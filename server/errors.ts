@@ -1,5 +1,5 @@
 // The one error type services throw; the HTTP layer turns it into `{ error, code, details? }`.
-import { placeOf } from '../engine/issue-labels'
+import { placeOf } from './engine/issue-labels'
 
 export class AppError extends Error {
   constructor(

@@ -1,5 +1,5 @@
 // Roles and what each may do (teams.md §1-2). Pure: shared with the console.
-import type { Permission } from '../services/permissions'
+import type { Permission } from './permissions'
 
 export const INSTANCE_ROLES = ['owner', 'admin', 'member'] as const
 export type InstanceRole = (typeof INSTANCE_ROLES)[number]
