@@ -21,6 +21,9 @@ export class Bucketer {
   }
 
   bucket(attributeValue: string): number {
-    return (murmur3After(this.prefix, attributeValue) % 10000) / 100
+    // `>>> 0` again: the hash is already an unsigned 32-bit integer, but murmur3After also returns from a
+    // fallback path, and without this V8 types the result as any number and takes a floating-point modulo
+    // (a C call, a fifth of an SDK evaluation on Node) instead of an integer one.
+    return ((murmur3After(this.prefix, attributeValue) >>> 0) % 10000) / 100
   }
 }
