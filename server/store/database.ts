@@ -53,6 +53,9 @@ function openSqliteIn(path: string): Database {
   // database exists per connection, so it gets one connection for both.)
   const writer = open()
   const reader = path === ':memory:' ? writer : open()
+  // A write on the reader would wait behind any open transaction until "database is locked", with the
+  // event loop blocked meanwhile: refused at once instead, so such a write fails its first test.
+  if (reader !== writer) reader.exec('PRAGMA query_only = ON')
   const writeDb = drizzleSqlite(writer, { schema: sqliteSchema })
   const migrations = migrationsFolder('sqlite')
   try {

@@ -53,23 +53,26 @@ export async function startWithPeople(specs: PersonSpec[], opts: { instances?: n
   const passwordHash = await Bun.password.hash(PASSWORD)
   const now = new Date().toISOString()
   try {
-    for (const p of specs) {
-      const id = crypto.randomUUID()
-      ids[p.email] = id
-      await store.users.insert(store.db, {
-        id, email: p.email, name: p.email.split('@')[0]!, instanceRole: p.instanceRole ?? 'member', disabled: false, passwordHash,
-        totpSecret: null, totpPending: null, totpLastStep: null, recoveryCodes: [], sso: false, createdAt: now, updatedAt: now, lastLoginAt: null,
-      })
-      if (p.role) await store.users.putMembership(store.db, { projectId: 'default', userId: id, role: p.role, environments: p.environments ?? {}, via: 'project', createdAt: now })
-      if (p.token) {
-        const token = personalToken()
-        tokens[p.email] = token
-        await store.tokens.insert(store.db, {
-          hash: hashToken(token), projectId: 'default', name: `personal ${p.email}`, tokenPrefix: tokenPrefixOf(token), permissions: p.token,
-          expiresAt: null, createdAt: now, lastUsedAt: null, ownerUserId: id, environments: null,
+    // One transaction: writes go through the writer connection (the store's reader refuses them).
+    await store.transaction(async (tx) => {
+      for (const p of specs) {
+        const id = crypto.randomUUID()
+        ids[p.email] = id
+        await store.users.insert(tx, {
+          id, email: p.email, name: p.email.split('@')[0]!, instanceRole: p.instanceRole ?? 'member', disabled: false, passwordHash,
+          totpSecret: null, totpPending: null, totpLastStep: null, recoveryCodes: [], sso: false, createdAt: now, updatedAt: now, lastLoginAt: null,
         })
+        if (p.role) await store.users.putMembership(tx, { projectId: 'default', userId: id, role: p.role, environments: p.environments ?? {}, via: 'project', createdAt: now })
+        if (p.token) {
+          const token = personalToken()
+          tokens[p.email] = token
+          await store.tokens.insert(tx, {
+            hash: hashToken(token), projectId: 'default', name: `personal ${p.email}`, tokenPrefix: tokenPrefixOf(token), permissions: p.token,
+            expiresAt: null, createdAt: now, lastUsedAt: null, ownerUserId: id, environments: null,
+          })
+        }
       }
-    }
+    })
   } finally {
     await database.close()
   }

@@ -124,9 +124,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     })
 
     test('server keys: the first value written wins, for every caller', async () => {
-      const values = await Promise.all(['one', 'two', 'three'].map((v) => store.serverKeys.getOrCreate(store.db, 'k', v)))
+      const values = await Promise.all(['one', 'two', 'three'].map((v) => store.transaction((tx) => store.serverKeys.getOrCreate(tx, 'k', v))))
       expect(new Set(values).size).toBe(1)
-      expect(await store.serverKeys.getOrCreate(store.db, 'k', 'later')).toBe(values[0]!)
+      expect(await store.transaction((tx) => store.serverKeys.getOrCreate(tx, 'k', 'later'))).toBe(values[0]!)
     })
 
     test('schedules: each claim marks exactly one due row; overlapping claims take distinct rows; a row leaves pending once', async () => {
@@ -158,8 +158,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       // Retention: finished rows before the cut go, pending ones and later ones stay.
       await store.transaction((tx) => store.schedules.insert(tx, row('still-pending', at(-10))))
       const cut = at(60_000)
-      expect(await store.schedules.pruneFinished(store.db, at(-3_600_000))).toBe(0)
-      expect(await store.schedules.pruneFinished(store.db, cut)).toBe(6)
+      expect(await store.transaction((tx) => store.schedules.pruneFinished(tx, at(-3_600_000)))).toBe(0)
+      expect(await store.transaction((tx) => store.schedules.pruneFinished(tx, cut))).toBe(6)
       expect((await store.schedules.page(store.db, 'p1', {}, 100, 0)).rows.map((r) => r.id)).toEqual(['still-pending'])
     })
 

@@ -26,3 +26,13 @@ test('SQLite: reads outside a transaction never see another transaction uncommit
   expect((await store.flags.get(store.db, 'p', 'k'))?.version).toBe(1)
   await database.close()
 })
+
+test('SQLite: the reader connection refuses writes at once (every write goes through a transaction)', async () => {
+  const database = await openDatabase(tempSqliteUrl('flagship-ro-'))
+  const store = createStore(database)
+  const row = { projectId: 'p', key: 'k', body: { enabled: true, value: 1 }, version: 1, createdAt: 'now', updatedAt: 'now' }
+  await expect(store.flags.insert(store.db, row)).rejects.toThrow(/readonly|read-only/i)
+  await store.transaction(async (db) => store.flags.insert(db, row))
+  expect((await store.flags.get(store.db, 'p', 'k'))?.version).toBe(1)
+  await database.close()
+})
