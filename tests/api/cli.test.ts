@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { printedToken, runCli } from '../helpers/cli'
 import { api, startServer, type TestServer } from '../helpers/server'
+import { until } from '../helpers/until'
 
 let srv: TestServer
 const received: any[] = []
@@ -27,16 +28,6 @@ afterAll(async () => {
 })
 
 const cli = (...args: string[]) => runCli(srv, ...args)
-
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v !== undefined) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(50)
-  }
-}
 
 const auditOf = async (token: string, type: string) =>
   (await api(srv, 'GET', `/api/v1/audit?resource_type=${type}`, { token })).body.entries as any[]

@@ -7,6 +7,7 @@ import type { Server } from 'bun'
 import { api, createToken, startServer, type TestServer } from '../helpers/server'
 import { openSse, type SseStream } from '../helpers/sse'
 import { parsePrometheus, type Exposition } from '../helpers/prometheus'
+import { until } from '../helpers/until'
 
 const cleanups: (() => unknown)[] = []
 afterAll(async () => {
@@ -21,16 +22,6 @@ const metrics = async (srv: TestServer): Promise<{ text: string; e: Exposition }
   const { status, text } = await scrape(srv)
   expect(status).toBe(200)
   return { text, e: parsePrometheus(text) }
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(25)
-  }
 }
 
 const suffix = () => crypto.randomUUID().slice(0, 8)

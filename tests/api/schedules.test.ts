@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Server } from 'bun'
 import { api, createToken, startServer, type TestServer } from '../helpers/server'
 import { openSse, type SseStream } from '../helpers/sse'
+import { until } from '../helpers/until'
 
 let srv: TestServer
 let admin: string
@@ -38,16 +39,6 @@ afterAll(async () => {
 
 const call = async (method: string, path: string, body?: unknown, token = admin) => api(srv, method, path, { token, body })
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString()
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 6000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(20)
-  }
-}
 
 /** Waits until the schedule has left `pending`; returns it with the moment the test first saw that. */
 async function finished(server: TestServer, id: string, ms = 6000) {

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import type { Server } from 'bun'
 import { api, startServer, type TestServer } from '../helpers/server'
+import { until } from '../helpers/until'
 
 interface Hit {
   at: number
@@ -46,16 +47,6 @@ function receiver(answer: (n: number, hit: Hit) => number | 'hang' = () => 200) 
   })
   cleanups.push(() => srv.stop(true))
   return { hits, url: `http://127.0.0.1:${srv.port}/hook` }
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000, every = 25): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(every)
-  }
 }
 
 const hmac = (body: string, secret: string) => createHmac('sha256', secret).update(body).digest('hex')

@@ -6,21 +6,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createServer, type Server as TcpServer, type Socket } from 'node:net'
 import { printedToken, runCli } from '../helpers/cli'
 import { api, startServer, type TestServer } from '../helpers/server'
+import { until } from '../helpers/until'
 
 const cleanups: (() => unknown)[] = []
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c()
 })
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(20)
-  }
-}
 
 /** Accepts TCP connections and never answers. */
 async function blackHole(): Promise<string> {
