@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import pkg from '../../package.json'
+import { startProcess } from '../helpers/child-process'
 import { tempDir } from '../helpers/temp'
 
 const ROOT = join(import.meta.dir, '..', '..')
@@ -31,22 +32,17 @@ afterAll(async () => {
 /** Starts the binary from a folder of its own with only a minimal PATH; resolves once it listens. */
 async function start(): Promise<{ url: string; output: () => string; stop(): Promise<void> }> {
   const began = performance.now()
-  const proc = Bun.spawn([binary], { cwd: tempDir('flagship-binary-cwd-'), env: { PATH: '/usr/bin:/bin', HOST: '127.0.0.1', PORT: '0' }, stdout: 'pipe', stderr: 'pipe' })
+  const started = await startProcess('the binary', [binary], {
+    cwd: tempDir('flagship-binary-cwd-'), env: { PATH: '/usr/bin:/bin', HOST: '127.0.0.1', PORT: '0' },
+    ready: /"msg":"listening"[^\n]*"port":(\d+)/, timeoutMs: 30_000,
+  })
+  const proc = started.proc
   running = proc
-  let out = ''
-  for (const stream of [proc.stdout, proc.stderr]) void (async () => { for await (const chunk of stream as ReadableStream<Uint8Array>) out += new TextDecoder().decode(chunk) })()
-  let port = 0
-  while (!port) {
-    const m = /"msg":"listening"[^\n]*"port":(\d+)/.exec(out)
-    if (m) port = Number(m[1])
-    else if (proc.exitCode !== null) throw new Error(`the binary exited with ${proc.exitCode}:\n${out}`)
-    else if (performance.now() - began > 30_000) throw new Error(`the binary did not start:\n${out}`)
-    else await Bun.sleep(10)
-  }
+  const port = Number(started.match[1])
   console.log(`[binary] listening ${Math.round(performance.now() - began)} ms after it was started`)
   return {
     url: `http://127.0.0.1:${port}`,
-    output: () => out,
+    output: started.output,
     async stop() {
       proc.kill('SIGTERM')
       await proc.exited

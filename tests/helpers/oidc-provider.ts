@@ -2,7 +2,7 @@
 // in through its pages the way a browser does: following redirects with a cookie jar and posting its
 // login and consent forms.
 import { join } from 'node:path'
-import type { Subprocess } from 'bun'
+import { startProcess } from './child-process'
 import { startServer, type TestServer } from './server'
 
 export interface ProviderAccount {
@@ -31,7 +31,7 @@ export interface ProviderOptions {
 export async function startOidcProvider(opts: ProviderOptions): Promise<TestProvider> {
   const clientId = 'flagship-test'
   const clientSecret = `secret-${crypto.randomUUID()}`
-  const proc: Subprocess = Bun.spawn(['node', join(import.meta.dir, 'oidc-provider.mjs')], {
+  const started = await startProcess('oidc-provider', ['node', join(import.meta.dir, 'oidc-provider.mjs')], {
     env: {
       ...process.env,
       OIDC_TEST_PROVIDER: JSON.stringify({
@@ -40,27 +40,10 @@ export async function startOidcProvider(opts: ProviderOptions): Promise<TestProv
         conformIdTokenClaims: opts.conformIdTokenClaims ?? false,
       }),
     },
-    stdout: 'pipe',
-    stderr: 'pipe',
+    ready: /oidc-provider listening (\S+)/,
+    timeoutMs: 30_000,
   })
-  let out = ''
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder()
-    for await (const chunk of stream) out += decoder.decode(chunk)
-  }
-  void pump(proc.stdout as ReadableStream<Uint8Array>)
-  void pump(proc.stderr as ReadableStream<Uint8Array>)
-  const deadline = Date.now() + 30_000
-  let issuer = ''
-  while (!issuer) {
-    const m = /oidc-provider listening (\S+)/.exec(out)
-    if (m) issuer = m[1]
-    else if (proc.exitCode !== null) throw new Error(`oidc-provider exited with ${proc.exitCode}:\n${out}`)
-    else if (Date.now() > deadline) {
-      proc.kill('SIGKILL')
-      throw new Error(`oidc-provider did not start in time:\n${out}`)
-    } else await Bun.sleep(25)
-  }
+  const issuer = started.match[1]!
   return {
     issuer,
     clientId,
@@ -69,14 +52,7 @@ export async function startOidcProvider(opts: ProviderOptions): Promise<TestProv
       const res = await fetch(`${issuer}/test/accounts`, { method: 'POST', body: JSON.stringify(accounts) })
       if (res.status !== 204) throw new Error(`setting provider accounts failed: ${res.status}`)
     },
-    async stop() {
-      if (proc.exitCode === null) {
-        proc.kill('SIGTERM')
-        await Promise.race([proc.exited, Bun.sleep(3000)])
-        if (proc.exitCode === null) proc.kill('SIGKILL')
-        await proc.exited
-      }
-    },
+    stop: () => started.stop(3000),
   }
 }
 

@@ -1,6 +1,7 @@
 // Starts the real service as a child process (as `npm start` does) on a free port with a fresh database.
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { startProcess } from './child-process'
 import { createTestDatabase, type TestDatabase } from './postgres'
 import { tempDir } from './temp'
 
@@ -44,7 +45,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   let ownDatabase: TestDatabase | undefined
   if (!opts.env?.DATABASE_URL && !opts.databaseUrl && !opts.dbPath && TEST_STORE === 'postgres') ownDatabase = await createTestDatabase()
   const databaseUrl = opts.env?.DATABASE_URL ?? opts.databaseUrl ?? ownDatabase?.url ?? `sqlite:${dbPath}`
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'server', 'index.ts')], {
+  const started = await startProcess('server', [process.execPath, join(ROOT, 'server', 'index.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -56,29 +57,11 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       ...opts.env,
       DATABASE_URL: databaseUrl,
     },
-    stdout: 'pipe',
-    stderr: 'pipe',
+    ready: /"msg":"listening"[^\n]*"port":(\d+)/,
+    timeoutMs: 60_000,
   })
-  let out = ''
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder()
-    for await (const chunk of stream) out += decoder.decode(chunk)
-  }
-  void pump(proc.stdout as ReadableStream<Uint8Array>)
-  void pump(proc.stderr as ReadableStream<Uint8Array>)
-
-  const deadline = Date.now() + 60_000
-  let port = 0
-  while (!port) {
-    const m = /"msg":"listening"[^\n]*"port":(\d+)/.exec(out)
-    if (m) port = Number(m[1])
-    else if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}:\n${out}`)
-    else if (Date.now() > deadline) {
-      proc.kill('SIGKILL')
-      throw new Error(`server did not start in time:\n${out}`)
-    }
-    else await Bun.sleep(25)
-  }
+  const proc = started.proc
+  const port = Number(started.match[1])
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -86,14 +69,9 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     dbPath,
     databaseUrl,
     process: proc,
-    output: () => out,
+    output: started.output,
     async stop() {
-      if (proc.exitCode === null) {
-        proc.kill('SIGTERM')
-        await Promise.race([proc.exited, Bun.sleep(5000)])
-        if (proc.exitCode === null) proc.kill('SIGKILL')
-        await proc.exited
-      }
+      await started.stop()
       await ownDatabase?.drop()
     },
     /** SIGKILL; the database is kept (a restart may reuse it) and dropped by a later stop() */
