@@ -1,7 +1,8 @@
 // The console's table: scrolls sideways when wide, turns into labelled cards on narrow screens (`data-label`
 // on each cell), and has a caption for assistive technology.
 import type { ReactNode } from 'react'
-import { dateTime, relativeTime } from '../format'
+import { Link } from '../router'
+import { RelativeTime } from './RelativeTime'
 
 /** a column heading; `hidden` ones (e.g. "Actions") are read out but not shown */
 export type Column = string | { label: string; hidden: true }
@@ -43,10 +44,20 @@ export function DataTable({ caption, columns, className, children }: Props) {
 export function LastChangeCell({ doc }: { doc: { version: number; updated_at: string } }) {
   return (
     <td data-label="Last change">
-      <time dateTime={doc.updated_at} title={dateTime(doc.updated_at)}>
-        {relativeTime(doc.updated_at)}
-      </time>
+      <RelativeTime at={doc.updated_at} />
       <div className="muted small">v{doc.version}</div>
+    </td>
+  )
+}
+
+/** A list row's first cell: the resource's key, linking to its page; `children` stand under it. */
+export function KeyCell({ label, to, name, children }: { label: string; to: string; name: string; children?: ReactNode }) {
+  return (
+    <td data-label={label}>
+      <Link to={to} className="row-title">
+        {name}
+      </Link>
+      {children}
     </td>
   )
 }

@@ -5,9 +5,9 @@
 import { useState, type FormEvent, type ReactNode } from 'react'
 import type { QueryKey } from '@tanstack/react-query'
 import { navigate, useLeaveGuard } from '../router'
-import { dateTime, relativeTime } from '../format'
 import { ChangedNotice } from './ChangedNotice'
 import { changedFields, useVersionedSave, type Doc } from './ConflictDialog'
+import { RelativeTime } from './RelativeTime'
 import { SaveBar } from './SaveBar'
 import { ProposeDialog, useProtectedEnvironments } from '../pages/changes/ProposeDialog'
 import type { ItemInput } from '../change-requests-api'
@@ -132,9 +132,7 @@ export function VersionStamp({ doc }: { doc: Doc & { updated_at: string } }) {
   return (
     <>
       version {doc.version} · changed{' '}
-      <time dateTime={doc.updated_at} title={dateTime(doc.updated_at)}>
-        {relativeTime(doc.updated_at)}
-      </time>
+      <RelativeTime at={doc.updated_at} />
     </>
   )
 }

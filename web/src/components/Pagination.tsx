@@ -1,4 +1,6 @@
 // Previous/next paging with a page-size picker.
+import { Options } from './Options'
+
 export const PAGE_SIZES = [25, 50, 100] as const
 
 interface Props {
@@ -21,11 +23,7 @@ export function Pagination({ offset, limit, total, onChange, label = 'Pagination
       <label className="inline-field">
         <span>Per page</span>
         <select value={limit} onChange={(e) => onChange(0, Number(e.target.value))}>
-          {PAGE_SIZES.map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
+          <Options values={PAGE_SIZES} />
         </select>
       </label>
       <div className="btn-group">

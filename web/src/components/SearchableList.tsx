@@ -1,9 +1,8 @@
 // A list page's body: search box, loading/error/empty states, the caller's table for the rows shown, paging.
 import type { ReactNode } from 'react'
 import type { PagedList } from '../queries'
-import { ErrorMessage } from './ErrorMessage'
-import { Pagination } from './Pagination'
-import { Empty, Loading } from './State'
+import { ListStates } from './ListStates'
+import { Empty } from './State'
 
 interface Props<T> {
   list: PagedList<T>
@@ -28,23 +27,16 @@ export function SearchableList<T>({ list, noun, searchPlaceholder, empty, notice
         </label>
       </div>
       {notice}
-      {query.isError && <ErrorMessage error={query.error} title={`Could not load ${noun.many}`} />}
-      {query.isPending ? (
-        <Loading label={`Loading ${noun.many}…`} />
-      ) : !query.data ? null : !total ? (
-        list.searching ? <Empty title={`No ${noun.many} match “${search.trim()}”`} /> : empty
-      ) : (
-        <>
-          {children(rows)}
-          <Pagination
-            offset={page.offset}
-            limit={page.limit}
-            total={total}
-            onChange={(offset, limit) => list.setPage({ offset, limit })}
-            label={`${noun.one.charAt(0).toUpperCase()}${noun.one.slice(1)} pages`}
-          />
-        </>
-      )}
+      {/* the count and rows come from the list (a search filters what was read), not from the read itself */}
+      <ListStates<unknown>
+        query={query}
+        what={noun.many}
+        none={() => !total}
+        empty={list.searching ? <Empty title={`No ${noun.many} match “${search.trim()}”`} /> : empty}
+        paging={{ page, total: () => total ?? 0, onChange: list.setPage, label: `${noun.one.charAt(0).toUpperCase()}${noun.one.slice(1)} pages` }}
+      >
+        {() => children(rows)}
+      </ListStates>
     </>
   )
 }

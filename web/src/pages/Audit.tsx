@@ -5,13 +5,14 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { RESOURCE_TYPES, type AuditAction, type AuditEntry, type AuditFilter } from '../api'
 import { adminQueries } from '../queries'
 import { Link, navigate, pathFor, useSearch } from '../router'
-import { dateTime, jsonEqual, relativeTime } from '../format'
+import { dateTime, jsonEqual } from '../format'
 import { DataTable } from '../components/DataTable'
 import { Dialog } from '../components/Dialog'
 import { DiffView } from '../components/DiffView'
-import { ErrorMessage } from '../components/ErrorMessage'
-import { Pagination } from '../components/Pagination'
-import { Empty, Loading, PageHeader } from '../components/State'
+import { ListStates } from '../components/ListStates'
+import { Options } from '../components/Options'
+import { RelativeTime } from '../components/RelativeTime'
+import { Empty, PageHeader } from '../components/State'
 
 const ACTIONS: AuditAction[] = ['create', 'update', 'delete', 'archive', 'restore', 'rollback']
 
@@ -107,32 +108,12 @@ export function Audit() {
     <>
       <PageHeader title="Audit log" subtitle="Every change, who made it, and what it changed. Newest first." />
       <form className="card filters" onSubmit={submit} aria-label="Audit filters">
-        <label className="field">
-          <span className="field-label">Resource type</span>
-          <select value={form.resource_type} onChange={(e) => set({ resource_type: e.target.value })}>
-            <option value="">Any</option>
-            {RESOURCE_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </label>
+        <AnyOf label="Resource type" value={form.resource_type} values={RESOURCE_TYPES} onChange={(resource_type) => set({ resource_type })} />
         <label className="field">
           <span className="field-label">Resource key</span>
           <input value={form.resource_key} onChange={(e) => set({ resource_key: e.target.value })} className="mono" />
         </label>
-        <label className="field">
-          <span className="field-label">Action</span>
-          <select value={form.action} onChange={(e) => set({ action: e.target.value })}>
-            <option value="">Any</option>
-            {ACTIONS.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </select>
-        </label>
+        <AnyOf label="Action" value={form.action} values={ACTIONS} onChange={(action) => set({ action })} />
         <label className="field">
           <span className="field-label">Actor</span>
           <input value={form.actor} onChange={(e) => set({ actor: e.target.value })} placeholder="ff_defa_AbCd or someone@example.com" className="mono" />
@@ -161,21 +142,19 @@ export function Audit() {
           </button>
         </div>
       </form>
-      {audit.isLoading ? (
-        <Loading label="Loading the audit log…" />
-      ) : audit.isError ? (
-        <ErrorMessage error={audit.error} title="Could not load the audit log" />
-      ) : !audit.data?.entries.length ? (
-        <Empty title={filtered ? 'No entries match these filters' : 'No changes recorded yet'} />
-      ) : (
-        <>
+      <ListStates
+        query={audit}
+        what="the audit log"
+        none={(data) => !data.entries.length}
+        empty={<Empty title={filtered ? 'No entries match these filters' : 'No changes recorded yet'} />}
+        paging={{ page, total: (data) => data.total, onChange: (p) => go(applied, p.offset, p.limit), label: 'Audit pages' }}
+      >
+        {({ entries }) => (
           <DataTable caption="Audit entries" className={audit.isPlaceholderData ? 'loading' : undefined} columns={['When', 'Action', 'Resource', 'Actor', { label: 'Details', hidden: true }]}>
-            {audit.data.entries.map((e, i) => (
+            {entries.map((e, i) => (
               <tr key={e.id ?? `${e.timestamp}-${i}`}>
                 <td data-label="When">
-                  <time dateTime={e.timestamp} title={dateTime(e.timestamp)}>
-                    {relativeTime(e.timestamp)}
-                  </time>
+                  <RelativeTime at={e.timestamp} />
                   <div className="muted small">{dateTime(e.timestamp)}</div>
                 </td>
                 <td data-label="Action">
@@ -196,9 +175,8 @@ export function Audit() {
               </tr>
             ))}
           </DataTable>
-          <Pagination offset={page.offset} limit={page.limit} total={audit.data.total} onChange={(o, l) => go(applied, o, l)} label="Audit pages" />
-        </>
-      )}
+        )}
+      </ListStates>
       {open && (
         <Dialog title={`${open.action} ${open.resource_type} “${open.resource_key}”`} onClose={() => setOpen(null)} wide>
           <p className="muted">
@@ -208,6 +186,19 @@ export function Audit() {
         </Dialog>
       )}
     </>
+  )
+}
+
+/** A filter that is one of `values`, or none ("Any"). */
+function AnyOf({ label, value, values, onChange }: { label: string; value: string; values: readonly string[]; onChange: (value: string) => void }) {
+  return (
+    <label className="field">
+      <span className="field-label">{label}</span>
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">Any</option>
+        <Options values={values} />
+      </select>
+    </label>
   )
 }
 

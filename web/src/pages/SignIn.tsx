@@ -1,13 +1,14 @@
 // Sign-in: email and password (then a two-factor code when the account has one), the single sign-on
 // button when the service has a provider, and an API token for automation (checked with GET /me, kept in
 // sessionStorage only). On an instance without any user yet it offers the first-run setup instead.
-import { useEffect, useState, type FormEvent } from 'react'
+import { useEffect, useState } from 'react'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { ApiError, api, tokenStore } from '../api'
 import { Link, navigate } from '../router'
 import { takeEndedReason, useToken } from '../session'
 import { teamsApi, teamsKeys } from '../teams-api'
-import { ErrorMessage } from '../components/ErrorMessage'
+import { Field } from '../components/Field'
+import { PublicCard, SubmitRow, useSubmit } from '../components/PublicForm'
 import { safeReturnTo } from '../../../server/identity/oidc-return-to'
 
 /** What the callback's `sso_error` means, in words (the server never puts its reasons in the URL). */
@@ -50,48 +51,41 @@ export function SignIn() {
   const people = !!m && !m.setup_needed
 
   return (
-    <main className="center-page">
-      <div className="card signin">
-        <div className="brand brand-large">
-          <span className="brand-mark" aria-hidden="true">⚑</span>
-          <span className="brand-name">Flagship</span>
+    <PublicCard title="Sign in to the console">
+      {ended && (
+        <div className="alert alert-info" role="status">
+          {ended}
         </div>
-        <h1>Sign in to the console</h1>
-        {ended && (
-          <div className="alert alert-info" role="status">
-            {ended}
-          </div>
-        )}
-        {ssoError && (
-          <div className="alert alert-error" role="alert">
-            <strong>Single sign-on failed.</strong> {SSO_ERRORS[ssoError] ?? 'Try again.'}
-          </div>
-        )}
-        {m?.setup_needed && (
-          <div className="alert alert-info" role="status">
-            No one has set up this Flagship yet. <Link to="/setup">Set up the first owner account</Link> with the setup code from the service’s log.
-          </div>
-        )}
-        {people && <PasswordForm onSignedIn={signedIn} />}
-        {people && m.oidc.length > 0 && (
-          <div className="sso-buttons">
-            {m.oidc.map((p) => (
-              <a key={p.id} className="btn btn-block" href={ssoStartUrl(returnTo)}>
-                Continue with {p.name}
-              </a>
-            ))}
-          </div>
-        )}
-        {methods.isLoading ? null : people ? (
-          <details className="token-signin">
-            <summary>Use an API token</summary>
-            <TokenForm onSignedIn={signedIn} submitLabel="Sign in with token" />
-          </details>
-        ) : (
-          <TokenForm onSignedIn={signedIn} submitLabel="Sign in" />
-        )}
-      </div>
-    </main>
+      )}
+      {ssoError && (
+        <div className="alert alert-error" role="alert">
+          <strong>Single sign-on failed.</strong> {SSO_ERRORS[ssoError] ?? 'Try again.'}
+        </div>
+      )}
+      {m?.setup_needed && (
+        <div className="alert alert-info" role="status">
+          No one has set up this Flagship yet. <Link to="/setup">Set up the first owner account</Link> with the setup code from the service’s log.
+        </div>
+      )}
+      {people && <PasswordForm onSignedIn={signedIn} />}
+      {people && m.oidc.length > 0 && (
+        <div className="sso-buttons">
+          {m.oidc.map((p) => (
+            <a key={p.id} className="btn btn-block" href={ssoStartUrl(returnTo)}>
+              Continue with {p.name}
+            </a>
+          ))}
+        </div>
+      )}
+      {methods.isLoading ? null : people ? (
+        <details className="token-signin">
+          <summary>Use an API token</summary>
+          <TokenForm onSignedIn={signedIn} submitLabel="Sign in with token" />
+        </details>
+      ) : (
+        <TokenForm onSignedIn={signedIn} submitLabel="Sign in" />
+      )}
+    </PublicCard>
   )
 }
 
@@ -100,45 +94,35 @@ function PasswordForm({ onSignedIn }: { onSignedIn: () => void }) {
   const [password, setPassword] = useState('')
   const [totp, setTotp] = useState('')
   const [needTotp, setNeedTotp] = useState(false)
-  const [error, setError] = useState<unknown>(null)
-  const [pending, setPending] = useState(false)
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault()
-    setPending(true)
-    setError(null)
+  const { submit, error, pending } = useSubmit(async () => {
     try {
       await teamsApi.login({ email: email.trim(), password, ...(needTotp && { totp: totp.trim() }) })
-      onSignedIn()
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'TOTP_REQUIRED' && !needTotp) setNeedTotp(true)
-      else setError(err)
-    } finally {
-      setPending(false)
+      // the account has two factors: ask for the code (not an error), then send both
+      if (err instanceof ApiError && err.code === 'TOTP_REQUIRED' && !needTotp) return setNeedTotp(true)
+      throw err
     }
-  }
+    onSignedIn()
+  })
 
   return (
     <form className="form" onSubmit={submit} aria-label="Sign in with your account" noValidate>
-      <div className="field">
-        <label htmlFor="signin-email">Email</label>
-        <input id="signin-email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus required />
-      </div>
-      <div className="field">
-        <label htmlFor="signin-password">Password</label>
-        <input id="signin-password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
-      </div>
+      <Field id="signin-email" label="Email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus required />
+      <Field id="signin-password" label="Password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
       {needTotp && (
-        <div className="field">
-          <label htmlFor="signin-totp">Two-factor code</label>
-          <input id="signin-totp" inputMode="numeric" autoComplete="one-time-code" value={totp} onChange={(e) => setTotp(e.target.value)} autoFocus className="mono" />
-          <p className="hint">The 6-digit code from your authenticator app, or one of your recovery codes.</p>
-        </div>
+        <Field
+          id="signin-totp"
+          label="Two-factor code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          value={totp}
+          onChange={(e) => setTotp(e.target.value)}
+          autoFocus
+          className="mono"
+          hint="The 6-digit code from your authenticator app, or one of your recovery codes."
+        />
       )}
-      <ErrorMessage error={error} title="Sign-in failed" />
-      <button type="submit" className="btn btn-primary btn-block" disabled={pending}>
-        {pending ? 'Signing in…' : 'Sign in'}
-      </button>
+      <SubmitRow error={error} errorTitle="Sign-in failed" pending={pending} label="Sign in" pendingLabel="Signing in…" />
     </form>
   )
 }
@@ -146,25 +130,13 @@ function PasswordForm({ onSignedIn }: { onSignedIn: () => void }) {
 function TokenForm({ onSignedIn, submitLabel }: { onSignedIn: () => void; submitLabel: string }) {
   const [token, setToken] = useState('')
   const [show, setShow] = useState(false)
-  const [error, setError] = useState<unknown>(null)
-  const [pending, setPending] = useState(false)
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault()
+  const { submit, error, pending } = useSubmit(async () => {
     const t = token.trim()
-    if (!t) return setError(new Error('Paste an access token first.'))
-    setPending(true)
-    setError(null)
-    try {
-      await api.me(t)
-      tokenStore.set(t)
-      onSignedIn()
-    } catch (err) {
-      setError(err)
-    } finally {
-      setPending(false)
-    }
-  }
+    if (!t) throw new Error('Paste an access token first.')
+    await api.me(t)
+    tokenStore.set(t)
+    onSignedIn()
+  })
 
   return (
     <form className="form" onSubmit={submit} aria-label="API token sign-in" noValidate>
@@ -178,10 +150,7 @@ function TokenForm({ onSignedIn, submitLabel }: { onSignedIn: () => void; submit
           </button>
         </div>
       </div>
-      <ErrorMessage error={error} title="Sign-in failed" />
-      <button type="submit" className="btn btn-primary btn-block" disabled={pending}>
-        {pending ? 'Checking…' : submitLabel}
-      </button>
+      <SubmitRow error={error} errorTitle="Sign-in failed" pending={pending} label={submitLabel} pendingLabel="Checking…" />
       <p className="muted small">
         The first admin token is printed once when the service starts on an empty database, or create one on the server with <code>npm run cli -- tokens create --project default --name admin --permissions '*'</code>.
       </p>

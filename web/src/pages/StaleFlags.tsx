@@ -5,14 +5,14 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { keys, type ListedFlag, type PageParams } from '../api'
 import { insightApi } from '../insight-api'
 import { staleQueries } from '../queries'
-import { Link, pathFor } from '../router'
+import { pathFor } from '../router'
 import { useSession } from '../session'
 import { plural } from '../format'
 import { useApiMutation } from '../mutations'
-import { DataTable, LastChangeCell } from '../components/DataTable'
+import { DataTable, KeyCell, LastChangeCell } from '../components/DataTable'
 import { ErrorMessage } from '../components/ErrorMessage'
-import { Pagination } from '../components/Pagination'
-import { Empty, Loading, PageHeader } from '../components/State'
+import { ListStates } from '../components/ListStates'
+import { Empty, PageHeader } from '../components/State'
 import { FlagTabs } from './flags/FlagTabs'
 import { LastEvaluatedCell } from './flags/UsageCells'
 
@@ -31,7 +31,6 @@ export function StaleFlags() {
   const archive = useApiMutation(insightApi.archiveFlag, [keys.flags], (r) => setDone({ key: r.key, version: r.flag.version, archived: true }))
   const restore = useApiMutation(insightApi.restoreFlag, [keys.flags], (r) => setDone({ key: r.key, version: r.flag.version, archived: false }))
   const busy = (key: string) => archive.isPending && archive.variables?.key === key
-  const rows = query.data?.items ?? []
 
   return (
     <>
@@ -52,21 +51,19 @@ export function StaleFlags() {
       )}
       <ErrorMessage error={archive.error} title="Could not archive the flag" />
       <ErrorMessage error={restore.error} title="Could not restore the flag" />
-      {query.isError && <ErrorMessage error={query.error} title="Could not load the stale flags" />}
-      {query.isPending ? (
-        <Loading label="Loading stale flags…" />
-      ) : !query.data ? null : rows.length === 0 ? (
-        <Empty title="No stale flags">Every flag has been evaluated recently and serves more than one variant.</Empty>
-      ) : (
-        <>
+      <ListStates
+        query={query}
+        what="the stale flags"
+        loadingLabel="Loading stale flags…"
+        none={(data) => data.items.length === 0}
+        empty={<Empty title="No stale flags">Every flag has been evaluated recently and serves more than one variant.</Empty>}
+        paging={{ page, total: (data) => data.total, onChange: setPage, label: 'Stale flag pages' }}
+      >
+        {({ items }) => (
           <DataTable caption="Stale flags" className="stale-table" columns={['Flag', 'Why', 'Last evaluated', 'Last change', ...(can.writeFlags ? [{ label: 'Actions', hidden: true as const }] : [])]}>
-            {rows.map((f: ListedFlag) => (
+            {items.map((f: ListedFlag) => (
               <tr key={f.key}>
-                <td data-label="Flag">
-                  <Link to={pathFor.flag(f.key)} className="row-title">
-                    {f.key}
-                  </Link>
-                </td>
+                <KeyCell label="Flag" to={pathFor.flag(f.key)} name={f.key} />
                 <td data-label="Why">{REASONS[f.stale_reason ?? ''] ?? f.stale_reason}</td>
                 <LastEvaluatedCell flag={f} />
                 <LastChangeCell doc={f} />
@@ -80,9 +77,8 @@ export function StaleFlags() {
               </tr>
             ))}
           </DataTable>
-          <Pagination offset={page.offset} limit={page.limit} total={query.data.total} onChange={(offset, limit) => setPage({ offset, limit })} label="Stale flag pages" />
-        </>
-      )}
+        )}
+      </ListStates>
     </>
   )
 }

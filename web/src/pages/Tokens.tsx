@@ -1,17 +1,19 @@
 // Access tokens: create (plaintext shown once), list by prefix, revoke by hash.
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { api, keys, PERMISSIONS, type Permission, type Token } from '../api'
 import { adminQueries } from '../queries'
 import { useSession } from '../session'
-import { dateTime, localInputToIso, plural, relativeTime } from '../format'
+import { dateTime, localInputToIso, relativeTime } from '../format'
 import { useApiMutation } from '../mutations'
 import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
-import { CopyButton } from '../components/CopyButton'
+import { CopyField } from '../components/CopyButton'
 import { DataTable } from '../components/DataTable'
-import { ErrorMessage } from '../components/ErrorMessage'
 import { FormActions } from '../components/FormActions'
-import { Empty, Loading, PageHeader } from '../components/State'
+import { FormCard } from '../components/FormCard'
+import { ListSection } from '../components/ListStates'
+import { RelativeTime } from '../components/RelativeTime'
+import { Empty, PageHeader } from '../components/State'
 
 const PERMISSION_TEXT: Record<Permission, string> = {
   'read:flags': 'Evaluate and list flags',
@@ -40,27 +42,17 @@ export function Tokens() {
           <p>
             <strong>Copy it now — it will not be shown again.</strong>
           </p>
-          <div className="input-row">
-            <input readOnly value={created.token} aria-label="New token" className="mono" onFocus={(e) => e.target.select()} />
-            <CopyButton text={created.token} label="Copy token" />
-          </div>
+          <CopyField value={created.token} label="New token" copyLabel="Copy token" selectOnFocus />
           <button type="button" className="btn btn-small" onClick={() => setCreated(null)}>
             Done, I saved it
           </button>
         </section>
       )}
       <CreateToken projectId={project.data?.id ?? (me.data as { project_id?: string } | undefined)?.project_id ?? ''} onCreated={setCreated} />
-      <section className="section">
-        <h2 className="section-title">{tokens.data ? plural(tokens.data.length, 'token') : 'Tokens'}</h2>
-        {tokens.isLoading ? (
-          <Loading label="Loading tokens…" />
-        ) : tokens.isError ? (
-          <ErrorMessage error={tokens.error} title="Could not load tokens" />
-        ) : !tokens.data?.length ? (
-          <Empty title="No tokens" />
-        ) : (
+      <ListSection query={tokens} noun={{ one: 'token', many: 'tokens' }} empty={<Empty title="No tokens" />}>
+        {(rows) => (
           <DataTable caption="Tokens" columns={['Name', 'Permissions', 'Created', 'Expires', 'Last used', { label: 'Actions', hidden: true }]}>
-            {tokens.data.map((t) => {
+            {rows.map((t) => {
               const expired = !!t.expires_at && Date.parse(t.expires_at) <= Date.now()
               const mine = t.token_prefix === ownPrefix
               return (
@@ -79,9 +71,7 @@ export function Tokens() {
                     </ul>
                   </td>
                   <td data-label="Created">
-                    <time dateTime={t.created_at} title={dateTime(t.created_at)}>
-                      {relativeTime(t.created_at)}
-                    </time>
+                    <RelativeTime at={t.created_at} />
                   </td>
                   <td data-label="Expires">
                     {t.expires_at ? (
@@ -103,7 +93,7 @@ export function Tokens() {
             })}
           </DataTable>
         )}
-      </section>
+      </ListSection>
       {revoking && (
         <ConfirmDialog title={`Revoke token “${revoking.name}”?`} confirmLabel="Revoke token" {...revoke.dialogProps}>
           <p>
@@ -127,42 +117,38 @@ function CreateToken({ projectId, onCreated }: { projectId: string; onCreated: (
     setName('')
     setExpires('')
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
+  const submit = () => {
     const expires_at = localInputToIso(expires)
     create.mutate({ name: name.trim(), project_id: projectId, permissions, ...(expires_at ? { expires_at } : {}) })
   }
   const toggle = (p: Permission, on: boolean) => setPermissions(on ? [...permissions, p] : permissions.filter((x) => x !== p))
   return (
-    <section className="card">
-      <h2 className="card-title">Create a token</h2>
-      <form className="form" onSubmit={submit}>
-        <div className="row-fields">
-          <label className="field">
-            <span className="field-label">Name</span>
-            <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} placeholder="web frontend (production)" />
-          </label>
-          <label className="field">
-            <span className="field-label">Expires (optional)</span>
-            <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
-          </label>
+    <FormCard title="Create a token" onSubmit={submit}>
+      <div className="row-fields">
+        <label className="field">
+          <span className="field-label">Name</span>
+          <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} placeholder="web frontend (production)" />
+        </label>
+        <label className="field">
+          <span className="field-label">Expires (optional)</span>
+          <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
+        </label>
+      </div>
+      <fieldset className="fieldset">
+        <legend>Permissions</legend>
+        <div className="checkbox-grid">
+          {PERMISSIONS.map((p) => (
+            <label key={p} className="checkbox checkbox-card">
+              <input type="checkbox" checked={permissions.includes(p)} onChange={(e) => toggle(p, e.target.checked)} />
+              <span>
+                <code>{p}</code>
+                <span className="muted small block">{PERMISSION_TEXT[p]}</span>
+              </span>
+            </label>
+          ))}
         </div>
-        <fieldset className="fieldset">
-          <legend>Permissions</legend>
-          <div className="checkbox-grid">
-            {PERMISSIONS.map((p) => (
-              <label key={p} className="checkbox checkbox-card">
-                <input type="checkbox" checked={permissions.includes(p)} onChange={(e) => toggle(p, e.target.checked)} />
-                <span>
-                  <code>{p}</code>
-                  <span className="muted small block">{PERMISSION_TEXT[p]}</span>
-                </span>
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        <FormActions mutation={create} errorTitle="Could not create the token" label="Create token" pendingLabel="Creating…" disabled={!name.trim() || permissions.length === 0} />
-      </form>
-    </section>
+      </fieldset>
+      <FormActions mutation={create} errorTitle="Could not create the token" label="Create token" pendingLabel="Creating…" disabled={!name.trim() || permissions.length === 0} />
+    </FormCard>
   )
 }

@@ -8,9 +8,8 @@ import { Link, pathFor } from '../router'
 import { useSession } from '../session'
 import { plural } from '../format'
 import { DataTable } from '../components/DataTable'
-import { ErrorMessage } from '../components/ErrorMessage'
-import { Pagination } from '../components/Pagination'
-import { Empty, Loading, PageHeader } from '../components/State'
+import { ListStates } from '../components/ListStates'
+import { Empty, PageHeader } from '../components/State'
 import { changeText, ScheduleStatus, ScheduleWhen, useCancelSchedule } from './schedules/parts'
 
 const FILTERS: { status: Status | undefined; label: string }[] = [
@@ -24,7 +23,6 @@ export function Upcoming() {
   const [page, setPage] = useState<PageParams>({ offset: 0, limit: 25 })
   const query = useQuery({ ...scheduleQueries.project(status, page), placeholderData: keepPreviousData })
   const cancel = useCancelSchedule()
-  const rows = query.data?.schedules ?? []
 
   return (
     <>
@@ -47,13 +45,15 @@ export function Upcoming() {
           ))}
         </div>
       </div>
-      {query.isError && <ErrorMessage error={query.error} title="Could not load the scheduled changes" />}
-      {query.isPending ? (
-        <Loading label="Loading scheduled changes…" />
-      ) : !query.data ? null : rows.length === 0 ? (
-        <Empty title={status === 'pending' ? 'Nothing scheduled' : 'No scheduled changes yet'}>Schedule a change from a flag’s page.</Empty>
-      ) : (
-        <>
+      <ListStates
+        query={query}
+        what="the scheduled changes"
+        loadingLabel="Loading scheduled changes…"
+        none={(data) => data.schedules.length === 0}
+        empty={<Empty title={status === 'pending' ? 'Nothing scheduled' : 'No scheduled changes yet'}>Schedule a change from a flag’s page.</Empty>}
+        paging={{ page, total: (data) => data.total, onChange: setPage, label: 'Schedule pages' }}
+      >
+        {({ schedules: rows }) => (
           <DataTable caption="Scheduled changes" className="schedules-table" columns={['When', 'Flag', 'Change', 'Status', 'Note', 'By', ...(can.writeFlags ? [{ label: 'Actions', hidden: true as const }] : [])]}>
             {rows.map((s) => (
               <tr key={s.id}>
@@ -77,9 +77,8 @@ export function Upcoming() {
               </tr>
             ))}
           </DataTable>
-          <Pagination offset={page.offset} limit={page.limit} total={query.data.total} onChange={(offset, limit) => setPage({ offset, limit })} label="Schedule pages" />
-        </>
-      )}
+        )}
+      </ListStates>
       {cancel.dialog}
     </>
   )

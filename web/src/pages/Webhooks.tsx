@@ -1,6 +1,6 @@
 // Webhooks: register (URL, events, optional secret), delete, see how deliveries are going (failing, paused:
 // resume), and inspect recent deliveries.
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { ApiError, EVENT_KINDS, api, keys, type Webhook } from '../api'
 import { adminQueries } from '../queries'
@@ -11,6 +11,9 @@ import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
 import { DataTable } from '../components/DataTable'
 import { ErrorMessage } from '../components/ErrorMessage'
 import { FormActions } from '../components/FormActions'
+import { FormCard } from '../components/FormCard'
+import { ListSection } from '../components/ListStates'
+import { RelativeTime } from '../components/RelativeTime'
 import { Empty, Loading, PageHeader } from '../components/State'
 
 export function Webhooks() {
@@ -22,17 +25,10 @@ export function Webhooks() {
     <>
       <PageHeader title="Webhooks" subtitle="HTTP notifications when flags, configs, segments, tokens or settings change." />
       <CreateWebhook />
-      <section className="section">
-        <h2 className="section-title">{webhooks.data ? plural(webhooks.data.length, 'webhook') : 'Webhooks'}</h2>
-        {webhooks.isLoading ? (
-          <Loading label="Loading webhooks…" />
-        ) : webhooks.isError ? (
-          <ErrorMessage error={webhooks.error} title="Could not load webhooks" />
-        ) : !webhooks.data?.length ? (
-          <Empty title="No webhooks yet">Register one above to be told about changes.</Empty>
-        ) : (
+      <ListSection query={webhooks} noun={{ one: 'webhook', many: 'webhooks' }} empty={<Empty title="No webhooks yet">Register one above to be told about changes.</Empty>}>
+        {(rows) => (
           <ul className="card-list">
-            {webhooks.data.map((w) => (
+            {rows.map((w) => (
               <li key={w.id} className="card webhook">
                 <div className="webhook-head">
                   <div className="webhook-url">
@@ -58,7 +54,7 @@ export function Webhooks() {
             ))}
           </ul>
         )}
-      </section>
+      </ListSection>
       {deleting && (
         <ConfirmDialog title="Delete webhook?" confirmLabel="Delete webhook" {...del.dialogProps}>
           <p>
@@ -133,9 +129,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                     {d.last_error && <div className="muted small break">{d.last_error}</div>}
                   </td>
                   <td data-label="When">
-                    <time dateTime={d.created_at} title={dateTime(d.created_at)}>
-                      {relativeTime(d.created_at)}
-                    </time>
+                    <RelativeTime at={d.created_at} />
                   </td>
                   <td data-label="Actions" className="cell-actions">
                     {d.status === 'failed' && (
@@ -169,43 +163,37 @@ function CreateWebhook() {
     setSecret('')
   })
   const chosen = all ? ['*'] : events
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    create.mutate({ url: url.trim(), events: chosen, ...(secret ? { secret } : {}) })
-  }
+  const submit = () => create.mutate({ url: url.trim(), events: chosen, ...(secret ? { secret } : {}) })
   return (
-    <section className="card">
-      <h2 className="card-title">Register a webhook</h2>
-      <form className="form" onSubmit={submit}>
-        <div className="row-fields">
-          <label className="field">
-            <span className="field-label">URL</span>
-            <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} required placeholder="https://example.com/hooks/flags" />
-            <span className="hint">HTTPS on a public host.</span>
-          </label>
-          <label className="field">
-            <span className="field-label">Secret (optional)</span>
-            <input type="password" value={secret} onChange={(e) => setSecret(e.target.value)} autoComplete="new-password" />
-            <span className="hint">Signs each delivery (X-Webhook-Signature, HMAC-SHA256).</span>
-          </label>
+    <FormCard title="Register a webhook" onSubmit={submit}>
+      <div className="row-fields">
+        <label className="field">
+          <span className="field-label">URL</span>
+          <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} required placeholder="https://example.com/hooks/flags" />
+          <span className="hint">HTTPS on a public host.</span>
+        </label>
+        <label className="field">
+          <span className="field-label">Secret (optional)</span>
+          <input type="password" value={secret} onChange={(e) => setSecret(e.target.value)} autoComplete="new-password" />
+          <span className="hint">Signs each delivery (X-Webhook-Signature, HMAC-SHA256).</span>
+        </label>
+      </div>
+      <fieldset className="fieldset">
+        <legend>Events</legend>
+        <label className="checkbox">
+          <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} />
+          All events (<code>*</code>)
+        </label>
+        <div className="checkbox-grid events-grid">
+          {EVENT_KINDS.map((k) => (
+            <label key={k} className="checkbox">
+              <input type="checkbox" disabled={all} checked={all || events.includes(k)} onChange={(e) => setEvents(e.target.checked ? [...events, k] : events.filter((x) => x !== k))} />
+              <code>{k}</code>
+            </label>
+          ))}
         </div>
-        <fieldset className="fieldset">
-          <legend>Events</legend>
-          <label className="checkbox">
-            <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} />
-            All events (<code>*</code>)
-          </label>
-          <div className="checkbox-grid events-grid">
-            {EVENT_KINDS.map((k) => (
-              <label key={k} className="checkbox">
-                <input type="checkbox" disabled={all} checked={all || events.includes(k)} onChange={(e) => setEvents(e.target.checked ? [...events, k] : events.filter((x) => x !== k))} />
-                <code>{k}</code>
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        <FormActions mutation={create} errorTitle="Could not register the webhook" label="Register webhook" pendingLabel="Registering…" disabled={!url.trim() || chosen.length === 0} />
-      </form>
-    </section>
+      </fieldset>
+      <FormActions mutation={create} errorTitle="Could not register the webhook" label="Register webhook" pendingLabel="Registering…" disabled={!url.trim() || chosen.length === 0} />
+    </FormCard>
   )
 }

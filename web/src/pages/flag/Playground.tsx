@@ -9,6 +9,7 @@ import { parseJson } from '../../format'
 import { TraceList } from './TraceList'
 import { ErrorMessage } from '../../components/ErrorMessage'
 import { JsonEditor } from '../../components/JsonEditor'
+import { Options } from '../../components/Options'
 import { Loading } from '../../components/State'
 
 type EvaluationResultView = { value: Json; type: string; reason: Reason; variant?: string | null }
@@ -88,11 +89,7 @@ export function Playground({ flagKey, environments, draft }: Props) {
           <span className="field-label">environment</span>
           <select value={environment} onChange={(e) => setEnvironment(e.target.value)} aria-label="Context environment">
             <option value="">(none)</option>
-            {environments.map((env) => (
-              <option key={env} value={env}>
-                {env}
-              </option>
-            ))}
+            <Options values={environments} />
           </select>
         </label>
         <JsonEditor label="Custom attributes" value={customText} onChange={setCustomText} rows={2} hint='An object, e.g. {"country": "NL"}' />

@@ -3,7 +3,7 @@
 import type { UseQueryResult } from '@tanstack/react-query'
 import type { ListedFlag } from '../../api'
 import type { UsageSeries } from '../../usage-series'
-import { dateTime, relativeTime } from '../../format'
+import { RelativeTime } from '../../components/RelativeTime'
 import { Sparkline } from '../../components/UsageChart'
 
 const count = new Intl.NumberFormat('en')
@@ -26,9 +26,7 @@ export function LastEvaluatedCell({ flag }: { flag: ListedFlag }) {
   return (
     <td data-label="Last evaluated">
       {at ? (
-        <time dateTime={at} title={dateTime(at)}>
-          {relativeTime(at)}
-        </time>
+        <RelativeTime at={at} />
       ) : (
         <span className="muted">Never</span>
       )}

@@ -8,9 +8,11 @@ import { useSession } from '../../session'
 import { dateTime, relativeTime } from '../../format'
 import { useApiMutation } from '../../mutations'
 import { teamsApi, teamsKeys } from '../../teams-api'
-import { CopyButton } from '../../components/CopyButton'
+import { CopyButton, CopyField } from '../../components/CopyButton'
 import { DataTable } from '../../components/DataTable'
 import { ErrorMessage } from '../../components/ErrorMessage'
+import { Field, SelectField } from '../../components/Field'
+import { ListStates } from '../../components/ListStates'
 import { Loading, PageHeader } from '../../components/State'
 
 export function Account() {
@@ -44,15 +46,8 @@ function PasswordCard() {
     <section className="card" aria-labelledby="password-title">
       <h2 className="card-title" id="password-title">Password</h2>
       <form className="form" onSubmit={submit} aria-label="Change password" noValidate>
-        <div className="field">
-          <label htmlFor="pw-current">Current password</label>
-          <input id="pw-current" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="pw-new">New password</label>
-          <input id="pw-new" type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />
-          <p className="hint">At least 12 characters, not your email. Your other sessions end when it changes.</p>
-        </div>
+        <Field id="pw-current" label="Current password" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
+        <Field id="pw-new" label="New password" type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} hint="At least 12 characters, not your email. Your other sessions end when it changes." />
         <ErrorMessage error={change.error} title="Password not changed" />
         {change.isSuccess && <p className="alert alert-success" role="status">Password changed. Your other sessions were signed out.</p>}
         <button type="submit" className="btn btn-primary" disabled={change.isPending}>
@@ -111,10 +106,7 @@ function TwoFactorCard({ enabled }: { enabled: boolean }) {
           <p>
             <span className="badge badge-ok">On</span> Sign-in asks for a code from your authenticator app.
           </p>
-          <div className="field">
-            <label htmlFor="totp-off-code">Current code to turn it off</label>
-            <input id="totp-off-code" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} className="mono" />
-          </div>
+          <Field id="totp-off-code" label="Current code to turn it off" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} className="mono" />
           <ErrorMessage error={disable.error} title="Two-factor sign-in stays on" />
           <button type="submit" className="btn btn-danger-outline" disabled={disable.isPending}>
             Turn off two-factor sign-in
@@ -127,10 +119,7 @@ function TwoFactorCard({ enabled }: { enabled: boolean }) {
           <p className="small">
             Or enter this key by hand: <code aria-label="Two-factor secret">{pending.secret}</code>
           </p>
-          <div className="field">
-            <label htmlFor="totp-code">Code from the app</label>
-            <input id="totp-code" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} className="mono" />
-          </div>
+          <Field id="totp-code" label="Code from the app" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} className="mono" />
           <ErrorMessage error={confirm.error} title="Code not accepted" />
           <div className="btn-group">
             <button type="submit" className="btn btn-primary" disabled={confirm.isPending}>
@@ -160,31 +149,29 @@ function SessionsCard() {
   return (
     <section className="card" aria-labelledby="sessions-title">
       <h2 className="card-title" id="sessions-title">Where you are signed in</h2>
-      {sessions.isLoading ? (
-        <Loading label="Loading sessions…" />
-      ) : sessions.isError ? (
-        <ErrorMessage error={sessions.error} title="Could not load sessions" />
-      ) : (
-        <DataTable caption="Your sessions" columns={['Browser', 'Address', 'Signed in', 'Last active', { label: 'Actions', hidden: true }]}>
-          {sessions.data?.map((s) => (
-            <tr key={s.id}>
-              <td data-label="Browser">
-                {s.user_agent ?? 'unknown'} {s.current && <span className="badge">this browser</span>}
-              </td>
-              <td data-label="Address">{s.ip ?? '—'}</td>
-              <td data-label="Signed in">{dateTime(s.created_at)}</td>
-              <td data-label="Last active">{relativeTime(s.last_seen_at)}</td>
-              <td>
-                {!s.current && (
-                  <button type="button" className="btn btn-small btn-danger-outline" onClick={() => revoke.mutate(s.id)} disabled={revoke.isPending}>
-                    Sign out
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
+      <ListStates query={sessions} what="sessions">
+        {(rows) => (
+          <DataTable caption="Your sessions" columns={['Browser', 'Address', 'Signed in', 'Last active', { label: 'Actions', hidden: true }]}>
+            {rows.map((s) => (
+              <tr key={s.id}>
+                <td data-label="Browser">
+                  {s.user_agent ?? 'unknown'} {s.current && <span className="badge">this browser</span>}
+                </td>
+                <td data-label="Address">{s.ip ?? '—'}</td>
+                <td data-label="Signed in">{dateTime(s.created_at)}</td>
+                <td data-label="Last active">{relativeTime(s.last_seen_at)}</td>
+                <td>
+                  {!s.current && (
+                    <button type="button" className="btn btn-small btn-danger-outline" onClick={() => revoke.mutate(s.id)} disabled={revoke.isPending}>
+                      Sign out
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </ListStates>
       <ErrorMessage error={revoke.error} title="Could not end the session" />
     </section>
   )
@@ -218,32 +205,20 @@ function PersonalTokensCard() {
           <p>
             <strong>Copy your new token now — it will not be shown again.</strong>
           </p>
-          <div className="input-row">
-            <input readOnly value={created} aria-label="New personal token" className="mono" />
-            <CopyButton text={created} label="Copy token" />
-          </div>
+          <CopyField value={created} label="New personal token" copyLabel="Copy token" />
         </div>
       )}
       <form className="form" onSubmit={(e) => (e.preventDefault(), create.mutate(undefined))} aria-label="Create a personal token">
         <div className="row-fields">
-          <div className="field">
-            <label htmlFor="pat-name">Name</label>
-            <input id="pat-name" value={name} onChange={(e) => setName(e.target.value)} />
-          </div>
-          <div className="field">
-            <label htmlFor="pat-project">Project</label>
-            <select id="pat-project" value={project} onChange={(e) => setProject(e.target.value)}>
-              {person?.projects.map((p) => (
-                <option key={p.id} value={p.slug}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor="pat-days">Expires in (days)</label>
-            <input id="pat-days" type="number" min={1} max={365} value={days} onChange={(e) => setDays(e.target.value)} />
-          </div>
+          <Field id="pat-name" label="Name" value={name} onChange={(e) => setName(e.target.value)} />
+          <SelectField id="pat-project" label="Project" value={project} onChange={(e) => setProject(e.target.value)}>
+            {person?.projects.map((p) => (
+              <option key={p.id} value={p.slug}>
+                {p.name}
+              </option>
+            ))}
+          </SelectField>
+          <Field id="pat-days" label="Expires in (days)" type="number" min={1} max={365} value={days} onChange={(e) => setDays(e.target.value)} />
         </div>
         <fieldset className="field">
           <legend>Permissions</legend>

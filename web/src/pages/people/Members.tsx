@@ -6,10 +6,13 @@ import { useSession } from '../../session'
 import { dateTime } from '../../format'
 import { useApiMutation } from '../../mutations'
 import { PROJECT_ROLES, teamsApi, teamsKeys, type EnvironmentGrants, type Member, type ProjectRole } from '../../teams-api'
-import { CopyButton } from '../../components/CopyButton'
+import { CopyField } from '../../components/CopyButton'
 import { DataTable } from '../../components/DataTable'
 import { ErrorMessage } from '../../components/ErrorMessage'
-import { Empty, Loading, PageHeader } from '../../components/State'
+import { Field, SelectField } from '../../components/Field'
+import { ListSection } from '../../components/ListStates'
+import { Options } from '../../components/Options'
+import { Empty, PageHeader } from '../../components/State'
 
 export function Members() {
   const { project, person, can } = useSession()
@@ -18,21 +21,15 @@ export function Members() {
   return (
     <>
       <PageHeader title="Members" subtitle={`Who can work on ${project.data?.name ?? 'this project'}, and where they may change things.`} />
-      <section className="section">
-        {members.isLoading ? (
-          <Loading label="Loading members…" />
-        ) : members.isError ? (
-          <ErrorMessage error={members.error} title="Could not load members" />
-        ) : !members.data?.length ? (
-          <Empty title="No members yet" />
-        ) : (
+      <ListSection query={members} noun={{ one: 'member', many: 'members' }} counted={false} empty={<Empty title="No members yet" />}>
+        {(rows) => (
           <DataTable caption="Project members" columns={['Person', 'Role', ...environments.map((e) => `In ${e}`), { label: 'Actions', hidden: true }]}>
-            {members.data.map((m) => (
+            {rows.map((m) => (
               <MemberRow key={m.user.id} member={m} environments={environments} self={m.user.id === person?.user.id} />
             ))}
           </DataTable>
         )}
-      </section>
+      </ListSection>
       {can.instanceAdmin && members.data && <AddMember memberIds={new Set(members.data.map((m) => m.user.id))} />}
       <Invitations />
     </>
@@ -51,33 +48,30 @@ function AddMember({ memberIds }: { memberIds: Set<string> }) {
     <section className="card" aria-labelledby="add-member-title">
       <h2 className="card-title" id="add-member-title">Add a member</h2>
       <form className="form row-fields" onSubmit={(e) => (e.preventDefault(), add.mutate(undefined))} aria-label="Add a member">
-        <div className="field">
-          <label htmlFor="add-member-user">Person</label>
-          <select id="add-member-user" value={userId} onChange={(e) => setUserId(e.target.value)}>
-            <option value="">Choose…</option>
-            {candidates.map((u) => (
-              <option key={u.id} value={u.id}>
-                {u.name} ({u.email})
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="add-member-role">Role in this project</label>
-          <select id="add-member-role" value={role} onChange={(e) => setRole(e.target.value as ProjectRole)}>
-            {PROJECT_ROLES.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField id="add-member-user" label="Person" value={userId} onChange={(e) => setUserId(e.target.value)}>
+          <option value="">Choose…</option>
+          {candidates.map((u) => (
+            <option key={u.id} value={u.id}>
+              {u.name} ({u.email})
+            </option>
+          ))}
+        </SelectField>
+        <RoleField id="add-member-role" label="Role in this project" value={role} onChange={setRole} />
         <button type="submit" className="btn btn-primary" disabled={!userId || add.isPending}>
           Add member
         </button>
       </form>
       <ErrorMessage error={add.error} title="Not added" />
     </section>
+  )
+}
+
+/** The role a form gives someone in this project (adding a member, inviting one). */
+function RoleField({ id, label, value, onChange }: { id: string; label: string; value: ProjectRole; onChange: (role: ProjectRole) => void }) {
+  return (
+    <SelectField id={id} label={label} value={value} onChange={(e) => onChange(e.target.value as ProjectRole)}>
+      <Options values={PROJECT_ROLES} />
+    </SelectField>
   )
 }
 
@@ -96,11 +90,7 @@ function MemberRow({ member, environments, self }: { member: Member; environment
       </td>
       <td data-label="Role">
         <select aria-label={`Role of ${who}`} value={role} onChange={(e) => setRole(e.target.value as ProjectRole)}>
-          {PROJECT_ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
+          <Options values={PROJECT_ROLES} />
         </select>
       </td>
       {environments.map((env) => (
@@ -161,27 +151,12 @@ function Invitations() {
           <p>
             <strong>Send this link to {created.email}.</strong> It is shown once, works once, and expires in 7 days.
           </p>
-          <div className="input-row">
-            <input readOnly value={created.url} aria-label="Invitation link" className="mono" />
-            <CopyButton text={created.url} label="Copy link" />
-          </div>
+          <CopyField value={created.url} label="Invitation link" copyLabel="Copy link" />
         </div>
       )}
       <form className="form row-fields" onSubmit={(e) => (e.preventDefault(), invite.mutate(undefined))} aria-label="Invite someone">
-        <div className="field">
-          <label htmlFor="invite-email">Email</label>
-          <input id="invite-email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="invite-role">Role</label>
-          <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as ProjectRole)}>
-            {PROJECT_ROLES.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Field id="invite-email" label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+        <RoleField id="invite-role" label="Role" value={role} onChange={setRole} />
         <button type="submit" className="btn btn-primary" disabled={invite.isPending || !email.trim()}>
           Invite
         </button>

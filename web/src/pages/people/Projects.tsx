@@ -7,7 +7,9 @@ import { useApiMutation } from '../../mutations'
 import { teamsApi, teamsKeys, type ProjectSummary } from '../../teams-api'
 import { DataTable } from '../../components/DataTable'
 import { ErrorMessage } from '../../components/ErrorMessage'
-import { Loading, PageHeader } from '../../components/State'
+import { Field } from '../../components/Field'
+import { ListStates } from '../../components/ListStates'
+import { PageHeader } from '../../components/State'
 
 export function Projects() {
   const qc = useQueryClient()
@@ -31,35 +33,24 @@ export function Projects() {
       <section className="card" aria-labelledby="new-project-title">
         <h2 className="card-title" id="new-project-title">New project</h2>
         <form className="form row-fields" onSubmit={(e) => (e.preventDefault(), create.mutate(undefined))} aria-label="New project">
-          <div className="field">
-            <label htmlFor="project-name">Name</label>
-            <input id="project-name" value={name} onChange={(e) => setName(e.target.value)} />
-          </div>
-          <div className="field">
-            <label htmlFor="project-slug">Slug</label>
-            <input id="project-slug" value={slug} onChange={(e) => setSlug(e.target.value)} className="mono" placeholder="web-shop" />
-          </div>
-          <div className="field">
-            <label htmlFor="project-envs">Environments</label>
-            <input id="project-envs" value={environments} onChange={(e) => setEnvironments(e.target.value)} />
-          </div>
+          <Field id="project-name" label="Name" value={name} onChange={(e) => setName(e.target.value)} />
+          <Field id="project-slug" label="Slug" value={slug} onChange={(e) => setSlug(e.target.value)} className="mono" placeholder="web-shop" />
+          <Field id="project-envs" label="Environments" value={environments} onChange={(e) => setEnvironments(e.target.value)} />
           <button type="submit" className="btn btn-primary" disabled={create.isPending || !name.trim() || !slug.trim()}>
             Create project
           </button>
         </form>
         <ErrorMessage error={create.error} title="Project not created" />
       </section>
-      {projects.isLoading ? (
-        <Loading label="Loading projects…" />
-      ) : projects.isError ? (
-        <ErrorMessage error={projects.error} title="Could not load projects" />
-      ) : (
-        <DataTable caption="Projects" columns={['Project', 'Slug', 'Environments', { label: 'Actions', hidden: true }]}>
-          {projects.data?.map((p) => (
-            <ProjectRow key={p.id} project={p} />
-          ))}
-        </DataTable>
-      )}
+      <ListStates query={projects} what="projects">
+        {(rows) => (
+          <DataTable caption="Projects" columns={['Project', 'Slug', 'Environments', { label: 'Actions', hidden: true }]}>
+            {rows.map((p) => (
+              <ProjectRow key={p.id} project={p} />
+            ))}
+          </DataTable>
+        )}
+      </ListStates>
     </>
   )
 }

@@ -6,10 +6,12 @@ import { useSession } from '../../session'
 import { relativeTime } from '../../format'
 import { useApiMutation } from '../../mutations'
 import { INSTANCE_ROLES, teamsApi, teamsKeys, type InstanceRole, type User } from '../../teams-api'
-import { CopyButton } from '../../components/CopyButton'
+import { CopyField } from '../../components/CopyButton'
 import { DataTable } from '../../components/DataTable'
 import { ErrorMessage } from '../../components/ErrorMessage'
-import { Loading, PageHeader } from '../../components/State'
+import { ListStates } from '../../components/ListStates'
+import { Options } from '../../components/Options'
+import { PageHeader } from '../../components/State'
 
 export function Users() {
   const users = useQuery({ queryKey: teamsKeys.users, queryFn: teamsApi.users })
@@ -22,23 +24,18 @@ export function Users() {
           <p>
             <strong>Password-reset link for {reset.email}</strong> (works once, for 24 hours):
           </p>
-          <div className="input-row">
-            <input readOnly value={reset.url} aria-label="Password-reset link" className="mono" />
-            <CopyButton text={reset.url} label="Copy link" />
-          </div>
+          <CopyField value={reset.url} label="Password-reset link" copyLabel="Copy link" />
         </div>
       )}
-      {users.isLoading ? (
-        <Loading label="Loading users…" />
-      ) : users.isError ? (
-        <ErrorMessage error={users.error} title="Could not load users" />
-      ) : (
-        <DataTable caption="Users" columns={['Person', 'Instance role', 'Sign-in', 'Last sign-in', { label: 'Actions', hidden: true }]}>
-          {users.data?.map((u) => (
-            <UserRow key={u.id} user={u} onReset={setReset} />
-          ))}
-        </DataTable>
-      )}
+      <ListStates query={users} what="users">
+        {(rows) => (
+          <DataTable caption="Users" columns={['Person', 'Instance role', 'Sign-in', 'Last sign-in', { label: 'Actions', hidden: true }]}>
+            {rows.map((u) => (
+              <UserRow key={u.id} user={u} onReset={setReset} />
+            ))}
+          </DataTable>
+        )}
+      </ListStates>
     </>
   )
 }
@@ -58,11 +55,7 @@ function UserRow({ user, onReset }: { user: User; onReset: (r: { email: string; 
       </td>
       <td data-label="Instance role">
         <select aria-label={`Instance role of ${who}`} value={user.instance_role} disabled={patch.isPending} onChange={(e) => patch.mutate({ instance_role: e.target.value as InstanceRole })}>
-          {INSTANCE_ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
+          <Options values={INSTANCE_ROLES} />
         </select>
       </td>
       <td data-label="Sign-in">
