@@ -1,7 +1,7 @@
 // Flags as code at scale (docs/as-code.md): a 10,000-flag document (JSON, within the 10 MiB import limit)
 // planned and then applied (with If-Match on the plan id) on a fresh real server, timed end to end over
 // HTTP; then planned again (all unchanged). One run each: these are seconds-long operations.
-import { call, startFlagServer } from './lib'
+import { call, cleanup, startFlagServer, watchdog } from './lib'
 
 export interface AsCodeFigures { flags: number; bytes: number; planMs: number; applyMs: number; replanMs: number }
 
@@ -16,8 +16,8 @@ export function benchDocument(n: number) {
   }
 }
 
-export async function benchAsCode(n = 10_000): Promise<AsCodeFigures> {
-  const srv = await startFlagServer(`server (import of ${n} flags)`)
+export async function benchAsCode(n = 10_000, env: Record<string, string> = {}): Promise<AsCodeFigures> {
+  const srv = await startFlagServer(`server (import of ${n} flags)`, env)
   try {
     const doc = benchDocument(n)
     const bytes = Buffer.byteLength(JSON.stringify(doc))
@@ -41,4 +41,13 @@ export async function benchAsCode(n = 10_000): Promise<AsCodeFigures> {
   }
 }
 
-if (import.meta.main) console.log(await benchAsCode(Number(process.env.BENCH_FLAGS_LARGE ?? 10_000)))
+// Alone: `bun bench/as-code.ts` (BENCH_DATABASE_URL=postgres://… measures PostgreSQL; the database must be empty).
+if (import.meta.main) {
+  try {
+    console.log(await benchAsCode(Number(process.env.BENCH_FLAGS_LARGE ?? 10_000), process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}))
+  } finally {
+    clearTimeout(watchdog)
+    cleanup()
+    process.exit(process.exitCode ?? 0)
+  }
+}
