@@ -1,6 +1,6 @@
 // The shell: session check, navigation filtered by what the signed-in person or token may do, the project
 // switcher (people), and the routes. Sign-in, first-run setup and invitations are open without a session.
-import { useEffect, type ReactNode } from 'react'
+import { lazy, Suspense, useEffect, type ReactNode } from 'react'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { ApiError, projectStore } from './api'
 import { Link, matchPath, navigate, usePath } from './router'
@@ -17,21 +17,24 @@ import { Configs } from './pages/Configs'
 import { ConfigPage } from './pages/Config'
 import { Segments } from './pages/Segments'
 import { SegmentPage } from './pages/Segment'
-import { Tokens } from './pages/Tokens'
-import { Webhooks } from './pages/Webhooks'
-import { Audit } from './pages/Audit'
-import { Settings } from './pages/Settings'
 import { StaleFlags } from './pages/StaleFlags'
 import { Upcoming } from './pages/Upcoming'
 import { AcceptInvitation, ResetPassword, Setup } from './pages/people/PublicForms'
-import { Account } from './pages/people/Account'
-import { Members } from './pages/people/Members'
-import { Users } from './pages/people/Users'
-import { Projects } from './pages/people/Projects'
 import { Changes, awaitingCountQuery } from './pages/changes/Changes'
 import { ChangeRequestPage } from './pages/changes/ChangeRequestPage'
-import { ImportExport } from './pages/ImportExport'
-import { Compare } from './pages/Compare'
+
+// Pages for admins, people and flags as code load on first visit: most sessions never open them, and the
+// first screen's bundle stays small.
+const Tokens = lazy(() => import('./pages/Tokens').then((m) => ({ default: m.Tokens })))
+const Webhooks = lazy(() => import('./pages/Webhooks').then((m) => ({ default: m.Webhooks })))
+const Audit = lazy(() => import('./pages/Audit').then((m) => ({ default: m.Audit })))
+const Settings = lazy(() => import('./pages/Settings').then((m) => ({ default: m.Settings })))
+const Account = lazy(() => import('./pages/people/Account').then((m) => ({ default: m.Account })))
+const Members = lazy(() => import('./pages/people/Members').then((m) => ({ default: m.Members })))
+const Users = lazy(() => import('./pages/people/Users').then((m) => ({ default: m.Users })))
+const Projects = lazy(() => import('./pages/people/Projects').then((m) => ({ default: m.Projects })))
+const ImportExport = lazy(() => import('./pages/ImportExport').then((m) => ({ default: m.ImportExport })))
+const Compare = lazy(() => import('./pages/Compare').then((m) => ({ default: m.Compare })))
 
 interface Route {
   pattern: string
@@ -196,7 +199,7 @@ function Shell({ path }: { path: string }) {
         </div>
       </aside>
       <main id="main" className="main" tabIndex={-1}>
-        {content}
+        <Suspense fallback={<Loading label="Loading…" />}>{content}</Suspense>
       </main>
     </div>
   )
