@@ -32,14 +32,4 @@ export const BYPASS_HEADER = 'flagship-bypass-reason'
 export const BYPASS_REASON_MIN = 10
 export const BYPASS_REASON_MAX = 500
 
-/** One change as a resource service applies it inside a running change (`xxxService().opIn`): the item's
- *  action on `key` with the body its direct route takes, at `ifMatch`. Answers the row after (null: deleted). */
-export interface DocumentOp {
-  action: ItemAction
-  key: string
-  body: Record<string, unknown>
-  environment?: string
-  ifMatch?: number
-}
-
 export const unsupportedAction = (resource: string, action: string) => ({ path: 'action', message: `a ${resource} has no "${action}" action` })
