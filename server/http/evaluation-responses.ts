@@ -2,7 +2,7 @@
 // from the in-memory snapshot: shared by their Elysia routes and the native fast path (fast-evaluation.ts).
 import type { Snapshots } from '../cache/snapshots'
 import type { DocumentRow } from '../store/documents'
-import { configValue } from '../services/configs'
+import { configBodyOf, configValue } from '../services/configs'
 import { notFound } from '../errors'
 import { cacheControl, preparedFor, PreparedResponse } from './caching'
 import { contextFromUrl } from './evaluation-context'
@@ -32,7 +32,7 @@ export function configResponse(snapshots: Snapshots, projectId: string, key: str
   if (row === undefined) throw notFound('CONFIG_NOT_FOUND', `Config "${key}"`)
   let answers = configAnswers.get(row)
   if (answers === undefined) configAnswers.set(row, (answers = new Map()))
-  const environments = (row.body as { environments?: Record<string, unknown> }).environments
+  const environments = configBodyOf(row).environments
   const slot = environment !== undefined && environments !== undefined && Object.hasOwn(environments, environment) ? environment : ''
   let answer = answers.get(slot)
   if (answer === undefined) answers.set(slot, (answer = new PreparedResponse(JSON.stringify({ value: configValue(row, slot || undefined) }), CONFIG_CACHE_CONTROL)))

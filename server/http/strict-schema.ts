@@ -4,7 +4,7 @@
 // through `strict` (routes/common.ts `jsonBody`): integers are numbers only, and every object refuses
 // unknown fields unless its schema says otherwise (a context's attributes, a map). The OpenAPI document
 // shows the same strict shapes.
-import { getSchemaValidator, type TSchema } from 'elysia'
+import { getSchemaValidator, type Static, type TSchema } from 'elysia'
 import { validationError } from '../errors'
 
 type Schema = Record<string | symbol, unknown>
@@ -47,11 +47,12 @@ function strictCopy(schema: Schema): Schema {
 }
 
 /** A checker for a value inside a body (an explain draft) that the route's own schema leaves open: 400
- *  VALIDATION_ERROR with each problem's path under `at`, as a write of the same value would answer. */
-export function strictChecker(schema: TSchema, at: string): (value: unknown) => void {
-  const validator = getSchemaValidator(strict(schema)) as unknown as { Check(v: unknown): boolean; Errors(v: unknown): Iterable<{ path: string; message: string }> }
+ *  VALIDATION_ERROR with each problem's path under `at`, as a write of the same value would answer; else
+ *  the value, as the schema's type. */
+export function strictChecker<T extends TSchema>(schema: T, at: string): (value: unknown) => Static<T> {
+  const validator = getSchemaValidator(strict(schema)) as unknown as { Check(v: unknown): v is Static<T>; Errors(v: unknown): Iterable<{ path: string; message: string }> }
   return (value) => {
-    if (validator.Check(value)) return
+    if (validator.Check(value)) return value
     const issues: { path: string; message: string }[] = []
     for (const e of validator.Errors(value)) {
       const tail = e.path.split('/').filter(Boolean).reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : `${acc}.${seg}`), '')

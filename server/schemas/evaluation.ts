@@ -34,6 +34,13 @@ export const SegmentCreate = t.Object({ key: t.String(), conditions: t.Array(Con
 export const SegmentPatch = t.Object({ conditions: t.Optional(t.Array(Condition)), ...readOnlyEcho }, { title: 'SegmentPatch' })
 export const Segment = t.Object({ conditions: t.Array(Condition), version: t.Integer(), created_at: Timestamp, updated_at: Timestamp }, { title: 'Segment' })
 
+/** A config as POST /configs takes it, and its fields as PUT /configs/:key takes them. */
+export type ConfigCreateInput = Static<typeof ConfigCreate>
+export type ConfigPatchInput = Static<typeof ConfigPatch>
+/** A segment as POST /segments takes it, and its fields as PUT /segments/:key takes them. */
+export type SegmentCreateInput = Static<typeof SegmentCreate>
+export type SegmentPatchInput = Static<typeof SegmentPatch>
+
 // The engine's config and segment shapes and these schemas are one shape (see flag.ts).
 agree<SameKeys<Omit<Static<typeof ConfigCreate>, 'key'>, ConfigDefinition>>()
 agree<SameKeys<Static<typeof SegmentCreate>, SegmentDefinition>>()

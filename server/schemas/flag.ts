@@ -58,7 +58,8 @@ const isNullable = (schema: TSchema): boolean => Array.isArray(schema.anyOf) && 
 /** The flag's writable fields, and those a `null` clears on update (the nullable ones): what the flag
  *  service merges, read from the schema so a new field is declared once. */
 export const FLAG_FIELDS = Object.keys(flagFields) as (keyof typeof flagFields)[]
-export const FLAG_CLEARABLE_FIELDS: ReadonlySet<string> = new Set(FLAG_FIELDS.filter((f) => isNullable(flagFields[f])))
+export type FlagField = (typeof FLAG_FIELDS)[number]
+export const FLAG_CLEARABLE_FIELDS: ReadonlySet<FlagField> = new Set(FLAG_FIELDS.filter((f) => isNullable(flagFields[f])))
 // The documented examples tell one story, which a test replays against a real server: this flag, evaluated
 // for the EvaluationContext example, answers the EvaluationResult example.
 export const FlagCreate = t.Object({ key: t.String(), ...flagFields }, {
@@ -84,6 +85,13 @@ export const Flag = t.Object({
 
 /** The wire form of a stored flag. */
 export type FlagView = Static<typeof Flag>
+/** A flag as POST /flags takes it. */
+export type FlagCreateInput = Static<typeof FlagCreate>
+/** The fields of a flag as PUT /flags/:key takes them (null clears an optional one); also a scheduled change
+ *  of those fields and an explain draft. */
+export type FlagPatchInput = Static<typeof FlagPatch>
+/** One environment's override, as PUT /flags/:key/environments/:env takes it. */
+export type FlagOverride = Static<typeof FlagEnvironmentOverride>
 /** The flag's fields that evaluation does not read (the engine's FlagDefinition has the others): named once
  *  here for the services' stored body and the console's flag type. */
 export type FlagMetadata = Pick<Static<typeof FlagCreate>, 'description' | 'tags' | 'owner'>

@@ -6,6 +6,7 @@ import { FlagEnvironmentOverride, FlagPatch } from './flag'
 
 /** One environment's override as a scheduled change: what PUT /flags/:key/environments/:env takes, and where. */
 export const ScheduledOverride = t.Object({ environment: t.String(), override: FlagEnvironmentOverride }, { title: 'ScheduledOverride' })
+export type ScheduledOverrideInput = Static<typeof ScheduledOverride>
 const ScheduledChange = t.Union([FlagPatch, ScheduledOverride], { description: 'what PUT /flags/:key takes (the fields to change), or { environment, override } as PUT /flags/:key/environments/:env takes it' })
 export const ScheduleCreate = t.Object({
   at: t.String({ description: 'when to apply it: an ISO 8601 date-time with an offset (Z or +hh:mm), in the future, at most 365 days ahead' }),

@@ -12,7 +12,7 @@ export const auditView = (r: AuditRow, names?: ActorNames) => ({
   credential: r.credential, action: r.action, resource_type: r.resourceType,
   resource_key: r.resourceKey, project_id: r.projectId, before: r.before, after: r.after,
   // more about the change: an import's change set; why a change to a protected environment was allowed
-  ...(r.details != null && { details: r.details as Record<string, unknown> }),
+  ...(r.details != null && { details: r.details }),
 })
 
 /** The names of the tokens that `actors` (token prefixes, as entries record them) stand for: the token's

@@ -3,38 +3,26 @@
 // through the same service steps in a transaction that is always rolled back, which also yields each
 // item's before/after), and the base-version check made when applying.
 import { Value } from '@sinclair/typebox/value'
-import { t, type TSchema } from 'elysia'
+import type { TSchema } from 'elysia'
 import { affectedByChange, unionAffected, type Affected } from '../access/affected-environments'
-import * as S from '../schemas'
 import type { Db, Store } from '../store'
 import type { DocumentRepository, DocumentRow } from '../store/documents'
 import { ITEM_ACTIONS, ITEM_RESOURCE_TYPES, type ChangeRequestItem, type ItemAction, type ItemResourceType } from '../store/vocabulary/change-requests'
-import { type DocumentOp } from './change-request-types'
 import type { RecordChange } from './change-runner'
 import { configView } from './configs'
 import type { Actor } from './context'
+import { ITEM_BODIES, runItem, type ItemServices } from './document-ops'
 import { AppError, validationError } from '../errors'
 import { flagView } from './flags'
 import { segmentView } from './segments'
 
+export type { ItemServices } from './document-ops'
+
 export const MAX_ITEMS = 100
 
-/** What the services give the change requests: each resource's step inside a running change. */
-export interface ItemServices {
-  flag: { opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp): Promise<DocumentRow | null> }
-  config: { opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp): Promise<DocumentRow | null> }
-  segment: { opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp): Promise<DocumentRow | null> }
-}
-
-const Rollback = t.Object({ version: t.Integer({ minimum: 1 }) })
-const Empty = t.Object({})
-const SegmentDelete = t.Object({ force: t.Optional(t.Boolean()) })
-/** The body each (resource, action) takes: exactly the direct route's. */
-const BODIES: Record<ItemResourceType, Partial<Record<ItemAction, TSchema>>> = {
-  flag: { create: S.FlagCreate, update: S.FlagPatch, delete: Empty, set_override: S.FlagEnvironmentOverride, delete_override: Empty, archive: Empty, restore: Empty, rollback: Rollback },
-  config: { create: S.ConfigCreate, update: S.ConfigPatch, delete: Empty, set_override: S.ConfigEnvironmentOverride, delete_override: Empty },
-  segment: { create: S.SegmentCreate, update: S.SegmentPatch, delete: SegmentDelete },
-}
+/** ITEM_BODIES looked up by an item's resource and action as sent (checked to be known, not to be a pair). */
+const BODIES: Record<ItemResourceType, Partial<Record<ItemAction, TSchema>>> = ITEM_BODIES
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const PER_ENVIRONMENT = new Set<ItemAction>(['set_override', 'delete_override'])
 
 export const viewOf = (type: ItemResourceType, row: DocumentRow | null | undefined): unknown =>
@@ -58,8 +46,8 @@ const itemError = (index: number, key: unknown, issues: { path: string; message:
 export function checkItemShapes(raw: unknown): (Omit<ChangeRequestItem, 'base_version' | 'before' | 'after'> & { base_version?: number | null })[] {
   if (!Array.isArray(raw) || raw.length < 1 || raw.length > MAX_ITEMS) throw validationError([{ path: 'items', message: `must be a list of 1 to ${MAX_ITEMS} items` }])
   return raw.map((item, i) => {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw itemError(i, undefined, [{ path: '', message: 'must be an object' }])
-    const { resource_type: type, key, action, body, environment, base_version: base, ...rest } = item as Record<string, unknown>
+    if (!isObject(item)) throw itemError(i, undefined, [{ path: '', message: 'must be an object' }])
+    const { resource_type: type, key, action, body, environment, base_version: base, ...rest } = item
     const issues: { path: string; message: string }[] = Object.keys(rest).map((k) => ({ path: k, message: 'is not a field of an item' }))
     if (!ITEM_RESOURCE_TYPES.includes(type as ItemResourceType)) issues.push({ path: 'resource_type', message: `must be one of ${ITEM_RESOURCE_TYPES.join(', ')}` })
     if (typeof key !== 'string' || key.length < 1 || key.length > 200) issues.push({ path: 'key', message: 'must be a key' })
@@ -72,10 +60,10 @@ export function checkItemShapes(raw: unknown): (Omit<ChangeRequestItem, 'base_ve
       throw itemError(i, key, [{ path: 'environment', message: PER_ENVIRONMENT.has(action as ItemAction) ? 'is required for this action' : 'is only for set_override and delete_override' }])
     }
     if (environment !== undefined && (typeof environment !== 'string' || !environment)) throw itemError(i, key, [{ path: 'environment', message: 'must be an environment name' }])
-    const sent = (body ?? {}) as Record<string, unknown>
+    if (body !== undefined && !isObject(body)) throw itemError(i, key, [{ path: 'body', message: 'must be an object' }])
+    const sent = body ?? {}
     // A create's key is the item's (the direct route has it in its body).
     const checked = action === 'create' ? { ...sent, key } : sent
-    if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw itemError(i, key, [{ path: 'body', message: 'must be an object' }])
     const first = Value.Errors(schema, checked).First()
     if (first) throw itemError(i, key, [{ path: `body${first.path.replaceAll('/', '.')}`, message: first.message }])
     return {
@@ -105,7 +93,7 @@ export async function dryRun(store: Store, services: ItemServices, actor: Actor,
         if (!bases.has(id)) bases.set(id, item.base_version !== undefined ? item.base_version : current?.version ?? null)
         let after: DocumentRow | null
         try {
-          after = await services[item.resource_type].opIn(tx, noRecord, actor, { action: item.action, key: item.key, body: item.body ?? {}, environment: item.environment })
+          after = await runItem(services, tx, noRecord, actor, item)
         } catch (e) {
           if (!(e instanceof AppError)) throw e
           const issues = (e.details?.issues as { path: string; message: string }[] | undefined) ?? [{ path: '', message: `${e.code}: ${e.message}` }]

@@ -7,7 +7,8 @@ import { parseIsoDate } from '../engine/dates'
 import type { Db } from '../store'
 import type { ChangeRequestRow, ReviewRow } from '../store/change-requests'
 import { isStoreUnavailable } from '../store/unavailable'
-import { checkItemShapes, dryRun, repositoryOf, staleItems, type ItemServices } from './change-request-items'
+import { checkItemShapes, dryRun, repositoryOf, staleItems } from './change-request-items'
+import { runItem, type ItemServices } from './document-ops'
 import type { ChangeRequestState } from '../store/vocabulary/change-requests'
 import { auditView, changeRequestView, countedApprovers, eventData, requestPolicy, type Reviewers } from './change-request-views'
 import type { RecordChange } from './change-runner'
@@ -98,7 +99,7 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
       const first = !seen.has(`${item.resource_type}:${item.key}`)
       seen.add(`${item.resource_type}:${item.key}`)
       try {
-        await services[item.resource_type].opIn(tx, record, actor, { action: item.action, key: item.key, body: item.body ?? {}, environment: item.environment, ifMatch: first ? item.base_version ?? undefined : undefined })
+        await runItem(services, tx, record, actor, item, first ? item.base_version ?? undefined : undefined)
       } catch (e) {
         if (!(e instanceof AppError)) throw e
         throw new AppError(e.status, e.code, `Item ${i} (${item.resource_type} "${item.key}", ${item.action}): ${e.message}`, { ...e.details, item: i })

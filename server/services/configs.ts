@@ -1,25 +1,31 @@
 // Configs: JSON values with per-environment overrides; the versioned-document operations
 // (versioned-documents.ts) plus the config's own body rules.
 import { checkJsonLimits, configValue as valueIn, labelIssue, typeOf, type ConfigDefinition, type Json } from '../engine'
+import type { ConfigCreateInput, ConfigPatchInput } from '../schemas'
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
 import { validationError } from '../errors'
 import { versionedDocuments } from './versioned-documents'
 import type { RecordChange } from './change-runner'
-import { unsupportedAction, type DocumentOp } from './change-request-types'
+import { unsupportedAction } from './change-request-types'
+import type { DocumentOp } from './document-ops'
 
-type ConfigBody = ConfigDefinition
+/** A stored config's body (an object type, so that it is also an open record, as the store keeps bodies). */
+type ConfigBody = Pick<ConfigDefinition, keyof ConfigDefinition>
+/** A stored config's body, typed. The one place the store's JSON is taken as a config: only this service
+ *  writes config rows, and it validates every body before it does. */
+export const configBodyOf = (row: Pick<DocumentRow, 'body'>): ConfigBody => row.body as ConfigBody
 
 export function configView(row: DocumentRow) {
-  const b = row.body as unknown as ConfigBody
+  const b = configBodyOf(row)
   return { value: b.value, environments: b.environments ?? {}, version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
 }
 /** The `data` of this resource's webhook events. */
-export const configEventData = (row: DocumentRow) => ({ value: (row.body as unknown as ConfigBody).value, version: row.version })
+export const configEventData = (row: DocumentRow) => ({ value: configBodyOf(row).value, version: row.version })
 
 /** The value a config has in one environment (the override's, else the base value). */
-export const configValue = (row: DocumentRow, environment: string | undefined): Json => valueIn(row.body as unknown as ConfigBody, environment)
+export const configValue = (row: DocumentRow, environment: string | undefined): Json => valueIn(configBodyOf(row), environment)
 
 export function configService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
   async function validate(tx: Db, projectId: string, body: ConfigBody): Promise<void> {
@@ -46,42 +52,43 @@ export function configService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
     view: configView, eventData: configEventData, validate: (tx, projectId, _key, body) => validate(tx, projectId, body),
   })
 
-  const updateStep = (input: { value?: Json; environments?: Record<string, { value: Json }> | null }) => (stored: ConfigBody): ConfigBody => {
+  const updateStep = (input: ConfigPatchInput) => (stored: ConfigBody): ConfigBody => {
     const body = { ...stored }
     if (input.value !== undefined) body.value = input.value
     if (input.environments === null) delete body.environments
     else if (input.environments !== undefined) body.environments = input.environments
     return body
   }
-  const createBody = (input: { value: Json; environments?: Record<string, { value: Json }> }): ConfigBody =>
+  const createBody = (input: ConfigCreateInput): ConfigBody =>
     ({ value: input.value, ...(input.environments ? { environments: input.environments } : {}) })
   const overrideStep = (environment: string, value: Json) => (body: ConfigBody): ConfigBody => ({ ...body, environments: { ...(body.environments ?? {}), [environment]: { value } } })
 
   return {
     page: docs.page,
     /** A change request's item (services/change-requests.ts), inside its apply transaction. */
-    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp): Promise<DocumentRow | null> {
-      const { key, body, ifMatch } = op
+    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp<'config'>): Promise<DocumentRow | null> {
+      const { key, ifMatch, action } = op
       switch (op.action) {
-        case 'create': return docs.createIn(tx, record, actor, key, createBody(body as { value: Json }))
-        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, updateStep(body))
+        case 'create': return docs.createIn(tx, record, actor, key, createBody(op.body))
+        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, updateStep(op.body))
         case 'delete':
           await docs.deleteIn(tx, record, actor, key)
           return null
-        case 'set_override': return docs.updateIn(tx, record, actor, key, ifMatch, overrideStep(op.environment!, body.value as Json), { environment: op.environment! })
+        case 'set_override': return docs.updateIn(tx, record, actor, key, ifMatch, overrideStep(op.environment!, op.body.value), { environment: op.environment! })
         case 'delete_override': return docs.deleteOverrideIn(tx, record, actor, key, op.environment!, ifMatch)
-        default: throw validationError([unsupportedAction('config', op.action)])
+        // Items are checked against the config's actions when written (change-request-items.ts).
+        default: throw validationError([unsupportedAction('config', action)])
       }
     },
     get: docs.get,
     delete: (actor: Actor, key: string) => docs.delete(actor, key),
     deleteOverride: docs.deleteOverride,
 
-    create(actor: Actor, input: { key: string; value: Json; environments?: Record<string, { value: Json }> }) {
+    create(actor: Actor, input: ConfigCreateInput) {
       return docs.create(actor, input.key, createBody(input))
     },
 
-    update(actor: Actor, key: string, input: { value?: Json; environments?: Record<string, { value: Json }> | null }, ifMatch: number | undefined) {
+    update(actor: Actor, key: string, input: ConfigPatchInput, ifMatch: number | undefined) {
       return docs.update(actor, key, ifMatch, updateStep(input))
     },
 

@@ -4,11 +4,14 @@
 import { EVALUATION_BUDGET, explainFlag, withEvaluationBudget, type EvaluationContext, type FlagDefinition, type SegmentDefinition } from '../engine'
 import type { Actor, ServiceDeps } from './context'
 import { notFound } from '../errors'
-import type { FlagBody, FlagChange, FlagService } from './flags'
+import type { FlagPatchInput } from '../schemas'
+import { flagBodyOf, type FlagBody } from './flag-body'
+import type { FlagChange, FlagService } from './flags'
 
 export interface ExplainInput {
   context: EvaluationContext
-  flag?: Record<string, unknown>
+  /** a draft, as PUT /flags/:key's body */
+  flag?: FlagPatchInput
   /** epoch milliseconds (the route parses and checks the text) */
   at?: number
 }
@@ -21,7 +24,7 @@ export function flagExplainer({ store, snapshots }: Pick<ServiceDeps, 'store' | 
     else {
       const row = snap?.flags.get(key)?.row
       if (!row) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
-      body = row.body as FlagBody
+      body = flagBodyOf(row)
     }
     const now = input.at ?? Date.now()
     if (input.at !== undefined) {

@@ -11,16 +11,20 @@ import { isArchived, type FlagBody } from './flag-body'
 import { refuseIfRequired } from './flag-graph'
 import type { VersionedDocuments } from './versioned-documents'
 
-import type { FlagVersion } from '../schemas'
+import type { FlagVersion, FlagView } from '../schemas'
 
-/** Fields of the wire form that are not the stored body. */
-const NOT_BODY = new Set(['key', 'version', 'created_at', 'updated_at', 'archived', 'archived_at'])
-const bodyOfView = (view: Record<string, unknown>): FlagBody => Object.fromEntries(Object.entries(view).filter(([k]) => !NOT_BODY.has(k))) as FlagBody
+/** The stored body a wire form was made of: without the fields that are not the body. As the schema types
+ *  it (an operator is any string there): the rollback validates it as a flag, as any write. */
+function bodyOfView(view: FlagView): FlagBody {
+  const { key: _key, version: _version, created_at: _created, updated_at: _updated, archived: _archived, archived_at: _archivedAt, ...body } = view
+  return body as FlagBody
+}
 
+/** A flag's audit entry records its wire form (flagView) as `after`; none for a delete. */
 const versionOf = (row: AuditRow): FlagVersion | undefined => {
-  const after = row.after as Record<string, unknown> | null
+  const after = row.after as FlagView | null
   if (!after || typeof after.version !== 'number') return undefined
-  return { version: after.version, at: row.timestamp, actor: row.actor, actor_name: null, action: row.action, flag: after as FlagVersion['flag'] }
+  return { version: after.version, at: row.timestamp, actor: row.actor, actor_name: null, action: row.action, flag: after }
 }
 
 export function flagLifecycle(store: Store, changes: ChangeRunner, docs: VersionedDocuments<FlagBody>) {
@@ -49,7 +53,7 @@ export function flagLifecycle(store: Store, changes: ChangeRunner, docs: Version
 
   function restoreIn(tx: Db, record: RecordChange, actor: Actor, key: string, ifMatch: number | undefined) {
     return docs.updateIn(tx, record, actor, key, ifMatch, (body) => {
-      if (!isArchived(body as Record<string, unknown>)) throw new AppError(409, 'NOT_ARCHIVED', `Flag "${key}" is not archived`)
+      if (!isArchived(body)) throw new AppError(409, 'NOT_ARCHIVED', `Flag "${key}" is not archived`)
       const { archived: _a, archived_at: _at, ...rest } = body
       return rest
     }, { action: 'restore' })
@@ -57,7 +61,7 @@ export function flagLifecycle(store: Store, changes: ChangeRunner, docs: Version
 
   /** `target`: from findVersion, read before the transaction. */
   function rollbackIn(tx: Db, record: RecordChange, actor: Actor, key: string, target: FlagVersion, ifMatch: number | undefined) {
-    return docs.updateIn(tx, record, actor, key, ifMatch, () => bodyOfView(target.flag as Record<string, unknown>), { action: 'rollback' })
+    return docs.updateIn(tx, record, actor, key, ifMatch, () => bodyOfView(target.flag), { action: 'rollback' })
   }
 
   return {

@@ -3,35 +3,34 @@
 // variant, validation against the project's segments, environments and other flags (prerequisites), and
 // per-environment overrides. Archive, restore, rollback and history are flag-lifecycle.ts.
 import { segmentKeysOf, validateFlag, type Json } from '../engine'
-import { FLAG_CLEARABLE_FIELDS, FLAG_FIELDS } from '../schemas'
+import { FLAG_CLEARABLE_FIELDS, FLAG_FIELDS, type FlagCreateInput, type FlagOverride, type FlagPatchInput, type ScheduledOverrideInput } from '../schemas'
 import type { Db } from '../store'
 import type { BodyFilter, DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, validationError } from '../errors'
-import { isArchived, type FlagBody } from './flag-body'
+import { flagBodyOf, isArchived, type FlagBody } from './flag-body'
 import { graphIssues, refuseIfRequired } from './flag-graph'
 import { flagLifecycle } from './flag-lifecycle'
 import { versionedDocuments, type NextBody } from './versioned-documents'
 import type { RecordChange } from './change-runner'
-import type { DocumentOp } from './change-request-types'
+import type { DocumentOp } from './document-ops'
 
 export type { FlagBody } from './flag-body'
+export type { FlagOverride } from '../schemas'
 
-/** One environment's override, as PUT /flags/:key/environments/:env takes it. */
-export interface FlagOverride { enabled: boolean; value?: unknown; variant?: string }
 /** A change to a flag as its update routes take it: the fields of PUT /flags/:key, or one environment's
  *  override (scheduled changes carry one of these). */
-export type FlagChange = Record<string, unknown> | OverrideChange
-export interface OverrideChange { environment: string; override: FlagOverride }
+export type FlagChange = FlagPatchInput | OverrideChange
+export type OverrideChange = ScheduledOverrideInput
 export const isOverrideChange = (change: FlagChange): change is OverrideChange => 'override' in change
 
 /** The wire form of a stored flag. */
 export function flagView(row: DocumentRow) {
-  return { key: row.key, ...(row.body as FlagBody), version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
+  return { key: row.key, ...flagBodyOf(row), version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
 }
 /** The `data` of this resource's webhook events. */
 export const flagEventData = (row: DocumentRow) => {
-  const b = row.body as FlagBody
+  const b = flagBodyOf(row)
   return { enabled: b.enabled, value: b.value, version: row.version, ...(b.variants && { default_variant: b.default_variant }), ...(b.archived && { archived: true }) }
 }
 
@@ -61,14 +60,16 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     // The project's prerequisite graph only when the flag is part of it (it requires, or is required by, others).
     if (!issues.length && (body.prerequisites?.length || stored?.variants)) {
       await store.lockFlagGraph(tx, projectId)
-      issues.push(...graphIssues(key, body as Record<string, unknown>, await store.flags.all(tx, projectId)))
+      issues.push(...graphIssues(key, body, await store.flags.all(tx, projectId)))
     }
     if (issues.length) throw validationError(issues)
   }
 
-  /** PUT /flags/:key's step: merges the given top-level fields; null clears an optional field. */
-  const mergeFields = (input: Record<string, unknown>): NextBody<FlagBody> => (stored) => {
-    const body = { ...stored } as Record<string, unknown>
+  /** PUT /flags/:key's step: merges the given top-level fields; null clears an optional field. Field by
+   *  field, by the names the schema declares, so the merge is an open record; validate() checks what it
+   *  makes as a flag before anything is stored. */
+  const mergeFields = (input: FlagPatchInput): NextBody<FlagBody> => (stored) => {
+    const body: Record<string, unknown> = { ...stored }
     for (const f of FLAG_FIELDS) {
       if (!(f in input) || input[f] === undefined) continue
       if (input[f] === null && FLAG_CLEARABLE_FIELDS.has(f)) delete body[f]
@@ -83,18 +84,18 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     if (!project?.environments.includes(environment)) {
       throw validationError([{ path: 'environment', message: `unknown environment "${environment}"; the project has: ${project?.environments.join(', ')}` }])
     }
-    return { ...body, environments: { ...(body.environments ?? {}), [environment]: override as never } }
+    return { ...body, environments: { ...(body.environments ?? {}), [environment]: override } }
   }
 
   const stepOf = (actor: Actor, change: FlagChange): { next: NextBody<FlagBody>; environment: string } =>
     isOverrideChange(change) ? { next: setOverride(actor, change.environment, change.override), environment: change.environment } : { next: mergeFields(change), environment: '' }
 
-  /** POST /flags's body: defaults for what was not sent; an explicit `value: null` is a value (off value
-   *  null), not "absent". */
-  function createBody(input: Record<string, unknown>): FlagBody {
-    const body: FlagBody = { enabled: (input.enabled as boolean | undefined) ?? false, value: input.value === undefined ? true : (input.value as FlagBody['value']) }
-    for (const f of FLAG_CLEARABLE_FIELDS) if (input[f] !== undefined && input[f] !== null) (body as Record<string, unknown>)[f] = input[f]
-    return withMirroredValue(body, input.value)
+  /** POST /flags's body (and an explain draft's): defaults for what was not sent; an explicit `value: null`
+   *  is a value (off value null), not "absent". The optional fields by name, as in mergeFields. */
+  function createBody(input: FlagPatchInput): FlagBody {
+    const body: Record<string, unknown> = { enabled: input.enabled ?? false, value: input.value === undefined ? true : input.value }
+    for (const f of FLAG_CLEARABLE_FIELDS) if (input[f] !== undefined && input[f] !== null) body[f] = input[f]
+    return withMirroredValue(body as FlagBody, input.value)
   }
 
   const docs = versionedDocuments<FlagBody>({ store, changes }, {
@@ -102,7 +103,7 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     view: flagView, eventData: flagEventData,
     validate,
     editable: (body, key) => {
-      if (isArchived(body as Record<string, unknown>)) throw archivedError(key)
+      if (isArchived(body)) throw archivedError(key)
     },
   })
 
@@ -123,12 +124,12 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     delete: (actor: Actor, key: string) => docs.delete(actor, key, async (tx) => refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'deleted')),
     deleteOverride: (actor: Actor, key: string, environment: string, ifMatch: number | undefined) => docs.deleteOverride(actor, key, environment, ifMatch),
 
-    create(actor: Actor, input: Record<string, unknown>) {
+    create(actor: Actor, input: FlagCreateInput) {
       return docs.create(actor, input.key, createBody(input))
     },
 
     /** Merges the given top-level fields; null clears an optional field. */
-    update(actor: Actor, key: string, input: Record<string, unknown>, ifMatch: number | undefined) {
+    update(actor: Actor, key: string, input: FlagPatchInput, ifMatch: number | undefined) {
       return docs.update(actor, key, ifMatch, mergeFields(input))
     },
 
@@ -147,7 +148,7 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
 
     async putOverride(actor: Actor, key: string, environment: string, override: FlagOverride, ifMatch?: number) {
       const row = await docs.update(actor, key, ifMatch, setOverride(actor, environment, override), { environment })
-      return { row, override: (row.body as FlagBody).environments![environment] }
+      return { row, override: flagBodyOf(row).environments![environment] }
     },
 
     /** A scheduled change, applied inside a running change (the schedule's own bookkeeping shares its
@@ -158,29 +159,27 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     },
     /** A change request's item (services/change-requests.ts), inside its apply transaction, through the
      *  same steps as the direct routes. */
-    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp): Promise<DocumentRow | null> {
-      const { key, body, ifMatch } = op
+    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp<'flag'>): Promise<DocumentRow | null> {
+      const { key, ifMatch } = op
       switch (op.action) {
-        case 'create': return docs.createIn(tx, record, actor, key, createBody(body))
-        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, mergeFields(body))
+        case 'create': return docs.createIn(tx, record, actor, key, createBody(op.body))
+        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, mergeFields(op.body))
         case 'delete':
           await docs.deleteIn(tx, record, actor, key, async (tx) => refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'deleted'))
           return null
-        case 'set_override': return docs.updateIn(tx, record, actor, key, ifMatch, setOverride(actor, op.environment!, body as unknown as FlagOverride), { environment: op.environment! })
+        case 'set_override': return docs.updateIn(tx, record, actor, key, ifMatch, setOverride(actor, op.environment!, op.body), { environment: op.environment! })
         case 'delete_override': return docs.deleteOverrideIn(tx, record, actor, key, op.environment!, ifMatch)
         case 'archive': return lifecycle.archiveIn(tx, record, actor, key, ifMatch)
         case 'restore': return lifecycle.restoreIn(tx, record, actor, key, ifMatch)
-        case 'rollback': return lifecycle.rollbackIn(tx, record, actor, key, await lifecycle.findVersion(actor.projectId, key, body.version as number), ifMatch)
+        case 'rollback': return lifecycle.rollbackIn(tx, record, actor, key, await lifecycle.findVersion(actor.projectId, key, op.body.version), ifMatch)
       }
     },
     /** An unsaved definition (explain's `flag`), with create's defaults, validated as a write of `key`
      *  would be; nothing is stored. */
-    async draft(projectId: string, key: string, input: Record<string, unknown>): Promise<FlagBody> {
-      let body: FlagBody = { enabled: (input.enabled as boolean | undefined) ?? false, value: input.value === undefined ? true : (input.value as FlagBody['value']) }
-      for (const f of FLAG_CLEARABLE_FIELDS) if (input[f] !== undefined && input[f] !== null) (body as Record<string, unknown>)[f] = input[f]
-      body = withMirroredValue(body, input.value)
+    async draft(projectId: string, key: string, input: FlagPatchInput): Promise<FlagBody> {
+      const body = createBody(input)
       const stored = await store.flags.get(store.db, projectId, key)
-      await validate(store.db, projectId, key, body, stored?.body as FlagBody | undefined)
+      await validate(store.db, projectId, key, body, stored && flagBodyOf(stored))
       return body
     },
     /** What a scheduled `change` makes of `body` (explain's `at`), without storing anything. */

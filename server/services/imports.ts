@@ -12,10 +12,11 @@ import { proposalItems, type ProposedItem } from '../documents/proposal'
 import type { Db } from '../store'
 import type { DocumentRepository, DocumentRow } from '../store/documents'
 import type { RecordChange } from './change-runner'
-import { configEventData, configView } from './configs'
+import { configBodyOf, configEventData, configView } from './configs'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, validationError } from '../errors'
 import { eventKind, type Action, type DocumentType } from '../store/vocabulary/changes'
+import { flagBodyOf } from './flag-body'
 import { flagEventData, flagView } from './flags'
 import { segmentEventData, segmentView } from './segments'
 
@@ -28,8 +29,12 @@ function checkEnvironments(known: readonly string[], named: [string, string][]):
 }
 
 type Stored = CurrentState['flags'][number]
-const overrideOf = (r: Stored, env: string): unknown => {
-  const envs = r.body.environments as Record<string, unknown> | undefined
+type Overridden = 'flags' | 'configs'
+/** A stored flag's or config's overrides, by environment (both bodies keep them in `environments`). */
+const overridesOf = (kind: Overridden, r: Stored): Readonly<Record<string, unknown>> | undefined =>
+  kind === 'flags' ? flagBodyOf(r).environments : configBodyOf(r).environments
+const overrideOf = (kind: Overridden, r: Stored, env: string): unknown => {
+  const envs = overridesOf(kind, r)
   return envs && Object.hasOwn(envs, env) ? envs[env] : undefined
 }
 
@@ -38,14 +43,14 @@ function promotionDocument(state: CurrentState, req: PromoteRequest): FlagshipDo
   checkEnvironments(state.environments, [['from', req.from], ['to', req.to]])
   if (req.from === req.to) throw validationError([{ path: 'to', message: 'must differ from `from`' }])
   const all = req.flags === undefined && req.configs === undefined
-  const pick = (kind: 'flags' | 'configs', names: string[] | undefined) => {
+  const pick = (kind: Overridden, names: string[] | undefined) => {
     const rows = new Map(state[kind].map((r) => [r.key, r]))
     const missing = (names ?? []).filter((k) => !rows.has(k))
     if (missing.length) throw new AppError(404, kind === 'flags' ? 'FLAG_NOT_FOUND' : 'CONFIG_NOT_FOUND', `${kind === 'flags' ? 'Flag' : 'Config'}(s) ${missing.join(', ')} not found`, { keys: missing })
     const chosen = all ? [...rows.values()] : (names ?? []).map((k) => rows.get(k)!)
     return chosen.map((r) => {
-      const envs = { ...((r.body.environments ?? {}) as Record<string, unknown>) }
-      const o = overrideOf(r, req.from)
+      const envs = { ...overridesOf(kind, r) }
+      const o = overrideOf(kind, r, req.from)
       if (o === undefined) delete envs[req.to]
       else envs[req.to] = o
       const { environments: _e, ...rest } = r.body
@@ -57,10 +62,10 @@ function promotionDocument(state: CurrentState, req: PromoteRequest): FlagshipDo
 }
 
 /** identical / different (with the RFC 6902 diff from a's override to b's) / only_a / only_b. */
-function compareOverrides(rows: Stored[], a: string, b: string) {
+function compareOverrides(kind: Overridden, rows: Stored[], a: string, b: string) {
   return rows.map((r) => {
-    const oa = overrideOf(r, a)
-    const ob = overrideOf(r, b)
+    const oa = overrideOf(kind, r, a)
+    const ob = overrideOf(kind, r, b)
     if (oa === undefined && ob === undefined) return { key: r.key, status: 'identical' as const }
     if (ob === undefined) return { key: r.key, status: 'only_a' as const }
     if (oa === undefined) return { key: r.key, status: 'only_b' as const }
@@ -100,7 +105,7 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
 
   async function currentState(db: Db, projectId: string): Promise<CurrentState & { project: string }> {
     const project = await store.projects.get(db, projectId)
-    const rows = async (repo: DocumentRepository) => (await repo.all(db, projectId)).map((r) => ({ key: r.key, version: r.version, body: r.body as Record<string, unknown> }))
+    const rows = async (repo: DocumentRepository) => (await repo.all(db, projectId)).map((r) => ({ key: r.key, version: r.version, body: r.body }))
     return { project: project?.slug ?? projectId, environments: project?.environments ?? [], segments: await rows(store.segments), flags: await rows(store.flags), configs: await rows(store.configs) }
   }
 
@@ -114,7 +119,7 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
       event: { kind: eventKind(type, action) as never, environment: '', data: eventData((after ?? before)!) },
     })
     if (step.action === 'create') {
-      const row: DocumentRow = { projectId: actor.projectId, key: step.key, body: step.body as DocumentRow['body'], version: 1, createdAt: now, updatedAt: now }
+      const row: DocumentRow = { projectId: actor.projectId, key: step.key, body: step.body!, version: 1, createdAt: now, updatedAt: now }
       if (step.kind === 'flags' && row.body.archived === true) row.body = { ...row.body, archived_at: now }
       await repo.insert(tx, row)
       return note('create', null, row)
@@ -133,7 +138,7 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
       if (is && !was) (body = { ...body, archived_at: now }), (action = 'archive')
       if (!is && was) action = 'restore'
     }
-    const after = await repo.update(tx, actor.projectId, step.key, body as DocumentRow['body'], before.version, now)
+    const after = await repo.update(tx, actor.projectId, step.key, body, before.version, now)
     if (!after) throw moved()
     await note(action, before, after)
   }
@@ -214,7 +219,7 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
     async compare(projectId: string, a: string, b: string, kinds: { flags: boolean; configs: boolean }) {
       const state = await currentState(store.db, projectId)
       checkEnvironments(state.environments, [['a', a], ['b', b]])
-      return { a, b, ...(kinds.flags && { flags: compareOverrides(state.flags, a, b) }), ...(kinds.configs && { configs: compareOverrides(state.configs, a, b) }) }
+      return { a, b, ...(kinds.flags && { flags: compareOverrides('flags', state.flags, a, b) }), ...(kinds.configs && { configs: compareOverrides('configs', state.configs, a, b) }) }
     },
   }
 }

@@ -20,7 +20,7 @@ export const MAX_PENDING_SCHEDULES_PER_PROJECT = 1000
 export const MAX_SCHEDULE_AHEAD_MS = 365 * 86_400_000
 const MAX_NOTE_LENGTH = 500
 /** The fields of a flag update that change something (the read-only ones a client may echo do not). */
-const CHANGING_FIELDS: readonly string[] = FLAG_FIELDS
+const CHANGING_FIELDS = FLAG_FIELDS
 /** A date-time with an explicit offset: a schedule's moment must not depend on anyone's time zone. */
 const DATE_TIME_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})$/
 const NOTE = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/
@@ -62,15 +62,15 @@ function checkInput(input: ScheduleInput, now: number): { at: string; change: Fl
   if (Number.isNaN(at)) issues.push({ path: 'at', message: 'must be an ISO 8601 date-time with an offset, e.g. 2030-06-01T09:00:00Z' })
   else if (at <= now) issues.push({ path: 'at', message: 'must be in the future' })
   else if (at > now + MAX_SCHEDULE_AHEAD_MS) issues.push({ path: 'at', message: 'must be at most 365 days ahead' })
-  const fields = input.change as Record<string, unknown>
-  if (!isOverrideChange(input.change) && !CHANGING_FIELDS.some((f) => fields[f] !== undefined)) {
+  const sent = input.change
+  if (!isOverrideChange(sent) && !CHANGING_FIELDS.some((f) => sent[f] !== undefined)) {
     issues.push({ path: 'change', message: `must change something: one of ${CHANGING_FIELDS.join(', ')}, or { environment, override }` })
   }
   if (input.note != null && (input.note.length > MAX_NOTE_LENGTH || !NOTE.test(input.note))) {
     issues.push({ path: 'note', message: `must be at most ${MAX_NOTE_LENGTH} characters, without control characters other than line breaks and tabs` })
   }
   if (issues.length) throw validationError(issues)
-  const change = isOverrideChange(input.change) ? input.change : Object.fromEntries(CHANGING_FIELDS.filter((f) => fields[f] !== undefined).map((f) => [f, fields[f]]))
+  const change = isOverrideChange(sent) ? sent : Object.fromEntries(CHANGING_FIELDS.filter((f) => sent[f] !== undefined).map((f) => [f, sent[f]]))
   return { at: new Date(at).toISOString(), change }
 }
 
@@ -123,7 +123,7 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
           throw new AppError(409, 'LIMIT_REACHED', `A project holds at most ${MAX_PENDING_SCHEDULES_PER_PROJECT} pending schedules`)
         }
         const row: ScheduleRow = {
-          id: crypto.randomUUID(), projectId: actor.projectId, flagKey: key, at, change: change as Record<string, unknown>,
+          id: crypto.randomUUID(), projectId: actor.projectId, flagKey: key, at, change,
           note: input.note ?? null, status: 'pending', createdBy: actor.name, createdByToken: actor.tokenHash ?? null, createdAt: new Date(now).toISOString(),
           finishedAt: null, cancelledBy: null, resultVersion: null, errorCode: null, error: null,
         }

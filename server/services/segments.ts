@@ -1,43 +1,42 @@
 // Segments: named condition lists referenced by flag rules (in_segment / not_in_segment); the
 // versioned-document operations (versioned-documents.ts) plus their validation and the in-use check.
-import { labelIssue, segmentKeysOf, validateConditions, type Condition, type FlagDefinition } from '../engine'
+import { labelIssue, segmentKeysOf, validateConditions, type Condition } from '../engine'
+import type { SegmentCreateInput, SegmentPatchInput } from '../schemas'
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
 import { by, type Actor, type ServiceDeps } from './context'
 import { AppError, validationError } from '../errors'
 import { versionedDocuments } from './versioned-documents'
+import { flagBodyOf, type FlagBody } from './flag-body'
 import { flagEventData, flagView } from './flags'
 import type { RecordChange } from './change-runner'
-import { unsupportedAction, type DocumentOp } from './change-request-types'
+import { unsupportedAction } from './change-request-types'
+import type { DocumentOp } from './document-ops'
 
-interface SegmentBody {
-  conditions: Condition[]
-}
+/** A stored segment's body (a type, not an interface, so that it is also the open record the store keeps). */
+type SegmentBody = { conditions: Condition[] }
 
 export function segmentView(row: DocumentRow) {
   return { conditions: (row.body.conditions ?? []) as Condition[], version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
 }
 export const segmentEventData = (row: DocumentRow) => ({ conditions: row.body.conditions, version: row.version })
 
-type Body = Record<string, unknown>
-const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v)
-
 /** A flag's body without any reference to segment `key`, answering as it did while the segment was gone:
  *  a rule that needs membership (in_segment) could never match and goes; a not_in_segment condition always
  *  held and goes (its rule stays). */
-export function withoutSegment(body: Body, key: string): Body {
-  const targeting = isObject(body.targeting) ? body.targeting : undefined
+export function withoutSegment(body: FlagBody, key: string): FlagBody {
+  const targeting = body.targeting
   if (!targeting || !Array.isArray(targeting.rules)) return body
-  const refers = (c: unknown, op: string) => isObject(c) && c.operator === op && c.value === key
+  const refers = (c: Condition, op: string) => c.operator === op && c.value === key
   const rules = targeting.rules
-    .filter((r) => !(isObject(r) && Array.isArray(r.conditions) && r.conditions.some((c) => refers(c, 'in_segment'))))
-    .map((r) => (isObject(r) && Array.isArray(r.conditions) ? { ...r, conditions: r.conditions.filter((c) => !refers(c, 'not_in_segment')) } : r))
+    .filter((r) => !r.conditions.some((c) => refers(c, 'in_segment')))
+    .map((r) => ({ ...r, conditions: r.conditions.filter((c) => !refers(c, 'not_in_segment')) }))
   return { ...body, targeting: { ...targeting, rules } }
 }
 
 /** Keys of the flags whose rules reference a segment. */
 const flagsUsing = (flags: DocumentRow[], segmentKey: string): string[] =>
-  flags.filter((f) => segmentKeysOf(f.body as unknown as FlagDefinition).includes(segmentKey)).map((f) => f.key)
+  flags.filter((f) => segmentKeysOf(flagBodyOf(f)).includes(segmentKey)).map((f) => f.key)
 
 export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
   async function validate(tx: Db, projectId: string, conditions: unknown): Promise<void> {
@@ -48,13 +47,17 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
   async function unreference(tx: Db, record: RecordChange, actor: Actor, flagKey: string, segmentKey: string): Promise<void> {
     const current = await store.flags.getForUpdate(tx, actor.projectId, flagKey)
     if (!current) return
-    const updated = await store.flags.update(tx, actor.projectId, flagKey, withoutSegment(current.body as Body, segmentKey) as DocumentRow['body'], current.version, new Date().toISOString())
+    const updated = await store.flags.update(tx, actor.projectId, flagKey, withoutSegment(flagBodyOf(current), segmentKey), current.version, new Date().toISOString())
     if (!updated) return
     await record({
       projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'flag', resourceKey: flagKey,
       before: flagView(current), after: flagView(updated), event: { kind: 'flag.updated', environment: '', data: flagEventData(updated) },
     })
   }
+
+  // The schema's conditions, as the engine's: validate() checks each operator and value before anything is stored.
+  const createBody = (input: SegmentCreateInput): SegmentBody => ({ conditions: input.conditions as Condition[] })
+  const updateStep = (input: SegmentPatchInput) => (stored: SegmentBody): SegmentBody => ({ conditions: (input.conditions ?? stored.conditions) as Condition[] })
 
   const docs = versionedDocuments<SegmentBody>({ store, changes }, {
     type: 'segment', label: 'Segment', notFoundCode: 'SEGMENT_NOT_FOUND', repository: store.segments,
@@ -72,26 +75,27 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
   return {
     page: docs.page,
     /** A change request's item (services/change-requests.ts), inside its apply transaction. */
-    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp): Promise<DocumentRow | null> {
-      const { key, body, ifMatch } = op
+    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp<'segment'>): Promise<DocumentRow | null> {
+      const { key, ifMatch, action } = op
       switch (op.action) {
-        case 'create': return docs.createIn(tx, record, actor, key, { conditions: body.conditions as Condition[] })
-        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, (stored) => ({ conditions: (body.conditions ?? stored.conditions) as Condition[] }))
+        case 'create': return docs.createIn(tx, record, actor, key, createBody(op.body))
+        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, updateStep(op.body))
         case 'delete':
-          await docs.deleteIn(tx, record, actor, key, inUseGuard(actor, key, body.force === true))
+          await docs.deleteIn(tx, record, actor, key, inUseGuard(actor, key, op.body.force === true))
           return null
-        default: throw validationError([unsupportedAction('segment', op.action)])
+        // Items are checked against the segment's actions when written (change-request-items.ts).
+        default: throw validationError([unsupportedAction('segment', action)])
       }
     },
     get: docs.get,
 
-    create(actor: Actor, input: { key: string; conditions: unknown[] }) {
-      return docs.create(actor, input.key, { conditions: input.conditions as Condition[] })
+    create(actor: Actor, input: SegmentCreateInput) {
+      return docs.create(actor, input.key, createBody(input))
     },
 
     /** Replaces the conditions. */
-    update(actor: Actor, key: string, input: { conditions?: unknown[] }, ifMatch: number | undefined) {
-      return docs.update(actor, key, ifMatch, (stored) => ({ conditions: (input.conditions ?? stored.conditions) as Condition[] }))
+    update(actor: Actor, key: string, input: SegmentPatchInput, ifMatch: number | undefined) {
+      return docs.update(actor, key, ifMatch, updateStep(input))
     },
 
     /** 409 IN_USE while a flag rule references the segment, unless forced: then every reference is taken

@@ -7,6 +7,7 @@ import type { UsageRow } from '../store/usage'
 import { hourOf } from '../usage/flusher'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError } from '../errors'
+import { flagBodyOf, type FlagBody } from './flag-body'
 import { KEY_PATTERN } from './keys'
 
 export interface ReportedCount {
@@ -35,10 +36,11 @@ export const MAX_USAGE_RANGE_DAYS = 31
 export const MAX_USAGE_ROWS = 5_000
 
 /** The branches a flag can serve, as counters name them (engine CompiledFlag.branchOf). */
-function servable(body: Record<string, unknown>): (variant: string) => boolean {
+function servable(body: FlagBody): (variant: string) => boolean {
   const variants = body.variants
   if (variants !== null && typeof variants === 'object') return (v) => v === 'off' || Object.hasOwn(variants, v)
-  const rules = Array.isArray((body.targeting as { rules?: unknown } | undefined)?.rules) ? ((body.targeting as { rules: unknown[] }).rules.length) : 0
+  const ruleList = body.targeting?.rules
+  const rules = Array.isArray(ruleList) ? ruleList.length : 0
   return (v) => v === 'off' || v === 'override' || v === 'rollout' || v === 'default' || (/^rule-[1-9][0-9]{0,3}$/.test(v) && Number(v.slice(5)) <= rules)
 }
 
@@ -61,7 +63,8 @@ export function usageService({ store, settings, snapshots }: Pick<ServiceDeps, '
       const issues: { path: string; message: string }[] = []
       counts.forEach((c, i) => {
         const at = `counts[${i}]`
-        const flag = snap?.flags.get(c.key)?.row.body as Record<string, unknown> | undefined
+        const row = snap?.flags.get(c.key)?.row
+        const flag = row && flagBodyOf(row)
         if (!KEY_PATTERN.test(c.key)) issues.push({ path: `${at}.key`, message: 'is not a flag key' })
         if (c.environment !== '' && !environments.has(c.environment)) issues.push({ path: `${at}.environment`, message: 'must be one of the project\'s environments, or "" for none' })
         if (flag !== undefined && !servable(flag)(c.variant)) issues.push({ path: `${at}.variant`, message: `is not a variant flag "${c.key}" can serve` })

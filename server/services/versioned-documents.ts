@@ -38,10 +38,13 @@ export interface UpdateOptions {
 /** What an update makes of the stored body; may refuse (throw). */
 export type NextBody<Body> = (body: Body, tx: Db) => Body | Promise<Body>
 
-export function versionedDocuments<Body>(deps: { store: Store; changes: ChangeRunner }, kind: DocumentKind<Body>) {
+/** `Body`: the kind's stored body, an object type the store's JSON column holds as it is. */
+export function versionedDocuments<Body extends DocumentRow['body']>(deps: { store: Store; changes: ChangeRunner }, kind: DocumentKind<Body>) {
   const { store, changes } = deps
   const repo = kind.repository
-  const bodyOf = (row: DocumentRow) => row.body as unknown as Body
+  // Only this kind's service writes its rows, each body validated (kind.validate) first: what the store
+  // gives back is a Body.
+  const bodyOf = (row: DocumentRow) => row.body as Body
 
   /** The stored row; inside a change's transaction it is locked until commit (see getForUpdate). */
   async function mustGet(tx: Db, projectId: string, key: string, forUpdate = true): Promise<DocumentRow> {
@@ -62,7 +65,7 @@ export function versionedDocuments<Body>(deps: { store: Store; changes: ChangeRu
   /** Inside a running change: validates and writes `body` over `current` at the version it was read at. */
   async function writeIn(tx: Db, record: RecordChange, actor: Actor, current: DocumentRow, body: Body, opts: UpdateOptions): Promise<DocumentRow> {
     await kind.validate(tx, actor.projectId, current.key, body, bodyOf(current))
-    const updated = await repo.update(tx, actor.projectId, current.key, body as DocumentRow['body'], current.version, new Date().toISOString())
+    const updated = await repo.update(tx, actor.projectId, current.key, body, current.version, new Date().toISOString())
     if (!updated) throw versionConflict((await mustGet(tx, actor.projectId, current.key)).version)
     await recordChange(record, actor, opts.action ?? 'update', current.key, current, updated, opts.environment ?? '')
     return updated
@@ -96,7 +99,7 @@ export function versionedDocuments<Body>(deps: { store: Store; changes: ChangeRu
     await kind.validate(tx, actor.projectId, key, body, undefined)
     if (await repo.get(tx, actor.projectId, key)) throw new AppError(409, 'ALREADY_EXISTS', `${kind.label} "${key}" already exists`)
     const now = new Date().toISOString()
-    const row: DocumentRow = { projectId: actor.projectId, key, body: body as DocumentRow['body'], version: 1, createdAt: now, updatedAt: now }
+    const row: DocumentRow = { projectId: actor.projectId, key, body, version: 1, createdAt: now, updatedAt: now }
     await repo.insert(tx, row)
     await recordChange(record, actor, 'create', key, null, row)
     return row
@@ -141,4 +144,4 @@ export function versionedDocuments<Body>(deps: { store: Store; changes: ChangeRu
 
   }
 }
-export type VersionedDocuments<Body> = ReturnType<typeof versionedDocuments<Body>>
+export type VersionedDocuments<Body extends DocumentRow['body']> = ReturnType<typeof versionedDocuments<Body>>

@@ -15,7 +15,7 @@ import { authorizeRoute } from '../request-access'
 import { etagOf, etagMatches } from '../caching'
 import { MAX_IMPORT_BYTES } from '../json-input'
 import * as S from '../../schemas'
-import { routeModule } from './common'
+import { openApiDetail, routeModule } from './common'
 
 const READ: Record<Kind, Permission> = { segments: 'read:flags', flags: 'read:flags', configs: 'read:configs' }
 const WRITE: Record<Kind, Permission> = { segments: 'write:flags', flags: 'write:flags', configs: 'write:configs' }
@@ -75,7 +75,7 @@ const withLines = <T extends { path: string; line?: number }>(issues: T[], lineO
 export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('as-code')
     .get('/schemas/flagship-v1.json', () => new Response(documentJsonSchemaText(), { headers: { 'Content-Type': 'application/schema+json; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } }), {
-      detail: { tags: ['as-code'], summary: 'The JSON Schema of a flagship document (format version 1)', 'x-permission': 'public' } as Record<string, unknown>,
+      detail: openApiDetail({ tags: ['as-code'], summary: 'The JSON Schema of a flagship document (format version 1)', 'x-permission': 'public' }),
     })
     .get('/api/v1/export', async ({ request, query }) => {
       const kinds = kindsParam(query.kinds)
@@ -94,7 +94,7 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
         keys: t.Optional(t.String({ description: 'comma-separated keys; the segments and prerequisite flags they need are included' })),
         tags: t.Optional(t.String({ description: 'comma-separated: only flags with every one of these tags' })),
       }),
-      detail: { tags: ['as-code'], summary: 'Export flags, configs and segments as a document', security: [{ bearer: [] }], description: 'Permission: `read:flags` for flags and segments, `read:configs` for configs. Byte-stable; strong ETag.', 'x-permission': 'any' } as Record<string, unknown>,
+      detail: openApiDetail({ tags: ['as-code'], summary: 'Export flags, configs and segments as a document', security: [{ bearer: [] }], description: 'Permission: `read:flags` for flags and segments, `read:configs` for configs. Byte-stable; strong ETag.', 'x-permission': 'any' }),
       response: { ...S.errors(400, 401, 403, 429) },
     })
     .post('/api/v1/import', async ({ request, query, body, headers, set }) => {
@@ -134,10 +134,10 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
         description: t.Optional(t.String({ description: 'propose: the change request\'s description' })),
       }),
       headers: t.Object({ 'if-match': t.Optional(t.String({ description: 'apply and propose: the plan id in double quotes; 409 PLAN_OUTDATED if anything the plan covers changed' })) }),
-      detail: {
+      detail: openApiDetail({
         tags: ['as-code'], summary: 'Plan or apply a document (YAML or JSON, at most 10 MiB)', security: [{ bearer: [] }], 'x-permission': 'any',
         description: 'Permission: `write:flags` when the document has flags or segments, `write:configs` when it has configs. Apply on a protected environment answers 409 CHANGE_REQUEST_REQUIRED. mode=propose plans as mode=plan and opens one change request holding every change of the plan as items (create: the create body; update: the whole new entry; delete; a flag\'s archive state as archive/restore items), in apply\'s order, each at the version the plan read: 201 with the plan and `change_request`; 200 with `change_request: null` when nothing would change; 400 TOO_MANY_CHANGES above 100 items; plan errors 400, If-Match as for apply, and nothing opened.',
         requestBody: { required: true, content: { 'application/yaml': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object', description: 'the document (see GET /schemas/flagship-v1.json)' } } } },
-      },
+      }),
       response: { 200: PlanBody, 201: PlanBody, ...S.errors(400, 401, 403, 409, 413, 415, 429) },
     })

@@ -1,6 +1,6 @@
 // What every resource route shares: the permission guard (checked before body validation), OpenAPI
 // metadata, and the list/pagination shape of docs/behaviour.md §2.
-import { Elysia, type TSchema } from 'elysia'
+import { Elysia, type DocumentDecoration, type TSchema } from 'elysia'
 import type { Affected, RouteAction } from '../../access/authorize'
 import { affectedByParams, authorizeRoute } from '../request-access'
 import { strict } from '../strict-schema'
@@ -33,6 +33,12 @@ export function guard(permission: RoutePermission, tag: string, summary: string,
     },
   }
 }
+
+/** OpenAPI metadata with the permission declared (`x-permission`, which the route inventory requires), for
+ *  a route that checks its permissions in its handler because what it needs depends on the request (the
+ *  kinds a document holds, the environment named): its description says what a caller needs. Elysia's
+ *  type for `detail` knows no `x-` fields; this one does. */
+export const openApiDetail = (detail: DocumentDecoration & { 'x-permission': RoutePermission }): DocumentDecoration => detail
 
 export function paging(query: { limit?: number; offset?: number }): { limit: number; offset: number } {
   return { limit: query.limit ?? 100, offset: query.offset ?? 0 }

@@ -1,10 +1,12 @@
 // A flag's life beyond its definition (docs/lifecycle.md §3-4): archive and restore, history and rollback,
 // and explain ("why does this context get this value", for the stored flag or an unsaved draft).
 import { t } from 'elysia'
+import type { Actor } from '../../services/context'
 import { flagView } from '../../services/flags'
 import { validationError } from '../../errors'
 import { isIsoDate, parseIsoDate } from '../../engine'
 import { parseIfMatch } from '../../services/keys'
+import type { DocumentRow } from '../../store/documents'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { checkContext } from '../evaluation-context'
@@ -16,36 +18,27 @@ import { guard, jsonBody, listBody, paging, routeModule } from './common'
 const checkDraft = strictChecker(S.FlagPatch, 'flag')
 
 const FlagWritten = t.Object({ success: S.Success, key: t.String(), flag: S.Flag })
+const written = (row: DocumentRow) => ({ success: true as const, key: row.key, flag: flagView(row) })
 
-export const flagLifecycleRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
-  routeModule('flag-lifecycle')
-    .post('/api/v1/flags/:key/archive', async ({ request, params, headers }) => {
-      const row = await services.flags.archive(callerOf(request).actor, params.key, parseIfMatch(headers['if-match']))
-      return { success: true as const, key: row.key, flag: flagView(row) }
-    }, {
-      ...guard('write:flags', 'flags', 'Archive a flag: no longer evaluated anywhere (404), not editable until restored; its key and history stay'),
-      params: S.KeyParam,
-      headers: S.IfMatch,
-      response: { 200: FlagWritten, ...S.errors(401, 403, 404, 409, 429) },
-    })
-    .post('/api/v1/flags/:key/restore', async ({ request, params, headers }) => {
-      const row = await services.flags.restore(callerOf(request).actor, params.key, parseIfMatch(headers['if-match']))
-      return { success: true as const, key: row.key, flag: flagView(row) }
-    }, {
-      ...guard('write:flags', 'flags', 'Restore an archived flag'),
-      params: S.KeyParam,
-      headers: S.IfMatch,
-      response: { 200: FlagWritten, ...S.errors(400, 401, 403, 404, 409, 429) },
-    })
-    .post('/api/v1/flags/:key/turn-off', async ({ request, params, headers }) => {
-      const row = await services.flags.turnOffEverywhere(callerOf(request).actor, params.key, parseIfMatch(headers['if-match']))
-      return { success: true as const, key: row.key, flag: flagView(row) }
-    }, {
-      ...guard('write:flags', 'flags', 'Turn the flag off everywhere: the main switch and every environment override off, in one change (undo: rollback to the version before)'),
-      params: S.KeyParam,
-      headers: S.IfMatch,
-      response: { 200: FlagWritten, ...S.errors(401, 403, 404, 409, 429) },
-    })
+/** Archive, restore and turn-off: one step on the flag at the version the client read (If-Match), without a
+ *  body, answering the flag written. */
+const stepRoute = (summary: string, errors: number[]) => ({
+  ...guard('write:flags', 'flags', summary),
+  params: S.KeyParam,
+  headers: S.IfMatch,
+  response: { 200: FlagWritten, ...S.errors(...errors) },
+})
+
+export const flagLifecycleRoutes = ({ services }: Pick<AppDeps, 'services'>) => {
+  type Step = (actor: Actor, key: string, ifMatch: number | undefined) => Promise<DocumentRow>
+  const step = (run: Step) => async ({ request, params, headers }: { request: Request; params: { key: string }; headers: { 'if-match'?: string } }) =>
+    written(await run(callerOf(request).actor, params.key, parseIfMatch(headers['if-match'])))
+  return routeModule('flag-lifecycle')
+    .post('/api/v1/flags/:key/archive', step(services.flags.archive),
+      stepRoute('Archive a flag: no longer evaluated anywhere (404), not editable until restored; its key and history stay', [401, 403, 404, 409, 429]))
+    .post('/api/v1/flags/:key/restore', step(services.flags.restore), stepRoute('Restore an archived flag', [400, 401, 403, 404, 409, 429]))
+    .post('/api/v1/flags/:key/turn-off', step(services.flags.turnOffEverywhere),
+      stepRoute('Turn the flag off everywhere: the main switch and every environment override off, in one change (undo: rollback to the version before)', [401, 403, 404, 409, 429]))
     .get('/api/v1/flags/:key/history', async ({ request, params, query }) => {
       const { limit, offset } = paging(query)
       const { versions, total } = await services.flags.history(callerOf(request).actor.projectId, params.key, limit, offset)
@@ -57,8 +50,7 @@ export const flagLifecycleRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
       response: { 200: t.Object({ versions: t.Array(S.FlagVersion), total: t.Integer(), has_more: t.Boolean() }), ...S.errors(400, 401, 403, 404, 429) },
     })
     .post('/api/v1/flags/:key/rollback', async ({ request, params, body, headers }) => {
-      const row = await services.flags.rollback(callerOf(request).actor, params.key, body.version, parseIfMatch(headers['if-match']))
-      return { success: true as const, key: row.key, flag: flagView(row) }
+      return written(await services.flags.rollback(callerOf(request).actor, params.key, body.version, parseIfMatch(headers['if-match'])))
     }, {
       ...guard('write:flags', 'flags', 'Write a new version equal to an earlier one'),
       params: S.KeyParam,
@@ -74,11 +66,12 @@ export const flagLifecycleRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
         at = parseIsoDate(body.at)
       }
       if (body.flag !== undefined && (body.flag === null || typeof body.flag !== 'object' || Array.isArray(body.flag))) throw validationError([{ path: 'flag', message: 'must be a flag definition (an object)' }])
-      if (body.flag !== undefined) checkDraft(body.flag)
-      return services.explain(callerOf(request).actor, params.key, { context, flag: body.flag as Record<string, unknown> | undefined, at })
+      const flag = body.flag === undefined ? undefined : checkDraft(body.flag)
+      return services.explain(callerOf(request).actor, params.key, { context, flag, at })
     }, {
       ...guard('read:flags', 'evaluation', 'Why this context gets this value: the answer and a step-by-step trace (of a draft, too)'),
       params: S.KeyParam,
       ...jsonBody(S.ExplainRequest),
       response: { 200: S.Explanation, ...S.errors(400, 401, 403, 404, 413, 415, 429) },
     })
+}

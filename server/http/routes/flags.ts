@@ -1,15 +1,17 @@
-// /api/v1/flags: list, evaluate one, stored definition, create, partial update, delete, environment overrides.
+// /api/v1/flags: list (with its filters) and evaluate one; the stored definition, create, partial update,
+// delete and environment overrides are every versioned document's routes (versioned-document-routes.ts).
 import { t } from 'elysia'
+import { flagBodyOf } from '../../services/flag-body'
 import { flagView } from '../../services/flags'
 import { validationError } from '../../errors'
 import type { BodyFilter, DocumentRow } from '../../store/documents'
-import { parseIfMatch } from '../../services/keys'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { cachedJson } from '../caching'
 import { flagResponse } from '../evaluation-responses'
 import * as S from '../../schemas'
-import { guard, listBody, paging, jsonBody, routeModule } from './common'
+import { guard, listBody, paging, routeModule } from './common'
+import { versionedDocumentRoutes } from './versioned-document-routes'
 
 const EVALUATE_GUARD = guard('read:flags', 'evaluation', 'Evaluate one flag for a context')
 
@@ -29,7 +31,7 @@ function listFilter(url: string, query: { stale?: string; q?: string; archived?:
   // matched here, case-insensitively as JavaScript folds case (the two databases fold only ASCII alike).
   const inStore = !q ? { archived: archived === 'all' ? undefined : archived === 'true', tags } : undefined
   const matches = (row: DocumentRow) => {
-    const body = row.body as { archived?: boolean; tags?: string[]; description?: string }
+    const body = flagBodyOf(row)
     if (archived !== 'all' && (body.archived === true) !== (archived === 'true')) return false
     if (tags.length && !tags.every((tag) => body.tags?.includes(tag))) return false
     return !q || row.key.toLowerCase().includes(q) || (body.description ?? '').toLowerCase().includes(q)
@@ -86,48 +88,26 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
       query: t.Object({ context: t.Optional(t.String({ description: 'URL-encoded JSON evaluation context, e.g. {"user_id":"u-42","plan":"pro"}' })) }),
       response: { 200: S.EvaluationResult, ...S.errors(400, 401, 403, 404, 429) },
     })
-    .get('/api/v1/flags/:key/definition', async ({ request, params }) => {
-      const row = await services.flags.get(callerOf(request).actor.projectId, params.key)
-      return cachedJson(request, { key: row.key, flag: flagView(row) }, { maxAge: 0 })
-    }, {
-      ...guard('read:flags', 'flags', 'The stored flag (for editors); evaluation is GET /flags/:key'),
-      params: S.KeyParam,
-      response: { 200: t.Object({ key: t.String(), flag: S.Flag }), ...S.errors(401, 403, 404, 429) },
-    })
-    .post('/api/v1/flags', async ({ request, body, set }) => {
-      const row = await services.flags.create(callerOf(request).actor, body)
-      set.status = 201
-      return { success: true as const, key: row.key, flag: flagView(row) }
-    }, {
-      ...guard('write:flags', 'flags', 'Create a flag'),
-      ...jsonBody(S.FlagCreate),
-      response: { 201: t.Object({ success: S.Success, key: t.String(), flag: S.Flag }), ...S.errors(400, 401, 403, 409, 413, 415, 429) },
-    })
-    .put('/api/v1/flags/:key', async ({ request, params, body, headers }) => {
-      const row = await services.flags.update(callerOf(request).actor, params.key, body, parseIfMatch(headers['if-match']))
-      return { success: true as const, key: row.key, flag: flagView(row) }
-    }, {
-      ...guard('write:flags', 'flags', 'Update a flag (only the fields sent; null clears an optional field)'),
-      params: S.KeyParam,
-      ...jsonBody(S.FlagPatch),
-      headers: S.IfMatch,
-      response: { 200: t.Object({ success: S.Success, key: t.String(), flag: S.Flag }), ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
-    })
-    .delete('/api/v1/flags/:key', async ({ request, params }) => {
-      await services.flags.delete(callerOf(request).actor, params.key)
-      return { success: true as const, key: params.key }
-    }, { ...guard('write:flags', 'flags', 'Delete a flag (409 IN_USE while other flags require it)'), params: S.KeyParam, response: { 200: S.Deleted, ...S.errors(401, 403, 404, 409, 429) } })
-    .put('/api/v1/flags/:key/environments/:env', async ({ request, params, body, headers }) => {
-      const { override } = await services.flags.putOverride(callerOf(request).actor, params.key, params.env, body, parseIfMatch(headers['if-match']))
-      return { success: true as const, key: params.key, environment: params.env, override }
-    }, {
-      ...guard('write:flags', 'flags', "Set a flag's override for one environment"),
-      params: S.KeyEnvParams,
-      headers: S.IfMatch,
-      ...jsonBody(S.FlagEnvironmentOverride),
-      response: { 200: t.Object({ success: S.Success, key: t.String(), environment: t.String(), override: S.FlagEnvironmentOverride }), ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
-    })
-    .delete('/api/v1/flags/:key/environments/:env', async ({ request, params, headers }) => {
-      await services.flags.deleteOverride(callerOf(request).actor, params.key, params.env, parseIfMatch(headers['if-match']))
-      return { success: true as const, key: params.key, environment: params.env }
-    }, { ...guard('write:flags', 'flags', "Remove a flag's override for one environment"), params: S.KeyEnvParams, headers: S.IfMatch, response: { 200: S.DeletedOverride, ...S.errors(400, 401, 403, 404, 409, 429) } })
+    .use(versionedDocumentRoutes({
+      plural: 'flags', name: 'flag', read: 'read:flags', write: 'write:flags',
+      definitionPath: '/:key/definition', definitionMaxAge: 0,
+      schemas: { view: S.Flag, create: S.FlagCreate, patch: S.FlagPatch },
+      view: flagView,
+      get: services.flags.get,
+      create: services.flags.create,
+      update: services.flags.update,
+      remove: (actor, key) => services.flags.delete(actor, key),
+      deleteErrors: [401, 403, 404, 409, 429],
+      summaries: {
+        definition: 'The stored flag (for editors); evaluation is GET /flags/:key',
+        create: 'Create a flag',
+        update: 'Update a flag (only the fields sent; null clears an optional field)',
+        delete: 'Delete a flag (409 IN_USE while other flags require it)',
+      },
+      overrides: {
+        schema: S.FlagEnvironmentOverride,
+        set: async (actor, key, environment, override, ifMatch) => (await services.flags.putOverride(actor, key, environment, override, ifMatch)).override,
+        remove: services.flags.deleteOverride,
+        summaries: { set: "Set a flag's override for one environment", remove: "Remove a flag's override for one environment" },
+      },
+    }))

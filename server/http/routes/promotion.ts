@@ -7,7 +7,7 @@ import type { AppDeps } from '../deps'
 import { callerOf, can } from '../auth'
 import { authorizeRoute } from '../request-access'
 import * as S from '../../schemas'
-import { jsonBody, routeModule } from './common'
+import { jsonBody, openApiDetail, routeModule } from './common'
 import { PlanBody } from './as-code'
 
 const Comparison = t.Array(t.Object({
@@ -33,7 +33,7 @@ export const promotionRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
         dry_run: t.Optional(t.Boolean()),
         expect: t.Optional(S.Dict(t.Integer(), 'key -> the version the caller saw; 409 CONFLICT if it moved')),
       }, { title: 'PromoteRequest' })),
-      detail: { tags: ['as-code'], summary: "Copy flags' and configs' overrides from one environment to another", security: [{ bearer: [] }], description: 'Permission: `write:flags` for flags, `write:configs` for configs (both when nothing is named: everything is promoted), in the `to` environment. Answers the import plan shape; dry_run plans only.', 'x-permission': 'any' } as Record<string, unknown>,
+      detail: openApiDetail({ tags: ['as-code'], summary: "Copy flags' and configs' overrides from one environment to another", security: [{ bearer: [] }], description: 'Permission: `write:flags` for flags, `write:configs` for configs (both when nothing is named: everything is promoted), in the `to` environment. Answers the import plan shape; dry_run plans only.', 'x-permission': 'any' }),
       response: { 200: PlanBody, ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
     })
     .get('/api/v1/environments/compare', async ({ request, query }) => {
@@ -47,6 +47,6 @@ export const promotionRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
     }, {
       // Checked in the handler (as every route's query here): unknown parameters are refused on their own.
       query: t.Object({ a: t.Optional(t.String({ description: 'an environment (required)' })), b: t.Optional(t.String({ description: 'another environment (required)' })) }),
-      detail: { tags: ['as-code'], summary: 'Compare the overrides of two environments', security: [{ bearer: [] }], description: 'Permission: `read:flags` (flags) and/or `read:configs` (configs): each list is there when the caller reads it.', 'x-permission': 'any' } as Record<string, unknown>,
+      detail: openApiDetail({ tags: ['as-code'], summary: 'Compare the overrides of two environments', security: [{ bearer: [] }], description: 'Permission: `read:flags` (flags) and/or `read:configs` (configs): each list is there when the caller reads it.', 'x-permission': 'any' }),
       response: { 200: t.Object({ a: t.String(), b: t.String(), flags: t.Optional(Comparison), configs: t.Optional(Comparison) }, { title: 'EnvironmentComparison' }), ...S.errors(400, 401, 403, 429) },
     })
