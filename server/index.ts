@@ -85,14 +85,20 @@ export async function startService(settings: Settings) {
     await snapshots.apply(notice)
     await hub.ingest(notice)
   }
-  bus.subscribe(onNotice)
+  // A commit's notices together: the cache reloads its documents in bulk, then the hub takes every stream
+  // entry in order (it queues them per project).
+  const onNotices = async (notices: readonly ChangeNotice[]) => {
+    await snapshots.applyMany(notices)
+    await Promise.all(notices.map((n) => hub.ingest(n)))
+  }
+  bus.subscribe(onNotice, onNotices)
   const services = createServices(store, bus, snapshots, settings)
   const tickets = new TicketSigner(await store.transaction((tx) => store.serverKeys.getOrCreate(tx, 'stream-tickets', randomBytes(32).toString('base64url'))))
   const authenticator = new Authenticator(snapshots, store, tickets)
   // Webhook outbox: rows are written in each change's transaction; the worker sends them (and whatever a
   // previous process left queued). A committed change kicks it; it also polls for retries and other instances' rows.
   const deliveryWorker = startDeliveryWorker({ store, settings, instanceId, log, pauseAfterMs: settings.webhookPauseAfterMs, backoffMaxMs: settings.webhookBackoffMaxMs, counts })
-  bus.subscribe(() => deliveryWorker.kick())
+  bus.subscribe(() => deliveryWorker.kick(), () => deliveryWorker.kick())
   // Evaluation counts (usage/counter.ts) go to the store's hourly buckets every USAGE_FLUSH_MS and at stop.
   const usageFlusher = startUsageFlusher({ store, intervalMs: settings.usageFlushMs, log })
   // Scheduled changes: the worker sleeps until the next one is due; a schedule created or cancelled here or
@@ -118,7 +124,12 @@ export async function startService(settings: Settings) {
     await onNotice(n)
     await onIdentityNotice(n)
   }
-  const fanout = await startFanout({ instanceId, redisUrl: settings.redisUrl, pg: database.pg, bus, apply: fromOtherInstance, log })
+  const fromOtherInstanceAll = async (notices: readonly ChangeNotice[]) => {
+    notices.forEach(wakeForSchedules)
+    await onNotices(notices)
+    for (const n of notices) await onIdentityNotice(n)
+  }
+  const fanout = await startFanout({ instanceId, redisUrl: settings.redisUrl, pg: database.pg, bus, apply: fromOtherInstance, applyAll: fromOtherInstanceAll, log })
 
   await ensureConsoleBuilt(log)
   const exposition = createExposition({ requests, counts, subscribers: () => hub.subscriberCount, queueDepth: () => store.deliveries.backlog(store.db) })

@@ -3,32 +3,14 @@
 // and project row, plus a global token map. The evaluation hot path reads only from here; every change notice
 // reloads what it names from the store, and reconcile() compares every document's stamp with memory to heal a
 // missed notice.
-import { compileFlag, type CompiledFlag, type FlagDefinition, type FlagResolver, type SegmentDefinition } from '../engine'
 import type { Store } from '../store'
 import type { DocumentRepository, DocumentRow, DocumentStamp } from '../store/documents'
 import type { ProjectRow } from '../store/projects'
 import type { TokenRow } from '../store/tokens'
 import { STREAMED_TYPES, type ChangeNotice } from '../services/events'
+import { flagRows, placeFlag, recompileFlags, segmentDefs, type DocumentTable, type ProjectSnapshot } from './project-snapshot'
 
-export interface CachedFlag {
-  row: DocumentRow
-  compiled: CompiledFlag
-}
-
-export interface ProjectSnapshot {
-  /** grows whenever anything in this snapshot changes (lets readers keep documents derived from it) */
-  revision: number
-  project: ProjectRow
-  /** the live flags: every evaluation surface reads only these */
-  flags: Map<string, CachedFlag>
-  /** archived flags (docs/lifecycle.md §3): kept apart, so no surface evaluates them */
-  archivedFlags: Map<string, DocumentRow>
-  configs: Map<string, DocumentRow>
-  segments: Map<string, DocumentRow>
-}
-
-const segmentDefs = (segments: Map<string, DocumentRow>): Map<string, SegmentDefinition> =>
-  new Map([...segments].map(([key, row]) => [key, { key, conditions: (row.body.conditions ?? []) as SegmentDefinition['conditions'] }]))
+export type { CachedFlag, ProjectSnapshot } from './project-snapshot'
 
 const sameStamp = (row: DocumentRow, stamp: DocumentStamp): boolean =>
   row.version === stamp.version && row.createdAt === stamp.createdAt && row.updatedAt === stamp.updatedAt
@@ -38,54 +20,8 @@ const sameAuthority = (a: TokenRow | undefined, b: TokenRow): boolean =>
   a !== undefined && a.projectId === b.projectId && a.expiresAt === b.expiresAt && a.tokenPrefix === b.tokenPrefix &&
   a.permissions.length === b.permissions.length && a.permissions.every((p, i) => p === b.permissions[i])
 
-/** After a segment change: every flag of the project compiled again against its current segments. */
-function recompileFlags(snap: ProjectSnapshot): void {
-  const defs = segmentDefs(snap.segments)
-  for (const [key, cached] of snap.flags) snap.flags.set(key, compile(cached.row, defs, snap.flags))
-}
-
-/** Prerequisites are looked up in the project's live flags when evaluated, so a prerequisite's change needs
- *  no recompile of the flags that require it. */
-const resolverOf = (flags: Map<string, CachedFlag>): FlagResolver => (key) => flags.get(key)?.compiled
-
-const compile = (row: DocumentRow, segments: ReadonlyMap<string, SegmentDefinition>, flags: Map<string, CachedFlag>): CachedFlag => ({
-  row,
-  compiled: compileFlag({ ...(row.body as unknown as FlagDefinition), key: row.key }, segments, resolverOf(flags)),
-})
-
-const isArchived = (row: DocumentRow): boolean => (row.body as { archived?: unknown }).archived === true
-
-/** Puts a stored flag row where it belongs: compiled among the live flags, or with the archived ones. */
-function placeFlag(snap: Pick<ProjectSnapshot, 'flags' | 'archivedFlags' | 'segments'>, row: DocumentRow): void {
-  if (isArchived(row)) {
-    snap.flags.delete(row.key)
-    snap.archivedFlags.set(row.key, row)
-  } else {
-    snap.archivedFlags.delete(row.key)
-    snap.flags.set(row.key, compile(row, segmentDefs(snap.segments), snap.flags))
-  }
-}
-
-/** The live and archived flags of a snapshot as one table of rows (what refreshDocuments walks). Identities
- *  are stable: a row object stands for its entry until the entry is replaced. */
-function flagRows(snap: ProjectSnapshot): DocumentTable<DocumentRow> {
-  return {
-    get: (key) => snap.flags.get(key)?.row ?? snap.archivedFlags.get(key),
-    set: (_key, row) => placeFlag(snap, row),
-    delete: (key) => snap.flags.delete(key) || snap.archivedFlags.delete(key),
-    *[Symbol.iterator]() {
-      for (const [key, cached] of snap.flags) yield [key, cached.row] as [string, DocumentRow]
-      yield* snap.archivedFlags
-    },
-  }
-}
-
-/** What refreshDocuments needs of the map it refreshes. */
-interface DocumentTable<T> extends Iterable<[string, T]> {
-  get(key: string): T | undefined
-  set(key: string, value: T): unknown
-  delete(key: string): boolean
-}
+/** The notices applyMany reloads in bulk: a project's documents. */
+const DOCUMENT_TYPES: ReadonlySet<ChangeNotice['resourceType']> = new Set(['flag', 'config', 'segment'])
 
 /** A project's flags, configs and segments as rows (offline mode hands them in from a file). */
 export interface DocumentRows { flags: DocumentRow[]; configs: DocumentRow[]; segments: DocumentRow[] }
@@ -236,6 +172,60 @@ export class Snapshots {
     await this.applyDocument(snap, n)
     // After the change is in: a reader that saw the old revision must not keep a document made before it.
     if (STREAMED_TYPES.has(n.resourceType)) snap.revision++
+  }
+
+  /** Applies the notices of one commit in order, as apply() would one by one, except that each run of
+   *  document notices of one project (an import's thousands) is reloaded with a few bulk reads. */
+  async applyMany(notices: readonly ChangeNotice[]): Promise<void> {
+    let run: ChangeNotice[] = []
+    const flush = async () => {
+      const documents = run
+      run = []
+      if (documents.length > 1) await this.applyDocuments(documents[0]!.projectId, documents)
+      else if (documents.length) await this.apply(documents[0]!)
+    }
+    for (const n of notices) {
+      // A file-backed project's documents are read from memory anyway (applyDocument).
+      const bulk = DOCUMENT_TYPES.has(n.resourceType) && this.projects.has(n.projectId) && !this.fileBacked.has(n.projectId)
+      if (run.length && (!bulk || run[0]!.projectId !== n.projectId)) await flush()
+      if (bulk) run.push(n)
+      else await this.apply(n)
+    }
+    await flush()
+  }
+
+  /** What apply() does for each of `notices` (documents of one project), with one read per kind and
+   *  chunk of keys, at most one recompile of the project's flags, and no await between the changes. */
+  private async applyDocuments(projectId: string, notices: readonly ChangeNotice[]): Promise<void> {
+    const db = this.store.db
+    const read = async (type: string, repository: DocumentRepository) => {
+      const keys = [...new Set(notices.filter((n) => n.resourceType === type).map((n) => n.resourceKey))]
+      const rows = keys.length ? await repository.getMany(db, projectId, keys) : []
+      return { keys, rows: new Map(rows.map((r) => [r.key, r])) }
+    }
+    const segments = await read('segment', this.store.segments)
+    const flags = await read('flag', this.store.flags)
+    const configs = await read('config', this.store.configs)
+    const snap = this.projects.get(projectId)
+    if (!snap) return
+    for (const key of segments.keys) {
+      const row = segments.rows.get(key)
+      if (row) snap.segments.set(key, row)
+      else snap.segments.delete(key)
+    }
+    if (segments.keys.length) recompileFlags(snap)
+    const defs = segmentDefs(snap.segments)
+    for (const key of flags.keys) {
+      const row = flags.rows.get(key)
+      if (row) placeFlag(snap, row, defs)
+      else flagRows(snap).delete(key)
+    }
+    for (const key of configs.keys) {
+      const row = configs.rows.get(key)
+      if (row) snap.configs.set(key, row)
+      else snap.configs.delete(key)
+    }
+    snap.revision++
   }
 
   private async applyDocument(snap: ProjectSnapshot, n: ChangeNotice): Promise<void> {

@@ -6,12 +6,11 @@ import Redis from 'ioredis'
 import type postgres from 'postgres'
 import type { ChangeBus, ChangeNotice } from '../services/events'
 import { errorForLog, type Log } from '../log'
+import { batchMessages, readMessage, singleMessage } from './notice-wire'
 
 const CHANNEL = 'flagship_changes'
-
-interface Wire extends ChangeNotice {
-  origin: string
-}
+/** NOTIFY refuses a payload of 8000 bytes or more; Redis has no such limit worth meeting. */
+const MAX_BYTES = { postgres: 7900, redis: 256 * 1024 }
 
 export interface Fanout {
   kind: 'redis' | 'postgres' | 'none'
@@ -24,27 +23,33 @@ export async function startFanout(opts: {
   pg?: postgres.Sql
   bus: ChangeBus
   apply: (notice: ChangeNotice) => Promise<void>
+  /** applies the notices of one of another instance's commits together, in order */
+  applyAll: (notices: readonly ChangeNotice[]) => Promise<void>
   log: Log
 }): Promise<Fanout> {
-  const { instanceId, bus, apply, log } = opts
+  const { instanceId, bus, apply, applyAll, log } = opts
+  const failed = (e: unknown) => log('applying a change notice failed; the next reconcile will catch up', errorForLog(e), 'warn')
+  // The messages of one commit are applied one after the other, in the order they were sent: each then
+  // continues the change stream where the last left off (out of order, the hub would fill the gap from the
+  // store, reloading document by document).
+  let batches = Promise.resolve()
   const receive = (raw: string) => {
-    let msg: Wire
-    try {
-      msg = JSON.parse(raw)
-    } catch {
-      return
-    }
-    if (msg.origin === instanceId) return
-    apply({ projectId: msg.projectId, resourceType: msg.resourceType, resourceKey: msg.resourceKey, ...(msg.change && { change: msg.change }) }).catch((e) =>
-      log('applying a change notice failed; the next reconcile will catch up', errorForLog(e), 'warn'),
+    const msg = readMessage(raw)
+    if (!msg || msg.origin === instanceId) return
+    if (msg.notices.length === 1) apply(msg.notices[0]!).catch(failed)
+    else batches = batches.then(() => applyAll(msg.notices)).catch(failed)
+  }
+  // Broadcast is fire-and-forget: a write's response does not wait for other instances. A commit's batch
+  // messages are sent one after the other, so they arrive in order.
+  const forward = (send: (message: string) => Promise<unknown>, maxBytes: number) => {
+    const sendFailed = (e: unknown) => log('publishing a change notice failed', errorForLog(e), 'warn')
+    return bus.subscribe(
+      (n) => void send(singleMessage(instanceId, n)).catch(sendFailed),
+      (notices) => {
+        void batchMessages(instanceId, notices, maxBytes).reduce((sent: Promise<unknown>, m) => sent.then(() => send(m).catch(sendFailed)), Promise.resolve())
+      },
     )
   }
-  const wire = (n: ChangeNotice): string => JSON.stringify({ ...n, origin: instanceId } satisfies Wire)
-  // Broadcast is fire-and-forget: a write's response does not wait for other instances.
-  const forward = (send: (message: string) => Promise<unknown>) =>
-    bus.subscribe((n) => {
-      send(wire(n)).catch((e) => log('publishing a change notice failed', errorForLog(e), 'warn'))
-    })
 
   if (opts.redisUrl) {
     const pub = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
@@ -53,7 +58,7 @@ export async function startFanout(opts: {
     await Promise.all([pub.connect(), sub.connect()])
     await sub.subscribe(CHANNEL)
     sub.on('message', (_channel, raw) => receive(raw))
-    const unsubscribe = forward((message) => pub.publish(CHANNEL, message))
+    const unsubscribe = forward((message) => pub.publish(CHANNEL, message), MAX_BYTES.redis)
     return {
       kind: 'redis',
       async stop() {
@@ -67,7 +72,7 @@ export async function startFanout(opts: {
   if (opts.pg) {
     const sql = opts.pg
     const listener = await sql.listen(CHANNEL, receive)
-    const unsubscribe = forward((message) => sql.notify(CHANNEL, message))
+    const unsubscribe = forward((message) => sql.notify(CHANNEL, message), MAX_BYTES.postgres)
     return {
       kind: 'postgres',
       async stop() {

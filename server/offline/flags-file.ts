@@ -92,13 +92,10 @@ export async function startFlagsFile(o: FlagsFileOptions) {
     const entries = changes.map((c) => ({ resourceType: RESOURCE_OF[c.kind], resourceKey: c.key, action: c.action, version: c.version, environment: '', createdAt: now }))
     const numbered = await o.store.transaction((tx) => o.store.changes.append(tx, o.projectId, entries, o.replayLimit))
     o.log('FLAGS_FILE reloaded', { file: o.path, changes: changes.length })
-    for (const row of numbered) {
-      const notice: ChangeNotice = {
-        projectId: o.projectId, resourceType: row.resourceType, resourceKey: row.resourceKey,
-        change: { seq: row.seq, resource_type: row.resourceType, key: row.resourceKey, action: row.action, version: row.version, environment: row.environment, at: row.createdAt },
-      }
-      await o.bus.publish(notice)
-    }
+    await o.bus.publishAll(numbered.map((row): ChangeNotice => ({
+      projectId: o.projectId, resourceType: row.resourceType, resourceKey: row.resourceKey,
+      change: { seq: row.seq, resource_type: row.resourceType, key: row.resourceKey, action: row.action, version: row.version, environment: row.environment, at: row.createdAt },
+    })))
   }
 
   const check = () => {

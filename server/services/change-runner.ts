@@ -4,12 +4,57 @@
 import type { Store, Db } from '../store'
 import type { DeliveryRow } from '../store/deliveries'
 import type { ChangeRow } from '../store/changes'
+import type { NewAuditRow } from '../store/audit'
+import { ROWS_PER_STATEMENT } from '../store/chunks'
 import { STREAMED_TYPES, type Change, type ChangeBus, type ChangeNotice, type StreamChange } from './events'
 import { type EventKind } from '../store/vocabulary/changes'
 import { changeGate } from './change-gate'
 
 /** Records one change inside the running transaction (audit entry + outbox rows). */
 export type RecordChange = (change: Change) => Promise<void>
+
+export interface RunOptions {
+  /** Buffers the audit entries and outbox rows and writes them a few hundred per statement (a change set
+   *  of thousands). Only for a `fn` that never reads the audit log or the outbox inside the transaction:
+   *  what it recorded is not there until the buffer is written (at the latest when `fn` returns). */
+  batched?: boolean
+}
+
+/** Where `record` puts its rows: straight into the store, or into a buffer written in chunks. */
+interface RecordSink {
+  write(audit: NewAuditRow, deliveries: DeliveryRow[]): Promise<void>
+  flush(): Promise<void>
+}
+
+function immediateSink(store: Store, tx: Db): RecordSink {
+  return {
+    async write(audit, deliveries) {
+      await store.audit.insert(tx, audit)
+      await store.deliveries.insert(tx, deliveries)
+    },
+    async flush() {},
+  }
+}
+
+function bufferedSink(store: Store, tx: Db): RecordSink {
+  let audit: NewAuditRow[] = []
+  let deliveries: DeliveryRow[] = []
+  const flush = async () => {
+    const [a, d] = [audit, deliveries]
+    audit = []
+    deliveries = []
+    await store.audit.insertMany(tx, a)
+    await store.deliveries.insert(tx, d)
+  }
+  return {
+    async write(a, d) {
+      audit.push(a)
+      deliveries.push(...d)
+      if (audit.length >= ROWS_PER_STATEMENT || deliveries.length >= ROWS_PER_STATEMENT) await flush()
+    },
+    flush,
+  }
+}
 
 const versionOf = (view: unknown): number | null => {
   const v = (view as { version?: unknown } | null)?.version
@@ -33,12 +78,12 @@ function detailsOf(change: Change, authority: Change['authority']): Record<strin
 export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: number) {
   type HooksOf = (projectId: string) => ReturnType<Store['webhooks']['byProject']>
 
-  /** Queues `kind` for every webhook of the project subscribed to it (outbox rows, same transaction). */
-  async function enqueue(tx: Db, hooksOf: HooksOf, projectId: string, kind: EventKind, resource: string, environment: string, data: Record<string, unknown>, now: string): Promise<void> {
+  /** The outbox rows that queue `kind` for every webhook of the project subscribed to it. */
+  async function outboxRows(hooksOf: HooksOf, projectId: string, kind: EventKind, resource: string, environment: string, data: Record<string, unknown>, now: string): Promise<DeliveryRow[]> {
     const hooks = (await hooksOf(projectId)).filter((h) => h.events.includes('*') || h.events.includes(kind))
-    if (!hooks.length) return
+    if (!hooks.length) return []
     const body = JSON.stringify({ event: kind, resource, environment, data, timestamp: now })
-    const rows: DeliveryRow[] = hooks.map((h) => ({
+    return hooks.map((h) => ({
       id: crypto.randomUUID(),
       webhookId: h.id,
       projectId,
@@ -54,14 +99,13 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
       createdAt: now,
       updatedAt: now,
     }))
-    await store.deliveries.insert(tx, rows)
   }
 
-  async function record(tx: Db, change: Change, now: string, gate: ReturnType<typeof changeGate>, hooksOf: HooksOf): Promise<void> {
+  async function record(sink: RecordSink, change: Change, now: string, gate: ReturnType<typeof changeGate>, hooksOf: HooksOf): Promise<void> {
     // Refuses a direct change to a protected environment (throws: the transaction rolls back).
     const protectedHit = await gate(change)
     const authority = protectedHit.length ? change.authority : undefined
-    await store.audit.insert(tx, {
+    const audit: NewAuditRow = {
       projectId: change.projectId,
       timestamp: now,
       actor: change.actor,
@@ -73,20 +117,23 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
       details: detailsOf(change, authority),
       before: change.before ?? null,
       after: change.after ?? null,
-    })
-    if (authority?.kind === 'bypass') {
-      await enqueue(tx, hooksOf, change.projectId, 'change_request.bypassed', change.resourceKey, change.event?.environment ?? '', {
-        actor: change.actor, reason: authority.reason, resource_type: change.resourceType, key: change.resourceKey, action: change.action, environments: protectedHit,
-      }, now)
     }
-    if (!change.event) return
-    const { kind, environment, data } = change.event
-    await enqueue(tx, hooksOf, change.projectId, kind, change.resourceKey, environment, data, now)
+    const deliveries: DeliveryRow[] = []
+    if (authority?.kind === 'bypass') {
+      deliveries.push(...await outboxRows(hooksOf, change.projectId, 'change_request.bypassed', change.resourceKey, change.event?.environment ?? '', {
+        actor: change.actor, reason: authority.reason, resource_type: change.resourceType, key: change.resourceKey, action: change.action, environments: protectedHit,
+      }, now))
+    }
+    if (change.event) {
+      const { kind, environment, data } = change.event
+      deliveries.push(...await outboxRows(hooksOf, change.projectId, kind, change.resourceKey, environment, data, now))
+    }
+    await sink.write(audit, deliveries)
   }
 
   return {
     /** fn does its writes with `tx` and calls `record` once per change it makes. */
-    async run<T>(fn: (tx: Db, record: RecordChange) => Promise<T>): Promise<T> {
+    async run<T>(fn: (tx: Db, record: RecordChange) => Promise<T>, opts: RunOptions = {}): Promise<T> {
       const notices: ChangeNotice[] = []
       const result = await store.transaction(async (tx) => {
         // A project's webhooks are read once per transaction (an import records thousands of changes),
@@ -99,10 +146,11 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
         }
         const streamed = new Map<string, { notice: ChangeNotice; entry: Parameters<Store['changes']['append']>[2][number] }[]>()
         const gate = changeGate(store, tx)
+        const sink = opts.batched ? bufferedSink(store, tx) : immediateSink(store, tx)
         const value = await fn(tx, async (change) => {
           const now = new Date().toISOString()
           if (change.resourceType === 'webhook') hooks.delete(change.projectId)
-          await record(tx, change, now, gate, hooksOf)
+          await record(sink, change, now, gate, hooksOf)
           const notice: ChangeNotice = { projectId: change.projectId, resourceType: change.resourceType, resourceKey: change.resourceKey }
           notices.push(notice)
           if (!STREAMED_TYPES.has(change.resourceType)) return
@@ -110,8 +158,11 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
             resourceType: change.resourceType, resourceKey: change.resourceKey, action: change.action,
             version: versionOf(change.after ?? change.before), environment: change.event?.environment ?? '', createdAt: now,
           }
-          streamed.set(change.projectId, [...(streamed.get(change.projectId) ?? []), { notice, entry }])
+          let items = streamed.get(change.projectId)
+          if (!items) streamed.set(change.projectId, (items = []))
+          items.push({ notice, entry })
         })
+        await sink.flush()
         // Numbered last, once per project: the sequence row's lock is the last one this transaction takes.
         for (const [projectId, items] of streamed) {
           const rows = await store.changes.append(tx, projectId, items.map((i) => i.entry), replayLimit)
@@ -119,7 +170,9 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
         }
         return value
       })
-      for (const n of notices) await bus.publish(n)
+      // One batch: listeners that can take the notices of a large change set together (the cache's bulk
+      // reload, the fan-out's few messages) do.
+      await bus.publishAll(notices)
       return result
     },
   }

@@ -54,16 +54,29 @@ export interface ChangeNotice {
 }
 
 type Listener = (notice: ChangeNotice) => void | Promise<void>
+/** Takes the notices of one commit together, in commit order: what a listener does per notice (a read, a
+ *  message to other instances) it may then do once for them all. */
+type BatchListener = (notices: readonly ChangeNotice[]) => void | Promise<void>
 
 /** In-process fan-out of change notices. publish() resolves once every listener has applied the notice,
  *  so a write's response is sent only after this instance's caches show it. */
 export class ChangeBus {
-  private listeners: Listener[] = []
-  subscribe(listener: Listener): () => void {
-    this.listeners.push(listener)
-    return () => (this.listeners = this.listeners.filter((l) => l !== listener))
+  private listeners: { one: Listener; all?: BatchListener }[] = []
+  /** `all`, when given, takes the notices of publishAll instead of `one` being called for each. */
+  subscribe(listener: Listener, all?: BatchListener): () => void {
+    const entry = { one: listener, all }
+    this.listeners.push(entry)
+    return () => (this.listeners = this.listeners.filter((l) => l !== entry))
   }
   async publish(notice: ChangeNotice): Promise<void> {
-    for (const l of this.listeners) await l(notice)
+    for (const l of this.listeners) await l.one(notice)
+  }
+  /** The notices of one commit, in order; resolves, like publish, once every listener has applied them all. */
+  async publishAll(notices: readonly ChangeNotice[]): Promise<void> {
+    if (notices.length <= 1) return notices.length ? this.publish(notices[0]!) : undefined
+    for (const l of this.listeners) {
+      if (l.all) await l.all(notices)
+      else for (const n of notices) await l.one(n)
+    }
   }
 }

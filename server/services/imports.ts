@@ -7,18 +7,18 @@ import fastJsonPatch from 'fast-json-patch'
 import { entryOf } from '../documents/entries'
 import { exportDocument, type ExportSelection } from '../documents/export'
 import type { FlagshipDocument, Kind } from '../documents/model'
-import { planImport, type CurrentState, type Plan, type Step } from '../documents/plan'
+import { planImport, type CurrentState, type Plan } from '../documents/plan'
 import { proposalItems, type ProposedItem } from '../documents/proposal'
 import type { Db } from '../store'
-import type { DocumentRepository, DocumentRow } from '../store/documents'
+import type { DocumentRepository } from '../store/documents'
 import type { RecordChange } from './change-runner'
 import { configBodyOf, configEventData, configView } from './configs'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, validationError } from '../errors'
-import { eventKind, type Action, type DocumentType } from '../store/vocabulary/changes'
 import { flagBodyOf } from './flag-body'
 import { flagEventData, flagView } from './flags'
 import { segmentEventData, segmentView } from './segments'
+import { writePlan, type KindOps } from './plan-writes'
 
 export type Applied = Plan & { change_set: string | null }
 export interface PromoteRequest { from: string; to: string; flags?: string[]; configs?: string[]; dry_run?: boolean; expect?: Record<string, number> }
@@ -74,7 +74,10 @@ function compareOverrides(kind: Overridden, rows: Stored[], a: string, b: string
   })
 }
 
-interface KindOps { type: DocumentType; repo: DocumentRepository; view(row: DocumentRow): object; eventData(row: DocumentRow): Record<string, unknown> }
+/** An import and a promotion read neither the audit log nor the outbox while they run: their audit
+ *  entries and outbox rows are written a few hundred per statement (change-runner.ts). */
+const BATCHED = { batched: true }
+
 /** How many plans' versions this instance remembers, to say what moved when one is outdated. */
 const REMEMBERED_PLANS = 200
 
@@ -109,48 +112,13 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
     return { project: project?.slug ?? projectId, environments: project?.environments ?? [], segments: await rows(store.segments), flags: await rows(store.flags), configs: await rows(store.configs) }
   }
 
-  /** One write of the plan, recorded like the same write through the resource's own service. */
-  async function write(tx: Db, record: RecordChange, actor: Actor, step: Step, now: string): Promise<void> {
-    const { type, repo, view, eventData } = ops[step.kind]
-    const moved = () => new AppError(409, 'PLAN_OUTDATED', `${type} "${step.key}" changed while the import ran; plan again`, { resource_type: type, key: step.key })
-    const note = (action: Action, before: DocumentRow | null, after: DocumentRow | null) => record({
-      projectId: actor.projectId, actor: actor.name, action, resourceType: type, resourceKey: step.key,
-      before: before && view(before), after: after && view(after),
-      event: { kind: eventKind(type, action) as never, environment: '', data: eventData((after ?? before)!) },
-    })
-    if (step.action === 'create') {
-      const row: DocumentRow = { projectId: actor.projectId, key: step.key, body: step.body!, version: 1, createdAt: now, updatedAt: now }
-      if (step.kind === 'flags' && row.body.archived === true) row.body = { ...row.body, archived_at: now }
-      await repo.insert(tx, row)
-      return note('create', null, row)
-    }
-    const before = await repo.getForUpdate(tx, actor.projectId, step.key)
-    if (!before || before.version !== step.fromVersion) throw moved()
-    if (step.action === 'delete') {
-      await repo.delete(tx, actor.projectId, step.key)
-      return note('delete', before, null)
-    }
-    let body = step.body!
-    let action: Action = 'update'
-    if (step.kind === 'flags') {
-      const was = before.body.archived === true
-      const is = body.archived === true
-      if (is && !was) (body = { ...body, archived_at: now }), (action = 'archive')
-      if (!is && was) action = 'restore'
-    }
-    const after = await repo.update(tx, actor.projectId, step.key, body, before.version, now)
-    if (!after) throw moved()
-    await note(action, before, after)
-  }
-
   /** Performs a plan's writes inside the running change; refuses (400) a plan with errors. */
   async function applyIn(tx: Db, record: RecordChange, actor: Actor, plan: Plan): Promise<Applied> {
     refuseErrors(plan)
     if (!plan.steps.length) return { ...plan, change_set: null }
     const changeSet = crypto.randomUUID()
     const inSet: RecordChange = (change) => record({ ...change, details: { ...change.details, change_set: changeSet } })
-    const now = new Date().toISOString()
-    for (const step of plan.steps) await write(tx, inSet, actor, step, now)
+    await writePlan(tx, inSet, actor, plan.steps, ops, new Date().toISOString())
     return { ...plan, change_set: changeSet }
   }
 
@@ -177,7 +145,7 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
         const plan = planImport(doc, await currentState(tx, actor.projectId), { prune: opts.prune })
         if (opts.planId !== undefined && opts.planId !== plan.plan_id) throw planOutdated(opts.planId, plan, remembered.get(opts.planId))
         return applyIn(tx, record, actor, plan)
-      })
+      }, BATCHED)
     },
 
     /** The plan of `doc` and its writes as change-request items (mode=propose); writes nothing. As apply:
@@ -212,7 +180,7 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
       return changes.run(async (tx, record) => {
         await store.lockFlagGraph(tx, actor.projectId)
         return run(tx, record)
-      })
+      }, BATCHED)
     },
 
     /** Each flag's and config's overrides of two environments side by side. */

@@ -2,6 +2,7 @@
 import { and, count, desc, eq, gte, inArray, lt, type SQL } from 'drizzle-orm'
 import type { Db, Tables } from './database'
 import type { Action, ResourceType } from './vocabulary/changes'
+import { inChunks } from './chunks'
 
 export type AuditRow = Tables['audit']['$inferSelect']
 export type NewAuditRow = Tables['audit']['$inferInsert']
@@ -27,6 +28,10 @@ export function auditRepository(t: Tables) {
     },
     async insert(db: Db, row: NewAuditRow): Promise<void> {
       await db.insert(a).values(row)
+    },
+    /** Inserts `rows` in a few statements, numbered (id) in their order as one insert each would be. */
+    async insertMany(db: Db, rows: readonly NewAuditRow[]): Promise<void> {
+      await inChunks(rows, (chunk) => db.insert(a).values(chunk))
     },
     async page(db: Db, projectId: string, f: AuditFilter, limit: number, offset: number): Promise<{ rows: AuditRow[]; total: number }> {
       const where: SQL[] = [eq(a.projectId, projectId)]

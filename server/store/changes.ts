@@ -2,6 +2,7 @@
 // change_sequences) and the shared server keys.
 import { and, asc, desc, eq, gt, lte, sql } from 'drizzle-orm'
 import type { Db, Tables } from './database'
+import { inChunks } from './chunks'
 
 export type ChangeRow = Tables['changes']['$inferSelect']
 export type NewChange = Omit<ChangeRow, 'seq' | 'projectId'>
@@ -19,10 +20,8 @@ export function changeRepository(t: Tables) {
         .onConflictDoUpdate({ target: t.changeSequences.projectId, set: { seq: sql`${t.changeSequences.seq} + ${n}` } })
         .returning({ seq: t.changeSequences.seq })
       const rows = entries.map((e, i) => ({ ...e, projectId, seq: last - n + 1 + i }))
-      // Only the newest `keep` are retained; the rest are inserted in chunks (one statement holds at most
-      // 65,535 parameters on PostgreSQL, and an import may write 10,000 changes at once).
-      const kept = rows.slice(Math.max(0, rows.length - keep))
-      for (let i = 0; i < kept.length; i += 1000) await db.insert(t.changes).values(kept.slice(i, i + 1000))
+      // Only the newest `keep` are retained, inserted in chunks (store/chunks.ts).
+      await inChunks(rows.slice(Math.max(0, rows.length - keep)), (chunk) => db.insert(t.changes).values(chunk))
       await db.delete(t.changes).where(and(eq(t.changes.projectId, projectId), lte(t.changes.seq, last - keep)))
       return rows
     },

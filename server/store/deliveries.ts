@@ -4,6 +4,7 @@
 // once claimed_until has passed.
 import { and, asc, count, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm'
 import type { Db, Tables } from './database'
+import { inChunks } from './chunks'
 
 export type DeliveryRow = Tables['deliveries']['$inferSelect']
 
@@ -41,8 +42,9 @@ export function deliveryRepository(t: Tables) {
     )
 
   return {
-    async insert(db: Db, rows: DeliveryRow[]): Promise<void> {
-      if (rows.length) await db.insert(d).values(rows)
+    /** In chunks: a change set's outbox rows may be more than one statement holds. */
+    async insert(db: Db, rows: readonly DeliveryRow[]): Promise<void> {
+      await inChunks(rows, (chunk) => db.insert(d).values(chunk))
     },
     recent(db: Db, webhookId: string, limit: number): Promise<DeliveryRow[]> {
       return db.select().from(d).where(eq(d.webhookId, webhookId)).orderBy(desc(d.createdAt), desc(d.id)).limit(limit)

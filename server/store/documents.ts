@@ -1,6 +1,7 @@
 // Repository for the three keyed, versioned documents: flags, configs and segments.
-import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tables } from './database'
+import { inChunks } from './chunks'
 
 export type DocumentTable = Tables['flags'] | Tables['configs'] | Tables['segments']
 export type DocumentRow = Tables['flags']['$inferSelect']
@@ -19,6 +20,12 @@ export interface BodySql {
 export interface BodyFilter {
   archived?: boolean
   tags?: readonly string[]
+}
+
+/** The query with FOR UPDATE on PostgreSQL (its builder has `for`; the SQLite one, typed here, has not). */
+function forUpdate<Q>(query: Q): Q {
+  const locking = query as unknown as { for?: (strength: 'update') => Q }
+  return typeof locking.for === 'function' ? locking.for('update') : query
 }
 
 export function documentRepository(table: DocumentTable, bodySql?: BodySql) {
@@ -53,17 +60,34 @@ export function documentRepository(table: DocumentTable, bodySql?: BodySql) {
       const [row] = await db.select().from(table).where(byKey(projectId, key))
       return row
     },
+    /** The stored rows of these keys (any order; keys not stored are left out): lets the cache reload the
+     *  documents of a large change set with a few reads instead of one per document. */
+    async getMany(db: Db, projectId: string, keys: readonly string[]): Promise<DocumentRow[]> {
+      const rows: DocumentRow[] = []
+      await inChunks([...new Set(keys)], async (chunk) => rows.push(...await db.select().from(table).where(and(eq(table.projectId, projectId), inArray(table.key, chunk)))))
+      return rows
+    },
     /** Reads a row for a change inside a transaction. On PostgreSQL the row is locked (FOR UPDATE) until
      *  commit, so concurrent writers queue instead of racing: an update without If-Match always applies.
      *  SQLite transactions are already serialised. */
     async getForUpdate(db: Db, projectId: string, key: string): Promise<DocumentRow | undefined> {
-      const query = db.select().from(table).where(byKey(projectId, key))
-      const locking = query as unknown as { for?: (strength: 'update') => typeof query }
-      const [row] = await (typeof locking.for === 'function' ? locking.for('update') : query)
+      const [row] = await forUpdate(db.select().from(table).where(byKey(projectId, key)))
       return row
+    },
+    /** getForUpdate for many keys, a few hundred per read (rows not stored are left out; any order). */
+    async getManyForUpdate(db: Db, projectId: string, keys: readonly string[]): Promise<DocumentRow[]> {
+      const rows: DocumentRow[] = []
+      await inChunks([...new Set(keys)], async (chunk) => {
+        rows.push(...await forUpdate(db.select().from(table).where(and(eq(table.projectId, projectId), inArray(table.key, chunk)))))
+      })
+      return rows
     },
     async insert(db: Db, row: DocumentRow): Promise<void> {
       await db.insert(table).values(row)
+    },
+    /** Inserts `rows` in a few statements (an import creating thousands of documents), in their order. */
+    async insertMany(db: Db, rows: readonly DocumentRow[]): Promise<void> {
+      await inChunks(rows, (chunk) => db.insert(table).values(chunk))
     },
     /** Writes a new body and bumps the version, only if the stored version is still `fromVersion`.
      *  The version check sits in the UPDATE itself, so concurrent writers cannot both win. */
@@ -75,8 +99,28 @@ export function documentRepository(table: DocumentTable, bodySql?: BodySql) {
         .returning()
       return row
     },
+    /** update() for many documents, a few hundred per statement: each is written (new body, version + 1)
+     *  only if still at its `fromVersion`. Returns the rows written (any order). */
+    async updateMany(db: Db, projectId: string, changes: readonly { key: string; body: DocumentRow['body']; fromVersion: number }[], now: string): Promise<DocumentRow[]> {
+      const written: DocumentRow[] = []
+      await inChunks(changes, async (chunk) => {
+        // Each CASE ends in the column itself, which types its parameters as the column (jsonb, integer on
+        // PostgreSQL; the JSON text is the column's own encoding). Only the keys named reach it.
+        const byChunkKey = (value: (c: (typeof chunk)[number]) => SQL, otherwise: SQL) =>
+          sql`case ${table.key} ${sql.join(chunk.map((c) => sql`when ${c.key} then ${value(c)}`), sql` `)} else ${otherwise} end`
+        written.push(...await db.update(table)
+          .set({ body: byChunkKey((c) => sql`${sql.param(c.body, table.body)}`, sql`${table.body}`), version: sql`${table.version} + 1`, updatedAt: now })
+          .where(and(eq(table.projectId, projectId), inArray(table.key, chunk.map((c) => c.key)), eq(table.version, byChunkKey((c) => sql`${c.fromVersion}`, sql`${table.version}`))))
+          .returning())
+      })
+      return written
+    },
     async delete(db: Db, projectId: string, key: string): Promise<void> {
       await db.delete(table).where(byKey(projectId, key))
+    },
+    /** Deletes the documents of these keys, a few hundred per statement. */
+    async deleteMany(db: Db, projectId: string, keys: readonly string[]): Promise<void> {
+      await inChunks(keys, (chunk) => db.delete(table).where(and(eq(table.projectId, projectId), inArray(table.key, chunk))))
     },
   }
 }

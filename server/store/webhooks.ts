@@ -8,7 +8,9 @@ export type NewWebhookRow = Tables['webhooks']['$inferInsert']
 
 export function webhookRepository(t: Tables) {
   return {
-    byProject(db: Db, projectId: string): Promise<WebhookRow[]> {
+    /** A real promise (a Drizzle query runs again on every await): the change runner reads it once per
+     *  transaction and awaits it for every change. */
+    async byProject(db: Db, projectId: string): Promise<WebhookRow[]> {
       return db.select().from(t.webhooks).where(eq(t.webhooks.projectId, projectId)).orderBy(asc(t.webhooks.createdAt), asc(t.webhooks.id))
     },
     async count(db: Db, projectId: string): Promise<number> {

@@ -1,31 +1,20 @@
 // The change stream behind two instances on one PostgreSQL database: changes made on either instance reach
 // the subscribers of both, numbered in commit order with no gaps, and an instance tells its subscribers only
 // once its own cache shows the change (so re-reading on an event gives the new answer).
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { api, randomAdminToken, startServer, type TestServer } from '../helpers/server'
-import { createTestDatabase, REDIS_URL, type TestDatabase } from '../helpers/postgres'
+import { describe, expect, test } from 'bun:test'
+import { api } from '../helpers/server'
+import { clusterFixture, FANOUT_VARIANTS, fanoutEnv } from '../helpers/cluster'
 import { requireServices } from '../helpers/requirements'
 import { openSse } from '../helpers/sse'
 
 const ready = await requireServices({ postgres: true, redis: true })
 
-for (const variant of ['postgres+redis', 'postgres only'] as const) {
+for (const variant of FANOUT_VARIANTS) {
   describe.skipIf(!ready)(`change stream on two instances, ${variant}`, () => {
-    let a: TestServer, b: TestServer, db: TestDatabase, admin: string
-    beforeAll(async () => {
-      db = await createTestDatabase()
-      admin = randomAdminToken()
-      // A long reconcile interval: what arrives quickly came through the change fan-out.
-      const env = { DATABASE_URL: db.url, RECONCILE_INTERVAL_MS: '600000', ...(variant === 'postgres+redis' ? { REDIS_URL } : {}) }
-      a = await startServer({ env, adminToken: admin })
-      b = await startServer({ env, adminToken: admin })
-    }, 60_000)
-    afterAll(async () => {
-      await Promise.all([a?.stop(), b?.stop()])
-      await db?.drop()
-    })
+    const c = clusterFixture(fanoutEnv(variant))
 
     test('concurrent writes on both instances reach subscribers of both, in one gapless commit order', async () => {
+      const { a, b, admin } = c
       const auth = { authorization: `Bearer ${admin}` }
       const [sa, sb] = await Promise.all([openSse(`${a.url}/api/v1/stream`, auth), openSse(`${b.url}/api/v1/stream`, auth)])
       const head = (await sa.next()).data.version as number
@@ -47,6 +36,7 @@ for (const variant of ['postgres+redis', 'postgres only'] as const) {
     }, 30_000)
 
     test('on the event, the other instance already evaluates the new value', async () => {
+      const { a, b, admin } = c
       await api(a, 'POST', '/api/v1/flags', { token: admin, body: { key: 'fresh', enabled: true, value: 'old' } })
       const s = await openSse(`${b.url}/api/v1/stream`, { authorization: `Bearer ${admin}` })
       await s.next()
@@ -59,6 +49,7 @@ for (const variant of ['postgres+redis', 'postgres only'] as const) {
     })
 
     test('a token revoked on one instance closes its stream on the other within 5 s', async () => {
+      const { a, b, admin } = c
       const made = await api(a, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'reader', project_id: 'default', permissions: ['read:flags'] } })
       const s = await openSse(`${b.url}/api/v1/stream`, { authorization: `Bearer ${made.body.token}` })
       await s.next()

@@ -3,28 +3,11 @@
 // webhook deliveries claimed by exactly one instance.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { api, randomAdminToken, startServer, type TestServer } from '../helpers/server'
-import { createTestDatabase, REDIS_URL, type TestDatabase } from '../helpers/postgres'
+import { createTestDatabase, REDIS_URL } from '../helpers/postgres'
+import { startCluster, type Cluster } from '../helpers/cluster'
 import { requireServices } from '../helpers/requirements'
 
 const ready = await requireServices({ postgres: true, redis: true })
-
-interface Cluster {
-  a: TestServer
-  b: TestServer
-  db: TestDatabase
-  admin: string
-  stop(): Promise<void>
-}
-
-async function startCluster(env: Record<string, string>): Promise<Cluster> {
-  const db = await createTestDatabase()
-  const admin = randomAdminToken()
-  // A long reconcile interval: anything B sees quickly must have come through the change fan-out.
-  const common = { DATABASE_URL: db.url, RECONCILE_INTERVAL_MS: '600000', ...env }
-  const a = await startServer({ env: common, adminToken: admin })
-  const b = await startServer({ env: common, adminToken: admin })
-  return { a, b, db, admin, async stop() { await Promise.all([a.stop(), b.stop()]); await db.drop() } }
-}
 
 const ctx = encodeURIComponent(JSON.stringify({ user_id: 'u1' }))
 

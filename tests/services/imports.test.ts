@@ -29,17 +29,20 @@ for (const dialect of DIALECTS) {
       const doc = manyFlags(500, 'r')
       const before = { audits: await fx.auditCount(), notices: fx.notices.length }
       const repo = fx.store.flags
-      const insert = repo.insert
+      const insertMany = repo.insertMany
       let calls = 0
-      // A real store whose 500th insert fails (as a lost connection or a full disk would).
-      repo.insert = async (db, row) => {
-        if (++calls === 500) throw new Error('injected failure on the last write')
-        return insert(db, row)
+      // A real store whose 500th insert fails (as a lost connection or a full disk would); the import
+      // writes its new rows with insertMany, here one row at a time so the 499 before it are written.
+      repo.insertMany = async (db, rows) => {
+        for (const row of rows) {
+          if (++calls === 500) throw new Error('injected failure on the last write')
+          await repo.insert(db, row)
+        }
       }
       try {
         await expect(fx.services.imports.apply(actor, doc, { prune: false })).rejects.toThrow('injected failure')
       } finally {
-        repo.insert = insert
+        repo.insertMany = insertMany
       }
       expect(calls).toBe(500)
       expect((await fx.store.flags.all(fx.store.db, 'default')).length).toBe(0)

@@ -85,6 +85,56 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect((await store.configs.get(store.db, 'p1', 'v'))?.version).toBe(2)
     })
 
+    test('documents in bulk: insertMany beyond one statement, getMany / getManyForUpdate of many keys, deleteMany', async () => {
+      const keys = Array.from({ length: 1234 }, (_, i) => `bulk-${String(i).padStart(4, '0')}`)
+      await store.transaction((tx) => store.flags.insertMany(tx, keys.map((key, i) => ({ ...doc(key, { value: i, nested: { k: key } }), projectId: 'p-bulk' }))))
+      const all = await store.flags.all(store.db, 'p-bulk')
+      expect(all.map((r) => r.key)).toEqual(keys)
+      expect(all[1000]?.body).toEqual({ value: 1000, nested: { k: 'bulk-1000' } })
+      const wanted = [...keys.slice(0, 700), 'missing', keys[3]!, ...keys.slice(1200)]
+      const byKey = (rows: DocumentRow[]) => rows.map((r) => [r.key, r.body.value]).sort()
+      const expected = [...keys.slice(0, 700), ...keys.slice(1200)].map((k) => [k, keys.indexOf(k)]).sort()
+      expect(byKey(await store.flags.getMany(store.db, 'p-bulk', wanted))).toEqual(expected)
+      expect(byKey(await store.transaction((tx) => store.flags.getManyForUpdate(tx, 'p-bulk', wanted)))).toEqual(expected)
+      expect(await store.flags.getMany(store.db, 'p1', keys)).toEqual([])
+      await store.transaction((tx) => store.flags.deleteMany(tx, 'p-bulk', [...keys.slice(0, 600), 'missing']))
+      expect((await store.flags.all(store.db, 'p-bulk')).map((r) => r.key)).toEqual(keys.slice(600))
+      // A clash anywhere in the rows fails the insert, and the transaction writes none of them.
+      await expect(store.transaction((tx) => store.flags.insertMany(tx, ['fresh-1', 'bulk-0700', 'fresh-2'].map((key) => ({ ...doc(key), projectId: 'p-bulk' }))))).rejects.toThrow()
+      expect(await store.flags.getMany(store.db, 'p-bulk', ['fresh-1', 'fresh-2'])).toEqual([])
+    })
+
+    test('documents in bulk: updateMany writes each document still at its version (body, version + 1, updated_at), and no other', async () => {
+      const keys = [...Array.from({ length: 700 }, (_, i) => `upd-${i}`), "it's", 'a"b', 'ü 🚩']
+      await store.transaction((tx) => store.configs.insertMany(tx, keys.map((key) => ({ ...doc(key, { old: key }), projectId: 'p-upd' }))))
+      const moved = new Set(['upd-3', 'upd-650', "it's"])
+      await store.transaction(async (tx) => { for (const key of moved) await store.configs.update(tx, 'p-upd', key, { moved: true }, 1, now()) })
+      const body = (key: string) => ({ key, s: 'ünïcødé "q" \\ 🎉', n: [0, -1.5, 1e21], e: {}, a: [], z: null })
+      const at = now()
+      const written = await store.transaction((tx) => store.configs.updateMany(tx, 'p-upd', keys.map((key) => ({ key, body: body(key), fromVersion: 1 })), at))
+      expect(written.map((r) => r.key).sort()).toEqual(keys.filter((k) => !moved.has(k)).sort())
+      for (const row of await store.configs.all(store.db, 'p-upd')) {
+        if (moved.has(row.key)) expect([row.version, row.body]).toEqual([2, { moved: true }])
+        else expect([row.version, row.body, row.updatedAt]).toEqual([2, body(row.key), at])
+      }
+      expect(written.find((r) => r.key === 'a"b')).toEqual((await store.configs.get(store.db, 'p-upd', 'a"b'))!)
+    })
+
+    test('audit: insertMany stores each entry as insert would, numbered in the order given', async () => {
+      const at = now()
+      const entry = (i: number) => ({
+        projectId: 'p-audit', timestamp: at, actor: 'cli', action: 'create' as const, resourceType: 'flag' as const, resourceKey: `k${i}`,
+        actorType: 'cli', credential: null, details: i % 2 ? { change_set: 'cs', n: i } : null, before: null, after: { key: `k${i}`, nested: [i, 'ü'] },
+      })
+      await store.transaction((tx) => store.audit.insert(tx, entry(0)))
+      await store.transaction((tx) => store.audit.insertMany(tx, Array.from({ length: 1100 }, (_, i) => entry(i + 1))))
+      const { rows, total } = await store.audit.page(store.db, 'p-audit', {}, 2000, 0)
+      expect(total).toBe(1101)
+      // Newest first: same timestamp, so by id, which follows the order given.
+      expect(rows.map((r) => r.resourceKey)).toEqual(Array.from({ length: 1101 }, (_, i) => `k${1100 - i}`))
+      expect(rows.map(({ id: _id, ...r }) => r)).toEqual(Array.from({ length: 1101 }, (_, i) => entry(1100 - i)))
+    })
+
     test('a transaction that throws writes nothing', async () => {
       await expect(store.transaction(async (tx) => {
         await store.segments.insert(tx, doc('rolled-back'))
@@ -185,6 +235,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       })))
       expect(claims.every((ids) => ids.length === 1)).toBe(true)
       expect(claims.flat().sort()).toEqual(hooks.map((id) => `d-${id}`))
+    })
+
+    test('webhook deliveries: one insert of more rows than a statement holds stores them all', async () => {
+      const later = new Date(Date.now() + 3_600_000).toISOString()
+      const rows = Array.from({ length: 1200 }, (_, i) => ({
+        id: `bulk-${i}`, webhookId: 'h-bulk', projectId: 'p1', event: 'flag.created' as const, payload: `{"n":${i}}`, status: 'pending' as const, attempts: 0,
+        nextAttemptAt: later, lastStatusCode: null, lastError: null, claimedBy: null, claimedUntil: null, createdAt: now(), updatedAt: now(),
+      }))
+      await store.transaction((tx) => store.deliveries.insert(tx, rows))
+      expect((await store.deliveries.recent(store.db, 'h-bulk', 5000)).map((r) => r.id).sort()).toEqual(rows.map((r) => r.id).sort())
     })
 
     test('tokens: insert, list by project, touch, delete', async () => {
