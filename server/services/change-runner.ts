@@ -84,7 +84,10 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
     if (!hooks.length) return []
     const body = JSON.stringify({ event: kind, resource, environment, data, timestamp: now })
     return hooks.map((h) => ({
-      id: crypto.randomUUID(),
+      // Time-ordered and increasing within a process (UUIDv7 with a counter): a webhook's queue is sent in
+      // (created_at, id) order, so the many rows of one change set that share a millisecond go out in the
+      // order their changes were made.
+      id: Bun.randomUUIDv7(),
       webhookId: h.id,
       projectId,
       event: kind,

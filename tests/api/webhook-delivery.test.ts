@@ -285,4 +285,16 @@ describe('webhook delivery', () => {
     })
     expect(list).toHaveLength(3)
   }, 30_000)
+
+  test.concurrent("an import's many changes reach a webhook one at a time, in the order they were made", async () => {
+    const srv = await server()
+    const hook = receiver()
+    await register(srv, { url: hook.url, events: ['flag.created'] })
+    // 300 creates in one transaction: many share a millisecond, which alone cannot order them.
+    const keys = Array.from({ length: 300 }, (_, i) => `bulk-${String(i).padStart(3, '0')}`)
+    const plan = await call(srv, 'POST', '/api/v1/import?mode=apply', { flagship: 1, flags: keys.map((key) => ({ key, enabled: true, value: true })) })
+    expect(plan.summary.create).toBe(300)
+    await until('300 deliveries', () => hook.hits.length >= 300, 60_000)
+    expect(hook.hits.map((h) => h.json.resource)).toEqual(keys)
+  }, 90_000)
 })
