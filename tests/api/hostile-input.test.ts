@@ -1,8 +1,8 @@
 // Hostile and malformed input (docs/behaviour.md §8), sent the way an attacker would, to every input
 // position: each gets a clear 4xx JSON error, quickly, without delaying other requests, and nothing changes.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { connect } from 'node:net'
 import { api, startServer, type ApiResponse, type TestServer } from '../helpers/server'
+import { rawHttp } from '../helpers/raw-http'
 
 let srv: TestServer
 let admin: string
@@ -151,16 +151,7 @@ describe('bytes, charset and size', () => {
     expect(await state()).toEqual(before)
   })
 
-  /** One raw HTTP/1.1 exchange, for what fetch refuses to send. */
-  const raw = (request: string) =>
-    new Promise<string>((resolve) => {
-      const socket = connect(srv.port, '127.0.0.1')
-      let out = ''
-      socket.on('data', (d) => (out += d))
-      socket.on('close', () => resolve(out))
-      socket.on('error', () => resolve(out))
-      socket.write(request)
-    })
+  const raw = (request: string) => rawHttp(srv.port, request)
 
   test('what the runtime answers before the service runs, as docs/api.md documents: NUL in a header 400, headers over 16 KiB 431', async () => {
     const nul = await raw(`GET /api/v1/flags/f HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`)

@@ -3,8 +3,8 @@
 // ordinary read-only token, through HTTP on a real server, on the store TEST_STORE names (SQLite by default;
 // `TEST_STORE=postgres` runs the same on PostgreSQL). Evaluation cost: hostile-cost.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { connect } from 'node:net'
 import { api, createToken, startServer, type TestServer } from '../helpers/server'
+import { rawHttp, rawStatus } from '../helpers/raw-http'
 import { until } from '../helpers/until'
 
 let srv: TestServer
@@ -108,30 +108,21 @@ describe('one strict reading of input', () => {
 })
 
 describe('routing and authentication', () => {
-  const raw = (request: string) =>
-    new Promise<string>((resolve) => {
-      const socket = connect(srv.port, '127.0.0.1')
-      let out = ''
-      socket.on('data', (d) => (out += d))
-      socket.on('close', () => resolve(out))
-      socket.on('error', () => resolve(out))
-      socket.write(request)
-    })
-  const status = (response: string) => Number(response.split('\r\n')[0]!.split(' ')[1])
+  const raw = (request: string) => rawHttp(srv.port, request)
 
   test('routing does not depend on the Host header\'s length (raw sockets)', async () => {
     // `/xyz/api/…` is no API route (the console's page, or a 404, never the tokens handler); `/api/…` is the
     // API behind the authentication hook, whatever the Host.
-    const notTokens = (response: string) => ({ tokens: response.includes('"tokens":'), status: status(response) === 200 || status(response) === 404 })
+    const notTokens = (response: string) => ({ tokens: response.includes('"tokens":'), status: rawStatus(response) === 200 || rawStatus(response) === 404 })
     for (const host of ['a', 'ab', 'abc', 'abcd', 'localhost:8080']) {
       expect(notTokens(await raw(`GET /xyz/api/v1/tokens HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`))).toEqual({ tokens: false, status: true })
       expect(notTokens(await raw(`GET /xyz/api/v1/tokens HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`))).toEqual({ tokens: false, status: true })
       const refused = await raw(`GET /api/v1/tokens HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)
-      expect({ host, status: status(refused), hook: refused.includes('Missing or malformed Authorization header') }).toEqual({ host, status: 401, hook: true })
+      expect({ host, status: rawStatus(refused), hook: refused.includes('Missing or malformed Authorization header') }).toEqual({ host, status: 401, hook: true })
       const listed = await raw(`GET /api/v1/tokens HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`)
-      expect({ host, status: status(listed), tokens: listed.includes('"tokens":') }).toEqual({ host, status: 200, tokens: true })
+      expect({ host, status: rawStatus(listed), tokens: listed.includes('"tokens":') }).toEqual({ host, status: 200, tokens: true })
       const flag = await raw(`GET /api/v1/flags/ordinary?context=${ctx({ user_id: 'u' })} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`)
-      expect({ host, status: status(flag) }).toEqual({ host, status: 200 })
+      expect({ host, status: rawStatus(flag) }).toEqual({ host, status: 200 })
     }
   })
 

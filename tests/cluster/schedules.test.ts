@@ -1,38 +1,24 @@
 // Scheduled changes with two real server processes on one PostgreSQL database (change notices over
 // LISTEN/NOTIFY, no Redis): schedules due at the same moment are each applied, or failed, exactly once, by
 // whichever instance claims them; a schedule made on an instance that dies is applied by the other one.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { api, randomAdminToken, startServer, type TestServer } from '../helpers/server'
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
+import { describe, expect, test } from 'bun:test'
+import { api, type TestServer } from '../helpers/server'
+import { clusterFixture } from '../helpers/cluster'
 import { requireServices } from '../helpers/requirements'
 
 const ready = await requireServices({ postgres: true })
 
 describe.skipIf(!ready)('scheduled changes on two instances', () => {
-  let db: TestDatabase
-  let a: TestServer
-  let b: TestServer
-  let admin: string
-  beforeAll(async () => {
-    db = await createTestDatabase()
-    admin = randomAdminToken()
-    // A long reconcile interval: nothing here may depend on it.
-    const env = { DATABASE_URL: db.url, RECONCILE_INTERVAL_MS: '600000' }
-    a = await startServer({ env, adminToken: admin })
-    b = await startServer({ env, adminToken: admin })
-  }, 60_000)
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()])
-    await db?.drop()
-  })
+  // A long reconcile interval (the fixture's): nothing here may depend on it.
+  const cluster = clusterFixture({})
 
-  const call = (srv: TestServer, method: string, path: string, body?: unknown) => api(srv, method, path, { token: admin, body })
-  const auditTotal = async (actor: string) => (await call(a, 'GET', `/api/v1/audit?actor=${actor}`)).body.total as number
+  const call = (srv: TestServer, method: string, path: string, body?: unknown) => api(srv, method, path, { token: cluster.admin, body })
+  const auditTotal = async (actor: string) => (await call(cluster.a, 'GET', `/api/v1/audit?actor=${actor}`)).body.total as number
 
   async function waitFinished(ids: string[], ms: number) {
     const end = Date.now() + ms
     for (;;) {
-      const list = (await call(b, 'GET', '/api/v1/schedules?limit=1000')).body.schedules as any[]
+      const list = (await call(cluster.b, 'GET', '/api/v1/schedules?limit=1000')).body.schedules as any[]
       const mine = list.filter((s) => ids.includes(s.id))
       if (mine.every((s) => s.status !== 'pending')) return mine
       if (Date.now() > end) throw new Error(`still pending: ${mine.filter((s) => s.status === 'pending').map((s) => s.id)}`)
@@ -41,6 +27,7 @@ describe.skipIf(!ready)('scheduled changes on two instances', () => {
   }
 
   test('10 schedules due at the same moment, created on both: each applied exactly once; a failing one fails once', async () => {
+    const { a, b } = cluster
     expect((await call(a, 'POST', '/api/v1/flags', { key: 'shared', value: 'v0' })).status).toBe(201)
     expect((await call(a, 'POST', '/api/v1/flags', { key: 'doomed', value: 'v0' })).status).toBe(201)
     const at = new Date(Date.now() + 2000).toISOString()
@@ -71,6 +58,7 @@ describe.skipIf(!ready)('scheduled changes on two instances', () => {
   }, 30_000)
 
   test('a schedule made on an instance that dies before its time is applied by the other within 2 s of it', async () => {
+    const { a, b } = cluster
     expect((await call(a, 'POST', '/api/v1/flags', { key: 'orphaned', enabled: false })).status).toBe(201)
     const at = new Date(Date.now() + 1500).toISOString()
     const s = await call(a, 'POST', '/api/v1/flags/orphaned/schedules', { at, change: { enabled: true } })

@@ -1,40 +1,23 @@
 // Sessions and rights across two real server processes on one PostgreSQL database (change notices over
 // LISTEN/NOTIFY, a reconcile far away): a session made on one works on the other, and sign-out, a role
 // change and disabling a user on one take effect on the other as soon as the notice arrives.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { randomAdminToken, startServer, type TestServer } from '../helpers/server'
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres'
+import { describe, expect, test } from 'bun:test'
+import type { TestServer } from '../helpers/server'
+import { clusterFixture } from '../helpers/cluster'
 import { requireServices } from '../helpers/requirements'
+import { until } from '../helpers/until'
 import { cookieOf, PASSWORD, sapi, setupOwner, signIn } from '../helpers/teams'
 
 const ready = await requireServices({ postgres: true })
 
 /** Polls until `check` holds (a change notice travels between processes), failing after 5 s. */
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const end = Date.now() + 5000
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not within 5 s: ${what}`)
-    await Bun.sleep(20)
-  }
-}
+const eventually = (check: () => Promise<boolean>, what: string) => until(what, check, 5000, 20)
 
 describe.skipIf(!ready)('sessions on two instances', () => {
-  let db: TestDatabase
-  let a: TestServer
-  let b: TestServer
-  beforeAll(async () => {
-    db = await createTestDatabase()
-    const admin = randomAdminToken()
-    const env = { DATABASE_URL: db.url, RECONCILE_INTERVAL_MS: '600000' }
-    a = await startServer({ env, adminToken: admin })
-    b = await startServer({ env, adminToken: admin })
-  }, 60_000)
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()])
-    await db?.drop()
-  })
+  const cluster = clusterFixture({})
 
   test('both instances print the same setup code; a session made on one works on the other; sign-out ends it on both', async () => {
+    const { a, b } = cluster
     expect(/^setup code: (\S+)$/m.exec(a.output())![1]).toBe(/^setup code: (\S+)$/m.exec(b.output())![1]!)
     const owner = await setupOwner(a)
     const cookie = await signIn(a, 'owner@example.com')
@@ -45,6 +28,7 @@ describe.skipIf(!ready)('sessions on two instances', () => {
   })
 
   test('a role change and disabling a user on one instance apply on the other', async () => {
+    const { a, b } = cluster
     const owner = await signIn(a, 'owner@example.com')
     const inv = await sapi(a, 'POST', '/api/v1/invitations', { cookie: owner, body: { email: 'ed@example.com', projects: [{ project: 'default', role: 'editor' }] } })
     const accepted = await sapi(a, 'POST', '/api/v1/auth/invitations/accept', { body: { token: inv.body.token, name: 'Ed', password: PASSWORD } })
