@@ -7,6 +7,7 @@ export const PolicyInput = t.Object({
   protected: t.Boolean(),
   required_approvals: t.Integer({ minimum: 1, maximum: 5 }),
   approver_role: t.UnionEnum(['editor', 'admin']),
+  allow_emergency_off: t.Optional(t.Boolean({ description: 'a change that only stops serving here applies without review (absent: unchanged; true by default)' })),
 }, { title: 'EnvironmentPolicyInput', additionalProperties: false })
 
 export const Policy = t.Object({
@@ -14,6 +15,7 @@ export const Policy = t.Object({
   protected: t.Boolean(),
   required_approvals: t.Integer(),
   approver_role: t.UnionEnum(['editor', 'admin']),
+  allow_emergency_off: t.Boolean(),
   updated_at: t.Nullable(Timestamp),
 }, { title: 'EnvironmentPolicy' })
 

@@ -131,6 +131,7 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
       const { kind, environment, data } = change.event
       deliveries.push(...await outboxRows(hooksOf, change.projectId, kind, change.resourceKey, environment, data, now))
     }
+    for (const { kind, environment, data } of change.alsoEmit ?? []) deliveries.push(...await outboxRows(hooksOf, change.projectId, kind, change.resourceKey, environment, data, now))
     await sink.write(audit, deliveries)
   }
 
