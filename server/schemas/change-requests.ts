@@ -75,3 +75,9 @@ export const ChangeRequest = t.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
 }, { title: 'ChangeRequest' })
+
+export const UnreviewedChange = t.Object({
+  id: t.Integer(), timestamp: Timestamp, actor: t.String(), action: t.String(), resource_type: t.String(), resource_key: t.String(),
+  reason: t.UnionEnum(['emergency_off', 'break_glass'], { description: 'emergency_off: it only stopped serving; break_glass: a project admin applied it with a reason' }),
+  bypass_reason: t.Optional(t.String()),
+}, { title: 'UnreviewedChange' })

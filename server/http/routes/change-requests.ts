@@ -78,6 +78,13 @@ export const changeRequestRoutes = ({ services }: Pick<AppDeps, 'services'>) => 
       }),
       response: { 200: t.Object({ change_requests: t.Array(S.ChangeRequest), total: t.Integer(), has_more: t.Boolean() }), ...S.errors(400, 401, 403, 429) },
     })
+    .get('/api/v1/change-requests/applied-without-review', async ({ request, query }) => ({
+      changes: await services.audit.withoutReview(callerOf(request).actor.projectId, query.limit ?? 50),
+    }), {
+      ...guard('read:flags', 'change-requests', 'The newest changes applied through a protected environment without review: emergency off and break glass'),
+      query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })) }),
+      response: { 200: t.Object({ changes: t.Array(S.UnreviewedChange) }), ...S.errors(400, 401, 403, 429) },
+    })
     .get('/api/v1/change-requests/:id', async ({ request, params }) => ({ change_request: await crs.view(await crs.get(callerOf(request).actor.projectId, params.id)) }), {
       ...guard('read:flags', 'change-requests', 'One change request, with per-item current versions and its reviews'),
       params: IdParam,
