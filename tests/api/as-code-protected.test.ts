@@ -109,6 +109,21 @@ describe('flags as code under protection', () => {
     expect((await asToken('GET', '/api/v1/flags/fresh/definition')).status).toBe(404)
   })
 
+  test('break glass reaches a promotion: an admin session with a reason applies it (audited); an editor 403, a token 409', async () => {
+    expect((await asToken('PUT', '/api/v1/flags/same/environments/staging', { enabled: true, value: true })).status).toBe(200)
+    const body = { from: 'staging', to: 'production', flags: ['same'] }
+    const reason = { 'Flagship-Bypass-Reason': 'release train 12 is blocked' }
+    expect((await sapi(p.srv, 'POST', '/api/v1/promote', { cookie: p.cookies[BOB], project: 'default', body, headers: reason })).status).toBe(403)
+    const token = await api(p.srv, 'POST', '/api/v1/promote', { token: ci, body, headers: reason })
+    expect({ status: token.status, code: token.body.code }).toEqual({ status: 409, code: 'CHANGE_REQUEST_REQUIRED' })
+    expect(await production('same')).toBeUndefined()
+    const res = await sapi(p.srv, 'POST', '/api/v1/promote', { cookie: p.cookies[ADMIN], project: 'default', body, headers: reason })
+    expect(res.status).toBe(200)
+    expect(await production('same')).toEqual({ enabled: true, value: true })
+    const entry = (await asToken('GET', '/api/v1/audit?resource_type=flag&resource_key=same')).body.entries[0]
+    expect(entry.details).toMatchObject({ bypass_reason: 'release train 12 is blocked' })
+  })
+
   test('who may propose is unchanged: a token without write rights cannot (exit 1, 403)', async () => {
     const reader = (await asToken('POST', '/api/v1/tokens', { name: 'reader', project_id: 'default', permissions: ['read:flags', 'read:configs'] })).body.token
     const run = runFlagship(p.srv, reader, 'promote', '--from', 'staging', '--to', 'production', 'checkout', '--propose')
