@@ -14,6 +14,7 @@ const T = 60_000
 const ADMIN = 'admin@example.com'
 const ALICE = 'alice@example.com'
 const BOB = 'bob@example.com'
+const DAVE = 'dave@example.com' // editor, but a viewer in production
 const REASON = 'incident 12: checkout errors for everyone'
 
 browserSuite('console: protection keeps the exits open', () => {
@@ -38,7 +39,7 @@ browserSuite('console: protection keeps the exits open', () => {
   }
 
   beforeAll(async () => {
-    p = await startWithPeople([{ email: ADMIN, role: 'admin' }, { email: ALICE, role: 'editor' }, { email: BOB, role: 'editor' }])
+    p = await startWithPeople([{ email: ADMIN, role: 'admin' }, { email: ALICE, role: 'editor' }, { email: BOB, role: 'editor' }, { email: DAVE, role: 'editor', environments: { production: 'viewer' } }])
     for (const key of ['checkout', 'banner', 'search']) {
       expect((await asToken('POST', '/api/v1/flags', { key, enabled: true, value: true })).status).toBe(201)
       expect((await asToken('PUT', `/api/v1/flags/${key}/environments/production`, { enabled: true })).status).toBe(200)
@@ -151,6 +152,13 @@ browserSuite('console: protection keeps the exits open', () => {
     await admin.getByText('Applied without review.').waitFor()
     expect((await flag('banner')).environments.production).toEqual({ enabled: false, value: false })
     await admin.context().close()
+  }, T)
+
+  test('a person who may not change production (nor propose to it) is told why and who can change that', async () => {
+    const dave = await pageOf(DAVE, '/flags/search')
+    await dave.getByText(/proposing a change to it, takes write rights there: a project admin can give you them under Members/).waitFor()
+    await dave.getByRole('listitem', { name: 'production (read-only)' }).waitFor()
+    await dave.context().close()
   }, T)
 
   test('no page errors', () => {
