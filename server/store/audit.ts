@@ -26,13 +26,14 @@ export function auditRepository(t: Tables) {
         .where(and(eq(a.projectId, projectId), eq(a.resourceType, 'token'), eq(a.action, 'create'), inArray(a.resourceKey, prefixes)))
       return rows
     },
-    /** The newest changes to flags, configs and segments applied through a protected environment without a
-     *  change request: break glass (`bypass_reason`) or emergency off (`emergency`). Both dialects render the
-     *  details' keys in their JSON text, which is what is matched. */
-    withoutReview(db: Db, projectId: string, limit: number): Promise<AuditRow[]> {
+    /** The newest changes to flags, configs and segments since `since` applied through a protected
+     *  environment without a change request: break glass (`bypass_reason`) or emergency off (`emergency`).
+     *  Both dialects render the details' keys in their JSON text, which is what is matched; `since` bounds
+     *  the part of the log read (the project's time index). */
+    withoutReview(db: Db, projectId: string, since: string, limit: number): Promise<AuditRow[]> {
       const text = sql`CAST(${a.details} AS TEXT)`
       return db.select().from(a)
-        .where(and(eq(a.projectId, projectId), inArray(a.resourceType, ['flag', 'config', 'segment']), or(sql`${text} LIKE '%"emergency"%'`, sql`${text} LIKE '%"bypass_reason"%'`)))
+        .where(and(eq(a.projectId, projectId), gte(a.timestamp, since), inArray(a.resourceType, ['flag', 'config', 'segment']), or(sql`${text} LIKE '%"emergency"%'`, sql`${text} LIKE '%"bypass_reason"%'`)))
         .orderBy(desc(a.timestamp), desc(a.id)).limit(limit)
     },
     async insert(db: Db, row: NewAuditRow): Promise<void> {

@@ -81,7 +81,7 @@ export const changeRequestRoutes = ({ services }: Pick<AppDeps, 'services'>) => 
     .get('/api/v1/change-requests/applied-without-review', async ({ request, query }) => ({
       changes: await services.audit.withoutReview(callerOf(request).actor.projectId, query.limit ?? 50),
     }), {
-      ...guard('read:flags', 'change-requests', 'The newest changes applied through a protected environment without review: emergency off and break glass'),
+      ...guard('read:flags', 'change-requests', 'The newest changes of the last 30 days applied through a protected environment without review: emergency off and break glass'),
       query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })) }),
       response: { 200: t.Object({ changes: t.Array(S.UnreviewedChange) }), ...S.errors(400, 401, 403, 429) },
     })
