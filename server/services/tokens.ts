@@ -36,12 +36,14 @@ export function tokenView(row: TokenRow) {
     permissions: row.permissions, expires_at: row.expiresAt, created_at: row.createdAt, last_used_at: row.lastUsedAt,
     ...(row.environments !== null && { environments: row.environments }),
     ...(row.ownerUserId !== null && { owner: row.ownerUserId }),
+    ...(row.createdByUserId !== null && { created_by: row.createdByUserId }),
   }
 }
 /** What the audit log keeps of a token: no hash, no plaintext. */
 const auditView = (row: TokenRow) => ({
   name: row.name, token_prefix: row.tokenPrefix, project_id: row.projectId, permissions: row.permissions, expires_at: row.expiresAt, created_at: row.createdAt,
   ...(row.environments !== null && { environments: row.environments }), ...(row.ownerUserId !== null && { owner: row.ownerUserId }),
+  ...(row.createdByUserId !== null && { created_by: row.createdByUserId }),
 })
 const eventData = (row: TokenRow) => ({ name: row.name, token_prefix: row.tokenPrefix, permissions: row.permissions })
 

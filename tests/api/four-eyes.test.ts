@@ -53,6 +53,8 @@ describe('four eyes are two people', () => {
 
   test('an admin proposing with a machine token they made cannot approve it with their session, a second session or a personal token', async () => {
     const ci = await machineToken({ cookie: p.cookies[ADMIN] })
+    const listed = (await asToken('GET', '/api/v1/tokens?limit=100')).body.tokens.find((t: { token_prefix: string }) => ci.startsWith(t.token_prefix))
+    expect(listed.created_by).toBe(p.ids[ADMIN])
     const res = await asToken('POST', '/api/v1/change-requests', { title: 'CI change', items: [item('checkout', 'by ci')] }, ci)
     expect(res.status).toBe(201)
     const cr = res.body.change_request
