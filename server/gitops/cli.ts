@@ -2,8 +2,9 @@
 // The GitOps command line (docs/as-code.md §4): `npm run flagship -- <command>`, also the package's
 // `flagship` bin. Talks to a running server with FLAGSHIP_URL and FLAGSHIP_TOKEN from the environment
 // (never an argument, never written anywhere); `validate` and `convert` work offline. Exit codes: 0
-// nothing to change (or valid), 2 changes planned or applied (convert: converted with reported items),
-// 1 error. `--json` prints machine-readable results.
+// nothing to change (or valid, or a change request opened with --propose), 2 changes planned or applied
+// (convert: converted with reported items; promote: also keys or --all missing), 1 error. `--json` prints
+// machine-readable results.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -17,11 +18,16 @@ export const USAGE = `usage: flagship <command> [options]     (FLAGSHIP_URL and 
   export [-o dir] [--format yaml|json]        write the project's document (stdout, or dir/flagship.<format>)
   validate -f path                            check files offline: schema, references, cycles, duplicates
   plan -f path [--prune]                      what apply would change (exit 2 when it would change something)
-  apply -f path [--prune] [--plan-id id]      apply in one transaction (exit 2 when it changed something)
-  promote --from env --to env [keys...]       copy flags' and configs' overrides between environments
+  apply -f path [--prune] [--plan-id id] [--propose [--title text]]
+                                              apply in one transaction (exit 2 when it changed something);
+                                              --propose: open a change request instead (protected environments)
+  promote --from env --to env (keys... | --all) [--plan | --propose [--title text]]
+                                              copy flags' and configs' overrides between environments;
+                                              --plan: only print what would change (exit 2 when something would)
   convert --from unleash|flagd files... [-o out.yaml] [--report file]   another tool's export as our document (offline)
-options: --json (machine-readable output)
-paths are files or directories of *.yaml, *.yml, *.json; exit codes: 0 nothing to change, 2 changes, 1 error`
+options: --json (machine-readable output), -h/--help (this text)
+paths are files or directories of *.yaml, *.yml, *.json; exit codes: 0 nothing to change (or a change request
+opened), 2 changes (promote without keys or --all: 2 too), 1 error`
 
 const issueText = (i: DocumentIssue) => `${i.file ? `${i.file}: ` : ''}${i.path || '(document)'}${i.line ? ` (line ${i.line})` : ''}: ${i.message}`
 
@@ -55,6 +61,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     options: {
       file: { type: 'string', short: 'f' }, output: { type: 'string', short: 'o' }, format: { type: 'string' }, prune: { type: 'boolean' },
       'plan-id': { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, report: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      propose: { type: 'boolean' }, plan: { type: 'boolean' }, all: { type: 'boolean' }, title: { type: 'string' },
     },
   })
   const [command, ...rest] = positionals
@@ -64,7 +71,19 @@ export async function main(argv: string[], io: Io): Promise<number> {
     else io.err(`error: ${message}\n`)
     return 1
   }
-  if (!command || values.help) return (io.err(`${USAGE}\n`), command ? 0 : 1)
+  if (values.help) return (io.out(`${USAGE}\n`), 0)
+  if (!command) return (io.err(`${USAGE}\n`), 1)
+  /** A change request opened (--propose): its id and address; exit 0 (nothing to apply here). */
+  const proposed = (answer: PlanAnswer & { change_request?: { id: string } | null }) => {
+    const cr = answer.change_request ?? null
+    const address = cr && `${(io.env.FLAGSHIP_URL ?? '').replace(/\/+$/, '')}/changes/${cr.id}`
+    if (json) io.out(`${JSON.stringify({ ...answer, ...(address && { address }) })}\n`)
+    else {
+      io.out(printPlan(answer, 'plan'))
+      io.out(cr ? `change request ${cr.id} opened: ${address}\n` : 'nothing to change: no change request opened\n')
+    }
+    return 0
+  }
   try {
     switch (command) {
       case 'export': {
@@ -93,8 +112,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
         }
         const body = serializeDocument(read.document!, 'json')
         const mode = command === 'plan' ? 'plan' : 'apply'
+        const propose = mode === 'apply' && values.propose === true
         const headers = values['plan-id'] ? { 'if-match': `"${values['plan-id']}"` } : undefined
-        const answer = (await call(io, 'POST', `/api/v1/import?mode=${mode}&prune=${values.prune === true}`, { body, type: 'application/json', ...(headers && { headers }) })).json as PlanAnswer
+        const title = propose && values.title ? `&title=${encodeURIComponent(values.title)}` : ''
+        const answer = (await call(io, 'POST', `/api/v1/import?mode=${propose ? 'propose' : mode}&prune=${values.prune === true}${title}`, { body, type: 'application/json', ...(headers && { headers }) })).json as PlanAnswer
+        if (propose) return proposed(answer)
         answer.errors = answer.errors.map(read.locate)
         if (json) io.out(`${JSON.stringify(answer)}\n`)
         else io.out(printPlan(answer, mode))
@@ -103,6 +125,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
       }
       case 'promote': {
         if (!values.from || !values.to) return fail('promote needs --from <env> --to <env>')
+        if (values.plan && values.propose) return fail('--plan and --propose do not go together')
+        // Promoting everything is said out loud: no keys and no --all is refused (exit 2, nothing done).
+        if (!rest.length && !values.all) {
+          const message = 'promote needs the keys to promote, or --all to promote every flag and config'
+          if (json) io.out(`${JSON.stringify({ error: message })}\n`)
+          else io.err(`error: ${message}\n`)
+          return 2
+        }
+        if (rest.length && values.all) return fail('name keys or give --all, not both')
         // Names may be flags or configs: the comparison of the two environments says which is which.
         let names = {}
         if (rest.length) {
@@ -114,10 +145,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
           const [f, cf] = [rest.filter((k) => flags.has(k)), rest.filter((k) => configs.has(k))]
           names = { ...(f.length && { flags: f }), ...(cf.length && { configs: cf }) }
         }
-        const req = { from: values.from, to: values.to, ...names }
+        const req = { from: values.from, to: values.to, ...names, ...(values.plan && { dry_run: true }), ...(values.propose && { propose: true, ...(values.title && { title: values.title }) }) }
         const answer = (await call(io, 'POST', '/api/v1/promote', { body: JSON.stringify(req), type: 'application/json' })).json as PlanAnswer
+        if (values.propose) return proposed(answer)
         if (json) io.out(`${JSON.stringify(answer)}\n`)
-        else io.out(printPlan(answer, 'apply'))
+        else io.out(printPlan(answer, values.plan ? 'plan' : 'apply'))
         return answer.changes.length ? 2 : 0
       }
       case 'convert': {

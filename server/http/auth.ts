@@ -3,6 +3,7 @@ import type { Snapshots } from '../cache/snapshots'
 import type { Store } from '../store'
 import type { TokenRow } from '../store/tokens'
 import type { Actor } from '../services/context'
+import type { Requester } from '../services/change-request-author'
 import { AppError } from '../errors'
 import { expiryOf, hashToken, type Permission } from '../services/tokens'
 import type { TicketSigner } from '../streams/tickets'
@@ -21,6 +22,13 @@ export interface Caller {
 }
 
 const callers = new WeakMap<Request, Caller>()
+
+/** The person behind a credential (four eyes, docs/change-requests.md §3): a session's user, a personal
+ *  token's owner, a machine token's creator; null for bootstrap and command-line tokens. */
+export const personBehind = (caller: Pick<Caller, 'token' | 'person'>): string | null => caller.person?.userId ?? caller.token.createdByUserId ?? null
+
+/** Who asks for a change-request action: the actor, the person (reviews) and the person behind it. */
+export const requesterOf = (caller: Caller): Requester => ({ actor: caller.actor, userId: caller.person?.userId ?? null, behind: personBehind(caller) })
 
 /** Sets the caller of a request (sessions are authenticated outside this class: http/session-auth.ts). */
 export function setCaller(request: Request, caller: Caller): void {

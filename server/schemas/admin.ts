@@ -21,6 +21,7 @@ export const TokenMeta = t.Object({
   expires_at: t.Optional(Timestamp),
   created_at: Timestamp,
   environments: t.Optional(t.Array(t.String(), { description: 'present when the token is limited to these environments' })),
+  created_by: t.Optional(t.String({ description: 'the person who created it (user id): the author of the change requests it proposes; absent for bootstrap and command-line tokens' })),
 }, { title: 'TokenMeta' })
 export const TokenEntry = t.Object({
   hash: t.String(),
@@ -33,6 +34,7 @@ export const TokenEntry = t.Object({
   last_used_at: t.Nullable(Timestamp),
   environments: t.Optional(t.Array(t.String(), { description: 'present when the token is limited to these environments' })),
   owner: t.Optional(t.String({ description: "a personal token's owner (user id)" })),
+  created_by: t.Optional(t.String({ description: 'the person who created it (user id): the author of the change requests it proposes; absent for bootstrap and command-line tokens' })),
 }, { title: 'Token' })
 export type Token = Static<typeof TokenEntry>
 

@@ -7,6 +7,7 @@ export const PolicyInput = t.Object({
   protected: t.Boolean(),
   required_approvals: t.Integer({ minimum: 1, maximum: 5 }),
   approver_role: t.UnionEnum(['editor', 'admin']),
+  allow_emergency_off: t.Optional(t.Boolean({ description: 'a change that only stops serving here applies without review (absent: unchanged; true by default)' })),
 }, { title: 'EnvironmentPolicyInput', additionalProperties: false })
 
 export const Policy = t.Object({
@@ -14,6 +15,7 @@ export const Policy = t.Object({
   protected: t.Boolean(),
   required_approvals: t.Integer(),
   approver_role: t.UnionEnum(['editor', 'admin']),
+  allow_emergency_off: t.Boolean(),
   updated_at: t.Nullable(Timestamp),
 }, { title: 'EnvironmentPolicy' })
 
@@ -73,3 +75,9 @@ export const ChangeRequest = t.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
 }, { title: 'ChangeRequest' })
+
+export const UnreviewedChange = t.Object({
+  id: t.Integer(), timestamp: Timestamp, actor: t.String(), action: t.String(), resource_type: t.String(), resource_key: t.String(),
+  reason: t.UnionEnum(['emergency_off', 'break_glass'], { description: 'emergency_off: it only stopped serving; break_glass: a project admin applied it with a reason' }),
+  bypass_reason: t.Optional(t.String()),
+}, { title: 'UnreviewedChange' })

@@ -33,6 +33,19 @@ export async function actorNames(store: Store, projectId: string, actors: Iterab
 
 export function auditService({ store }: ServiceDeps) {
   return {
+    /** Changes applied without review (break glass, emergency off) in the last 30 days: the change-request
+     *  inbox lists them. */
+    async withoutReview(projectId: string, limit: number, now = Date.now()) {
+      const since = new Date(now - 30 * 86_400_000).toISOString()
+      return (await store.audit.withoutReview(store.db, projectId, since, limit)).map((r) => {
+        const d = (r.details ?? {}) as { emergency?: unknown; bypass_reason?: unknown }
+        return {
+          id: r.id, timestamp: r.timestamp, actor: r.actor, action: r.action, resource_type: r.resourceType, resource_key: r.resourceKey,
+          reason: d.emergency === true ? 'emergency_off' as const : 'break_glass' as const,
+          ...(typeof d.bypass_reason === 'string' && { bypass_reason: d.bypass_reason }),
+        }
+      })
+    },
     async page(projectId: string, filter: AuditFilter, limit: number, offset: number) {
       const { rows, total } = await store.audit.page(store.db, projectId, filter, limit, offset)
       return { rows, total, names: await actorNames(store, projectId, rows.map((r) => r.actor)) }

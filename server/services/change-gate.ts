@@ -2,12 +2,19 @@
 // it records, inside the change's transaction: a flag, config, segment or schedule change that affects a
 // protected environment is refused (409 CHANGE_REQUEST_REQUIRED, the transaction rolls back) unless an
 // approved change request applies it or a project admin broke the glass. Because it sits in the one change
-// path, every route, the CLI and the schedule worker are gated alike.
+// path, every route, the CLI and the schedule worker are gated alike. A flag change that only stops serving
+// passes without review where every protected environment it affects allows emergency off.
 import { affectedByChange, affectedNames } from '../access/affected-environments'
 import type { Db, Store } from '../store'
 import type { PolicyRow } from '../store/policies'
 import { AppError } from '../errors'
 import type { Change } from './events'
+import { onlyStopsServing } from './emergency-off'
+
+/** What the gate decided: the protected environments a change affects, and whether it passes as an
+ *  emergency off (no review, no authority needed). */
+export interface GateResult { environments: string[]; emergency: boolean }
+const OPEN: GateResult = { environments: [], emergency: false }
 
 const GATED = new Set(['flag', 'config', 'segment'])
 
@@ -37,16 +44,20 @@ export function changeGate(store: Store, tx: Db) {
   }
 
   /** The protected environments `change` affects ([] when it is not gated). Throws when it is refused. */
-  return async function check(change: Change): Promise<string[]> {
+  return async function check(change: Change): Promise<GateResult> {
     const schedule = change.resourceType === 'schedule' && change.action === 'create'
-    if (!GATED.has(change.resourceType) && !schedule) return []
+    if (!GATED.has(change.resourceType) && !schedule) return OPEN
     const { envs, policies } = await load(change.projectId)
-    if (!policies.some((p) => p.protected)) return []
+    if (!policies.some((p) => p.protected)) return OPEN
     const environment = schedule ? scheduleEnvironment(change) : change.event?.environment ?? ''
     const affected = affectedNames(affectedByChange(schedule ? 'flag' : change.resourceType, environment), envs)
-    const hit = policies.filter((p) => p.protected && affected.includes(p.environment)).map((p) => p.environment)
-    if (!hit.length) return []
-    if (!change.authority) throw changeRequestRequired(hit)
-    return hit
+    const protecting = policies.filter((p) => p.protected && affected.includes(p.environment))
+    const hit = protecting.map((p) => p.environment)
+    if (!hit.length) return OPEN
+    if (change.authority) return { environments: hit, emergency: false }
+    if (change.resourceType === 'flag' && change.action === 'update' && protecting.every((p) => p.allowEmergencyOff) && onlyStopsServing(change.before, change.after)) {
+      return { environments: hit, emergency: true }
+    }
+    throw changeRequestRequired(hit)
   }
 }

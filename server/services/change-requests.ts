@@ -14,9 +14,8 @@ import { auditView, changeRequestView, countedApprovers, eventData, requestPolic
 import type { RecordChange } from './change-runner'
 import { by, type Actor, type ServiceDeps } from './context'
 import { AppError, notFound, validationError } from '../errors'
-
-/** Who is asking: the actor, and the person behind it (null for a machine token). */
-export interface Requester { actor: Actor; userId: string | null }
+import { authorOf, authorRefusal, isAuthor, type Requester } from './change-request-author'
+export type { Requester } from './change-request-author'
 
 export interface ChangeRequestInput { title?: unknown; description?: unknown; items?: unknown; apply_at?: unknown }
 
@@ -66,9 +65,6 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
     return row
   }
 
-  const isAuthor = (req: Requester, row: ChangeRequestRow) =>
-    row.authorUserId !== null ? req.userId === row.authorUserId : req.userId === null && req.actor.name === row.authorName
-
   /** One audited change of the request itself, with its event when it has one. */
   async function recordState(tx: Db, record: RecordChange, actor: Actor, before: ChangeRequestRow | null, after: ChangeRequestRow,
     event?: 'opened' | 'approved' | 'rejected' | 'applied' | 'cancelled' | 'failed', extra: Record<string, unknown> = {}) {
@@ -110,6 +106,18 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
     if (!after) throw invalidState(row, 'applied')
     await recordState(tx, record, by, row, after, 'applied', { approvers: emails })
     return after
+  }
+
+  /** The author's rights checked again (now or at a scheduled time): when they fall short, the request is
+   *  marked `failed` in `tx` (audited) and the refusal is answered, to be thrown after the commit. */
+  async function failIfAuthorLacks(tx: Db, record: RecordChange, row: ChangeRequestRow, by: Actor): Promise<{ failed: ChangeRequestRow; refusal: AppError } | null> {
+    const refusal = await authorRefusal(store, tx, reviewers, row, await policyOf(tx, row))
+    if (!refusal) return null
+    const error = { code: refusal.code, message: refusal.message }
+    const failed = await store.changeRequests.update(tx, row.id, { state: [row.state], revision: row.revision }, { state: 'failed', error, updatedAt: new Date().toISOString() })
+    if (!failed) throw invalidState(row, 'applied')
+    await recordState(tx, record, by, row, failed, 'failed', { error })
+    return { failed, refusal }
   }
 
   /** Many requests of one project at once (lists): policies, reviews and current versions read once. */
@@ -157,7 +165,7 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
         const at = new Date(now).toISOString()
         const row: ChangeRequestRow = {
           id: crypto.randomUUID(), projectId: req.actor.projectId, title: text.title!, description: text.description ?? '',
-          authorUserId: req.userId, authorName: req.actor.name, state: 'open', revision: 1, items, applyAt: text.applyAt ?? null,
+          ...authorOf(req), authorName: req.actor.name, state: 'open', revision: 1, items, applyAt: text.applyAt ?? null,
           appliedAt: null, appliedApprovers: null, error: null, createdAt: at, updatedAt: at,
         }
         await store.changeRequests.insert(tx, row)
@@ -235,14 +243,17 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
 
     /** Applies an approved request now (the HTTP layer has checked the caller's rights). Of two at once, the
      *  second waits for the first's lock on the request and then finds it applied (409 INVALID_STATE). */
-    apply(req: Requester, id: string, revision: unknown): Promise<ChangeRequestRow> {
-      return changes.run(async (tx, record) => {
+    async apply(req: Requester, id: string, revision: unknown): Promise<ChangeRequestRow> {
+      const outcome = await changes.run(async (tx, record) => {
         const row = await mustGet(tx, req.actor.projectId, id, true)
         if (row.state === 'open') throw new AppError(409, 'NOT_APPROVED', 'The change request is not approved yet')
         if (row.state !== 'approved' && row.state !== 'scheduled') throw invalidState(row, 'applied')
         if (revision !== row.revision) throw revisionMismatch(row)
-        return applyIn(tx, record, row, req.actor)
+        return await failIfAuthorLacks(tx, record, row, req.actor) ?? { applied: await applyIn(tx, record, row, req.actor) }
       })
+      // The request is now `failed` (committed); the caller learns why.
+      if ('refusal' in outcome) throw outcome.refusal
+      return outcome.applied
     },
 
     nextDueAt: () => store.changeRequests.nextDueAt(store.db),
@@ -254,9 +265,12 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
       try {
         const applied = await changes.run(async (tx, record) => {
           claimed = await store.changeRequests.claimDue(tx, now)
-          return claimed && applyIn(tx, record, claimed, { projectId: claimed.projectId, name: `change_request:${claimed.id}`, type: 'schedule' })
+          if (!claimed) return undefined
+          const by: Actor = { projectId: claimed.projectId, name: `change_request:${claimed.id}`, type: 'schedule' }
+          return await failIfAuthorLacks(tx, record, claimed, by) ?? { applied: await applyIn(tx, record, claimed, by) }
         })
-        return applied ? { outcome: 'applied', changeRequest: applied } : { outcome: 'none' }
+        if (applied && 'refusal' in applied) return { outcome: 'failed', changeRequest: applied.failed, cause: applied.refusal }
+        return applied ? { outcome: 'applied', changeRequest: applied.applied } : { outcome: 'none' }
       } catch (e) {
         if (!claimed || isStoreUnavailable(e) || (e instanceof AppError && e.status >= 500)) throw e
         const row = claimed

@@ -68,8 +68,8 @@ const streamChange = (row: ChangeRow): StreamChange => ({
 
 /** An audit entry's details: why a change to a protected environment was allowed (a break-glass reason,
  *  or the change request and its approvers), and what the change itself carries (an import's change set). */
-function detailsOf(change: Change, authority: Change['authority']): Record<string, unknown> | null {
-  const why = authority?.kind === 'bypass' ? { bypass_reason: authority.reason }
+function detailsOf(change: Change, authority: Change['authority'], emergency: boolean): Record<string, unknown> | null {
+  const why = emergency ? { emergency: true } : authority?.kind === 'bypass' ? { bypass_reason: authority.reason }
     : change.authority?.kind === 'change_request' ? { change_request: change.authority.id, approvers: change.authority.approvers } : undefined
   return why || change.details ? { ...change.details, ...why } : null
 }
@@ -106,7 +106,7 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
 
   async function record(sink: RecordSink, change: Change, now: string, gate: ReturnType<typeof changeGate>, hooksOf: HooksOf): Promise<void> {
     // Refuses a direct change to a protected environment (throws: the transaction rolls back).
-    const protectedHit = await gate(change)
+    const { environments: protectedHit, emergency } = await gate(change)
     const authority = protectedHit.length ? change.authority : undefined
     const audit: NewAuditRow = {
       projectId: change.projectId,
@@ -117,20 +117,21 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
       resourceKey: change.resourceKey,
       actorType: change.actorType ?? (change.actor === 'cli' ? 'cli' : 'token'),
       credential: change.credential ?? null,
-      details: detailsOf(change, authority),
+      details: detailsOf(change, authority, emergency),
       before: change.before ?? null,
       after: change.after ?? null,
     }
     const deliveries: DeliveryRow[] = []
-    if (authority?.kind === 'bypass') {
+    if (authority?.kind === 'bypass' || emergency) {
       deliveries.push(...await outboxRows(hooksOf, change.projectId, 'change_request.bypassed', change.resourceKey, change.event?.environment ?? '', {
-        actor: change.actor, reason: authority.reason, resource_type: change.resourceType, key: change.resourceKey, action: change.action, environments: protectedHit,
+        actor: change.actor, reason: emergency ? 'emergency_off' : (authority as { reason: string }).reason, resource_type: change.resourceType, key: change.resourceKey, action: change.action, environments: protectedHit,
       }, now))
     }
     if (change.event) {
       const { kind, environment, data } = change.event
       deliveries.push(...await outboxRows(hooksOf, change.projectId, kind, change.resourceKey, environment, data, now))
     }
+    for (const { kind, environment, data } of change.alsoEmit ?? []) deliveries.push(...await outboxRows(hooksOf, change.projectId, kind, change.resourceKey, environment, data, now))
     await sink.write(audit, deliveries)
   }
 

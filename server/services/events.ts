@@ -25,6 +25,8 @@ export interface Change {
   details?: Record<string, unknown>
   /** the webhook event, when this change kind has one (webhook registrations have none) */
   event?: { kind: EventKind; environment: string; data: Record<string, unknown> }
+  /** further webhook events of the same change (a policy change is also `policy.updated`) */
+  alsoEmit?: { kind: EventKind; environment: string; data: Record<string, unknown> }[]
   /** what allows it on a protected environment (services/change-gate.ts); absent: a direct change */
   authority?: ChangeAuthority
 }

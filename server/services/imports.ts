@@ -21,6 +21,7 @@ import { segmentEventData, segmentView } from './segments'
 import { writePlan, type KindOps } from './plan-writes'
 
 export type Applied = Plan & { change_set: string | null }
+export interface PromotionItem { resource_type: 'flag' | 'config'; key: string; action: 'set_override' | 'delete_override'; environment: string; body?: Record<string, unknown>; base_version: number | null }
 export interface PromoteRequest { from: string; to: string; flags?: string[]; configs?: string[]; dry_run?: boolean; expect?: Record<string, number> }
 
 function checkEnvironments(known: readonly string[], named: [string, string][]): void {
@@ -181,6 +182,22 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
         await store.lockFlagGraph(tx, actor.projectId)
         return run(tx, record)
       }, BATCHED)
+    },
+
+    /** A promotion as change-request items (docs/as-code.md §3, propose): one set_override (or
+     *  delete_override, where `from` has none) in `to` per resource the promotion would change, pinned to
+     *  the version the plan read, so the request affects `to` only. Writes nothing. */
+    async proposePromotion(actor: Actor, req: PromoteRequest): Promise<{ plan: Plan; items: PromotionItem[] }> {
+      const state = await currentState(store.db, actor.projectId)
+      const plan = planImport(promotionDocument(state, req), state, { prune: false })
+      remember(plan)
+      const items = plan.steps.map((step): PromotionItem => {
+        const kind = step.kind as Overridden
+        const o = overrideOf(kind, state[kind].find((r) => r.key === step.key)!, req.from)
+        const base = { resource_type: kind === 'flags' ? 'flag' as const : 'config' as const, key: step.key, environment: req.to, base_version: step.fromVersion }
+        return o === undefined ? { ...base, action: 'delete_override' } : { ...base, action: 'set_override', body: o as Record<string, unknown> }
+      })
+      return { plan, items }
     },
 
     /** Each flag's and config's overrides of two environments side by side. */

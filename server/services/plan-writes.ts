@@ -66,6 +66,8 @@ export async function writePlan(tx: Db, record: RecordChange, actor: Actor, step
       projectId: actor.projectId, actor: actor.name, action, resourceType: type, resourceKey: step.key,
       before: before && view(before), after: after && view(after),
       event: { kind: eventKind(type, action) as never, environment: '', data: eventData((after ?? before)!) },
+      // a project admin's break glass reaches the gate for an import or a promotion too
+      authority: actor.authority,
     })
     if (step.action === 'create') {
       const row: DocumentRow = { projectId: actor.projectId, key: step.key, body: step.body!, version: 1, createdAt: now, updatedAt: now }

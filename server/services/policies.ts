@@ -1,18 +1,24 @@
 // Environment policies (docs/change-requests.md §1): whether changes to an environment need an approved
-// change request, how many approvals, and from which role. A policy change is a project-settings change:
-// audited (resource `project`, before/after `{ policy }`) with a `project.updated` event.
+// change request, how many approvals, from which role, and whether a change that only stops serving may
+// skip review (emergency off). A policy change is a project-settings change: audited (resource `project`,
+// before/after `{ policy }`) with a `project.updated` and a `policy.updated` event. Lowering protection
+// takes a project admin's session: a token (machine or personal) that could do it would let one person
+// unprotect, write and protect again.
 import type { Db } from '../store'
 import type { PolicyRow } from '../store/policies'
 import { by, type Actor, type ServiceDeps } from './context'
-import { notFound, validationError } from '../errors'
+import { AppError, notFound, validationError } from '../errors'
+import { POLICY_UPDATED } from '../store/vocabulary/changes'
 
 export interface PolicyInput {
   protected: boolean
   required_approvals: number
   approver_role: 'editor' | 'admin'
+  /** absent: unchanged (true for an environment without a policy) */
+  allow_emergency_off?: boolean
 }
 
-export interface PolicyView extends PolicyInput {
+export interface PolicyView extends Required<PolicyInput> {
   environment: string
   updated_at: string | null
 }
@@ -22,8 +28,19 @@ export const policyView = (environment: string, row: PolicyRow | undefined): Pol
   protected: row?.protected ?? false,
   required_approvals: row?.requiredApprovals ?? 1,
   approver_role: row?.approverRole ?? 'editor',
+  allow_emergency_off: row?.allowEmergencyOff ?? true,
   updated_at: row?.updatedAt ?? null,
 })
+
+/** What `after` gives up against `before` (empty: nothing lowered). */
+export function loweredBy(before: PolicyView, after: PolicyView): string[] {
+  return [
+    ...(before.protected && !after.protected ? ['protected'] : []),
+    ...(after.required_approvals < before.required_approvals ? ['required_approvals'] : []),
+    ...(before.approver_role === 'admin' && after.approver_role !== 'admin' ? ['approver_role'] : []),
+    ...(!before.allow_emergency_off && after.allow_emergency_off ? ['allow_emergency_off'] : []),
+  ]
+}
 
 export function policyService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
   async function environmentsOf(db: Db, projectId: string, environment: string): Promise<void> {
@@ -42,7 +59,8 @@ export function policyService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
       await environmentsOf(store.db, projectId, environment)
       return policyView(environment, await store.policies.get(store.db, projectId, environment))
     },
-    put(actor: Actor, environment: string, input: PolicyInput): Promise<PolicyView> {
+    /** `session`: the caller is a person signed in (not a token): only then may protection be lowered. */
+    put(actor: Actor, environment: string, input: PolicyInput, session: boolean): Promise<PolicyView> {
       if (!Number.isInteger(input.required_approvals) || input.required_approvals < 1 || input.required_approvals > 5) {
         throw validationError([{ path: 'required_approvals', message: 'must be an integer from 1 to 5' }])
       }
@@ -51,14 +69,19 @@ export function policyService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
         const before = policyView(environment, await store.policies.get(tx, actor.projectId, environment))
         const row: PolicyRow = {
           projectId: actor.projectId, environment, protected: input.protected, requiredApprovals: input.required_approvals,
-          approverRole: input.approver_role, updatedAt: new Date().toISOString(),
+          approverRole: input.approver_role, allowEmergencyOff: input.allow_emergency_off ?? before.allow_emergency_off, updatedAt: new Date().toISOString(),
+        }
+        const after = policyView(environment, row)
+        const lowered = loweredBy(before, after)
+        if (lowered.length && !session) {
+          throw new AppError(403, 'FORBIDDEN', `Lowering protection (${lowered.join(', ')}) needs a project admin signed in to the console, not a token`, { required: 'session', lowered })
         }
         await store.policies.put(tx, row)
-        const after = policyView(environment, row)
         await record({
           projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'project', resourceKey: actor.projectId,
           before: { policy: before }, after: { policy: after },
           event: { kind: 'project.updated', environment, data: { policy: after } },
+          alsoEmit: [{ kind: POLICY_UPDATED, environment, data: { environment, policy: after, previous: before, lowered } }],
         })
         return after
       })

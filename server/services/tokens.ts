@@ -36,12 +36,14 @@ export function tokenView(row: TokenRow) {
     permissions: row.permissions, expires_at: row.expiresAt, created_at: row.createdAt, last_used_at: row.lastUsedAt,
     ...(row.environments !== null && { environments: row.environments }),
     ...(row.ownerUserId !== null && { owner: row.ownerUserId }),
+    ...(row.createdByUserId !== null && { created_by: row.createdByUserId }),
   }
 }
 /** What the audit log keeps of a token: no hash, no plaintext. */
 const auditView = (row: TokenRow) => ({
   name: row.name, token_prefix: row.tokenPrefix, project_id: row.projectId, permissions: row.permissions, expires_at: row.expiresAt, created_at: row.createdAt,
   ...(row.environments !== null && { environments: row.environments }), ...(row.ownerUserId !== null && { owner: row.ownerUserId }),
+  ...(row.createdByUserId !== null && { created_by: row.createdByUserId }),
 })
 const eventData = (row: TokenRow) => ({ name: row.name, token_prefix: row.tokenPrefix, permissions: row.permissions })
 
@@ -58,6 +60,8 @@ export interface NewToken {
   environments?: string[] | null
   /** a personal token's owner (user id) */
   owner_user_id?: string | null
+  /** the person behind the credential that creates it (services/authorship.ts); null for bootstrap and the CLI */
+  created_by_user_id?: string | null
 }
 
 /** Inserts a token row in an open transaction and returns the plaintext once. Shared by the API, bootstrap and the CLI. */
@@ -85,6 +89,7 @@ export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, inpu
     permissions: [...new Set(input.permissions as Permission[])], expiresAt: input.expires_at ? new Date(input.expires_at).toISOString() : null,
     createdAt: new Date().toISOString(), lastUsedAt: null, ownerUserId: input.owner_user_id ?? null,
     environments: input.environments != null ? [...new Set(input.environments)] : null,
+    createdByUserId: input.created_by_user_id ?? null,
   }
   await deps.store.tokens.insert(tx, row)
   return { token, row }

@@ -1,5 +1,5 @@
 // Repository for the audit log.
-import { and, count, desc, eq, gte, inArray, lt, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tables } from './database'
 import type { Action, ResourceType } from './vocabulary/changes'
 import { inChunks } from './chunks'
@@ -25,6 +25,16 @@ export function auditRepository(t: Tables) {
       const rows = await db.select({ prefix: a.resourceKey, after: a.after }).from(a)
         .where(and(eq(a.projectId, projectId), eq(a.resourceType, 'token'), eq(a.action, 'create'), inArray(a.resourceKey, prefixes)))
       return rows
+    },
+    /** The newest changes to flags, configs and segments since `since` applied through a protected
+     *  environment without a change request: break glass (`bypass_reason`) or emergency off (`emergency`).
+     *  Both dialects render the details' keys in their JSON text, which is what is matched; `since` bounds
+     *  the part of the log read (the project's time index). */
+    withoutReview(db: Db, projectId: string, since: string, limit: number): Promise<AuditRow[]> {
+      const text = sql`CAST(${a.details} AS TEXT)`
+      return db.select().from(a)
+        .where(and(eq(a.projectId, projectId), gte(a.timestamp, since), inArray(a.resourceType, ['flag', 'config', 'segment']), or(sql`${text} LIKE '%"emergency"%'`, sql`${text} LIKE '%"bypass_reason"%'`)))
+        .orderBy(desc(a.timestamp), desc(a.id)).limit(limit)
     },
     async insert(db: Db, row: NewAuditRow): Promise<void> {
       await db.insert(a).values(row)

@@ -18,7 +18,7 @@ export function policyRepository(t: Tables) {
     async put(db: Db, row: PolicyRow): Promise<void> {
       await db.insert(p).values(row).onConflictDoUpdate({
         target: [p.projectId, p.environment],
-        set: { protected: row.protected, requiredApprovals: row.requiredApprovals, approverRole: row.approverRole, updatedAt: row.updatedAt },
+        set: { protected: row.protected, requiredApprovals: row.requiredApprovals, approverRole: row.approverRole, allowEmergencyOff: row.allowEmergencyOff, updatedAt: row.updatedAt },
       })
     },
   }

@@ -13,6 +13,8 @@ export const environmentPolicies = pgTable(
     protected: boolean('protected').notNull(),
     requiredApprovals: integer('required_approvals').notNull(),
     approverRole: text('approver_role').$type<'editor' | 'admin'>().notNull(),
+    /** a change that only stops serving applies without review (docs/change-requests.md §1) */
+    allowEmergencyOff: boolean('allow_emergency_off').notNull().default(true),
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.environment] })],
@@ -25,10 +27,13 @@ export const changeRequests = pgTable(
     projectId: text('project_id').notNull(),
     title: text('title').notNull(),
     description: text('description').notNull(),
-    /** the person who proposed it (null when a machine token did) */
+    /** the person behind the credential that proposed it: a session's user, a personal token's owner, a
+     *  machine token's creator (null for a machine token without one) */
     authorUserId: text('author_user_id'),
     /** the name audit entries carry: the person's email, or the token's prefix */
     authorName: text('author_name').notNull(),
+    /** the hash of the machine token that proposed it (null for a person's session or personal token) */
+    authorTokenHash: text('author_token_hash'),
     state: text('state').$type<ChangeRequestState>().notNull(),
     revision: integer('revision').notNull(),
     items: json<ChangeRequestItem[]>('items').notNull(),

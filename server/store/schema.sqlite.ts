@@ -50,6 +50,9 @@ export const tokens = sqliteTable(
     ownerUserId: text('owner_user_id'),
     /** write permissions apply only to changes affecting these environments only (null: all) */
     environments: json<string[] | null>('environments'),
+    /** the person who created it (four eyes: a machine token's requests are its creator's); null for
+     *  bootstrap and command-line tokens */
+    createdByUserId: text('created_by_user_id'),
   },
   (t) => [index('tokens_project_idx').on(t.projectId), index('tokens_owner_idx').on(t.ownerUserId)],
 )

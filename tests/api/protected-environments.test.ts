@@ -63,8 +63,9 @@ describe('protected environments', () => {
     const rollbackTo = 1
     const routes: [string, string, unknown?][] = [
       ['POST', '/api/v1/flags', { key: 'fresh' }],
-      ['PUT', '/api/v1/flags/checkout', { enabled: false }],
-      ['PUT', '/api/v1/flags/checkout/environments/production', { enabled: false }],
+      // (a change that only stops serving passes as an emergency off: tests/api/emergency-off.test.ts)
+      ['PUT', '/api/v1/flags/checkout', { description: 'changed' }],
+      ['PUT', '/api/v1/flags/checkout/environments/production', { enabled: true, value: true }],
       ['DELETE', '/api/v1/flags/checkout/environments/production'],
       ['POST', '/api/v1/flags/checkout/archive'],
       ['POST', '/api/v1/flags/old/restore'],
@@ -116,14 +117,14 @@ describe('protected environments', () => {
 
   test('break glass refused: without a reason, a reason out of bounds, another role, any token', async () => {
     const before = await definition('checkout')
-    refused(await as(ADMIN, 'PUT', '/api/v1/flags/checkout', { enabled: false }))
+    refused(await as(ADMIN, 'PUT', '/api/v1/flags/checkout', { description: 'changed' }))
     for (const reason of ['too short', 'x'.repeat(501)]) {
-      const res = await as(ADMIN, 'PUT', '/api/v1/flags/checkout', { enabled: false }, { 'Flagship-Bypass-Reason': reason })
+      const res = await as(ADMIN, 'PUT', '/api/v1/flags/checkout', { description: 'changed' }, { 'Flagship-Bypass-Reason': reason })
       expect(res.status).toBe(400)
     }
-    const editor = await as(EDITOR, 'PUT', '/api/v1/flags/checkout', { enabled: false }, { 'Flagship-Bypass-Reason': REASON })
+    const editor = await as(EDITOR, 'PUT', '/api/v1/flags/checkout', { description: 'changed' }, { 'Flagship-Bypass-Reason': REASON })
     expect(editor.status).toBe(403)
-    refused(await asToken('PUT', '/api/v1/flags/checkout', { enabled: false }, { 'Flagship-Bypass-Reason': REASON }))
+    refused(await asToken('PUT', '/api/v1/flags/checkout', { description: 'changed' }, { 'Flagship-Bypass-Reason': REASON }))
     expect(await definition('checkout')).toEqual(before)
   })
 })

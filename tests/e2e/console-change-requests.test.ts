@@ -1,6 +1,6 @@
 // End-to-end: change requests in the console, in a real Chromium against the real service (docs/change-
 // requests.md §5): an admin protects production in the environment settings; an editor's Save becomes
-// Propose change and lands on the request; the author's own approval is refused; another editor finds it in
+// Propose change and lands on the request; the author is offered no Approve button; another editor finds it in
 // the Changes inbox (with its live count) and approves; the author applies it; a request whose flag changed
 // underneath shows the stale banner and cannot be applied; a config edit is proposed alike, commented on and
 // rejected.
@@ -72,9 +72,9 @@ browserSuite('console: change requests', () => {
     const id = alice.url().split('/').pop()!
     expect((await flag('checkout')).enabled).toBe(false)
 
-    // the author's own approval is refused
-    await alice.getByRole('button', { name: 'Approve' }).click()
-    await alice.getByRole('alert').filter({ hasText: 'cannot review' }).waitFor()
+    // the author is offered no approval (the server would refuse it: SELF_APPROVAL), and is told why
+    await alice.getByRole('note', { name: 'Why no approval' }).filter({ hasText: 'someone else must approve it' }).waitFor()
+    expect(await alice.getByRole('button', { name: 'Approve' }).count()).toBe(0)
 
     // another editor finds it in the inbox (the live count says so) and approves
     const bob = await pageOf(BOB, '/changes')

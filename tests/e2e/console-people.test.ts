@@ -279,7 +279,7 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     await p.getByRole('link', { name: 'made-elsewhere' }).first().waitFor()
     expect(await p.getByRole('button', { name: 'New flag' }).count()).toBe(0)
     await p.getByRole('link', { name: 'checkout' }).first().click()
-    await p.getByText('Read-only: your role can read flags but not change them.').waitFor()
+    await p.getByText(/Read-only: your role can read flags but not change them/).waitFor()
     expect(await p.getByRole('button', { name: 'Save changes' }).count()).toBe(0)
     expect(await p.getByRole('button', { name: 'Delete flag' }).count()).toBe(0)
     await p.context().close()

@@ -14,3 +14,13 @@ export function runCli(srv: Pick<TestServer, 'databaseUrl'>, ...args: string[]) 
 
 /** The plaintext of a token the CLI printed. */
 export const printedToken = (out: string): string => /shown once, store it now\): (\S+)/.exec(out)![1]!
+
+/** Runs the flags-as-code CLI (`flagship …`, server/gitops/cli.ts) against a test server with `token`
+ *  (FLAGSHIP_URL and FLAGSHIP_TOKEN from the environment, as users run it). */
+export function runFlagship(srv: Pick<TestServer, 'url'>, token: string, ...args: string[]) {
+  const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'gitops', 'cli.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, FLAGSHIP_URL: srv.url, FLAGSHIP_TOKEN: token },
+  })
+  return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() }
+}

@@ -64,6 +64,9 @@ export class ApiError extends Error {
   get isConflict(): boolean {
     return this.code === 'CONFLICT'
   }
+  /** On a change blocked by protection (a session's request): the same request again with a break-glass
+   *  reason, which the server accepts from a project admin only (docs/change-requests.md §1). */
+  bypass?: (reason: string) => Promise<unknown>
 }
 
 // ---- session token (sessionStorage only; never in the URL) ----
@@ -116,6 +119,8 @@ interface RequestOptions {
   token?: string
   /** the Flagship-Project header (sessions): null for none; default the switcher's project */
   project?: string | null
+  /** more request headers (the break-glass reason) */
+  headers?: Record<string, string>
 }
 
 function buildPath(path: string, query?: Query): string {
@@ -138,6 +143,7 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   if (method !== 'GET' && method !== 'HEAD') headers['x-flagship-request'] = '1'
   if (opts.body !== undefined) headers['content-type'] = 'application/json'
   if (opts.ifMatch !== undefined) headers['if-match'] = `"${opts.ifMatch}"`
+  Object.assign(headers, opts.headers)
   let res: Response
   try {
     res = await fetch(buildPath(`/api/v1${path}`, opts.query), {
@@ -161,7 +167,9 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   }
   if (!res.ok) {
     const body = (data ?? {}) as { error?: string; code?: string; details?: Record<string, unknown> }
-    throw new ApiError(res.status, body.code ?? `HTTP_${res.status}`, body.error ?? `Request failed (${res.status} ${res.statusText})`, body.details)
+    const error = new ApiError(res.status, body.code ?? `HTTP_${res.status}`, body.error ?? `Request failed (${res.status} ${res.statusText})`, body.details)
+    if (error.code === 'CHANGE_REQUEST_REQUIRED' && !token) error.bypass = (reason) => request(method, path, { ...opts, headers: { ...opts.headers, 'flagship-bypass-reason': reason } })
+    throw error
   }
   return data as T
 }

@@ -10,7 +10,7 @@ import { MAX_ITEMS } from '../../services/change-request-items'
 import { AppError } from '../../errors'
 import type { Permission } from '../../store/vocabulary/permissions'
 import type { AppDeps } from '../deps'
-import { callerOf } from '../auth'
+import { callerOf, requesterOf } from '../auth'
 import { authorizeRoute } from '../request-access'
 import { etagOf, etagMatches } from '../caching'
 import { MAX_IMPORT_BYTES } from '../json-input'
@@ -114,7 +114,7 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
           if (!items.length) return { ...planView(plan), change_request: null }
           if (items.length > MAX_ITEMS) throw new AppError(400, 'TOO_MANY_CHANGES', `The import makes ${items.length} changes; a change request holds at most ${MAX_ITEMS}: split the document`, { changes: items.length, limit: MAX_ITEMS })
           const n = plan.changes.length
-          const row = await services.changeRequests.create({ actor: caller.actor, userId: caller.person?.userId ?? null }, {
+          const row = await services.changeRequests.create(requesterOf(caller), {
             title: query.title ?? `Import of ${n} change${n === 1 ? '' : 's'}`, description: query.description, items,
           })
           set.status = 201

@@ -10,14 +10,11 @@ import type { Requester } from '../../services/change-requests'
 import { validationError } from '../../errors'
 import * as S from '../../schemas'
 import type { AppDeps } from '../deps'
-import { callerOf } from '../auth'
+import { callerOf, requesterOf } from '../auth'
 import { authorizeRoute } from '../request-access'
 import { guard, jsonBody, listBody, paging, routeModule } from './common'
 
-const requester = (request: Request): Requester => {
-  const caller = callerOf(request)
-  return { actor: caller.actor, userId: caller.person?.userId ?? null }
-}
+const requester = (request: Request): Requester => requesterOf(callerOf(request))
 /** Write rights, as the items' direct routes need them, in every environment they affect. */
 function authorizeItems(request: Request, items: { resource_type: 'flag' | 'config' | 'segment'; environment?: string }[]): void {
   const affected: Affected = itemsAffect(items)
@@ -39,8 +36,11 @@ export const changeRequestRoutes = ({ services }: Pick<AppDeps, 'services'>) => 
       params: t.Object({ name: t.String() }),
       response: { 200: S.Policy, ...S.errors(401, 404, 429) },
     })
-    .put('/api/v1/project/environments/:name/policy', async ({ request, params, body }) => services.policies.put(callerOf(request).actor, params.name, body), {
-      ...guard('*', 'change-requests', 'Protect an environment: direct changes then need an approved change request'),
+    .put('/api/v1/project/environments/:name/policy', async ({ request, params, body }) => {
+      const caller = callerOf(request)
+      return services.policies.put(caller.actor, params.name, body, caller.person?.sessionId !== undefined)
+    }, {
+      ...guard('*', 'change-requests', 'Protect an environment: direct changes then need an approved change request. Lowering protection (unprotecting, fewer approvals, a lower approver role, turning emergency off on) needs a project admin\'s session: 403 for any token'),
       params: t.Object({ name: t.String() }),
       ...jsonBody(S.PolicyInput),
       response: { 200: S.Policy, ...S.errors(400, 401, 403, 404, 413, 415, 429) },
@@ -77,6 +77,13 @@ export const changeRequestRoutes = ({ services }: Pick<AppDeps, 'services'>) => 
         awaiting: t.Optional(t.String({ description: '`me`: open requests the caller may review and has not reviewed at this revision (never their own)' })),
       }),
       response: { 200: t.Object({ change_requests: t.Array(S.ChangeRequest), total: t.Integer(), has_more: t.Boolean() }), ...S.errors(400, 401, 403, 429) },
+    })
+    .get('/api/v1/change-requests/applied-without-review', async ({ request, query }) => ({
+      changes: await services.audit.withoutReview(callerOf(request).actor.projectId, query.limit ?? 50),
+    }), {
+      ...guard('read:flags', 'change-requests', 'The newest changes of the last 30 days applied through a protected environment without review: emergency off and break glass'),
+      query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })) }),
+      response: { 200: t.Object({ changes: t.Array(S.UnreviewedChange) }), ...S.errors(400, 401, 403, 429) },
     })
     .get('/api/v1/change-requests/:id', async ({ request, params }) => ({ change_request: await crs.view(await crs.get(callerOf(request).actor.projectId, params.id)) }), {
       ...guard('read:flags', 'change-requests', 'One change request, with per-item current versions and its reviews'),

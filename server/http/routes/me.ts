@@ -84,7 +84,7 @@ export const meRoutes = ({ identity, access, snapshots, services, store }: Pick<
       const expiresAt = body.expires_at ?? new Date(now + 90 * DAY).toISOString()
       if (!(Date.parse(expiresAt) <= now + 366 * DAY)) throw new AppError(400, 'VALIDATION_ERROR', 'A personal token lasts at most one year', { issues: [{ path: 'expires_at', message: 'at most one year ahead' }] })
       const { token, row } = await services.tokens.create({ projectId: project.id, name: person.user.email }, {
-        name: body.name, project_id: project.id, permissions: body.permissions, expires_at: expiresAt, environments: body.environments ?? null, owner_user_id: person.user.id,
+        name: body.name, project_id: project.id, permissions: body.permissions, expires_at: expiresAt, environments: body.environments ?? null, owner_user_id: person.user.id, created_by_user_id: person.user.id,
       })
       set.status = 201
       return { token, meta: tokenView(row) }

@@ -4,7 +4,8 @@ import { t } from 'elysia'
 import { planView } from '../../documents/plan'
 import { AppError, validationError } from '../../errors'
 import type { AppDeps } from '../deps'
-import { callerOf, can } from '../auth'
+import { callerOf, can, requesterOf } from '../auth'
+import { MAX_ITEMS } from '../../services/change-request-items'
 import { authorizeRoute } from '../request-access'
 import * as S from '../../schemas'
 import { jsonBody, openApiDetail, routeModule } from './common'
@@ -18,12 +19,24 @@ const Comparison = t.Array(t.Object({
 
 export const promotionRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('promotion')
-    .post('/api/v1/promote', async ({ request, body }) => {
+    .post('/api/v1/promote', async ({ request, body, set }) => {
       // Promoting everything (no names) touches both kinds; otherwise the kinds named.
       const all = body.flags === undefined && body.configs === undefined
       // A promotion changes the overrides of `to` only (teams.md §4).
       if (all || body.flags !== undefined) authorizeRoute(request, 'write:flags', [body.to])
       if (all || body.configs !== undefined) authorizeRoute(request, 'write:configs', [body.to])
+      if (body.propose) {
+        // A protected `to`: the promotion as a change request (its items affect `to` only).
+        const caller = callerOf(request)
+        const { plan, items } = await services.imports.proposePromotion(caller.actor, body)
+        if (!items.length) return { ...planView(plan), change_request: null }
+        if (items.length > MAX_ITEMS) throw new AppError(400, 'TOO_MANY_CHANGES', `The promotion makes ${items.length} changes; a change request holds at most ${MAX_ITEMS}: name fewer keys`, { changes: items.length, limit: MAX_ITEMS })
+        const row = await services.changeRequests.create(requesterOf(caller), {
+          title: body.title ?? `Promote ${items.length} change${items.length === 1 ? '' : 's'} from ${body.from} to ${body.to}`, description: body.description, items,
+        })
+        set.status = 201
+        return { ...planView(plan), change_request: await services.changeRequests.view(row) }
+      }
       const applied = await services.imports.promote(callerOf(request).actor, body)
       return { ...planView(applied), change_set: applied.change_set }
     }, {
@@ -31,10 +44,13 @@ export const promotionRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
         from: t.String(), to: t.String(),
         flags: t.Optional(t.Array(t.String(), { maxItems: 10000 })), configs: t.Optional(t.Array(t.String(), { maxItems: 10000 })),
         dry_run: t.Optional(t.Boolean()),
+        propose: t.Optional(t.Boolean({ description: 'open a change request holding the promotion (one set_override or delete_override in `to` per change) instead of applying it: 201 with `change_request`; 200 with `change_request: null` when nothing would change' })),
+        title: t.Optional(t.String({ description: "propose: the change request's title" })),
+        description: t.Optional(t.String({ description: "propose: the change request's description" })),
         expect: t.Optional(S.Dict(t.Integer(), 'key -> the version the caller saw; 409 CONFLICT if it moved')),
       }, { title: 'PromoteRequest' })),
-      detail: openApiDetail({ tags: ['as-code'], summary: "Copy flags' and configs' overrides from one environment to another", security: [{ bearer: [] }], description: 'Permission: `write:flags` for flags, `write:configs` for configs (both when nothing is named: everything is promoted), in the `to` environment. Answers the import plan shape; dry_run plans only.', 'x-permission': 'any' }),
-      response: { 200: PlanBody, ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
+      detail: openApiDetail({ tags: ['as-code'], summary: "Copy flags' and configs' overrides from one environment to another", security: [{ bearer: [] }], description: 'Permission: `write:flags` for flags, `write:configs` for configs (both when nothing is named: everything is promoted), in the `to` environment. Answers the import plan shape; dry_run plans only; propose opens a change request instead (for a protected `to`).', 'x-permission': 'any' }),
+      response: { 200: PlanBody, 201: PlanBody, ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
     })
     .get('/api/v1/environments/compare', async ({ request, query }) => {
       authorizeRoute(request, 'any', 'all')

@@ -2,7 +2,7 @@
 import { t } from 'elysia'
 import { tokenView } from '../../services/tokens'
 import type { AppDeps } from '../deps'
-import { callerOf } from '../auth'
+import { callerOf, personBehind } from '../auth'
 import * as S from '../../schemas'
 import { guard, listBody, paging, jsonBody, routeModule } from './common'
 
@@ -19,7 +19,7 @@ export const tokenRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
     })
     .post('/api/v1/tokens', async ({ request, body, set }) => {
       const caller = callerOf(request)
-      const { token, row } = await services.tokens.create(caller.actor, { ...body, owner_user_id: null }, caller.token.environments)
+      const { token, row } = await services.tokens.create(caller.actor, { ...body, owner_user_id: null, created_by_user_id: personBehind(caller) }, caller.token.environments)
       set.status = 201
       const { last_used_at: _unused, expires_at, ...meta } = tokenView(row)
       return { success: true as const, token, meta: { ...meta, ...(expires_at ? { expires_at } : {}) } }

@@ -28,14 +28,17 @@ export const SCHEDULE_FAILED = 'schedule.failed'
 export const CHANGE_REQUEST_EVENTS = ['opened', 'approved', 'rejected', 'applied', 'cancelled', 'failed', 'bypassed'].map((e) => `change_request.${e}`) as ChangeRequestEvent[]
 export type ChangeRequestEvent = `change_request.${'opened' | 'approved' | 'rejected' | 'applied' | 'cancelled' | 'failed' | 'bypassed'}`
 
+/** An environment's change-request policy changed (docs/change-requests.md §1); sent besides `project.updated`. */
+export const POLICY_UPDATED = 'policy.updated'
+
 /** Every kind a webhook may subscribe to: each document's create/update/delete, flags archived, restored
  *  and rolled back, tokens created and deleted, project updates, failed schedules (webhook registrations
  *  themselves send none). */
 export const EVENT_KINDS = [
   ...(['flag', 'config', 'segment'] as const).flatMap((r) => DOCUMENT_ACTIONS.map((a) => eventKind(r, a))),
   eventKind('flag', 'archive'), eventKind('flag', 'restore'), eventKind('flag', 'rollback'),
-  eventKind('token', 'create'), eventKind('token', 'delete'), eventKind('project', 'update'), SCHEDULE_FAILED, ...CHANGE_REQUEST_EVENTS,
+  eventKind('token', 'create'), eventKind('token', 'delete'), eventKind('project', 'update'), SCHEDULE_FAILED, ...CHANGE_REQUEST_EVENTS, POLICY_UPDATED,
 ] as unknown as readonly [EventKind, ...EventKind[]]
 export type EventKind = EventKindOf<DocumentType, (typeof DOCUMENT_ACTIONS)[number]> | EventKindOf<'flag', 'archive' | 'restore' | 'rollback'>
-  | EventKindOf<'token', 'create' | 'delete'> | EventKindOf<'project', 'update'> | typeof SCHEDULE_FAILED | ChangeRequestEvent
+  | EventKindOf<'token', 'create' | 'delete'> | EventKindOf<'project', 'update'> | typeof SCHEDULE_FAILED | ChangeRequestEvent | typeof POLICY_UPDATED
 

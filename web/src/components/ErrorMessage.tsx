@@ -2,6 +2,7 @@
 // editor shows it ("Rule 1, condition 2: value …", not `targeting.rules[0].conditions[1].value`).
 import { ApiError } from '../api'
 import { placeOf } from '../../../server/engine/issue-labels'
+import { BreakGlass, useMayBreakGlass } from './BreakGlass'
 
 /** One issue as a sentence: the server already names rules and conditions in its messages; anything else
  *  (a schema error at a raw path) is named here the same way. */
@@ -47,6 +48,12 @@ export function ErrorMessage({ error, title }: { error: unknown; title?: string 
           ))}
         </ul>
       )}
+      {api?.bypass && <BypassOffer run={api.bypass} />}
     </div>
   )
+}
+
+/** A change blocked by protection: a project admin's session is offered to apply it without review. */
+function BypassOffer({ run }: { run: (reason: string) => Promise<unknown> }) {
+  return useMayBreakGlass() ? <BreakGlass run={run} /> : null
 }

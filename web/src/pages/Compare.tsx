@@ -3,7 +3,8 @@
 // left environment's override to the right one (or remove the right one's when the left has none).
 import { useState } from 'react'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { asCodeApi, type CompareRow } from '../as-code-api'
+import { asCodeApi, needsRequest, type CompareRow } from '../as-code-api'
+import { navigate } from '../router'
 import { useSession } from '../session'
 import { ErrorMessage } from '../components/ErrorMessage'
 import { Loading, PageHeader } from '../components/State'
@@ -21,6 +22,8 @@ export function Compare() {
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
+  /** the last promotion tried (offered as a change request when protection refuses it) */
+  const [tried, setTried] = useState<{ from: string; to: string; flags?: string[]; configs?: string[] } | null>(null)
   const comparison = useQuery({ queryKey: ['compare', left, right], queryFn: () => asCodeApi.compare(left, right), enabled: !!left && !!right && left !== right })
 
   const promote = async (names: string[]) => {
@@ -30,9 +33,24 @@ export function Compare() {
     try {
       const f = names.filter((n) => n.startsWith('flag:')).map((n) => n.slice(5))
       const c = names.filter((n) => n.startsWith('config:')).map((n) => n.slice(7))
-      await asCodeApi.promote({ from: left, to: right, ...(f.length && { flags: f.filter((k) => flags.has(k)) }), ...(c.length && { configs: c }) })
+      const body = { from: left, to: right, ...(f.length && { flags: f.filter((k) => flags.has(k)) }), ...(c.length && { configs: c }) }
+      setTried(body)
+      await asCodeApi.promote(body)
       setSelected(new Set())
       await client.invalidateQueries()
+    } catch (e) {
+      setError(e)
+    } finally {
+      setBusy(false)
+    }
+  }
+  const propose = async () => {
+    if (!tried) return
+    setBusy(true)
+    setError(null)
+    try {
+      const proposed = await asCodeApi.proposePromotion(tried)
+      if (proposed.change_request) navigate(`/changes/${proposed.change_request.id}`, { force: true })
     } catch (e) {
       setError(e)
     } finally {
@@ -88,6 +106,13 @@ export function Compare() {
         </button>
       </div>
       <ErrorMessage error={error ?? comparison.error} title="Could not compare or promote" />
+      {tried && needsRequest(error) && (
+        <div className="alert alert-info" role="note" aria-label="Propose instead">
+          {tried.to} is protected: this promotion cannot be applied directly.{' '}
+          <button className="btn btn-primary btn-small" disabled={busy} onClick={propose}>Propose</button>{' '}
+          <span className="muted small">opens a change request with the same promotion.</span>
+        </div>
+      )}
       {comparison.isLoading ? (
         <Loading label="Comparing…" />
       ) : (

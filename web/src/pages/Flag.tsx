@@ -84,7 +84,7 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
             <div className="detail-grid">
               <div className="detail-main">
                 {!can.writeFlags || flag.archived ? (
-                  <FlagReadOnly flag={flag} note={person ? 'Read-only: your role can read flags but not change them.' : undefined} />
+                  <FlagReadOnly flag={flag} note={person ? 'Read-only: your role can read flags but not change them or propose changes; a project admin can change your role under Members.' : undefined} />
                 ) : writeAll ? (
                   <FlagEditor flag={flag} environments={environments} fetchCurrent={fetchCurrent} deleted={isNotFound(query.error)} onDraft={setDraft} />
                 ) : (

@@ -3,7 +3,8 @@
 // Apply exactly that plan (If-Match on the plan id: a change in between is refused, nothing is written).
 import { useState, type ChangeEvent } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
-import { asCodeApi, type ImportPlan, type PlanChange } from '../as-code-api'
+import { asCodeApi, needsRequest, type ImportPlan, type PlanChange } from '../as-code-api'
+import { navigate } from '../router'
 import { useSession } from '../session'
 import { ErrorMessage } from '../components/ErrorMessage'
 import { PageHeader } from '../components/State'
@@ -138,6 +139,18 @@ export function ImportExport() {
             </button>
           </div>
           <ErrorMessage error={error} title="The server refused it" />
+          {plan && needsRequest(error) && (
+            <div className="alert alert-info" role="note" aria-label="Propose instead">
+              A protected environment is affected: this plan cannot be applied directly.{' '}
+              <button className="btn btn-primary btn-small" disabled={busy} onClick={() => run(async () => {
+                const proposed = await asCodeApi.propose(text, prune, plan.plan_id)
+                if (proposed.change_request) navigate(`/changes/${proposed.change_request.id}`, { force: true })
+              })}>
+                Propose
+              </button>{' '}
+              <span className="muted small">opens a change request holding every change of this plan.</span>
+            </div>
+          )}
           {plan && (
             <div role="region" aria-label="Plan">
               <p data-testid="plan-summary">

@@ -11,6 +11,15 @@ import { dateTime, relativeTime } from '../../format'
 import { DiffView } from '../../components/DiffView'
 import { ErrorMessage } from '../../components/ErrorMessage'
 import { Loading, PageHeader } from '../../components/State'
+import { useSession } from '../../session'
+
+/** What an item changes, without the bookkeeping every write moves (version, timestamps): a diff lists those
+ *  as changes otherwise. */
+const STAMPS = new Set(['version', 'created_at', 'updated_at'])
+export function withoutStamps(doc: unknown): Json {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return doc as Json
+  return Object.fromEntries(Object.entries(doc).filter(([k]) => !STAMPS.has(k))) as Json
+}
 
 const itemLink = (i: ChangeRequest['items'][number]) =>
   i.resource_type === 'flag' ? pathFor.flag(i.key) : i.resource_type === 'config' ? pathFor.config(i.key) : pathFor.segment(i.key)
@@ -24,6 +33,11 @@ export function ChangeRequestPage({ id }: { id: string }) {
 
 function RequestView({ cr }: { cr: ChangeRequest }) {
   const qc = useQueryClient()
+  const { person } = useSession()
+  // The author never approves their own request (by any credential); reviews are made by people.
+  const own = !!person && cr.author.id === person.user.id
+  const whyNoReview = !person ? 'Reviews are made by people: sign in with your account to approve or reject.'
+    : own ? 'You wrote this request: someone else must approve it (four eyes).' : null
   const [comment, setComment] = useState('')
   const done = (next: ChangeRequest) => {
     qc.setQueryData(crKeys.one(cr.id), next)
@@ -70,7 +84,7 @@ function RequestView({ cr }: { cr: ChangeRequest }) {
             {item.action.replace('_', ' ')} {item.resource_type} <Link to={itemLink(item)}>{item.key}</Link>
             {item.environment && <> in <code>{item.environment}</code></>}
           </h2>
-          <DiffView before={item.before as Json} after={item.after as Json} caption={`Item ${n + 1} changes`} />
+          <DiffView before={withoutStamps(item.before)} after={withoutStamps(item.after)} caption={`Item ${n + 1} changes`} />
         </section>
       ))}
 
@@ -86,15 +100,17 @@ function RequestView({ cr }: { cr: ChangeRequest }) {
             </li>
           ))}
         </ol>
-        {open && (
+        {open && !person && whyNoReview && <p className="hint" role="note" aria-label="Why no approval">{whyNoReview}</p>}
+        {open && person && (
           <>
             <label className="field">
               <span className="field-label">Comment</span>
               <textarea value={comment} onChange={(e) => setComment(e.target.value)} rows={2} />
             </label>
+            {whyNoReview && <p className="hint" role="note" aria-label="Why no approval">{whyNoReview}</p>}
             <div className="btn-group">
-              <button type="button" className="btn btn-primary" disabled={busy} onClick={() => review.mutate('approve')}>Approve</button>
-              <button type="button" className="btn btn-danger-outline" disabled={busy} onClick={() => review.mutate('reject')}>Reject</button>
+              {!whyNoReview && <button type="button" className="btn btn-primary" disabled={busy} onClick={() => review.mutate('approve')}>Approve</button>}
+              {!whyNoReview && <button type="button" className="btn btn-danger-outline" disabled={busy} onClick={() => review.mutate('reject')}>Reject</button>}
               <button type="button" className="btn" disabled={busy || !comment.trim()} onClick={() => review.mutate('comment')}>Comment</button>
             </div>
             <ErrorMessage error={review.error} title="Could not review" />

@@ -1,8 +1,9 @@
-// The Changes inbox (docs/change-requests.md §5): requests awaiting my review, mine, scheduled, recent.
+// The Changes inbox (docs/change-requests.md §5): requests awaiting my review, mine, scheduled, recent, and
+// the changes applied through a protected environment without review (emergency off, break glass).
 import { useState } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { crApi, crKeys, type Inbox } from '../../change-requests-api'
-import { Link } from '../../router'
+import { Link, pathFor } from '../../router'
 import { relativeTime } from '../../format'
 import { ErrorMessage } from '../../components/ErrorMessage'
 import { Empty, Loading, PageHeader } from '../../components/State'
@@ -22,8 +23,9 @@ export const awaitingCountQuery = () => ({
 })
 
 export function Changes() {
-  const [inbox, setInbox] = useState<Inbox>('awaiting')
-  const query = useQuery({ queryKey: crKeys.list(inbox), queryFn: () => crApi.list(inbox), refetchInterval: 10_000 })
+  const [inbox, setInbox] = useState<Inbox | 'unreviewed'>('awaiting')
+  const requests = inbox !== 'unreviewed'
+  const query = useQuery({ queryKey: crKeys.list(requests ? inbox : 'recent'), queryFn: () => crApi.list(requests ? inbox : 'recent'), refetchInterval: 10_000, enabled: requests })
   return (
     <>
       <PageHeader title="Changes" subtitle="Change requests for protected environments" />
@@ -34,12 +36,16 @@ export function Changes() {
               {t.label}
             </button>
           ))}
+          <button type="button" className={inbox === 'unreviewed' ? 'btn btn-small active' : 'btn btn-small'} aria-pressed={inbox === 'unreviewed'} onClick={() => setInbox('unreviewed')}>
+            Applied without review
+          </button>
         </div>
       </div>
-      {query.isLoading && <Loading label="Loading change requests…" />}
-      <ErrorMessage error={query.error} title="Could not load change requests" />
-      {query.data && query.data.change_requests.length === 0 && <Empty title="Nothing here" />}
-      {query.data && query.data.change_requests.length > 0 && (
+      {!requests && <WithoutReview />}
+      {requests && query.isLoading && <Loading label="Loading change requests…" />}
+      {requests && <ErrorMessage error={query.error} title="Could not load change requests" />}
+      {requests && query.data && query.data.change_requests.length === 0 && <Empty title="Nothing here" />}
+      {requests && query.data && query.data.change_requests.length > 0 && (
         <ul className="cr-list" aria-label="Change requests">
           {query.data.change_requests.map((cr) => (
             <li key={cr.id} className="card cr-row">
@@ -53,5 +59,29 @@ export function Changes() {
         </ul>
       )}
     </>
+  )
+}
+
+const linkOf = (type: string, key: string) => (type === 'flag' ? pathFor.flag(key) : type === 'config' ? pathFor.config(key) : pathFor.segment(key))
+
+/** Changes made through a protected environment without a request: an emergency off (it only stopped
+ *  serving) or a project admin's break glass (with their reason). */
+function WithoutReview() {
+  const query = useQuery({ queryKey: crKeys.withoutReview, queryFn: crApi.withoutReview, refetchInterval: 10_000 })
+  if (query.isLoading) return <Loading label="Loading changes applied without review…" />
+  if (query.error) return <ErrorMessage error={query.error} title="Could not load the changes applied without review" />
+  if (!query.data?.length) return <Empty title="Nothing applied without review" />
+  return (
+    <ul className="cr-list" aria-label="Applied without review">
+      {query.data.map((c) => (
+        <li key={c.id} className="card cr-row">
+          <span className="chip">applied without review</span>{' '}
+          {c.resource_type} <Link to={linkOf(c.resource_type, c.resource_key)}>{c.resource_key}</Link>{' '}
+          <span className="muted small">
+            {c.reason === 'emergency_off' ? 'emergency off (it only stopped serving)' : <>break glass: “{c.bypass_reason}”</>} · by {c.actor} · {relativeTime(c.timestamp)}
+          </span>
+        </li>
+      ))}
+    </ul>
   )
 }

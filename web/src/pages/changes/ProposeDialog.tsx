@@ -3,7 +3,9 @@
 // Lands on the request.
 import { useState } from 'react'
 import { useQuery } from '@tanstack/react-query'
-import { crApi, crKeys, type ItemInput } from '../../change-requests-api'
+import { ApiError } from '../../api'
+import { crApi, crKeys, directWrite, type ItemInput } from '../../change-requests-api'
+import { BreakGlass, useMayBreakGlass } from '../../components/BreakGlass'
 import { useApiMutation } from '../../mutations'
 import { navigate } from '../../router'
 import { localInputToIso } from '../../format'
@@ -26,6 +28,7 @@ export function ProposeDialog({ name, item, onClose }: Props) {
   const [title, setTitle] = useState(`Change ${name}`)
   const [description, setDescription] = useState('')
   const [at, setAt] = useState('')
+  const mayBreakGlass = useMayBreakGlass()
   const create = useApiMutation(
     () => crApi.create({ title: title.trim(), ...(description.trim() && { description }), items: [item], ...(at && { apply_at: localInputToIso(at) ?? undefined }) }),
     [crKeys.all],
@@ -58,6 +61,22 @@ export function ProposeDialog({ name, item, onClose }: Props) {
         <input type="datetime-local" value={at} onChange={(e) => setAt(e.target.value)} />
       </label>
       <ErrorMessage error={create.error} title="Could not propose the change" />
+      <WhyNotPropose error={create.error} />
+      {mayBreakGlass && <BreakGlass run={(reason) => directWrite(item, reason)} onDone={onClose} />}
     </Dialog>
+  )
+}
+
+/** Who may propose is who may write (write rights in every environment the change affects, protection
+ *  aside): when the server says this person may not, say why and who can change that. */
+export function WhyNotPropose({ error }: { error: unknown }) {
+  if (!(error instanceof ApiError) || error.status !== 403) return null
+  const envs = Array.isArray(error.details?.environments) ? (error.details.environments as string[]) : []
+  return (
+    <p className="hint" role="note" aria-label="Why you cannot propose">
+      Proposing a change takes the same rights as making it: write rights in every environment it affects
+      {envs.length > 0 ? <> (you have none in <strong>{envs.join(', ')}</strong>)</> : null}. A project admin can change your role or
+      environment rights under <strong>Members</strong>; a token needs the write permissions for what it proposes.
+    </p>
   )
 }

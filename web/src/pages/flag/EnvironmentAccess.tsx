@@ -17,7 +17,7 @@ export function EnvironmentAccess({ flag, environments, writeEnv }: { flag: Flag
       <h2 className="card-title" id="env-access-title">
         Environments you may change
       </h2>
-      <p className="hint">You may change this flag only in some environments; the rest of the flag is read-only for you.</p>
+      <p className="hint">You may change this flag only in some environments; the rest of the flag is read-only for you. Changing the rest, or proposing a change to it, takes write rights there: a project admin can give you them under Members.</p>
       <ul className="env-list">
         {environments.map((env) =>
           writeEnv(env) ? (
