@@ -47,6 +47,8 @@ export const tokens = pgTable(
     ownerUserId: text('owner_user_id'),
     /** write permissions apply only to changes affecting these environments only (null: all) */
     environments: jsonb('environments').$type<string[] | null>(),
+    /** an environment key (environments.md §2): every evaluation runs in this environment (null: any) */
+    environment: text('environment'),
   },
   (t) => [index('tokens_project_idx').on(t.projectId), index('tokens_owner_idx').on(t.ownerUserId)],
 )

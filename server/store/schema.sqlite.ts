@@ -50,6 +50,8 @@ export const tokens = sqliteTable(
     ownerUserId: text('owner_user_id'),
     /** write permissions apply only to changes affecting these environments only (null: all) */
     environments: json<string[] | null>('environments'),
+    /** an environment key (environments.md §2): every evaluation runs in this environment (null: any) */
+    environment: text('environment'),
   },
   (t) => [index('tokens_project_idx').on(t.projectId), index('tokens_owner_idx').on(t.ownerUserId)],
 )

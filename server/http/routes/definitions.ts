@@ -1,7 +1,7 @@
 // GET /api/v1/definitions: everything a client needs to evaluate locally (the SDK, `bootstrap`): the
 // project's environments and change number, its stored flags with the segments they use (read:flags) and
-// its configs (read:configs), from the in-memory snapshot. The document is built once per snapshot
-// revision and kind of reader, then served with a strong ETag (304 on If-None-Match).
+// its configs (read:configs), from the in-memory snapshot. An environment key gets its environment's overrides
+// only. The document is built once per snapshot revision and kind of reader, then served with a strong ETag (304 on If-None-Match).
 import { t } from 'elysia'
 import { segmentKeysOf, type FlagDefinition } from '../../engine'
 import { AppError } from '../../errors'
@@ -15,6 +15,7 @@ import { etagOf, sendCached } from '../caching'
 import { BoundedMemo } from '../bounded-memo'
 import * as S from '../../schemas'
 import { routeModule } from './common'
+import { environmentMismatch } from '../key-environment'
 
 interface Built {
   revision: number
@@ -44,7 +45,9 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
     if (!readFlags && !readConfigs) throw new AppError(403, 'FORBIDDEN', 'This token lacks the "read:flags" permission', { required: 'read:flags' })
     const snap = snapshots.project(token.projectId)
     if (!snap) throw new AppError(404, 'NOT_FOUND', 'Project not found')
-    const environment = query.environment
+    // An environment key's document holds its environment's overrides only (environments.md §2).
+    if (token.environment !== null && query.environment !== undefined && query.environment !== token.environment) throw environmentMismatch(token.environment, query.environment)
+    const environment = token.environment ?? query.environment
     if (environment !== undefined && !snap.project.environments.includes(environment)) {
       throw new AppError(400, 'VALIDATION_ERROR', `Unknown environment "${environment}"; known: ${snap.project.environments.join(', ')}`, { issues: [{ path: 'environment', message: 'unknown environment' }] })
     }

@@ -21,6 +21,7 @@ const PERMISSION_TEXT: Record<Permission, string> = {
   'read:configs': 'Read and list configs',
   'write:configs': 'Create, change and delete configs',
   '*': 'Everything, including tokens, webhooks, audit log and settings',
+  client: 'Client key: evaluate flags and configs marked "Available to client keys" only (safe in a page or an app)',
 }
 
 export function Tokens() {
