@@ -77,6 +77,9 @@ export interface UsageOptions {
 }
 
 export interface ClientOptions {
+  /** `local` (the default): evaluate in process from the definitions, which needs a token with read:flags
+   *  and/or read:configs. A client key needs `mode: "remote"` (RemoteClientOptions). */
+  mode?: 'local'
   /** the service's base URL, e.g. https://flags.example.com */
   url?: string
   /** a token with read:flags and/or read:configs */
