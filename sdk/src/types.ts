@@ -45,6 +45,9 @@ export interface Definitions {
   /** the project's change number this document reflects */
   version: number
   environments: string[]
+  /** present for an environment key: the environment every evaluation runs in (it holds only that
+   *  environment's overrides) */
+  environment?: string
   flags: StoredFlag[]
   configs: StoredConfig[]
   segments: StoredSegment[]

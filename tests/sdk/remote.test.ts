@@ -94,3 +94,18 @@ describe('local mode with a client key', () => {
   })
 })
 
+
+describe('local mode with an environment key', () => {
+  test('evaluates in the key\'s environment (the definitions name it); a context naming another gets the fallback', async () => {
+    const key = await createToken(srv, ['read:flags'], { environment: 'production' })
+    const client = track(createClient({ url: srv.url, token: key, usage: false }))
+    await client.ready()
+    const server = await api(srv, 'GET', `/api/v1/flags/banner?context=${encodeURIComponent(JSON.stringify({ user_id: 'u9' }))}`, { token: key })
+    expect(client.evaluate('banner', { user_id: 'u9' })).toEqual(server.body)
+    expect(client.evaluate('banner', { user_id: 'u9' }).reason).toBe('environment_override')
+    expect(client.evaluate('banner', { environment: 'staging' }, 'fb')).toEqual({ value: 'fb', type: 'string', reason: 'error' })
+    const other = track(createClient({ url: srv.url, token: key, environment: 'staging', usage: false, stream: false }))
+    const error = await other.ready().then(() => null, (e: Error) => e)
+    expect(error?.message).toContain('ENVIRONMENT_MISMATCH')
+  })
+})

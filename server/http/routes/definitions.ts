@@ -51,7 +51,7 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
     if (environment !== undefined && !snap.project.environments.includes(environment)) {
       throw new AppError(400, 'VALIDATION_ERROR', `Unknown environment "${environment}"; known: ${snap.project.environments.join(', ')}`, { issues: [{ path: 'environment', message: 'unknown environment' }] })
     }
-    const slot = `${token.projectId}\u0000${readFlags ? 'f' : ''}${readConfigs ? 'c' : ''}\u0000${environment ?? ''}`
+    const slot = `${token.projectId}\u0000${readFlags ? 'f' : ''}${readConfigs ? 'c' : ''}${token.environment !== null ? 'k' : ''}\u0000${environment ?? ''}`
     const head = hub.head(token.projectId)
     let doc = built.get(slot)
     if (!doc || doc.revision !== snap.revision || doc.head !== head) {
@@ -59,7 +59,7 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
       const used = new Set(flags.flatMap((f) => segmentKeysOf(f as unknown as FlagDefinition)))
       const segments = readFlags ? [...snap.segments.values()].filter((r) => used.has(r.key)).map((r) => withKey(r.key, segmentView(r))) : []
       const configs = readConfigs ? [...snap.configs.values()].map((r) => onlyEnvironment(withKey(r.key, configView(r)), environment)) : []
-      const text = JSON.stringify({ version: head, environments: snap.project.environments, flags, configs, segments })
+      const text = JSON.stringify({ version: head, environments: snap.project.environments, ...(token.environment !== null && { environment: token.environment }), flags, configs, segments })
       doc = { revision: snap.revision, head, text, etag: etagOf(text) }
       built.set(slot, doc)
     }
@@ -74,6 +74,7 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
       200: t.Object({
         version: t.Integer({ description: "the project's change number this document reflects" }),
         environments: t.Array(t.String()),
+        environment: t.Optional(t.String({ description: "an environment key's environment: every evaluation runs in it (the document holds its overrides only)" })),
         flags: t.Array(S.Flag),
         configs: t.Array(t.Object({ key: t.String(), ...S.Config.properties })),
         segments: t.Array(t.Object({ key: t.String(), ...S.Segment.properties })),
