@@ -210,3 +210,23 @@ describe('deleting an environment keys are bound to', () => {
   })
 })
 
+
+describe('explain and personal environment keys', () => {
+  test('explain runs in the key\'s environment; another is 403, an unknown one 400', async () => {
+    const own = await api(srv, 'POST', '/api/v1/flags/checkout/explain', { token: prod, body: { context: { user_id: 'u1' } } })
+    expect(own.status).toBe(200)
+    expect(own.body.trace[0]).toMatchObject({ step: 'environment_override' })
+    const other = await api(srv, 'POST', '/api/v1/flags/checkout/explain', { token: prod, body: { context: { environment: 'staging' } } })
+    expect([other.status, other.body.code]).toEqual([403, 'ENVIRONMENT_MISMATCH'])
+    const unknown = await api(srv, 'POST', '/api/v1/flags/checkout/explain', { token: reader, body: { context: { environment: 'prod' } } })
+    expect([unknown.status, unknown.body.code]).toEqual([400, 'UNKNOWN_ENVIRONMENT'])
+  })
+
+  test('a token limited to staging cannot make a production key (nor one bound to none)', async () => {
+    const scoped = await createToken(srv, ['*'], { environments: ['staging'] })
+    const make = (body: Record<string, unknown>) => api(srv, 'POST', '/api/v1/tokens', { token: scoped, body: { name: 'k', project_id: 'default', permissions: ['read:flags'], ...body } })
+    // An admin action counts as affecting every environment, so a scoped token makes no tokens at all.
+    expect((await make({ environment: 'production' })).status).toBe(403)
+    expect((await make({ environment: 'staging' })).status).toBe(403)
+  })
+})
