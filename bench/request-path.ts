@@ -24,11 +24,14 @@ async function main(): Promise<void> {
   const etag = (await fetch(srv.url + evalPath('bench-flag'), { headers: { authorization: `Bearer ${srv.token}` } })).headers.get('etag')!
   const bare = await startBareServer(evaluated.text)
   const own = { token: srv.token, pid: srv.pid }
+  // An environment key (docs/teams.md): its evaluations fill in its environment.
+  const envKey = JSON.parse((await call(srv, 'POST', '/api/v1/tokens', { name: 'bench production key', project_id: 'default', permissions: ['read:flags', 'read:configs'], environment: 'production' })).text).token as string
   const targets: Target[] = [
     { name: 'bare Bun.serve (a)', url: bare.url + evalPath('bench-flag'), pid: bare.pid },
     { name: 'GET /health (Elysia route)', url: srv.url + '/health', pid: srv.pid },
     { name: 'GET /flags/:key, no context', url: srv.url + '/api/v1/flags/bench-flag', ...own },
     { name: 'GET /flags/:key?context= (b)', url: srv.url + evalPath('bench-flag'), ...own },
+    { name: '(b) with an environment key', url: srv.url + evalPath('bench-flag'), token: envKey, pid: srv.pid },
     { name: '(b), a new user_id every request', url: srv.url + evalPath('bench-flag'), script: uniqueContextScript('bench-flag'), ...own },
     { name: '(b) + If-None-Match -> 304', url: srv.url + evalPath('bench-flag'), headers: [`If-None-Match: ${etag}`], ...own },
     { name: 'GET /configs/:key?environment=', url: srv.url + '/api/v1/configs/bench-config?environment=production', ...own },

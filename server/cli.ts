@@ -1,7 +1,7 @@
 // Operator commands for when the API cannot help (no admin token left, a new project):
 //   npm run cli -- projects list
 //   npm run cli -- projects create --name "Shop" --slug shop
-//   npm run cli -- tokens create --project <id or slug> --name ops --permissions '*' [--expires-at 2027-01-01T00:00:00Z]
+//   npm run cli -- tokens create --project <id or slug> --name ops --permissions '*' [--expires-at 2027-01-01T00:00:00Z] [--environment production]
 //   npm run cli -- users create --email ops@example.com --name Ops --owner   (a lost owner: prints a one-time link)
 //   npm run cli -- backup --to <file>     (a consistent copy of the live SQLite database)
 //   npm run cli -- restore --from <file>  (with the service stopped)
@@ -25,7 +25,7 @@ import { createUserFromCli } from './identity/cli-users'
 const USAGE = `usage:
   cli projects list
   cli projects create --name <name> --slug <slug>
-  cli tokens create --project <project id or slug> --name <name> --permissions <p1,p2,...> [--expires-at <ISO 8601>]
+  cli tokens create --project <project id or slug> --name <name> --permissions <p1,p2,...> [--expires-at <ISO 8601>] [--environment <name>]
   cli users create --email <email> --name <name> [--owner | --admin] [--password-stdin]
   cli backup --to <file>       a consistent copy of the SQLite database, while the service runs
   cli restore --from <file>    put a backup in place (stop the service first; the old file is kept)
@@ -38,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       to: { type: 'string' }, from: { type: 'string' },
-      name: { type: 'string' }, slug: { type: 'string' }, project: { type: 'string' }, permissions: { type: 'string' }, 'expires-at': { type: 'string' },
+      name: { type: 'string' }, slug: { type: 'string' }, project: { type: 'string' }, permissions: { type: 'string' }, 'expires-at': { type: 'string' }, environment: { type: 'string' },
       email: { type: 'string' }, owner: { type: 'boolean' }, admin: { type: 'boolean' }, 'password-stdin': { type: 'boolean' }, help: { type: 'boolean' },
     },
   })
@@ -73,6 +73,8 @@ async function main(argv: string[]): Promise<number> {
         name: values.name ?? '', project_id: projectId,
         permissions: (values.permissions ?? '').split(',').map((p) => p.trim()).filter(Boolean),
         expires_at: values['expires-at'] ?? null,
+        // an environment key (docs/teams.md); a client key needs one
+        environment: values.environment ?? null,
       })
       console.log(`token (shown once, store it now): ${token}\nprefix: ${row.tokenPrefix}\nhash: ${row.hash}`)
       return 0

@@ -35,8 +35,10 @@ export class FlagshipClient {
   private readonly tally = new UsageTally()
   private readonly sync: Sync | undefined
   private readonly sender: UsageSender | undefined
-  private readonly environment: string | undefined
-  private readonly emptyContext: EvaluationContext
+  private environment: string | undefined
+  /** an environment key's environment (from its definitions): a context naming another gets the fallback */
+  private bound: string | undefined
+  private emptyContext: EvaluationContext
   private readonly timeoutMs: number
   private applying: Promise<void> = Promise.resolve()
   /** documents waiting for the regex engine */
@@ -93,6 +95,13 @@ export class FlagshipClient {
     if (entry === undefined) return { value: fallback, type: typeOf(fallback), reason: 'missing' }
     try {
       let ctx = context === undefined || context === null ? this.emptyContext : context
+      // An environment key's definitions hold its environment only: another one cannot be answered here
+      // (the service refuses it: 403 ENVIRONMENT_MISMATCH).
+      if (this.bound !== undefined && ctx.environment !== undefined && ctx.environment !== this.bound) return { value: fallback, type: typeOf(fallback), reason: 'error' }
+      // An environment the project does not list is refused by the service (400 UNKNOWN_ENVIRONMENT), never
+      // answered with the main switch: here, the fallback (an empty name names none).
+      const environments = this.state.environments
+      if (ctx.environment !== undefined && ctx.environment !== '' && environments.size > 0 && !environments.has(ctx.environment)) return { value: fallback, type: typeOf(fallback), reason: 'error' }
       if (this.environment !== undefined && ctx.environment === undefined) ctx = this.withEnvironment(ctx)
       const result = entry.compiled.evaluate(ctx)
       entry.counter.record(ctx.environment, result)
@@ -208,6 +217,13 @@ export class FlagshipClient {
   }
 
   private install(doc: Definitions): void {
+    // An environment key's environment is the client's default (a different one configured was refused by
+    // the service already).
+    if (doc.environment !== undefined && this.bound !== doc.environment) {
+      this.bound = doc.environment
+      this.environment = doc.environment
+      this.emptyContext = Object.freeze({ environment: doc.environment })
+    }
     const { state, change, retired } = buildState(doc, this.loaded ? this.state : undefined, this.resolveFlag)
     retired.forEach((c: FlagCounter) => c.drainInto(this.tally))
     const first = !this.loaded

@@ -58,7 +58,11 @@ export function checkDefinitions(input: unknown): Definitions {
   for (const field of ['flags', 'configs', 'segments'] as const) {
     if (((doc[field] ?? []) as unknown[]).some((d) => !keyed(d))) throw new TypeError(`definitions.${field} must hold objects with a string key`)
   }
-  return { version: doc.version, environments: (doc.environments ?? []) as string[], flags: (doc.flags ?? []) as StoredFlag[], configs: (doc.configs ?? []) as StoredConfig[], segments: (doc.segments ?? []) as StoredSegment[] }
+  if (doc.environment !== undefined && typeof doc.environment !== 'string') throw new TypeError('definitions.environment must be a string')
+  return {
+    version: doc.version, environments: (doc.environments ?? []) as string[], flags: (doc.flags ?? []) as StoredFlag[], configs: (doc.configs ?? []) as StoredConfig[], segments: (doc.segments ?? []) as StoredSegment[],
+    ...(typeof doc.environment === 'string' && { environment: doc.environment }),
+  }
 }
 
 /** Whether compiling the document needs the regex engine (a rule or a segment uses `matches`). */

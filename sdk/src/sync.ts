@@ -85,7 +85,14 @@ export class Sync {
     try {
       const response = await this.o.fetch(`${url}/api/v1/definitions${query}`, { headers, signal: AbortSignal.timeout(timeoutMs) })
       if (response.status === 304) return void (await response.body?.cancel())
-      if (!response.ok) throw new HttpError(response.status, `GET /api/v1/definitions answered ${response.status}: ${(await response.text()).slice(0, 300)}`)
+      if (!response.ok) {
+        const text = (await response.text()).slice(0, 300)
+        // A client key may not download definitions (rules, segments): local evaluation cannot work with it.
+        if (response.status === 403 && text.includes('"client_key":true')) {
+          throw new HttpError(403, 'This token is a client key: it cannot download definitions for local evaluation. Create the client with mode: "remote" (createClient({ url, token, context, mode: "remote" })), or use a server token with read:flags in local mode.')
+        }
+        throw new HttpError(response.status, `GET /api/v1/definitions answered ${response.status}: ${text}`)
+      }
       const etag = response.headers.get('etag') ?? undefined
       await this.o.apply(await response.json())
       this.etag = etag

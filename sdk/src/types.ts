@@ -45,6 +45,9 @@ export interface Definitions {
   /** the project's change number this document reflects */
   version: number
   environments: string[]
+  /** present for an environment key: the environment every evaluation runs in (it holds only that
+   *  environment's overrides) */
+  environment?: string
   flags: StoredFlag[]
   configs: StoredConfig[]
   segments: StoredSegment[]
@@ -77,6 +80,9 @@ export interface UsageOptions {
 }
 
 export interface ClientOptions {
+  /** `local` (the default): evaluate in process from the definitions, which needs a token with read:flags
+   *  and/or read:configs. A client key needs `mode: "remote"` (RemoteClientOptions). */
+  mode?: 'local'
   /** the service's base URL, e.g. https://flags.example.com */
   url?: string
   /** a token with read:flags and/or read:configs */

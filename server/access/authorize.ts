@@ -8,13 +8,14 @@ import { AppError } from '../errors'
 import type { Permission } from '../store/vocabulary/permissions'
 import type { ProjectRow } from '../store/projects'
 import type { TokenRow } from '../store/tokens'
+import { clientKeyMayCall, isClientKey } from './client-keys'
 import { canWriteIn, instanceRoleRank, permissionsOfRole, type EnvironmentGrants, type ProjectRole } from '../store/vocabulary/roles'
 
 /** What a route declares it needs: a token permission (read:flags … `*` = project admin), `any` (anyone in
  *  the project), `self` (any authenticated caller, no project), `session` (a signed-in person only),
  *  `instance:admin` / `instance:owner`, or `public` (no authentication). */
 export type RouteAction = Permission | 'any' | 'self' | 'session' | 'instance:admin' | 'instance:owner' | 'public'
-export const ROUTE_ACTIONS: readonly RouteAction[] = ['read:flags', 'read:configs', 'write:flags', 'write:configs', '*', 'any', 'self', 'session', 'instance:admin', 'instance:owner', 'public']
+export const ROUTE_ACTIONS: readonly RouteAction[] = ['read:flags', 'read:configs', 'write:flags', 'write:configs', '*', 'client', 'any', 'self', 'session', 'instance:admin', 'instance:owner', 'public']
 
 /** The environments a change affects (teams.md §4): every environment of the project, or the ones named. */
 export type Affected = 'all' | string[]
@@ -88,7 +89,8 @@ export function createAccess(deps: { directory: Directory; snapshots: Snapshots 
     return owner !== undefined && !owner.user.disabled && grantOf(owner, token.projectId) !== undefined
   }
 
-  function authorize(p: Principal, action: RouteAction, affected: Affected, projectRef: string | null): Decision {
+  /** `route`: the request's method and path, which decide what a client key may call (client-keys.ts). */
+  function authorize(p: Principal, action: RouteAction, affected: Affected, projectRef: string | null, route?: { method: string; path: string }): Decision {
     if (action === 'public') return { projectId: null, permissions: [] }
     const sessionUser = p.person?.sessionId !== undefined ? directory.get(p.person.userId) : undefined
     if (p.person?.sessionId !== undefined) {
@@ -111,6 +113,15 @@ export function createAccess(deps: { directory: Directory; snapshots: Snapshots 
     const project = projectOf(token.projectId)
     if (projectRef !== null && projectRef !== token.projectId && projectRef !== project?.slug) {
       throw forbidden('This token belongs to another project', { required: 'project', project_id: token.projectId })
+    }
+    // A client key may only evaluate (client-keys.ts), whatever the route declares.
+    if (isClientKey(token.permissions)) {
+      if (route === undefined || !clientKeyMayCall(route.method, route.path)) {
+        throw forbidden('A client key may only evaluate (flags, configs, OFREP and its stream, events)', { required: action, client_key: true })
+      }
+      const owner = token.ownerUserId !== null ? directory.get(token.ownerUserId) : undefined
+      if (token.ownerUserId !== null && (!owner || !project || !grantOf(owner, token.projectId))) throw new AppError(401, 'UNAUTHORIZED', "The token's owner no longer has access")
+      return { projectId: token.projectId, permissions: token.permissions }
     }
     if (action === 'session' || action === 'instance:admin' || action === 'instance:owner') throw forbidden('This needs a signed-in person (a session), not a token', { required: action })
     if (action === 'self' || action === 'any') return { projectId: token.projectId, permissions: token.permissions }

@@ -26,7 +26,7 @@ export function flagBodyOf(entry: FlagEntry, issues: ValidationIssue[] = []): Bo
   if (entry.archived === true) body.archived = true
   return body
 }
-export const configBodyOf = (entry: ConfigEntry): Body => ({ value: entry.value, ...(entry.environments ? { environments: entry.environments } : {}) })
+export const configBodyOf = (entry: ConfigEntry): Body => ({ value: entry.value, ...(entry.environments ? { environments: entry.environments } : {}), ...(entry.client_side !== undefined && { client_side: entry.client_side }) })
 export const segmentBodyOf = (entry: SegmentEntry): Body => ({ conditions: entry.conditions })
 
 /** The body an entry of `kind` stores. */
@@ -42,6 +42,6 @@ export function entryOf(kind: Kind, key: string, body: Body): Record<string, unk
     const { archived, archived_at: _at, ...rest } = body
     return { key, ...rest, ...(archived === true && { archived: true }) }
   }
-  if (kind === 'configs') return { key, value: body.value, ...(body.environments !== undefined && { environments: body.environments }) }
+  if (kind === 'configs') return { key, value: body.value, ...(body.environments !== undefined && { environments: body.environments }), ...(body.client_side !== undefined && { client_side: body.client_side }) }
   return { key, conditions: body.conditions ?? [] }
 }

@@ -26,10 +26,11 @@ export interface FlagEntry {
   description?: string | null
   tags?: string[] | null
   owner?: string | null
+  client_side?: boolean | null
   /** written only when true: the flag is archived (not evaluated, kept) */
   archived?: boolean
 }
-export interface ConfigEntry { key: string; value: Json; environments?: Record<string, { value: Json }> }
+export interface ConfigEntry { key: string; value: Json; environments?: Record<string, { value: Json }>; client_side?: boolean }
 
 export interface FlagshipDocument {
   /** the format version; always 1 */
@@ -51,5 +52,5 @@ export interface DocumentIssue { path: string; line?: number; file?: string; mes
 export const TOP_FIELDS = ['flagship', 'project', 'environments', 'segments', 'flags', 'configs'] as const
 /** A flag entry's fields in their written order: the schema's (FLAG_FIELDS), then the archive mark. */
 export const FLAG_ENTRY_FIELDS = ['key', ...FLAG_FIELDS, 'archived'] as const
-export const CONFIG_ENTRY_FIELDS = ['key', 'value', 'environments'] as const
+export const CONFIG_ENTRY_FIELDS = ['key', 'value', 'environments', 'client_side'] as const
 export const SEGMENT_ENTRY_FIELDS = ['key', 'conditions'] as const

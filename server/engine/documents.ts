@@ -6,6 +6,8 @@ import type { FlagDefinition, Json } from './types'
 export interface ConfigDefinition {
   value: Json
   environments?: Record<string, { value: Json }>
+  /** available to client keys (not read by evaluation; edge.md §1) */
+  client_side?: boolean
 }
 
 /** The value a config has in one environment (the override's, else the base value). */

@@ -109,9 +109,10 @@ export function validatePrerequisiteShape(flag: Record<string, unknown>, issues:
   })
 }
 
-/** description, tags, owner (docs/lifecycle.md §3). */
+/** description, tags, owner (docs/lifecycle.md §3), client_side. */
 export function validateMetadata(flag: Record<string, unknown>, issues: ValidationIssue[]): void {
-  const { description, tags, owner } = flag
+  const { description, tags, owner, client_side } = flag
+  if (present(client_side) && typeof client_side !== 'boolean') issues.push({ path: 'client_side', message: 'must be true or false' })
   if (present(description) && (typeof description !== 'string' || description.length > MAX_DESCRIPTION)) issues.push({ path: 'description', message: `must be a string of at most ${MAX_DESCRIPTION} characters` })
   if (present(owner) && (typeof owner !== 'string' || owner.length > MAX_OWNER)) issues.push({ path: 'owner', message: `must be a string of at most ${MAX_OWNER} characters` })
   if (!present(tags)) return

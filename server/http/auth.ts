@@ -44,6 +44,10 @@ export function callerOf(request: Request): Caller {
 
 export const can = (token: TokenRow, permission: Permission): boolean => token.permissions.includes('*') || token.permissions.includes(permission)
 
+/** May this token evaluate flags (or configs): it reads them, or it is a client key (which reads only the
+ *  client_side ones, and only on the evaluation routes: access/client-keys.ts). */
+export const canEvaluate = (token: TokenRow, permission: 'read:flags' | 'read:configs'): boolean => can(token, permission) || token.permissions.includes('client')
+
 export function requirePermission(request: Request, permission: Permission): Caller {
   const caller = callerOf(request)
   if (!can(caller.token, permission)) {

@@ -7,15 +7,20 @@ import { notFound } from '../errors'
 import { cacheControl, preparedFor, PreparedResponse } from './caching'
 import { contextFromUrl } from './evaluation-context'
 import { countEvaluation } from '../usage/counter'
+import { visibleToClientKeys } from '../access/client-keys'
+import { contextIn, environmentFor } from './key-environment'
 
 export const FLAG_CACHE_CONTROL = cacheControl({ maxAge: 10 })
 export const CONFIG_CACHE_CONTROL = cacheControl({ maxAge: 60 })
 
-/** The evaluation of flag `key` for the `?context=` of `url`; 404 or 400 (bad context) as AppErrors. */
-export function flagResponse(snapshots: Snapshots, projectId: string, key: string, url: string): PreparedResponse {
-  const flag = snapshots.project(projectId)?.flags.get(key)
-  if (flag === undefined) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
-  const context = contextFromUrl(url)
+/** The evaluation of flag `key` for the `?context=` of `url`; 404, 400 (bad context, unknown environment)
+ *  or 403 (ENVIRONMENT_MISMATCH) as AppErrors. `keyEnvironment`: the caller's environment key's (null for
+ *  none); `client`: a client key, which sees only client_side flags. */
+export function flagResponse(snapshots: Snapshots, projectId: string, key: string, url: string, keyEnvironment: string | null = null, client = false): PreparedResponse {
+  const snap = snapshots.project(projectId)
+  const flag = snap?.flags.get(key)
+  if (flag === undefined || (client && !visibleToClientKeys(flag.row.body))) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
+  const context = contextIn(keyEnvironment, contextFromUrl(url), snap!.project.environments)
   const result = flag.compiled.evaluate(context)
   countEvaluation(projectId, flag.compiled, result, context.environment)
   return preparedFor(result, FLAG_CACHE_CONTROL)
@@ -26,10 +31,13 @@ export function flagResponse(snapshots: Snapshots, projectId: string, key: strin
  *  map's size is bounded by the row's own overrides. */
 const configAnswers = new WeakMap<DocumentRow, Map<string, PreparedResponse>>()
 
-/** Config `key`'s value for `environment` (the override when there is one); 404 as an AppError. */
-export function configResponse(snapshots: Snapshots, projectId: string, key: string, environment: string | undefined): PreparedResponse {
-  const row = snapshots.project(projectId)?.configs.get(key)
-  if (row === undefined) throw notFound('CONFIG_NOT_FOUND', `Config "${key}"`)
+/** Config `key`'s value for `requested` (the override when there is one), or for the environment key's
+ *  environment; 404, 400 UNKNOWN_ENVIRONMENT or 403 ENVIRONMENT_MISMATCH as AppErrors. */
+export function configResponse(snapshots: Snapshots, projectId: string, key: string, requested: string | undefined, keyEnvironment: string | null = null, client = false): PreparedResponse {
+  const snap = snapshots.project(projectId)
+  const row = snap?.configs.get(key)
+  if (row === undefined || (client && !visibleToClientKeys(row.body))) throw notFound('CONFIG_NOT_FOUND', `Config "${key}"`)
+  const environment = environmentFor(keyEnvironment, requested, snap!.project.environments)
   let answers = configAnswers.get(row)
   if (answers === undefined) configAnswers.set(row, (answers = new Map()))
   const environments = configBodyOf(row).environments

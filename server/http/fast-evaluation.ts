@@ -9,8 +9,8 @@
 // (evaluation-responses.ts) this module shares.
 import type { BunRequest } from 'bun'
 import type { Snapshots } from '../cache/snapshots'
-import type { Permission } from '../services/tokens'
-import { can, type Authenticator, type Caller } from './auth'
+import { canEvaluate, type Authenticator, type Caller } from './auth'
+import { isClientKey } from '../access/client-keys'
 import type { PreparedResponse } from './caching'
 import { configResponse, flagResponse } from './evaluation-responses'
 import type { RequestMetrics, RouteSeries } from './metrics'
@@ -48,13 +48,13 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
 
   /** The caller if this request may take the fast path: a GET without a body from a known, unexpired token
    *  that holds `permission`. */
-  function admitted(request: Request, permission: Permission, now: number): Caller | undefined {
+  function admitted(request: Request, permission: 'read:flags' | 'read:configs', now: number): Caller | undefined {
     // Requests from browsers (an Origin header) get their CORS headers on Elysia's path (cors.ts).
     const headers = request.headers
     if (request.method !== 'GET' || headers.get('content-length') !== null || headers.get('origin') !== null) return undefined
     const caller = authenticator.known(headers.get('authorization'))
     // A personal token (caller.person) is checked against its owner's current rights on Elysia's path.
-    if (caller === undefined || caller.expiresAtMs <= now || !can(caller.token, permission) || caller.person !== undefined) return undefined
+    if (caller === undefined || caller.expiresAtMs <= now || !canEvaluate(caller.token, permission) || caller.person !== undefined) return undefined
     return caller
   }
 
@@ -82,7 +82,7 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     if (q !== -1 && (!url.startsWith(CONTEXT_QUERY, q) || url.indexOf('&', q) !== -1)) return fallback(request)
     let prepared: PreparedResponse
     try {
-      prepared = flagResponse(snapshots, caller.actor.projectId, request.params.key!, url)
+      prepared = flagResponse(snapshots, caller.actor.projectId, request.params.key!, url, caller.token.environment, isClientKey(caller.token.permissions))
     } catch {
       return fallback(request) // unknown flag or a malformed context: Elysia's route words the error
     }
@@ -108,7 +108,7 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     }
     let prepared: PreparedResponse
     try {
-      prepared = configResponse(snapshots, caller.actor.projectId, request.params.key!, environment)
+      prepared = configResponse(snapshots, caller.actor.projectId, request.params.key!, environment, caller.token.environment, isClientKey(caller.token.permissions))
     } catch {
       return fallback(request)
     }

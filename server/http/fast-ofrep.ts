@@ -10,14 +10,15 @@
 // breaks them goes to Elysia, which words the error.
 import type { CachedFlag } from '../cache/snapshots'
 import type { EvaluationContext } from '../engine'
-import { can, type Caller } from './auth'
+import { canEvaluate, type Caller } from './auth'
+import { visibleToClientKeys, isClientKey } from '../access/client-keys'
 import { BoundedMemo } from './bounded-memo'
 import { RateStampedHeaders } from './caching'
 import { JSON_HEADERS } from './errors'
 import { deepFreeze, MAX_MEMO_VALUES } from './evaluation-context'
 import type { Fallback, FastEvaluationDeps, Handler } from './fast-evaluation'
 import { decodeBody, parseJsonText } from './json-input'
-import { contextAnswer, mapContext, singleFlagAnswer, type OfrepAnswer } from './ofrep-mapping'
+import { contextAnswer, mapContext, ofrepContextIn, singleFlagAnswer, type OfrepAnswer } from './ofrep-mapping'
 import { rateLimited, type RateVerdict } from './rate-limit'
 
 /** What both fast paths are built from (fast-evaluation.ts). */
@@ -59,12 +60,12 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     const apiKey = authorization === null ? h.get('x-api-key') : null
     const caller = authenticator.known(apiKey === null ? authorization : `Bearer ${apiKey}`)
     // A personal token (caller.person) is checked against its owner's current rights on Elysia's path.
-    if (caller === undefined || caller.expiresAtMs <= now || !can(caller.token, 'read:flags') || caller.person !== undefined) return undefined
+    if (caller === undefined || caller.expiresAtMs <= now || !canEvaluate(caller.token, 'read:flags') || caller.person !== undefined) return undefined
     return caller
   }
 
   /** The answer for the body's text; throws (an AppError) when json-input.ts refuses the text. */
-  function answerFor(key: string, flag: CachedFlag, text: string): OfrepAnswer {
+  function answerFor(key: string, flag: CachedFlag, text: string, keyEnvironment: string | null, known: readonly string[]): OfrepAnswer {
     let context = contexts.get(text)
     if (context === undefined) {
       const body = parseJsonText(text, 'body')
@@ -75,7 +76,8 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
       }
       if (deepFreeze(context) <= MAX_MEMO_VALUES) contexts.set(text, context)
     }
-    return contextAnswer(key, flag, context)
+    // An environment key's mismatch or an unknown environment throws: the route words it.
+    return contextAnswer(key, flag, ofrepContextIn(keyEnvironment, context, known))
   }
 
   function send(answer: OfrepAnswer, verdict: RateVerdict, started: number): Response {
@@ -93,11 +95,11 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
 
   /** Reads the body (the one asynchronous step) and answers. A body json-input.ts refuses, or anything
    *  unexpected, goes to Elysia in a copy of the request with the same bytes, since this one's are spent. */
-  async function withBody(request: Request, caller: Caller, key: string, flag: CachedFlag, now: number, started: number): Promise<Response> {
+  async function withBody(request: Request, caller: Caller, key: string, flag: CachedFlag, known: readonly string[], now: number, started: number): Promise<Response> {
     const bytes = await request.bytes()
     let answer: OfrepAnswer
     try {
-      answer = answerFor(key, flag, decodeBody(bytes))
+      answer = answerFor(key, flag, decodeBody(bytes), caller.token.environment, known)
     } catch {
       return fallback(new Request(request.url, { method: request.method, headers: request.headers, body: bytes }))
     }
@@ -111,13 +113,16 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     const caller = admitted(request, length, now)
     if (caller === undefined) return fallback(request)
     const key = request.params.key!
-    const flag = snapshots.project(caller.actor.projectId)?.flags.get(key)
-    // Unknown flag: 404, or a 400 when the body is wrong too; either way the route's to word.
-    if (flag === undefined) return fallback(request)
-    if (length !== '0') return withBody(request, caller, key, flag, now, started)
+    const snap = snapshots.project(caller.actor.projectId)
+    const flag = snap?.flags.get(key)
+    // Unknown flag (or one a client key may not see): 404, or a 400 when the body is wrong too; either way
+    // the route's to word.
+    if (flag === undefined || (isClientKey(caller.token.permissions) && !visibleToClientKeys(flag.row.body))) return fallback(request)
+    const known = snap!.project.environments
+    if (length !== '0') return withBody(request, caller, key, flag, known, now, started)
     let answer: OfrepAnswer
     try {
-      answer = contextAnswer(key, flag, EMPTY_CONTEXT)
+      answer = contextAnswer(key, flag, ofrepContextIn(caller.token.environment, EMPTY_CONTEXT, known))
     } catch {
       return fallback(request)
     }

@@ -5,6 +5,8 @@ import { EvaluationBudgetExceeded, InvalidContextError, openFeatureContext, reso
 import type { CachedFlag } from '../cache/snapshots'
 import { JSON_HEADERS } from './errors'
 import { countEvaluation } from '../usage/counter'
+import { AppError } from '../errors'
+import { contextIn } from './key-environment'
 
 export type ErrorCode = 'PARSE_ERROR' | 'TARGETING_KEY_MISSING' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL'
 
@@ -28,6 +30,17 @@ export function mapContext(body: unknown): EvaluationContext {
     return openFeatureContext(context as Record<string, unknown>)
   } catch (e) {
     if (e instanceof InvalidContextError) throw new OfrepError(400, 'INVALID_CONTEXT', e.message)
+    throw e
+  }
+}
+
+/** `context` in the caller's environment (key-environment.ts), its refusals in OFREP's shape: 403 for an
+ *  environment key's mismatch, 400 for an unknown environment, both with errorCode INVALID_CONTEXT. */
+export function ofrepContextIn(keyEnvironment: string | null, context: EvaluationContext, known: readonly string[]): EvaluationContext {
+  try {
+    return contextIn(keyEnvironment, context, known)
+  } catch (e) {
+    if (e instanceof AppError) throw new OfrepError(e.status, 'INVALID_CONTEXT', `${e.code}: ${e.message}`)
     throw e
   }
 }
@@ -99,10 +112,11 @@ export function contextAnswer(key: string, flag: CachedFlag | undefined, context
 
 /** POST /ofrep/v1/evaluate/flags/{key} for a parsed body: an invalid context is 400 INVALID_CONTEXT, even
  *  for a flag that does not exist; otherwise `contextAnswer`. */
-export function singleFlagAnswer(key: string, flag: CachedFlag | undefined, body: unknown): OfrepAnswer {
+export function singleFlagAnswer(key: string, flag: CachedFlag | undefined, body: unknown, bind?: (context: EvaluationContext) => EvaluationContext): OfrepAnswer {
   let context: EvaluationContext
   try {
     context = mapContext(body)
+    if (bind) context = bind(context)
   } catch (e) {
     if (e instanceof OfrepError) return errorAnswer(key, e)
     throw e

@@ -3,6 +3,7 @@
 import type { Access, Affected, RouteAction } from '../access/authorize'
 import { callerOf, setCaller } from './auth'
 import { noteBypass } from './bypass'
+import { pathOf } from './url-input'
 
 const accesses = new WeakMap<Request, Access>()
 /** The project a request names other than by header (a console stream's ticket). */
@@ -18,7 +19,7 @@ export function authorizeRoute(request: Request, action: RouteAction, affected: 
   const caller = callerOf(request)
   const access = accesses.get(request)
   if (!access) throw new Error('authorizeRoute: no access context for this request')
-  const decision = access.authorize(caller, action, affected, projectRefs.get(request) ?? request.headers.get('flagship-project'))
+  const decision = access.authorize(caller, action, affected, projectRefs.get(request) ?? request.headers.get('flagship-project'), { method: request.method, path: pathOf(request.url) })
   if (caller.person?.sessionId !== undefined && decision.projectId !== null) {
     // A session caller is made per request, so this changes nothing shared.
     caller.actor.projectId = decision.projectId

@@ -11,6 +11,7 @@ export const TokenCreate = t.Object({
   permissions: t.Array(Permission, { minItems: 1 }),
   expires_at: OptionalTimestamp,
   environments: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 100, description: "write permissions apply only to changes that affect these environments only (reads are unchanged); at most the creator's own scope" })),
+  environment: t.Optional(t.String({ maxLength: 64, description: 'an environment key: every evaluation runs in this environment (a context naming another is 403 ENVIRONMENT_MISMATCH) and write permissions apply to this environment only; required with the `client` permission' })),
 }, { title: 'TokenCreate' })
 export const TokenMeta = t.Object({
   hash: t.String({ description: 'lowercase hex SHA-256 of the token; identifies it for DELETE /tokens/:hash' }),
@@ -22,6 +23,7 @@ export const TokenMeta = t.Object({
   created_at: Timestamp,
   environments: t.Optional(t.Array(t.String(), { description: 'present when the token is limited to these environments' })),
   created_by: t.Optional(t.String({ description: 'the person who created it (user id): the author of the change requests it proposes; absent for bootstrap and command-line tokens' })),
+  environment: t.Optional(t.String({ description: 'present for an environment key: the environment every evaluation runs in' })),
 }, { title: 'TokenMeta' })
 export const TokenEntry = t.Object({
   hash: t.String(),
@@ -33,6 +35,7 @@ export const TokenEntry = t.Object({
   created_at: Timestamp,
   last_used_at: t.Nullable(Timestamp),
   environments: t.Optional(t.Array(t.String(), { description: 'present when the token is limited to these environments' })),
+  environment: t.Optional(t.String({ description: 'present for an environment key: the environment every evaluation runs in' })),
   owner: t.Optional(t.String({ description: "a personal token's owner (user id)" })),
   created_by: t.Optional(t.String({ description: 'the person who created it (user id): the author of the change requests it proposes; absent for bootstrap and command-line tokens' })),
 }, { title: 'Token' })

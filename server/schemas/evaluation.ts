@@ -20,11 +20,13 @@ export const EvaluationResult = t.Object({
 }, { title: 'EvaluationResult', example: { value: false, type: 'boolean', reason: 'rollout' } })
 
 export const ConfigEnvironmentOverride = t.Object({ value: Json }, { title: 'ConfigEnvironmentOverride' })
-export const ConfigCreate = t.Object({ key: t.String(), value: Json, environments: t.Optional(Dict(ConfigEnvironmentOverride)) }, { title: 'ConfigCreate' })
-export const ConfigPatch = t.Object({ value: t.Optional(Json), environments: t.Optional(t.Nullable(Dict(ConfigEnvironmentOverride))), ...readOnlyEcho }, { title: 'ConfigPatch' })
+const ClientSide = t.Optional(t.Nullable(t.Boolean({ description: 'available to client keys (edge.md §1): only flags and configs marked true are visible to them; default false' })))
+export const ConfigCreate = t.Object({ key: t.String(), value: Json, environments: t.Optional(Dict(ConfigEnvironmentOverride)), client_side: t.Optional(t.Boolean({ description: 'available to client keys (default false)' })) }, { title: 'ConfigCreate' })
+export const ConfigPatch = t.Object({ value: t.Optional(Json), environments: t.Optional(t.Nullable(Dict(ConfigEnvironmentOverride))), client_side: ClientSide, ...readOnlyEcho }, { title: 'ConfigPatch' })
 export const Config = t.Object({
   value: Json,
   environments: Dict(ConfigEnvironmentOverride),
+  client_side: t.Optional(t.Boolean({ description: 'present when set: available to client keys' })),
   version: t.Integer(),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -53,6 +53,7 @@ const flagFields = {
   description: t.Optional(t.Nullable(t.String({ description: 'at most 2,000 characters' }))),
   tags: t.Optional(t.Nullable(t.Array(t.String(), { description: 'at most 20, each like an environment name' }))),
   owner: t.Optional(t.Nullable(t.String({ description: 'at most 200 characters' }))),
+  client_side: t.Optional(t.Nullable(t.Boolean({ description: 'available to client keys (edge.md §1): only flags and configs marked true are visible to them; default false' }))),
 }
 const isNullable = (schema: TSchema): boolean => Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'null')
 /** The flag's writable fields, and those a `null` clears on update (the nullable ones): what the flag
@@ -94,7 +95,7 @@ export type FlagPatchInput = Static<typeof FlagPatch>
 export type FlagOverride = Static<typeof FlagEnvironmentOverride>
 /** The flag's fields that evaluation does not read (the engine's FlagDefinition has the others): named once
  *  here for the services' stored body and the console's flag type. */
-export type FlagMetadata = Pick<Static<typeof FlagCreate>, 'description' | 'tags' | 'owner'>
+export type FlagMetadata = Pick<Static<typeof FlagCreate>, 'description' | 'tags' | 'owner' | 'client_side'>
 /** What a stored flag carries while archived. */
 export type ArchiveMark = Pick<FlagView, 'archived' | 'archived_at'>
 

@@ -38,5 +38,6 @@ export const MeUser = t.Object({
 }, { title: 'MeUser' })
 export const MeToken = t.Object({
   kind: t.UnionEnum(['token']), name: t.String(), token_prefix: t.String(), project_id: t.String(), permissions: t.Array(Permission),
-  expires_at: t.Nullable(Timestamp), environments: t.Nullable(t.Array(t.String())), owner: t.Optional(t.String({ description: "a personal token's owner (email)" })),
+  expires_at: t.Nullable(Timestamp), environments: t.Nullable(t.Array(t.String())),
+  environment: t.Optional(t.String({ description: 'an environment key: the environment every evaluation runs in' })), owner: t.Optional(t.String({ description: "a personal token's owner (email)" })),
 }, { title: 'MeToken' })

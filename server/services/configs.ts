@@ -19,7 +19,7 @@ export const configBodyOf = (row: Pick<DocumentRow, 'body'>): ConfigBody => row.
 
 export function configView(row: DocumentRow) {
   const b = configBodyOf(row)
-  return { value: b.value, environments: b.environments ?? {}, version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
+  return { value: b.value, environments: b.environments ?? {}, ...(b.client_side !== undefined && { client_side: b.client_side }), version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
 }
 /** The `data` of this resource's webhook events. */
 export const configEventData = (row: DocumentRow) => ({ value: configBodyOf(row).value, version: row.version })
@@ -30,6 +30,7 @@ export const configValue = (row: DocumentRow, environment: string | undefined): 
 export function configService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
   async function validate(tx: Db, projectId: string, body: ConfigBody): Promise<void> {
     const issues = checkJsonLimits(body.value, 'value')
+    if (body.client_side !== undefined && typeof body.client_side !== 'boolean') issues.push({ path: 'client_side', message: 'must be true or false' })
     const envs = new Set((await store.projects.get(tx, projectId))?.environments ?? [])
     for (const [env, o] of Object.entries(body.environments ?? {})) {
       if (!envs.has(env)) issues.push({ path: `environments.${env}`, message: `unknown environment "${env}"` })
@@ -57,10 +58,12 @@ export function configService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
     if (input.value !== undefined) body.value = input.value
     if (input.environments === null) delete body.environments
     else if (input.environments !== undefined) body.environments = input.environments
+    if (input.client_side === null) delete body.client_side
+    else if (input.client_side !== undefined) body.client_side = input.client_side
     return body
   }
   const createBody = (input: ConfigCreateInput): ConfigBody =>
-    ({ value: input.value, ...(input.environments ? { environments: input.environments } : {}) })
+    ({ value: input.value, ...(input.environments ? { environments: input.environments } : {}), ...(input.client_side !== undefined && { client_side: input.client_side }) })
   const overrideStep = (environment: string, value: Json) => (body: ConfigBody): ConfigBody => ({ ...body, environments: { ...(body.environments ?? {}), [environment]: { value } } })
 
   return {

@@ -10,6 +10,7 @@ import { displayNameIssue, ENV_PATTERN } from './keys'
 import { flagEventData, flagView } from './flags'
 import { configEventData, configView } from './configs'
 import { eventKind } from '../store/vocabulary/changes'
+import { revokeToken } from './tokens'
 
 const MAX_ENVIRONMENTS = 100
 export const DEFAULT_ENVIRONMENTS = ['development', 'staging', 'production']
@@ -122,16 +123,21 @@ export function projectService({ store, changes }: ServiceDeps) {
       })
     },
 
-    /** 409 IN_USE while flag or config overrides use the environment; with force they are removed first. */
+    /** 409 IN_USE while flag or config overrides use the environment, or keys are bound to it; with force
+     *  the overrides are removed and those keys revoked first, in the same transaction. */
     removeEnvironment(actor: Actor, name: string, force: boolean) {
       return changes.run(async (tx, record) => {
         const before = await mustGet(tx, actor.projectId)
         if (!before.environments.includes(name)) throw notFound('NOT_FOUND', `Environment "${name}"`)
         const flags = (await store.flags.all(tx, actor.projectId)).filter((r) => envsOf(r)?.[name] !== undefined)
         const configs = (await store.configs.all(tx, actor.projectId)).filter((r) => envsOf(r)?.[name] !== undefined)
-        if ((flags.length || configs.length) && !force) {
-          throw new AppError(409, 'IN_USE', `Environment "${name}" has overrides; remove them or pass ?force=true`, { flags: flags.map((f) => f.key), configs: configs.map((c) => c.key) })
+        const keys = (await store.tokens.byProject(tx, actor.projectId)).filter((t) => t.environment === name)
+        if ((flags.length || configs.length || keys.length) && !force) {
+          throw new AppError(409, 'IN_USE', `Environment "${name}" has overrides or keys bound to it; remove them or pass ?force=true`, {
+            flags: flags.map((f) => f.key), configs: configs.map((c) => c.key), tokens: keys.map((k) => ({ name: k.name, token_prefix: k.tokenPrefix })),
+          })
         }
+        for (const k of keys) await revokeToken({ store }, tx, record, actor, k, `environment "${name}" removed`)
         for (const f of flags) await dropOverride(tx, record, actor, 'flag', f, name)
         for (const c of configs) await dropOverride(tx, record, actor, 'config', c, name)
         return save(tx, record, actor, before, { environments: before.environments.filter((e) => e !== name) })

@@ -50,6 +50,8 @@ export const tokens = pgTable(
     /** the person who created it (four eyes: a machine token's requests are its creator's); null for
      *  bootstrap and command-line tokens */
     createdByUserId: text('created_by_user_id'),
+    /** an environment key (environments.md §2): every evaluation runs in this environment (null: any) */
+    environment: text('environment'),
   },
   (t) => [index('tokens_project_idx').on(t.projectId), index('tokens_owner_idx').on(t.ownerUserId)],
 )

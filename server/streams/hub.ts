@@ -146,7 +146,7 @@ export class ChangeHub {
   }
 
   private deliver(s: Subscriber, entry: Entry): void {
-    if (!s.sees(entry.change.resource_type)) return
+    if (!s.sees(entry.change.resource_type, entry.change.environment)) return
     const bytes = s.kind === 'native' ? entry.native : entry.ofrep
     if (bytes) s.send(bytes)
   }

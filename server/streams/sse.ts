@@ -32,8 +32,8 @@ export class Subscriber {
     /** the token the stream was opened with (by hash), checked again while the stream is open */
     readonly tokenHash: string,
     readonly kind: StreamKind,
-    /** may this subscriber see changes of this resource type */
-    readonly sees: (resourceType: string) => boolean,
+    /** may this subscriber see changes of this resource type in this environment ('' for none) */
+    readonly sees: (resourceType: string, environment: string) => boolean,
     headers: Record<string, string>,
     private readonly onClose: (s: Subscriber) => void,
   ) {

@@ -46,6 +46,16 @@ test('tokens create: one audited change (actor cli), a token.created delivery, a
   expect(JSON.stringify(event)).not.toContain(token)
 })
 
+test('tokens create --environment: an environment key, validated as the API validates it', async () => {
+  const run = cli('tokens', 'create', '--project', 'default', '--name', 'web', '--permissions', 'client', '--environment', 'production')
+  expect(run).toMatchObject({ code: 0, err: '' })
+  const listed = (await api(srv, 'GET', '/api/v1/tokens', { token: srv.adminToken })).body.tokens.find((t: { name: string }) => t.name === 'web')
+  expect(listed).toMatchObject({ permissions: ['client'], environment: 'production' })
+  const refused = cli('tokens', 'create', '--project', 'default', '--name', 'web2', '--permissions', 'client')
+  expect(refused.code).toBe(1)
+  expect(refused.err).toContain('environment')
+})
+
 test('projects create: audited in the new project with actor cli; its first token is audited too', async () => {
   const slug = `shop-${Date.now()}`
   const made = cli('projects', 'create', '--name', 'Shop', '--slug', slug)

@@ -34,11 +34,11 @@ describe('configs', () => {
     expect(delOv.body).toEqual({ success: true, key: 'limits', environment: 'staging' })
     expect((await api(srv, 'DELETE', '/api/v1/configs/limits/environments/staging', { token: admin })).status).toBe(404)
 
-    // Inherited object names are not environments.
-    expect((await api(srv, 'GET', '/api/v1/configs/limits?environment=constructor', { token: admin })).body).toEqual({ value: { max: 20 } })
+    // Inherited object names are not environments: unknown ones, refused (never the base value in silence).
+    expect((await api(srv, 'GET', '/api/v1/configs/limits?environment=constructor', { token: admin })).body.code).toBe('UNKNOWN_ENVIRONMENT')
     expect((await api(srv, 'DELETE', '/api/v1/configs/limits/environments/valueOf', { token: admin })).status).toBe(404)
     const bulk = await api(srv, 'POST', '/api/v1/evaluate', { token: admin, body: { context: { environment: 'hasOwnProperty' }, configs: ['limits'] } })
-    expect(bulk.body.configs).toEqual({ limits: { max: 20 } })
+    expect([bulk.status, bulk.body.code]).toEqual([400, 'UNKNOWN_ENVIRONMENT'])
 
     const def = await api(srv, 'GET', '/api/v1/configs/limits/definition', { token: admin })
     expect(def.body.config.version).toBe(4)

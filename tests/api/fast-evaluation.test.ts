@@ -130,13 +130,14 @@ describe('evaluation fast path', () => {
     expect(encoded.body.value).toBe('on')
   })
 
-  test('configs: the environment override, the base value for other names, repeated parameters as Elysia reads them', async () => {
+  test('configs: the environment override, the base value for none, an unknown name refused, repeated parameters as Elysia reads them', async () => {
     const token = await createToken(srv, ['read:configs'])
     const value = async (query: string) => (await api(srv, 'GET', `/api/v1/configs/cfg${query}`, { token })).body.value
     expect(await value('')).toBe(1)
     expect(await value('?environment=staging')).toBe(2)
     expect(await value('?environment=production')).toBe(1)
-    expect(await value('?environment=constructor')).toBe(1)
+    const unknown = await api(srv, 'GET', '/api/v1/configs/cfg?environment=constructor', { token })
+    expect([unknown.status, unknown.body.code, unknown.body.details]).toEqual([400, 'UNKNOWN_ENVIRONMENT', { environment: 'constructor', known: ['development', 'staging', 'production'] }])
     expect(await value('?environment=')).toBe(1)
     // A change is served on the next request.
     expect((await api(srv, 'PUT', '/api/v1/configs/cfg/environments/staging', { token: admin, body: { value: 3 } })).status).toBe(200)

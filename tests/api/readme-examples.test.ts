@@ -66,11 +66,11 @@ const createFlag = (key: string) =>
 
 /** A quick-start Node script as written (the service's address made this server's), run with node in
  *  `project`; it must print what its `// -> …` line says. */
-function runScript(project: string, name: string, code: string) {
+function runScript(project: string, name: string, code: string, key: string) {
   const expected = code.split('\n').filter((l) => l.startsWith('// -> ')).map(expectation)
   expect(expected.length).toBe(1)
   writeFileSync(join(project, name), code.replaceAll('http://localhost:8080', srv.url))
-  const run = Bun.spawnSync([Bun.which('node') ?? process.execPath, name], { cwd: project, env: { ...process.env, T: srv.adminToken }, stdout: 'pipe', stderr: 'pipe' })
+  const run = Bun.spawnSync([Bun.which('node') ?? process.execPath, name], { cwd: project, env: { ...process.env, T: srv.adminToken, K: key }, stdout: 'pipe', stderr: 'pipe' })
   expect({ exit: run.exitCode, stderr: run.stderr.toString() }).toEqual({ exit: 0, stderr: '' })
   expect(run.stdout.toString().trim()).toMatch(expected[0]!)
 }
@@ -106,8 +106,12 @@ test('the variants, prerequisites and lifecycle examples run as written and prin
 })
 
 // Last: its flag would show in the API overview's bulk evaluation.
-test("the README's quick start: the flag and its evaluation with curl, then with OpenFeature and the SDK from Node", () => {
+test("the README's quick start: the flag and its evaluation with curl, then with OpenFeature and the SDK from Node", async () => {
   lastLinesMatch(runBlock(codeBlock('README.md', '### 3. Your first flag, evaluated with curl')))
+  // The quick start's production key (K), as its curl command makes it.
+  const keys = await (await fetch(`${srv.url}/api/v1/tokens`, { headers: { authorization: `Bearer ${srv.adminToken}` } })).json() as { tokens: { name: string; environment?: string }[] }
+  expect(keys.tokens.find((t) => t.name === 'my app (production)')?.environment).toBe('production')
+  const key = await (await fetch(`${srv.url}/api/v1/tokens`, { method: 'POST', headers: { authorization: `Bearer ${srv.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'my app (production)', project_id: 'default', permissions: ['read:flags', 'read:configs'], environment: 'production' }) })).json() as { token: string }
   // `npm install @openfeature/…` would need the registry: the same packages are copied from this repository
   // (copied, not linked: an npm install in that folder must never reach into the repository's node_modules).
   expect(codeBlock('README.md', '### 4. From Node, with OpenFeature')).toContain('npm install @openfeature/server-sdk @openfeature/ofrep-provider')
@@ -115,7 +119,7 @@ test("the README's quick start: the flag and its evaluation with curl, then with
   for (const pkg of ['@openfeature/server-sdk', '@openfeature/core', '@openfeature/ofrep-provider', '@openfeature/ofrep-core', 'tslib']) {
     cpSync(join(ROOT, 'node_modules', pkg), join(ofProject, 'node_modules', pkg), { recursive: true, dereference: true })
   }
-  runScript(ofProject, 'openfeature.mjs', codeBlock('README.md', '### 4. From Node, with OpenFeature', 'js'))
+  runScript(ofProject, 'openfeature.mjs', codeBlock('README.md', '### 4. From Node, with OpenFeature', 'js'), key.token)
   // The SDK is installed from the service, as the README's command says.
   const project = tempDir('flagship-quickstart-')
   writeFileSync(join(project, 'package.json'), '{ "name": "flags-demo", "version": "1.0.0" }')
@@ -123,5 +127,5 @@ test("the README's quick start: the flag and its evaluation with curl, then with
   expect(install).toBe('npm install http://localhost:8080/sdk/flagship-sdk.tgz')
   const npm = Bun.spawnSync(['bash', '-c', `${install.replace('http://localhost:8080', srv.url)} --no-audit --no-fund --cache ${join(project, '.npm-cache')}`], { cwd: project, stdout: 'pipe', stderr: 'pipe' })
   expect({ exit: npm.exitCode, stderr: npm.exitCode ? npm.stderr.toString() : '' }).toEqual({ exit: 0, stderr: '' })
-  runScript(project, 'sdk.mjs', codeBlock('README.md', '### 5. In process, with the SDK', 'js'))
+  runScript(project, 'sdk.mjs', codeBlock('README.md', '### 5. In process, with the SDK', 'js'), key.token)
 }, 120_000)

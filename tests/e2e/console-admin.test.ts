@@ -29,7 +29,7 @@ browserSuite('admin console', () => {
   test('a new token is shown once and is gone after navigating away', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tokens' }).click()
     await page.getByRole('heading', { name: 'Access tokens' }).waitFor()
-    await page.getByLabel('Name').fill('ci reader')
+    await page.getByLabel('Name', { exact: true }).fill('ci reader')
     await page.getByRole('checkbox', { name: /read:configs/ }).check()
     await page.getByRole('button', { name: 'Create token' }).click()
     const plaintext = await page.getByRole('textbox', { name: 'New token' }).inputValue()

@@ -17,8 +17,9 @@ browserSuite('flagship.js imported from the service by a page on another origin'
   beforeAll(async () => {
     srv = await startServer()
     // The quick start's flag, as its curl example makes it.
-    expect((await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key: 'dark-mode', enabled: true, value: false, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] } } })).status).toBe(201)
-    token = await createToken(srv, ['read:flags'])
+    expect((await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key: 'dark-mode', enabled: true, value: false, client_side: true, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] } } })).status).toBe(201)
+    // A client key, as the README's page holds.
+    token = await createToken(srv, ['client'], { environment: 'production' })
     const readme = readFileSync(join(import.meta.dir, '..', '..', 'README.md'), 'utf8')
     const snippet = /```html\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('\n### 5. In process, with the SDK\n')))![1]!
     expect(snippet).toContain("'ff_defa_…'")

@@ -68,6 +68,14 @@ describe('SDK = server', () => {
     const mismatches: string[] = []
     const reasons = new Map<string, Set<string>>()
     await inParallel(contexts, async (ctx, i) => {
+      // An environment the project does not list: the service refuses it, the SDK answers the fallback.
+      if (ctx.environment !== undefined && !ENVIRONMENTS.includes(ctx.environment as string)) {
+        const refused = await api(srv, 'GET', `/api/v1/flags/${picks[i]![0]}?context=${encodeURIComponent(JSON.stringify(ctx))}`, { token })
+        const bulk = await api(srv, 'POST', '/api/v1/evaluate', { token, body: { context: ctx } })
+        expect([refused.body.code, bulk.body.code]).toEqual(['UNKNOWN_ENVIRONMENT', 'UNKNOWN_ENVIRONMENT'])
+        expect(client.evaluate(picks[i]![0]!, ctx as never, 'fb')).toEqual({ value: 'fb', type: 'string', reason: 'error' })
+        return
+      }
       for (const key of picks[i]!) {
         const server = await getFlag(key, ctx)
         const sdk = client.evaluate(key, ctx as never)

@@ -38,7 +38,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString()
       const token = (prefix: string, createdAt: string): TokenRow => ({
         hash: `h-${prefix}`, projectId: 'p1', name: prefix, tokenPrefix: prefix, permissions: ['*'], expiresAt: null, createdAt,
-        lastUsedAt: null, ownerUserId: null, environments: null, createdByUserId: null,
+        lastUsedAt: null, ownerUserId: null, environments: null, environment: null, createdByUserId: null,
       })
       const created = (prefix: string, actor: string, actorType: string | null, timestamp: string) => ({
         projectId: 'p1', timestamp, actor, action: 'create' as const, resourceType: 'token' as const, resourceKey: prefix, actorType, credential: null, details: null, before: null, after: { name: prefix },

@@ -27,7 +27,7 @@ const FLAGS = new Map<string, CachedFlag>([
 
 function callerWith(permissions: string[], expiresAtMs = Infinity): Caller {
   return {
-    token: { hash: `h-${permissions.join()}-${expiresAtMs}`, permissions } as unknown as TokenRow,
+    token: { hash: `h-${permissions.join()}-${expiresAtMs}`, permissions, environment: null } as unknown as TokenRow,
     actor: { projectId: 'p', name: 'test' },
     expiresAtMs,
     rateKeys: { evaluation: `${permissions.join()}-${expiresAtMs}:evaluation`, management: 'm' },
@@ -43,7 +43,7 @@ const CALLERS: Record<string, Caller> = {
 function setup(limit = 1000, limiter: RateLimiter = new MemoryRateLimiter()) {
   const touched: Caller[] = []
   const handedOver: { method: string; url: string; headers: Headers; body: Uint8Array }[] = []
-  const snapshots = { project: (id: string) => (id === 'p' ? { flags: FLAGS } : undefined) } as unknown as Snapshots
+  const snapshots = { project: (id: string) => (id === 'p' ? { flags: FLAGS, project: { environments: Array.from({ length: 36 }, (_, i) => `env-${i}`) } } : undefined) } as unknown as Snapshots
   const authenticator = { known: (h: string | null) => (h === null ? undefined : CALLERS[h]), touch: (c: Caller) => void touched.push(c) } as unknown as Authenticator
   const requests = new RequestMetrics()
   const routes = fastOfrepRoutes({ snapshots, authenticator, limiter, evaluationLimit: limit, requests }, async (request) => {

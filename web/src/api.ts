@@ -24,6 +24,8 @@ export interface Config extends Versioned {
   key: string
   value: Json
   environments: Record<string, { value: Json }>
+  /** available to client keys */
+  client_side?: boolean
 }
 export type { AuditEntry, Delivery, Me, Project, Token, Webhook }
 export type { Schedule, UsageBucket } from '../../server/schemas'
@@ -293,7 +295,7 @@ export const api = {
   config: (key: string) => one<Config>(`/configs/${enc(key)}/definition`, 'config'),
   createConfig: (c: { key: string; value: Json; environments?: Config['environments'] }) =>
     request<Ok<{ key: string }>>('POST', '/configs', { body: c }),
-  updateConfig: (key: string, patch: Partial<Pick<Config, 'value' | 'environments'>>, version?: number) =>
+  updateConfig: (key: string, patch: Partial<Pick<Config, 'value' | 'environments' | 'client_side'>>, version?: number) =>
     request<Ok<{ key: string; config: Config }>>('PUT', `/configs/${enc(key)}`, { body: patch, ifMatch: version }),
   deleteConfig: (key: string) => request<Ok<{ key: string }>>('DELETE', `/configs/${enc(key)}`),
 
@@ -306,7 +308,7 @@ export const api = {
   deleteSegment: (key: string, force = false) => request<Ok<{ key: string }>>('DELETE', `/segments/${enc(key)}`, { query: { force: force || undefined } }),
 
   tokens: tokenList.all,
-  createToken: (t: { name: string; project_id: string; permissions: string[]; expires_at?: string }) =>
+  createToken: (t: { name: string; project_id: string; permissions: string[]; expires_at?: string; environment?: string }) =>
     request<Ok<{ token: string; meta: Token }>>('POST', '/tokens', { body: t }),
   deleteToken: (hash: string) => request<Ok<{ hash: string }>>('DELETE', `/tokens/${enc(hash)}`),
 

@@ -4,6 +4,7 @@ import { t } from 'elysia'
 import { configView } from '../../services/configs'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
+import { isClientKey } from '../../access/client-keys'
 import { configResponse } from '../evaluation-responses'
 import * as S from '../../schemas'
 import { guard, routeModule } from './common'
@@ -19,11 +20,14 @@ export const configRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' |
     .use(documentListRoute({ ...kind, page: services.configs.page, list: { summary: 'List configs', maxAge: 60 } }))
     // Evaluation class, from the in-memory snapshot; like GET /flags/:key, Bun's router sends the common case
     // to fast-evaluation.ts first.
-    .get('/api/v1/configs/:key', ({ request, params, query }) => configResponse(snapshots, callerOf(request).actor.projectId, params.key, query.environment).send(request), {
+    .get('/api/v1/configs/:key', ({ request, params, query }) => {
+      const { actor, token } = callerOf(request)
+      return configResponse(snapshots, actor.projectId, params.key, query.environment, token.environment, isClientKey(token.permissions)).send(request)
+    }, {
       ...guard('read:configs', 'evaluation', "A config's value (the environment's override when `environment` has one)"),
       params: S.KeyParam,
       query: t.Object({ environment: t.Optional(t.String()) }),
-      response: { 200: t.Object({ value: t.Any() }), ...S.errors(401, 403, 404, 429) },
+      response: { 200: t.Object({ value: t.Any() }), ...S.errors(400, 401, 403, 404, 429) },
     })
     .use(versionedDocumentRoutes({
       ...kind,

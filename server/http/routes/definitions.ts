@@ -1,7 +1,7 @@
 // GET /api/v1/definitions: everything a client needs to evaluate locally (the SDK, `bootstrap`): the
 // project's environments and change number, its stored flags with the segments they use (read:flags) and
-// its configs (read:configs), from the in-memory snapshot. The document is built once per snapshot
-// revision and kind of reader, then served with a strong ETag (304 on If-None-Match).
+// its configs (read:configs), from the in-memory snapshot. An environment key gets its environment's overrides
+// only. The document is built once per snapshot revision and kind of reader, then served with a strong ETag (304 on If-None-Match).
 import { t } from 'elysia'
 import { segmentKeysOf, type FlagDefinition } from '../../engine'
 import { AppError } from '../../errors'
@@ -15,6 +15,7 @@ import { etagOf, sendCached } from '../caching'
 import { BoundedMemo } from '../bounded-memo'
 import * as S from '../../schemas'
 import { routeModule } from './common'
+import { environmentMismatch } from '../key-environment'
 
 interface Built {
   revision: number
@@ -44,11 +45,13 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
     if (!readFlags && !readConfigs) throw new AppError(403, 'FORBIDDEN', 'This token lacks the "read:flags" permission', { required: 'read:flags' })
     const snap = snapshots.project(token.projectId)
     if (!snap) throw new AppError(404, 'NOT_FOUND', 'Project not found')
-    const environment = query.environment
+    // An environment key's document holds its environment's overrides only (environments.md §2).
+    if (token.environment !== null && query.environment !== undefined && query.environment !== token.environment) throw environmentMismatch(token.environment, query.environment)
+    const environment = token.environment ?? query.environment
     if (environment !== undefined && !snap.project.environments.includes(environment)) {
       throw new AppError(400, 'VALIDATION_ERROR', `Unknown environment "${environment}"; known: ${snap.project.environments.join(', ')}`, { issues: [{ path: 'environment', message: 'unknown environment' }] })
     }
-    const slot = `${token.projectId}\u0000${readFlags ? 'f' : ''}${readConfigs ? 'c' : ''}\u0000${environment ?? ''}`
+    const slot = `${token.projectId}\u0000${readFlags ? 'f' : ''}${readConfigs ? 'c' : ''}${token.environment !== null ? 'k' : ''}\u0000${environment ?? ''}`
     const head = hub.head(token.projectId)
     let doc = built.get(slot)
     if (!doc || doc.revision !== snap.revision || doc.head !== head) {
@@ -56,7 +59,7 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
       const used = new Set(flags.flatMap((f) => segmentKeysOf(f as unknown as FlagDefinition)))
       const segments = readFlags ? [...snap.segments.values()].filter((r) => used.has(r.key)).map((r) => withKey(r.key, segmentView(r))) : []
       const configs = readConfigs ? [...snap.configs.values()].map((r) => onlyEnvironment(withKey(r.key, configView(r)), environment)) : []
-      const text = JSON.stringify({ version: head, environments: snap.project.environments, flags, configs, segments })
+      const text = JSON.stringify({ version: head, environments: snap.project.environments, ...(token.environment !== null && { environment: token.environment }), flags, configs, segments })
       doc = { revision: snap.revision, head, text, etag: etagOf(text) }
       built.set(slot, doc)
     }
@@ -71,6 +74,7 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
       200: t.Object({
         version: t.Integer({ description: "the project's change number this document reflects" }),
         environments: t.Array(t.String()),
+        environment: t.Optional(t.String({ description: "an environment key's environment: every evaluation runs in it (the document holds its overrides only)" })),
         flags: t.Array(S.Flag),
         configs: t.Array(t.Object({ key: t.String(), ...S.Config.properties })),
         segments: t.Array(t.Object({ key: t.String(), ...S.Segment.properties })),

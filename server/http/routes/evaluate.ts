@@ -7,7 +7,9 @@ import { configValue } from '../../services/configs'
 import type { CachedFlag } from '../../cache/snapshots'
 import { countEvaluation } from '../../usage/counter'
 import type { AppDeps } from '../deps'
-import { callerOf, can } from '../auth'
+import { callerOf, canEvaluate } from '../auth'
+import { isClientKey, visibleToClientKeys } from '../../access/client-keys'
+import { contextIn } from '../key-environment'
 import { authorizeRoute } from '../request-access'
 import { checkContext } from '../evaluation-context'
 import { strict } from '../strict-schema'
@@ -19,13 +21,16 @@ const forbidden = (required: string) => new AppError(403, 'FORBIDDEN', `This tok
 export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
   routeModule('evaluate').post('/api/v1/evaluate', ({ request, body }) => {
     const { token, actor } = callerOf(request)
-    const readFlags = can(token, 'read:flags')
-    const readConfigs = can(token, 'read:configs')
+    const readFlags = canEvaluate(token, 'read:flags')
+    const readConfigs = canEvaluate(token, 'read:configs')
+    // A client key sees only the flags and configs marked client_side; the others are left out (or missing).
+    const client = isClientKey(token.permissions)
+    const visible = (body: Record<string, unknown>) => !client || visibleToClientKeys(body)
     // An omitted list means "everything this token may read"; an explicit list needs the permission.
     if (body.flags !== undefined && !readFlags) throw forbidden('read:flags')
     if (body.configs !== undefined && !readConfigs) throw forbidden('read:configs')
-    const context = checkContext(body.context)
     const snap = snapshots.project(actor.projectId)
+    const context = contextIn(token.environment, checkContext(body.context), snap?.project.environments ?? [])
     const flags: Record<string, Json> = {}
     // Only flags with variants name one (docs/lifecycle.md §1); the map is sent only when it has entries.
     let variants: Record<string, string | null> | undefined
@@ -41,19 +46,19 @@ export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
       // One work budget for the whole request, prerequisites shared between flags (engine/budget.ts); an
       // overrun is a 400 EVALUATION_TOO_COSTLY for the request (app.ts).
       withEvaluationBudget(BULK_EVALUATION_BUDGET, () => sharingPrerequisites(() => {
-        if (body.flags === undefined) for (const [key, f] of snap.flags) flags[key] = evaluate(f)
+        if (body.flags === undefined) for (const [key, f] of snap.flags) { if (visible(f.row.body)) flags[key] = evaluate(f) }
         else for (const key of body.flags) {
           const f = snap.flags.get(key)
-          if (f) flags[key] = evaluate(f)
+          if (f && visible(f.row.body)) flags[key] = evaluate(f)
           else missing.flags.push(key)
         }
       }))
     }
     if (snap && readConfigs) {
-      if (body.configs === undefined) for (const [key, row] of snap.configs) configs[key] = configValue(row, context.environment)
+      if (body.configs === undefined) for (const [key, row] of snap.configs) { if (visible(row.body)) configs[key] = configValue(row, context.environment) }
       else for (const key of body.configs) {
         const row = snap.configs.get(key)
-        if (row) configs[key] = configValue(row, context.environment)
+        if (row && visible(row.body)) configs[key] = configValue(row, context.environment)
         else missing.configs.push(key)
       }
     }
@@ -62,9 +67,9 @@ export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
     transform({ request }) {
       authorizeRoute(request, 'any', 'all')
       const { token } = callerOf(request)
-      if (!can(token, 'read:flags') && !can(token, 'read:configs')) throw forbidden('read:flags')
+      if (!canEvaluate(token, 'read:flags') && !canEvaluate(token, 'read:configs')) throw forbidden('read:flags')
     },
-    detail: { tags: ['evaluation'], summary: 'Evaluate many flags and configs for one context', security: [{ bearer: [] }], description: 'Permission: `read:flags` and/or `read:configs`', 'x-permission': 'read:flags|read:configs' },
+    detail: { tags: ['evaluation'], summary: 'Evaluate many flags and configs for one context', security: [{ bearer: [] }], description: 'Permission: `read:flags` and/or `read:configs`, or a client key (client_side flags and configs only). An environment key evaluates in its environment.', 'x-permission': 'read:flags|read:configs' },
     parse: 'json',
     query: t.Object({}),
     body: strict(t.Object({

@@ -10,6 +10,7 @@ import type { DocumentRow } from '../../store/documents'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { checkContext } from '../evaluation-context'
+import { contextIn } from '../key-environment'
 import { strictChecker } from '../strict-schema'
 import * as S from '../../schemas'
 import { guard, jsonBody, listBody, paging, routeModule } from './common'
@@ -29,7 +30,7 @@ const stepRoute = (summary: string, errors: number[]) => ({
   response: { 200: FlagWritten, ...S.errors(...errors) },
 })
 
-export const flagLifecycleRoutes = ({ services }: Pick<AppDeps, 'services'>) => {
+export const flagLifecycleRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | 'snapshots'>) => {
   type Step = (actor: Actor, key: string, ifMatch: number | undefined) => Promise<DocumentRow>
   const step = (run: Step) => async ({ request, params, headers }: { request: Request; params: { key: string }; headers: { 'if-match'?: string } }) =>
     written(await run(callerOf(request).actor, params.key, parseIfMatch(headers['if-match'])))
@@ -59,7 +60,9 @@ export const flagLifecycleRoutes = ({ services }: Pick<AppDeps, 'services'>) => 
       response: { 200: FlagWritten, ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
     })
     .post('/api/v1/flags/:key/explain', async ({ request, params, body }) => {
-      const context = checkContext(body.context)
+      const { actor, token } = callerOf(request)
+      // As every evaluation: an environment key's environment, an unknown environment refused.
+      const context = contextIn(token.environment, checkContext(body.context), snapshots.project(actor.projectId)?.project.environments ?? [])
       let at: number | undefined
       if (body.at !== undefined) {
         if (!isIsoDate(body.at)) throw validationError([{ path: 'at', message: 'must be an ISO 8601 date-time' }])
@@ -67,7 +70,7 @@ export const flagLifecycleRoutes = ({ services }: Pick<AppDeps, 'services'>) => 
       }
       if (body.flag !== undefined && (body.flag === null || typeof body.flag !== 'object' || Array.isArray(body.flag))) throw validationError([{ path: 'flag', message: 'must be a flag definition (an object)' }])
       const flag = body.flag === undefined ? undefined : checkDraft(body.flag)
-      return services.explain(callerOf(request).actor, params.key, { context, flag, at })
+      return services.explain(actor, params.key, { context, flag, at })
     }, {
       ...guard('read:flags', 'evaluation', 'Why this context gets this value: the answer and a step-by-step trace (of a draft, too)'),
       params: S.KeyParam,

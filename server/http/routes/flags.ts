@@ -7,6 +7,7 @@ import { validationError } from '../../errors'
 import type { BodyFilter, DocumentRow } from '../../store/documents'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
+import { isClientKey } from '../../access/client-keys'
 import { cachedJson } from '../caching'
 import { flagResponse } from '../evaluation-responses'
 import * as S from '../../schemas'
@@ -80,7 +81,10 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
     })
     // The hot path, from the in-memory snapshot. Bun's router sends the common case to fast-evaluation.ts,
     // which answers it the same way; this route serves what that hands back (errors, unknown tokens).
-    .get('/api/v1/flags/:key', ({ request, params }) => flagResponse(snapshots, callerOf(request).actor.projectId, params.key, request.url).send(request), {
+    .get('/api/v1/flags/:key', ({ request, params }) => {
+      const { actor, token } = callerOf(request)
+      return flagResponse(snapshots, actor.projectId, params.key, request.url, token.environment, isClientKey(token.permissions)).send(request)
+    }, {
       ...EVALUATE_GUARD,
       params: S.KeyParam,
       // Declared so that any other parameter (`?ctx=`) is refused and `context` is documented; the handler

@@ -15,11 +15,12 @@ const DAY = 86_400_000
 const PersonalTokenCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 200 }), project: t.String({ maxLength: 64, description: 'project id or slug' }),
   permissions: t.Array(S.Permission, { minItems: 1 }), environments: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 100 })),
+  environment: t.Optional(t.String({ maxLength: 64, description: 'an environment key: evaluations run in this environment only' })),
   expires_at: t.Optional(S.Timestamp),
 }, { title: 'PersonalTokenCreate' })
 
 /** Whether a role's rights cover `permissions` (nobody grants more than they have). */
-const within = (own: readonly string[], wanted: readonly string[]) => own.includes('*') || wanted.every((p) => p !== '*' && own.includes(p))
+const within = (own: readonly string[], wanted: readonly string[]) => own.includes('*') || wanted.every((p) => p !== '*' && own.includes(p === 'client' ? 'read:flags' : p))
 
 export const meRoutes = ({ identity, access, snapshots, services, store }: Pick<AppDeps, 'identity' | 'access' | 'snapshots' | 'services' | 'store'>) => {
   /** The signed-in person of a session request (routes guarded with `session`). */
@@ -51,7 +52,7 @@ export const meRoutes = ({ identity, access, snapshots, services, store }: Pick<
       const owner = token.ownerUserId !== null ? identity.directory.get(token.ownerUserId)?.user.email : undefined
       return {
         kind: 'token' as const, name: token.name, token_prefix: token.tokenPrefix, project_id: token.projectId, permissions: token.permissions,
-        expires_at: token.expiresAt, environments: token.environments, ...(owner !== undefined && { owner }),
+        expires_at: token.expiresAt, environments: token.environments, ...(token.environment !== null && { environment: token.environment }), ...(owner !== undefined && { owner }),
       }
     }, {
       ...guard('self', 'me', 'The caller: a token (name, project, permissions) or a signed-in person (user, projects)'),
@@ -84,7 +85,7 @@ export const meRoutes = ({ identity, access, snapshots, services, store }: Pick<
       const expiresAt = body.expires_at ?? new Date(now + 90 * DAY).toISOString()
       if (!(Date.parse(expiresAt) <= now + 366 * DAY)) throw new AppError(400, 'VALIDATION_ERROR', 'A personal token lasts at most one year', { issues: [{ path: 'expires_at', message: 'at most one year ahead' }] })
       const { token, row } = await services.tokens.create({ projectId: project.id, name: person.user.email }, {
-        name: body.name, project_id: project.id, permissions: body.permissions, expires_at: expiresAt, environments: body.environments ?? null, owner_user_id: person.user.id, created_by_user_id: person.user.id,
+        name: body.name, project_id: project.id, permissions: body.permissions, expires_at: expiresAt, environments: body.environments ?? null, environment: body.environment ?? null, owner_user_id: person.user.id, created_by_user_id: person.user.id,
       })
       set.status = 201
       return { token, meta: tokenView(row) }

@@ -8,12 +8,14 @@ import { t } from 'elysia'
 import { BULK_EVALUATION_BUDGET, EvaluationBudgetExceeded, sharingPrerequisites, withEvaluationBudget, type EvaluationContext } from '../../engine'
 import { AppError } from '../../errors'
 import type { AppDeps } from '../deps'
-import { requirePermission } from '../auth'
+import { callerOf, canEvaluate, type Caller } from '../auth'
+import { isClientKey, visibleToClientKeys } from '../../access/client-keys'
+import type { CachedFlag } from '../../cache/snapshots'
 import { authorizeRoute } from '../request-access'
 import { sendCached, etagOf } from '../caching'
 import { JSON_HEADERS } from '../errors'
 import { decodePathSegment, hasControlCharacter } from '../url-input'
-import { OfrepError, errorBody, evaluateOne, json, mapContext, singleFlagAnswer } from '../ofrep-mapping'
+import { OfrepError, errorBody, evaluateOne, json, mapContext, ofrepContextIn, singleFlagAnswer } from '../ofrep-mapping'
 import { routeModule } from './common'
 import { OFREP_STREAM_PATH, ticketUrl } from './stream'
 
@@ -42,6 +44,20 @@ const Success = t.Object({
   metadata: t.Object({ flagVersion: t.Number(), environment: t.String() }),
 }, { title: 'OfrepEvaluation' })
 
+/** The caller, once it may evaluate flags (read:flags, or a client key). */
+function evaluator(request: Request): Caller {
+  authorizeRoute(request, 'read:flags', 'all')
+  const caller = callerOf(request)
+  if (!canEvaluate(caller.token, 'read:flags')) throw new AppError(403, 'FORBIDDEN', 'This token lacks the "read:flags" permission', { required: 'read:flags' })
+  return caller
+}
+
+/** Whether the caller may see this flag: a client key sees only client_side ones. */
+const sees = (caller: Caller) => {
+  const client = isClientKey(caller.token.permissions)
+  return (flag: CachedFlag | undefined): flag is CachedFlag => flag !== undefined && (!client || visibleToClientKeys(flag.row.body))
+}
+
 /** How long a client may keep its stream closed while hidden (OFREP's `inactivityDelaySec`; flagd's value). */
 const INACTIVITY_DELAY_SEC = 120
 
@@ -49,22 +65,25 @@ export const ofrepRoutes = (deps: Pick<AppDeps, 'snapshots' | 'settings' | 'tick
   const { snapshots } = deps
   return routeModule('ofrep')
     .post('/ofrep/v1/evaluate/flags/:key', ({ request, params, body }) => {
-      const caller = (authorizeRoute(request, 'read:flags', 'all'), requirePermission(request, 'read:flags'))
+      const caller = evaluator(request)
       const { key } = params
+      const snap = snapshots.project(caller.actor.projectId)
+      const flag = snap?.flags.get(key)
       // The same answer as the fast path's (fast-ofrep.ts), which serves this route's common case.
-      const { status, text } = singleFlagAnswer(key, snapshots.project(caller.actor.projectId)?.flags.get(key), body)
+      const { status, text } = singleFlagAnswer(key, sees(caller)(flag) ? flag : undefined, body, (c) => ofrepContextIn(caller.token.environment, c, snap?.project.environments ?? []))
       return new Response(text, { status, headers: JSON_HEADERS })
     }, {
       body: OfrepBody,
       params: t.Object({ key: t.String() }),
       detail: detail('Evaluate one flag (OFREP)'),
-      response: { 200: Success, 400: ErrorEntry, 404: ErrorEntry },
+      response: { 200: Success, 400: ErrorEntry, 403: ErrorEntry, 404: ErrorEntry },
     })
     .post('/ofrep/v1/evaluate/flags', ({ request, body }) => {
-      const caller = (authorizeRoute(request, 'read:flags', 'all'), requirePermission(request, 'read:flags'))
+      const caller = evaluator(request)
+      const snap = snapshots.project(caller.actor.projectId)
       let context: EvaluationContext
       try {
-        context = mapContext(body)
+        context = ofrepContextIn(caller.token.environment, mapContext(body), snap?.project.environments ?? [])
       } catch (e) {
         if (e instanceof OfrepError) return json(e.status, errorBody(undefined, e.errorCode, e.message))
         throw e
@@ -72,7 +91,9 @@ export const ofrepRoutes = (deps: Pick<AppDeps, 'snapshots' | 'settings' | 'tick
       const flags: unknown[] = []
       // One work budget for the whole answer, prerequisites shared between flags (engine/budget.ts).
       withEvaluationBudget(BULK_EVALUATION_BUDGET, () => sharingPrerequisites(() => {
-        for (const [key, flag] of snapshots.project(caller.actor.projectId)?.flags ?? []) {
+        const visible = sees(caller)
+        for (const [key, flag] of snap?.flags ?? []) {
+          if (!visible(flag)) continue
           try {
             flags.push(evaluateOne(key, flag, context))
           } catch (e) {
@@ -101,6 +122,7 @@ export const ofrepRoutes = (deps: Pick<AppDeps, 'snapshots' | 'settings' | 'tick
           eventStreams: t.Array(t.Object({ type: t.String({ enum: ['sse'] }), url: t.String({ description: 'absolute URL of GET /ofrep/v1/stream with a short-lived ticket' }), inactivityDelaySec: t.Integer() })),
         }),
         400: ErrorEntry,
+        403: ErrorEntry,
       },
     })
 }

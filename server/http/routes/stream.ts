@@ -8,7 +8,7 @@ import { AppError, validationError } from '../../errors'
 import type { Permission } from '../../services/tokens'
 import { Subscriber, type StreamKind } from '../../streams/sse'
 import type { AppDeps } from '../deps'
-import { callerOf, can, type Caller } from '../auth'
+import { callerOf, can, canEvaluate, type Caller } from '../auth'
 import * as S from '../../schemas'
 import { routeModule } from './common'
 import { authorizeRoute } from '../request-access'
@@ -19,10 +19,17 @@ export const STREAM_PATHS: ReadonlySet<string> = new Set([NATIVE_STREAM_PATH, OF
 
 /** What a token may see on the native stream: flags and segments need read:flags, configs read:configs,
  *  project changes (environments) either. */
-function nativeView(caller: Caller): (resourceType: string) => boolean {
+function nativeView(caller: Caller): (resourceType: string, environment: string) => boolean {
   const flags = can(caller.token, 'read:flags')
   const configs = can(caller.token, 'read:configs')
-  return (type) => (type === 'config' ? configs : type === 'project' ? true : flags)
+  const own = inEnvironment(caller)
+  return (type, environment) => own(environment) && (type === 'config' ? configs : type === 'project' ? true : flags)
+}
+
+/** An environment key's streams carry no change made to another environment only (environments.md §2). */
+const inEnvironment = (caller: Caller) => {
+  const mine = caller.token.environment
+  return (environment: string) => mine === null || environment === '' || environment === mine
 }
 
 const forbidden = (required: string) => new AppError(403, 'FORBIDDEN', `This token lacks the "${required}" permission`, { required })
@@ -68,7 +75,7 @@ export function documentStreamMediaType(doc: { paths?: Record<string, { get?: { 
 export const streamRoutes = (deps: Pick<AppDeps, 'hub' | 'settings' | 'tickets'>) => {
   const { hub } = deps
 
-  function open(request: Request, server: Server<unknown> | null, kind: StreamKind, sees: (type: string) => boolean, lastEventId: number | undefined): Response {
+  function open(request: Request, server: Server<unknown> | null, kind: StreamKind, sees: (type: string, environment: string) => boolean, lastEventId: number | undefined): Response {
     const caller = callerOf(request)
     // A stream is quiet between changes and heartbeats: Bun's idle timeout must not end it.
     server?.timeout(request, 0)
@@ -114,8 +121,9 @@ export const streamRoutes = (deps: Pick<AppDeps, 'hub' | 'settings' | 'tickets'>
     .get(OFREP_STREAM_PATH, ({ request, query, server }) => {
       authorizeRoute(request, 'read:flags', 'all')
       const caller = callerOf(request)
-      if (!can(caller.token, 'read:flags')) throw forbidden('read:flags' satisfies Permission)
-      const sees = (type: string) => type !== 'config'
+      if (!canEvaluate(caller.token, 'read:flags')) throw forbidden('read:flags' satisfies Permission)
+      const own = inEnvironment(caller)
+      const sees = (type: string, environment: string) => type !== 'config' && own(environment)
       return open(request, server, 'ofrep', sees, lastEventIdOf(request, query.last_event_id))
     }, {
       query: StreamQuery,

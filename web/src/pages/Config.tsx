@@ -10,8 +10,8 @@ import { JsonEditor } from '../components/JsonEditor'
 import { Loaded } from '../components/Loaded'
 import { Loading, PageHeader } from '../components/State'
 
-interface ConfigDraft { valueText: string; envs: Record<string, { overridden: boolean; valueText: string }> }
-type ConfigBody = Pick<Config, 'value' | 'environments'>
+interface ConfigDraft { valueText: string; envs: Record<string, { overridden: boolean; valueText: string }>; clientSide: boolean }
+type ConfigBody = Pick<Config, 'value' | 'environments'> & { client_side: boolean }
 
 function toDraft(c: Config, environments: string[]): ConfigDraft {
   const envs: ConfigDraft['envs'] = {}
@@ -19,7 +19,7 @@ function toDraft(c: Config, environments: string[]): ConfigDraft {
     const o = c.environments?.[env]
     envs[env] = { overridden: !!o, valueText: toJsonText(o ? o.value : c.value) }
   }
-  return { valueText: toJsonText(c.value), envs }
+  return { valueText: toJsonText(c.value), envs, clientSide: c.client_side === true }
 }
 
 function fromDraft(d: ConfigDraft): Built<ConfigBody> {
@@ -33,7 +33,7 @@ function fromDraft(d: ConfigDraft): Built<ConfigBody> {
     if (!r.ok) problems.push(`${env}: ${r.error}`)
     else environments[env] = { value: r.value }
   }
-  return problems.length ? { ok: false, problems } : { ok: true, body: { value: (v as { value: Json }).value, environments } }
+  return problems.length ? { ok: false, problems } : { ok: true, body: { value: (v as { value: Json }).value, environments, client_side: d.clientSide } }
 }
 
 export function ConfigPage({ configKey }: { configKey: string }) {
@@ -100,7 +100,7 @@ function ConfigEditor({ config, environments, fetchCurrent, deleted }: { config:
     name: `Config “${config.key}”`,
     toDraft: (c: Config) => toDraft(c, environments),
     build: fromDraft,
-    bodyOf: (c: Config): ConfigBody => ({ value: c.value, environments: c.environments ?? {} }),
+    bodyOf: (c: Config): ConfigBody => ({ value: c.value, environments: c.environments ?? {}, client_side: c.client_side === true }),
     put: async (p, version) => (await api.updateConfig(config.key, p, version)).config,
     fetchCurrent,
     invalidate: [keys.configs],
@@ -113,6 +113,13 @@ function ConfigEditor({ config, environments, fetchCurrent, deleted }: { config:
       <section className="card">
         <h2 className="card-title">Value</h2>
         <JsonEditor label="Value" value={draft.valueText} onChange={(valueText) => setDraft({ ...draft, valueText })} rows={8} />
+        <label className="checkbox">
+          <input type="checkbox" checked={draft.clientSide} onChange={(e) => setDraft({ ...draft, clientSide: e.target.checked })} />
+          <span>
+            Available to client keys
+            <span className="muted small block">Pages and apps holding a client key may read this config.</span>
+          </span>
+        </label>
       </section>
       <section className="card">
         <h2 className="card-title">Environments</h2>

@@ -21,6 +21,7 @@ const PERMISSION_TEXT: Record<Permission, string> = {
   'read:configs': 'Read and list configs',
   'write:configs': 'Create, change and delete configs',
   '*': 'Everything, including tokens, webhooks, audit log and settings',
+  client: 'Client key: evaluate flags and configs marked "Available to client keys" only (safe in a page or an app)',
 }
 
 export function Tokens() {
@@ -48,10 +49,10 @@ export function Tokens() {
           </button>
         </section>
       )}
-      <CreateToken projectId={project.data?.id ?? (me.data as { project_id?: string } | undefined)?.project_id ?? ''} onCreated={setCreated} />
+      <CreateToken projectId={project.data?.id ?? (me.data as { project_id?: string } | undefined)?.project_id ?? ''} environments={project.data?.environments ?? []} onCreated={setCreated} />
       <ListSection query={tokens} noun={{ one: 'token', many: 'tokens' }} empty={<Empty title="No tokens" />}>
         {(rows) => (
-          <DataTable caption="Tokens" columns={['Name', 'Permissions', 'Created', 'Expires', 'Last used', { label: 'Actions', hidden: true }]}>
+          <DataTable caption="Tokens" columns={['Name', 'Permissions', 'Environment', 'Created', 'Expires', 'Last used', { label: 'Actions', hidden: true }]}>
             {rows.map((t) => {
               const expired = !!t.expires_at && Date.parse(t.expires_at) <= Date.now()
               const mine = t.token_prefix === ownPrefix
@@ -70,6 +71,7 @@ export function Tokens() {
                       ))}
                     </ul>
                   </td>
+                  <td data-label="Environment">{t.environment ? <span className="badge">{t.environment}</span> : <span className="muted">any</span>}</td>
                   <td data-label="Created">
                     <RelativeTime at={t.created_at} />
                   </td>
@@ -108,10 +110,20 @@ export function Tokens() {
   )
 }
 
-function CreateToken({ projectId, onCreated }: { projectId: string; onCreated: (t: { token: string; name: string }) => void }) {
+/** The environment a new key is bound to by default: production when the project has one. */
+const defaultEnvironment = (environments: string[]): string => (environments.includes('production') ? 'production' : environments[0] ?? '')
+
+function CreateToken({ projectId, environments, onCreated }: { projectId: string; environments: string[]; onCreated: (t: { token: string; name: string }) => void }) {
   const [name, setName] = useState('')
   const [permissions, setPermissions] = useState<Permission[]>(['read:flags'])
   const [expires, setExpires] = useState('')
+  // An environment key is the default for a new read token (until a choice is made); a client key is always one.
+  const [choice, setBound] = useState<boolean | null>(null)
+  const bound = choice ?? permissions.every((p) => p === 'read:flags' || p === 'read:configs' || p === 'client')
+  const [picked, setPicked] = useState('')
+  const environment = picked || defaultEnvironment(environments)
+  const client = permissions.includes('client')
+  const envKey = (bound || client) && environment !== ''
   const create = useApiMutation(api.createToken, [keys.tokens], (res, vars) => {
     onCreated({ token: res.token, name: vars.name })
     setName('')
@@ -119,9 +131,10 @@ function CreateToken({ projectId, onCreated }: { projectId: string; onCreated: (
   })
   const submit = () => {
     const expires_at = localInputToIso(expires)
-    create.mutate({ name: name.trim(), project_id: projectId, permissions, ...(expires_at ? { expires_at } : {}) })
+    create.mutate({ name: name.trim(), project_id: projectId, permissions, ...(expires_at ? { expires_at } : {}), ...(envKey ? { environment } : {}) })
   }
-  const toggle = (p: Permission, on: boolean) => setPermissions(on ? [...permissions, p] : permissions.filter((x) => x !== p))
+  // A client key holds the client permission only.
+  const toggle = (p: Permission, on: boolean) => setPermissions(on ? (p === 'client' ? ['client'] : [...permissions.filter((x) => x !== 'client'), p]) : permissions.filter((x) => x !== p))
   return (
     <FormCard title="Create a token" onSubmit={submit}>
       <div className="row-fields">
@@ -146,6 +159,34 @@ function CreateToken({ projectId, onCreated }: { projectId: string; onCreated: (
               </span>
             </label>
           ))}
+        </div>
+      </fieldset>
+      <fieldset className="fieldset">
+        <legend>Environment</legend>
+        <div className="checkbox-grid">
+          <div className="checkbox-card">
+            <label className="checkbox">
+              <input type="radio" name="token-environment" checked={envKey} disabled={environments.length === 0} onChange={() => setBound(true)} />
+              <span>
+                Environment key
+                <span className="muted small block">Every evaluation runs in this environment; write permissions apply to it only.</span>
+              </span>
+            </label>
+            <select aria-label="Environment of the key" value={environment} onChange={(e) => (setPicked(e.target.value), setBound(true))}>
+              {environments.map((env) => (
+                <option key={env} value={env}>
+                  {env}
+                </option>
+              ))}
+            </select>
+          </div>
+          <label className="checkbox checkbox-card">
+            <input type="radio" name="token-environment" checked={!envKey} disabled={client} onChange={() => setBound(false)} />
+            <span>
+              Any environment (the application names one)
+              <span className="muted small block">{client ? 'A client key is always bound to one environment.' : 'The context’s environment decides; none means the main switch.'}</span>
+            </span>
+          </label>
         </div>
       </fieldset>
       <FormActions mutation={create} errorTitle="Could not create the token" label="Create token" pendingLabel="Creating…" disabled={!name.trim() || permissions.length === 0} />

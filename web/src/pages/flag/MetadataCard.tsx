@@ -1,4 +1,5 @@
-// What a flag is for and who looks after it: description, tags (chips: Enter or comma adds one) and owner.
+// What a flag is for and who looks after it: description, tags (chips: Enter or comma adds one), owner, and
+// whether client keys (pages, apps) may evaluate it.
 import { useState, type KeyboardEvent } from 'react'
 import type { FlagDraft } from './draft'
 
@@ -49,6 +50,13 @@ export function MetadataCard({ draft, set }: { draft: FlagDraft; set: (p: Partia
       <label className="field">
         <span className="field-label">Owner</span>
         <input aria-label="Owner" maxLength={200} value={draft.owner} onChange={(e) => set({ owner: e.target.value })} placeholder="a person or a team" />
+      </label>
+      <label className="checkbox">
+        <input type="checkbox" checked={draft.clientSide} onChange={(e) => set({ clientSide: e.target.checked })} />
+        <span>
+          Available to client keys
+          <span className="muted small block">Pages and apps holding a client key may evaluate this flag (they never see its rules).</span>
+        </span>
       </label>
     </section>
   )

@@ -24,6 +24,8 @@ export interface LifecycleDraft {
   description: string
   tags: string[]
   owner: string
+  /** client_side: visible to client keys */
+  clientSide: boolean
 }
 
 export function toLifecycleDraft(f: Flag): LifecycleDraft {
@@ -41,6 +43,7 @@ export function toLifecycleDraft(f: Flag): LifecycleDraft {
     description: f.description ?? '',
     tags: f.tags ?? [],
     owner: f.owner ?? '',
+    clientSide: f.client_side === true,
   }
 }
 
@@ -80,6 +83,7 @@ export function fromLifecycleDraft(d: LifecycleDraft, problems: string[]) {
     description: d.description.trim() || null,
     tags: tags.length ? tags : null,
     owner: d.owner.trim() || null,
+    client_side: d.clientSide ? true : null,
   }
 }
 

@@ -26,7 +26,7 @@ export interface FlagDraft extends LifecycleDraft {
 
 /** The editable fields of a flag, with empty optional parts normalised so equal flags compare equal. */
 export type FlagBody = Pick<Flag, 'enabled' | 'value' | 'targeting' | 'environments' | 'active_from' | 'active_until' | 'variants' | 'default_variant' | 'off_variant' | 'prerequisites'>
-  & { description: string | null; tags: string[] | null; owner: string | null }
+  & { description: string | null; tags: string[] | null; owner: string | null; client_side: boolean | null }
 
 function normaliseTargeting(t: Targeting | null | undefined): Targeting | null {
   if (!t) return null
@@ -52,6 +52,7 @@ export function bodyOf(f: Flag): FlagBody {
     description: f.description || null,
     tags: f.tags?.length ? f.tags : null,
     owner: f.owner || null,
+    client_side: f.client_side ? true : null,
   }
 }
 

@@ -222,7 +222,8 @@ function PersonalTokensCard() {
         </div>
         <fieldset className="field">
           <legend>Permissions</legend>
-          {PERMISSIONS.map((p) => (
+          {/* Client keys are for pages and apps: a project admin makes them on the Tokens page. */}
+          {PERMISSIONS.filter((p) => p !== 'client').map((p) => (
             <label key={p} className="checkbox">
               <input type="checkbox" checked={permissions.includes(p)} onChange={() => toggle(p)} /> <code>{p}</code>
             </label>
