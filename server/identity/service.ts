@@ -87,15 +87,12 @@ export function createIdentity(deps: IdentityDeps) {
 
   /** Spends a two-factor code or a recovery code of `user`; false when neither is valid. */
   async function spendSecondFactor(tx: Db, user: UserRow, code: string): Promise<boolean> {
+    // Claimed in the store (conditional updates), not checked against `user` as read earlier: five
+    // concurrent sign-ins with one code, on one instance or several, open one session.
     const step = acceptTotp(user.totpSecret!, code, user.totpLastStep)
-    if (step !== undefined) {
-      await store.users.update(tx, user.id, { totpLastStep: step })
-      return true
-    }
-    const hash = hashRecoveryCode(code)
-    if (!user.recoveryCodes.includes(hash)) return false
-    await store.users.update(tx, user.id, { recoveryCodes: user.recoveryCodes.filter((h) => h !== hash) })
-    return true
+    if (step !== undefined) return store.users.claimTotpStep(tx, user.id, step)
+    if (typeof code !== 'string') return false
+    return store.users.claimRecoveryCode(tx, user.id, hashRecoveryCode(code))
   }
 
   /** Creates a user (instance admins, invitations, SSO, the CLI). `password` is optional (SSO users). */
