@@ -208,7 +208,13 @@ export function createIdentity(deps: IdentityDeps) {
     /** A wrong current password: 403. Ends every other session of the user. */
     async changePassword(person: Person, sessionId: string | undefined, input: { current_password: string; new_password: string }, request: Request) {
       const user = person.user
-      if (!(await verifyPassword(input.current_password, user.passwordHash))) throw new AppError(403, 'INVALID_CURRENT_PASSWORD', 'The current password is wrong')
+      // Throttled like sign-in (the same per-account state): a stolen cookie is no password-guessing oracle.
+      await throttle.checkAccount(user.email)
+      if (!(await verifyPassword(input.current_password, user.passwordHash))) {
+        await throttle.failed(user.email)
+        throw new AppError(403, 'INVALID_CURRENT_PASSWORD', 'The current password is wrong')
+      }
+      await throttle.succeeded(user.email)
       assertPassword(input.new_password, user.email, 'new_password')
       const passwordHash = await hashPassword(input.new_password)
       await change(async (tx, notify) => {

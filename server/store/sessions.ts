@@ -34,7 +34,9 @@ export function sessionRepository(t: Tables) {
       await db.delete(s).where(lt(s.lastSeenAt, idleBefore))
     },
 
+    /** Stores a password-reset link; the user's earlier links die with it (only the newest one works). */
     async insertReset(db: Db, row: PasswordResetRow): Promise<void> {
+      await db.delete(t.passwordResets).where(eq(t.passwordResets.userId, row.userId))
       await db.insert(t.passwordResets).values(row)
     },
     async reset(db: Db, hash: string): Promise<PasswordResetRow | undefined> {
