@@ -14,3 +14,10 @@ export function runCli(srv: Pick<TestServer, 'databaseUrl'>, ...args: string[]) 
 
 /** The plaintext of a token the CLI printed. */
 export const printedToken = (out: string): string => /shown once, store it now\): (\S+)/.exec(out)![1]!
+
+/** Runs the `flagship` command line (server/gitops/cli.ts, `npm run flagship -- …`); `env` adds FLAGSHIP_URL
+ *  and FLAGSHIP_TOKEN for the commands that talk to a server. */
+export function runFlagship(env: Record<string, string>, ...args: string[]) {
+  const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'gitops', 'cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env } })
+  return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() }
+}
