@@ -6,6 +6,7 @@ import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-quer
 import { navigate } from '../../router'
 import { teamsApi, teamsKeys, type InvitationPreview } from '../../teams-api'
 import { dateTime } from '../../format'
+import { ApiError } from '../../api'
 import { Field } from '../../components/Field'
 import { PublicCard, SubmitRow, useSubmit } from '../../components/PublicForm'
 import { ssoStartUrl } from '../SignIn'
@@ -61,7 +62,9 @@ export function AcceptInvitation({ token }: { token: string }) {
   })
   const invitation = useQuery({ queryKey: ['invitation-preview', token], queryFn: () => teamsApi.lookupInvitation(token), retry: false })
   const sso = methods.data?.oidc ?? []
-  if (invitation.error) {
+  // Gone (used, withdrawn, expired or never issued): nothing to fill in. Anything else (a throttled or failed
+  // lookup) keeps the form, which says what went wrong when sent.
+  if (invitation.error instanceof ApiError && invitation.error.code === 'INVITATION_GONE') {
     return <SignInNext title="Invitation not valid" intro="This invitation was used, withdrawn or has expired. Ask whoever invited you for a new one, or sign in if you already joined." />
   }
   return (
