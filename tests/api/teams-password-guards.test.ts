@@ -53,6 +53,22 @@ describe('password and two-factor guards', () => {
     expect((await sapi(srv, 'GET', '/api/v1/me', { cookie })).body.user.has_totp).toBe(true)
   })
 
+  test('failures sent at the same moment each count (no lost count, no error): six at once, then 429', async () => {
+    const { cookie } = await person('burst@example.com')
+    const { secret } = await enrolTotp(srv, cookie)
+    const right = codeAt(secret, Date.now() + 30_000)
+    const wrong = right === '000000' ? '111111' : '000000'
+    const burst = await Promise.all(Array.from({ length: 6 }, () => sapi(srv, 'DELETE', '/api/v1/me/totp', { cookie, body: { code: wrong } })))
+    // Each is refused as a wrong code, or (one that arrived after the fifth failure was stored) throttled.
+    const counted = burst.filter((r) => r.status === 403).length
+    expect(burst.filter((r) => r.status !== 403 && r.status !== 429)).toEqual([])
+    expect(counted).toBeGreaterThanOrEqual(5)
+    const next = await sapi(srv, 'DELETE', '/api/v1/me/totp', { cookie, body: { code: right } })
+    expect(next.status).toBe(429)
+    // Every counted failure counts: the wait is 1 s after the fifth, doubled by each further one.
+    expect(Number(next.headers.get('retry-after'))).toBe(2 ** (counted - 5))
+  })
+
   test('a newer password-reset link ends the older one', async () => {
     const { id } = await person('reset@example.com')
     const link = async () => {
