@@ -1,14 +1,16 @@
 // The document's JSON Schema (GET /schemas/flagship-v1.json, schemas/flagship-v1.json) is JSON Schema that
 // strict validators take: ajv in strict mode (every warning an error) compiles it, and it accepts the
-// example document of docs/as-code.md and a real export of a project using every field, and refuses a
+// example document of docs/as-code.md, the documents converted from the migration fixtures and a real export of a project using every field, and refuses a
 // document the server refuses.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Ajv, { type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import { parse } from 'yaml'
 import { api, startServer, type TestServer } from '../helpers/server'
+import { convert } from '../../server/documents/convert'
+import { serializeDocument } from '../../server/documents/serialize'
 
 const ROOT = join(import.meta.dir, '..', '..')
 
@@ -37,6 +39,17 @@ describe('the JSON Schema in ajv strict mode', () => {
     const text = readFileSync(join(ROOT, 'docs', 'as-code.md'), 'utf8')
     const example = /## The document\n\n```yaml\n([\s\S]*?)```/.exec(text)![1]!
     expect(validate(parse(example))).toBe(true)
+  })
+
+  test('the documents converted from the migration fixtures (flagd and Unleash) are valid', () => {
+    const dir = (tool: string) => join(ROOT, 'tests', 'fixtures', 'migration', tool)
+    const read = (tool: string, names: string[]) => names.map((name) => ({ name, text: readFileSync(join(dir(tool), name), 'utf8') }))
+    const flagd = convert('flagd', read('flagd', readdirSync(dir('flagd')).filter((n) => n.endsWith('.json'))))
+    const unleash = convert('unleash', read('unleash', ['export.development.json', 'export.production.json', 'segments.json']))
+    for (const { document } of [flagd, unleash]) {
+      expect(document.flags!.length).toBeGreaterThan(3)
+      expect({ valid: validate(JSON.parse(serializeDocument(document, 'json'))), errors: validate.errors }).toEqual({ valid: true, errors: null })
+    }
   })
 
   test("a project's export (every field, nulls included) is valid; what the server refuses, ajv refuses", async () => {
