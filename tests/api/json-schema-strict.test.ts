@@ -1,7 +1,7 @@
 // The document's JSON Schema (GET /schemas/flagship-v1.json, schemas/flagship-v1.json) is JSON Schema that
 // strict validators take: ajv in strict mode (every warning an error) compiles it, and it accepts the
-// example document of docs/as-code.md, the documents converted from the migration fixtures and a real export of a project using every field, and refuses a
-// document the server refuses.
+// example document of docs/as-code.md, the documents converted from the migration fixtures and a real
+// export of a project using every field, and refuses a document the server refuses.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
