@@ -8,6 +8,24 @@ import { MAX_JSON_DEPTH } from '../engine'
 
 export type JsonSchema = Record<string, unknown>
 
+/** OpenAPI 3.0's `nullable: true` (what the wire schemas carry for OpenAPI) as JSON Schema says it: an
+ *  `anyOf` with `{ "type": "null" }`, annotations kept outside. Strict validators (ajv) refuse `nullable`. */
+function jsonSchemaNullable(o: JsonSchema): void {
+  if (o.nullable !== true) return
+  delete o.nullable
+  if (Array.isArray(o.anyOf)) {
+    if (!o.anyOf.some((x) => (x as JsonSchema).type === 'null')) o.anyOf.push({ type: 'null' })
+    return
+  }
+  const shape: JsonSchema = {}
+  for (const [k, v] of Object.entries(o)) {
+    if (k === 'description' || k === 'title' || k === 'default') continue
+    shape[k] = v
+    delete o[k]
+  }
+  o.anyOf = [shape, { type: 'null' }]
+}
+
 /** A plain-JSON copy of a TypeBox schema in which every object with declared properties is closed. */
 function closed(schema: unknown): JsonSchema {
   const copy = JSON.parse(JSON.stringify(schema)) as JsonSchema
@@ -16,6 +34,7 @@ function closed(schema: unknown): JsonSchema {
     if (Array.isArray(s)) return s.forEach(walk)
     const o = s as JsonSchema
     delete o.example
+    jsonSchemaNullable(o)
     if (o.type === 'object' && o.properties && o.additionalProperties === undefined) o.additionalProperties = false
     for (const v of Object.values(o)) walk(v)
   }

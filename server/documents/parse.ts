@@ -1,8 +1,9 @@
 // Reading a document someone else wrote (docs/as-code.md §1, §7), refusing hostile input early and
 // cheaply: the size is capped before anything is parsed; JSON goes through the service's one-pass scan
 // (depth, unstorable text), JSON.parse and a duplicate-key pass; YAML is parsed by the `yaml` library as
-// YAML 1.2 core (`no` and `on` stay strings) with unique keys, no custom tags, warnings treated as
-// errors, a flow-nesting pre-scan and an alias cap (alias bombs fail). Then the value is checked against
+// YAML 1.2 core (`no` and `on` stay strings) with unique keys, no custom tags and no explicit tags beyond
+// the core JSON types (plain-data.ts), warnings treated as errors, a flow-nesting pre-scan and an alias
+// cap (alias bombs fail). No object may have a `__proto__` key (plain-data.ts). Then the value is checked against
 // the document's JSON Schema (unknown fields refused by path). Every problem names its path and line.
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml'
 import { describeUnit, locateBadText, MAX_JSON_DEPTH, scanJsonText } from '../http/json-text'
@@ -10,6 +11,7 @@ import { duplicateJsonKey, jsonLineOf, type PathSegment } from './json-keys'
 import { documentJsonSchema } from './json-schema'
 import type { DocumentIssue, FlagshipDocument } from './model'
 import { checkSchema, pathText } from './schema-check'
+import { forbiddenYamlTag, PROTO_KEY_MESSAGE, protoKeyPath } from './plain-data'
 
 export type DocumentFormat = 'yaml' | 'json'
 export interface ParseOptions {
@@ -109,6 +111,8 @@ function parseYaml(text: string, issue: (path: string, message: string, line?: n
   for (const e of problems.slice(0, MAX_ISSUES)) issue('', e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), e.linePos?.[0]?.line)
   if (problems.length) return { lineOf }
   if (nodeDepthExceeds(doc, MAX_JSON_DEPTH)) return (issue('', `nests deeper than ${MAX_JSON_DEPTH} levels`), { lineOf })
+  const tagged = forbiddenYamlTag(doc)
+  if (tagged) return (issue(pathText(tagged.path), tagged.message, tagged.offset !== undefined ? lines.linePos(tagged.offset).line : undefined), { lineOf })
   let value: unknown
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT })
@@ -153,6 +157,11 @@ export function parseDocumentText(text: string, opts: ParseOptions = {}): ParseR
 export function checkParsed(value: unknown, opts: { issue?: (path: string, message: string, line?: number) => void; lineOf?: (p: PathSegment[]) => number | undefined } = {}): ParseResult {
   const errors: DocumentIssue[] = []
   const issue = opts.issue ?? ((path: string, message: string, line?: number) => void errors.push({ path, ...(line !== undefined && { line }), message }))
+  const proto = protoKeyPath(value)
+  if (proto) {
+    issue(pathText(proto), PROTO_KEY_MESSAGE, opts.lineOf?.(proto) ?? opts.lineOf?.(proto.slice(0, -1)))
+    return { errors }
+  }
   const found = checkSchema(schema, value, MAX_ISSUES)
   for (const i of found) issue(pathText(i.path), i.message, opts.lineOf?.(i.path))
   return found.length ? { errors } : { document: value as FlagshipDocument, errors }

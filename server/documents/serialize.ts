@@ -11,11 +11,18 @@ const schema = documentJsonSchema()
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
+/** out[k] = v, where a `__proto__` key (a stored value may hold one: the API keeps it as data) stays an
+ *  own property instead of becoming the prototype, so export shows what the store serves. */
+function put(out: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
+  else out[k] = v
+}
+
 function sortedDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortedDeep)
   if (!isObject(v)) return v
   const out: Record<string, unknown> = {}
-  for (const k of Object.keys(v).sort(byCodeUnits)) if (v[k] !== undefined) out[k] = sortedDeep(v[k])
+  for (const k of Object.keys(v).sort(byCodeUnits)) if (v[k] !== undefined) put(out, k, sortedDeep(v[k]))
   return out
 }
 
@@ -31,14 +38,14 @@ function ordered(s: JsonSchema | undefined, v: unknown): unknown {
   if (!s.properties) {
     const inner = typeof s.additionalProperties === 'object' ? (s.additionalProperties as JsonSchema) : undefined
     const out: Record<string, unknown> = {}
-    for (const k of Object.keys(v).sort(byCodeUnits)) if (v[k] !== undefined) out[k] = ordered(inner, v[k])
+    for (const k of Object.keys(v).sort(byCodeUnits)) if (v[k] !== undefined) put(out, k, ordered(inner, v[k]))
     return out
   }
   const props = s.properties as Record<string, JsonSchema>
   const out: Record<string, unknown> = {}
   for (const k of Object.keys(props)) if (v[k] !== undefined) out[k] = ordered(props[k], v[k])
   // Fields the schema does not know (never in a checked document) keep a stable place at the end.
-  for (const k of Object.keys(v).sort(byCodeUnits)) if (!Object.hasOwn(props, k) && v[k] !== undefined) out[k] = sortedDeep(v[k])
+  for (const k of Object.keys(v).sort(byCodeUnits)) if (!Object.hasOwn(props, k) && v[k] !== undefined) put(out, k, sortedDeep(v[k]))
   return out
 }
 

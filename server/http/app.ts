@@ -49,6 +49,8 @@ import { peopleRoutes } from './routes/people'
 import { projectsRoutes } from './routes/projects'
 import { totpRoutes } from './routes/me-totp'
 import { csrfRefusal } from './csrf'
+import { checkOffline, type OfflineGateDeps } from './offline-gate'
+import { callerOf } from './auth'
 import { authenticateRequest } from './session-auth'
 import { noteAccess } from './request-access'
 import { noteClientAddress } from '../identity/request-meta'
@@ -65,15 +67,6 @@ export type { AppDeps } from './deps'
 const PAGING_BOUNDS = { limit: S.Page.properties.limit, offset: S.Page.properties.offset } as const
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
-/** Requests that change flags, configs or segments (refused in offline mode): writes under their paths
- *  (explain only reads), applying an import, promoting. */
-export function writesDocuments(method: string, path: string, url: string): boolean {
-  if (!BODY_METHODS.has(method)) return false
-  if (/^\/api\/v1\/(flags|configs|segments)(\/|$)/.test(path)) return !path.endsWith('/explain')
-  if (path === IMPORT_PATH) return !/[?&]mode=plan(&|$)/.test(url) && /[?&]mode=/.test(url)
-  return path === '/api/v1/promote'
-}
-
 /** Evaluation endpoints get the larger budget (docs/behaviour.md §7); everything else under /api is management. */
 export function rateClassOf(method: string, path: string): RateClass {
   // The SDK's usage reports ride with its evaluations (browsers sharing one token send them too).
@@ -89,6 +82,18 @@ export function createApp(deps: AppDeps) {
   const limits: Record<RateClass, number> = {
     evaluation: settings.rateLimitEvaluationPerMinute,
     management: settings.rateLimitManagementPerMinute,
+  }
+
+  let details: Map<string, Record<string, unknown> | undefined> | undefined
+  const offline: OfflineGateDeps = {
+    offlineProject: settings.flagsFile ? settings.flagsProject : undefined,
+    projectOf: (request) => {
+      const caller = callerOf(request)
+      if (caller.person?.sessionId === undefined) return caller.token.projectId
+      const ref = request.headers.get('flagship-project')
+      return ref === null ? undefined : deps.snapshots.projectByRef(ref)?.project.id
+    },
+    detailOf: (method, route) => (details ??= new Map(app.routes.map((r) => [`${r.method} ${r.path}`, (r as { hooks?: { detail?: Record<string, unknown> } }).hooks?.detail]))).get(`${method} ${route}`),
   }
 
   // What the fast path hands back goes through Elysia's own fetch (assigned once `app` exists).
@@ -157,10 +162,6 @@ export function createApp(deps: AppDeps) {
       const csrf = csrfRefusal(request, path, cookieAuthenticated, settings)
       if (csrf) return early(fromAppError(csrf))
       noteAccess(request, deps.access)
-      // Offline mode: the file's project is read-only for flags, configs and segments (docs/as-code.md).
-      if (settings.flagsFile && caller.token.projectId === settings.flagsProject && writesDocuments(request.method, path, request.url)) {
-        return early(errorResponse(405, 'READ_ONLY', `Flags, configs and segments of this project are served read-only from FLAGS_FILE; change the file instead`))
-      }
       const rateClass = rateClassOf(request.method, path)
       const verdict = await limiter.hit(caller.rateKeys[rateClass], limits[rateClass])
       if (!verdict.allowed) return early(rateLimited(verdict))
@@ -180,6 +181,9 @@ export function createApp(deps: AppDeps) {
     // One JSON reader for every body (json-input.ts): 413 over the limit, 415 for other media types or
     // charsets, 400 for bytes that are not UTF-8, nesting too deep, or malformed JSON.
     .onParse(({ request }) => (!BODY_METHODS.has(request.method) ? undefined : pathOf(request.url) === IMPORT_PATH ? readDocumentBody(request) : readJsonBody(request)))
+    // Offline mode: the file's project is read-only for flags, configs and segments, for every caller; the
+    // route's declaration says whether a request writes them (offline-gate.ts).
+    .onTransform({ as: 'global' }, ({ request, route, query }) => checkOffline(offline, request, route, query))
     // A route that takes no body refuses one with fields (POST /webhooks/:id/resume { "force": true } used to
     // be answered as if the field meant something); an empty object or no body is fine. Checked where a
     // schema's would be: after the permission (403 first).

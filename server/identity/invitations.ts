@@ -115,6 +115,20 @@ export function invitationOperations(store: Store, identity: Identity, access: A
       return { user, cookie: await identity.signIn(user, request, 'invitation') }
     },
 
+    /** What an invitation is for, shown on its accept page to whoever holds its secret token (and to nobody
+     *  else: a wrong, used or expired token is the same 410 as accepting it). Throttled per address like
+     *  accepting, so it is no way to guess tokens. */
+    async preview(token: string, request: Request) {
+      await identity.throttle.checkAddress(clientAddress(request))
+      const row = await open(token)
+      const projects = []
+      for (const p of row.projects) {
+        const project = await store.projects.get(store.db, p.project)
+        if (project) projects.push({ id: project.id, slug: project.slug, name: project.name, role: p.role, environments: p.environments })
+      }
+      return { email: row.email, instance_role: row.instanceRole, projects, expires_at: row.expiresAt }
+    },
+
     /** For single sign-on with `?invitation=`: the open invitation's email (to compare with the verified one). */
     byToken: async (token: string): Promise<{ email: string }> => ({ email: (await open(token)).email }),
 

@@ -28,6 +28,7 @@ export function passwordIssue(password: unknown, email: string, path = 'password
   if (typeof password !== 'string') return { path, message: 'must be a string' }
   if ([...password].length < MIN_PASSWORD) return { path, message: `must be at least ${MIN_PASSWORD} characters` }
   if ([...password].length > MAX_PASSWORD) return { path, message: `must be at most ${MAX_PASSWORD} characters` }
+  if (password.trim() === '') return { path, message: 'must not be only whitespace' }
   if (password.trim().toLowerCase() === email.trim().toLowerCase()) return { path, message: 'must not be the email address' }
   return undefined
 }

@@ -87,15 +87,12 @@ export function createIdentity(deps: IdentityDeps) {
 
   /** Spends a two-factor code or a recovery code of `user`; false when neither is valid. */
   async function spendSecondFactor(tx: Db, user: UserRow, code: string): Promise<boolean> {
+    // Claimed in the store (conditional updates), not checked against `user` as read earlier: five
+    // concurrent sign-ins with one code, on one instance or several, open one session.
     const step = acceptTotp(user.totpSecret!, code, user.totpLastStep)
-    if (step !== undefined) {
-      await store.users.update(tx, user.id, { totpLastStep: step })
-      return true
-    }
-    const hash = hashRecoveryCode(code)
-    if (!user.recoveryCodes.includes(hash)) return false
-    await store.users.update(tx, user.id, { recoveryCodes: user.recoveryCodes.filter((h) => h !== hash) })
-    return true
+    if (step !== undefined) return store.users.claimTotpStep(tx, user.id, step)
+    if (typeof code !== 'string') return false
+    return store.users.claimRecoveryCode(tx, user.id, hashRecoveryCode(code))
   }
 
   /** Creates a user (instance admins, invitations, SSO, the CLI). `password` is optional (SSO users). */
@@ -211,7 +208,13 @@ export function createIdentity(deps: IdentityDeps) {
     /** A wrong current password: 403. Ends every other session of the user. */
     async changePassword(person: Person, sessionId: string | undefined, input: { current_password: string; new_password: string }, request: Request) {
       const user = person.user
-      if (!(await verifyPassword(input.current_password, user.passwordHash))) throw new AppError(403, 'INVALID_CURRENT_PASSWORD', 'The current password is wrong')
+      // Throttled like sign-in (the same per-account state): a stolen cookie is no password-guessing oracle.
+      await throttle.checkAccount(user.email)
+      if (!(await verifyPassword(input.current_password, user.passwordHash))) {
+        await throttle.failed(user.email)
+        throw new AppError(403, 'INVALID_CURRENT_PASSWORD', 'The current password is wrong')
+      }
+      await throttle.succeeded(user.email)
       assertPassword(input.new_password, user.email, 'new_password')
       const passwordHash = await hashPassword(input.new_password)
       await change(async (tx, notify) => {

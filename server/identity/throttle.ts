@@ -35,9 +35,10 @@ export function createThrottle(store: Store, limiter: Limiter) {
     },
     async failed(email: string, now = Date.now()): Promise<void> {
       const key = keyOf(email)
+      // An atomic increment: concurrent failures (guesses sent together) each count, and never collide.
       await store.transaction(async (tx) => {
-        const failures = ((await store.sessions.failures(tx, key))?.failures ?? 0) + 1
-        await store.sessions.putFailures(tx, { key, failures, blockedUntil: now + waitAfter(failures) })
+        const failures = await store.sessions.addFailure(tx, key)
+        await store.sessions.blockFailures(tx, key, now + waitAfter(failures))
       })
     },
     async succeeded(email: string): Promise<void> {

@@ -39,14 +39,28 @@ export function twoFactor(store: Store, identity: Identity) {
     },
 
     async disable(person: Person, code: string, ip: string | null): Promise<void> {
-      await identity.change(async (tx, notify) => {
-        const user = await store.users.get(tx, person.user.id)
-        if (!user?.totpSecret) throw new AppError(409, 'TOTP_NOT_ENABLED', 'Two-factor sign-in is off')
-        if (!(await identity.spendSecondFactor(tx, user, code))) throw wrongCode()
-        await store.users.update(tx, user.id, { totpSecret: null, totpPending: null, totpLastStep: null, recoveryCodes: [], updatedAt: new Date().toISOString() })
-        await identity.audit(tx, { actor: user.email, actorType: 'user', action: 'totp_disable', resourceType: 'user', resourceKey: user.id, ip })
-        notify({ resourceType: 'user', resourceKey: user.id })
-      })
+      // Wrong codes are throttled like sign-in failures (the same per-account state), so a stolen cookie
+      // cannot guess codes here; the failure is counted after the refused transaction has rolled back.
+      const email = person.user.email
+      await identity.throttle.checkAccount(email)
+      let wrong = false
+      try {
+        await identity.change(async (tx, notify) => {
+          const user = await store.users.get(tx, person.user.id)
+          if (!user?.totpSecret) throw new AppError(409, 'TOTP_NOT_ENABLED', 'Two-factor sign-in is off')
+          if (!(await identity.spendSecondFactor(tx, user, code))) {
+            wrong = true
+            throw wrongCode()
+          }
+          await store.users.update(tx, user.id, { totpSecret: null, totpPending: null, totpLastStep: null, recoveryCodes: [], updatedAt: new Date().toISOString() })
+          await identity.audit(tx, { actor: user.email, actorType: 'user', action: 'totp_disable', resourceType: 'user', resourceKey: user.id, ip })
+          notify({ resourceType: 'user', resourceKey: user.id })
+        })
+      } catch (err) {
+        if (wrong) await identity.throttle.failed(email)
+        throw err
+      }
+      await identity.throttle.succeeded(email)
       await identity.directory.refresh(person.user.id)
     },
   }

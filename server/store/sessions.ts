@@ -1,6 +1,6 @@
 // Repository for sign-in state: sessions (hashed values), password-reset links, consecutive sign-in
 // failures per account key, and OpenID sign-ins under way.
-import { and, asc, eq, lt, ne } from 'drizzle-orm'
+import { and, asc, eq, lt, ne, sql } from 'drizzle-orm'
 import type { Db, Tables } from './database'
 
 export type SessionRow = Tables['sessions']['$inferSelect']
@@ -34,7 +34,9 @@ export function sessionRepository(t: Tables) {
       await db.delete(s).where(lt(s.lastSeenAt, idleBefore))
     },
 
+    /** Stores a password-reset link; the user's earlier links die with it (only the newest one works). */
     async insertReset(db: Db, row: PasswordResetRow): Promise<void> {
+      await db.delete(t.passwordResets).where(eq(t.passwordResets.userId, row.userId))
       await db.insert(t.passwordResets).values(row)
     },
     async reset(db: Db, hash: string): Promise<PasswordResetRow | undefined> {
@@ -49,9 +51,17 @@ export function sessionRepository(t: Tables) {
       const [row] = await db.select().from(t.loginFailures).where(eq(t.loginFailures.key, key))
       return row
     },
-    async putFailures(db: Db, row: LoginFailureRow): Promise<void> {
-      await db.delete(t.loginFailures).where(eq(t.loginFailures.key, row.key))
-      await db.insert(t.loginFailures).values(row)
+    /** Counts one more consecutive failure of `key` and answers the new count: one upsert, so failures that
+     *  arrive together (on one instance or several) each count and never collide on the key. */
+    async addFailure(db: Db, key: string): Promise<number> {
+      const f = t.loginFailures
+      const [row] = await db.insert(f).values({ key, failures: 1, blockedUntil: 0 })
+        .onConflictDoUpdate({ target: f.key, set: { failures: sql`${f.failures} + 1` } })
+        .returning({ failures: f.failures })
+      return row!.failures
+    },
+    async blockFailures(db: Db, key: string, until: number): Promise<void> {
+      await db.update(t.loginFailures).set({ blockedUntil: until }).where(eq(t.loginFailures.key, key))
     },
     async clearFailures(db: Db, key: string): Promise<void> {
       await db.delete(t.loginFailures).where(eq(t.loginFailures.key, key))

@@ -1,5 +1,5 @@
 // Repository for people: users, their project memberships and their single sign-on identities.
-import { and, asc, eq, inArray } from 'drizzle-orm'
+import { and, asc, eq, inArray, isNull, lt, or } from 'drizzle-orm'
 import type { Db, Tables } from './database'
 
 export type UserRow = Tables['users']['$inferSelect']
@@ -33,6 +33,24 @@ export function userRepository(t: Tables) {
     },
     async update(db: Db, id: string, changes: Partial<Omit<UserRow, 'id' | 'createdAt'>>): Promise<void> {
       await db.update(u).set(changes).where(eq(u.id, id))
+    },
+    /** Claims a TOTP time step: true only for the one transaction that moves the user's last accepted step
+     *  forward to `step` (a conditional UPDATE, so concurrent sign-ins on any instance spend a code once). */
+    async claimTotpStep(db: Db, id: string, step: number): Promise<boolean> {
+      const rows = await db.update(u).set({ totpLastStep: step }).where(and(eq(u.id, id), or(isNull(u.totpLastStep), lt(u.totpLastStep, step)))).returning({ id: u.id })
+      return rows.length === 1
+    },
+    /** Claims a recovery code (its hash): true only for the one transaction that removes it from the
+     *  user's list. A compare-and-set on the whole list; when another code was spent meanwhile, re-read. */
+    async claimRecoveryCode(db: Db, id: string, hash: string): Promise<boolean> {
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const [row] = await db.select({ codes: u.recoveryCodes }).from(u).where(eq(u.id, id))
+        if (!row || !row.codes.includes(hash)) return false
+        const rest = row.codes.filter((h) => h !== hash)
+        const rows = await db.update(u).set({ recoveryCodes: rest }).where(and(eq(u.id, id), eq(u.recoveryCodes, row.codes))).returning({ id: u.id })
+        if (rows.length === 1) return true
+      }
+      return false
     },
     async delete(db: Db, id: string): Promise<void> {
       await db.delete(m).where(eq(m.userId, id))

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { api, type ApiResponse } from '../helpers/server'
 import { sapi } from '../helpers/teams'
 import { startWithPeople, type People } from '../helpers/people'
-import { runFlagship } from '../helpers/cli'
+import { flagshipEnv, runFlagship } from '../helpers/cli'
 import { tempDir } from '../helpers/temp'
 
 const ADMIN = 'admin@example.com'
@@ -20,7 +20,7 @@ describe('flags as code under protection', () => {
   let ci: string
   const asToken = (method: string, path: string, body?: unknown, t = p.srv.adminToken) => api(p.srv, method, path, { token: t, body })
   const flagship = (...args: string[]) => {
-    const run = runFlagship(p.srv, ci, ...args)
+    const run = runFlagship(flagshipEnv(p.srv, ci), ...args)
     expect(run.out + run.err).not.toContain(ci)
     return run
   }
@@ -126,7 +126,7 @@ describe('flags as code under protection', () => {
 
   test('who may propose is unchanged: a token without write rights cannot (exit 1, 403)', async () => {
     const reader = (await asToken('POST', '/api/v1/tokens', { name: 'reader', project_id: 'default', permissions: ['read:flags', 'read:configs'] })).body.token
-    const run = runFlagship(p.srv, reader, 'promote', '--from', 'staging', '--to', 'production', 'checkout', '--propose')
+    const run = runFlagship(flagshipEnv(p.srv, reader), 'promote', '--from', 'staging', '--to', 'production', 'checkout', '--propose')
     expect(run.code).toBe(1)
     expect(run.err).toContain('403')
     const staging = (await asToken('POST', '/api/v1/tokens', { name: 'staging', project_id: 'default', permissions: ['read:flags', 'write:flags'], environments: ['staging'] })).body.token

@@ -38,6 +38,13 @@ const OURS = {
     disabled: { state: 'DISABLED', variants: { a: 'A', b: 'B' }, defaultVariant: 'a', targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'b', null] } },
     numbers: { state: 'ENABLED', variants: { small: 's', big: 'b', mid: 'm', none: 'n', neg: 'x' }, defaultVariant: 'none',
       targeting: { if: [{ '<': [{ var: 'score' }, 1] }, 'small', { '>=': [{ var: 'score' }, 10] }, 'big', { '<': [2, { var: 'score' }, 8] }, 'mid', { '>': [0, { var: 'level' }] }, 'neg', null] } },
+    // starts_with / ends_with either way round: ["text", attribute] holds when the attribute is one of the
+    // text's prefixes (suffixes); a literal that is no text never holds (flagd answers null).
+    affixes: { state: 'ENABLED', variants: { pre: 'pre', suf: 'suf', never: 'never', notext: 'notext', none: 'none' }, defaultVariant: 'none',
+      targeting: { if: [
+        { starts_with: ['checkout-v2', { var: 'page' }] }, 'pre', { ends_with: ['shop.example', { var: 'domain' }] }, 'suf',
+        { starts_with: [{ var: 'page' }, 5] }, 'never',
+        { and: [{ '!': { ends_with: [{ var: 'domain' }, null] } }, { '==': [{ var: 'plan' }, 'free'] }] }, 'notext', null] } },
     'split-after-rules': { state: 'ENABLED', variants: { red: 'r', green: 'g', blue: 'b' }, defaultVariant: 'red',
       targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'blue', { fractional: [['red', 25], ['green', 75]] }] } },
     'split-by-attribute': { state: 'ENABLED', variants: { x: 1, y: 2, z: 3 }, defaultVariant: 'x',
@@ -88,6 +95,8 @@ const POOLS: Record<string, unknown[]> = {
   v1: ['2.1.0', '2.1.1', undefined], v2: ['2.1.0', '2.0.9', 'nope', undefined], v3: ['2.0.0', '2.1.0', '2.1.0-rc.1', undefined],
   v4: ['2.1.0-rc.1', '2.1.0-beta', '2.1.0', undefined], v5: ['2.1.1', '2.1.0', '10.0.0', undefined], v6: ['2.1.0', '2.0.99', '3.0.0-alpha', undefined],
   v7: ['2.0.0', '2.99.1', '3.0.0', '1.9.9', '2.0.0-alpha', undefined], v8: ['2.1.0', '2.1.9', '2.2.0', '2.1.0-beta', '2.0.5', undefined],
+  page: ['checkout', 'checkout-v2', 'checkout-v3', 'Checkout', '', 'c', 'v2', 5, true, undefined],
+  domain: ['example', '.example', 'shop.example', 'op.example', 'x.shop.example', 'Shop.example', '', 3, undefined],
 }
 function randomContext(r: ReturnType<typeof seeded>): Record<string, unknown> {
   const c: Record<string, unknown> = {}
@@ -123,6 +132,7 @@ test('answers as flagd for 2,000 seeded contexts, every flag not split by fracti
   expect(seen.get('or-not')!.size).toBe(2)
   expect([...seen.get('numbers')!].sort()).toEqual(['big', 'mid', 'neg', 'none', 'small'])
   expect(seen.get('in-text-and-list')!.size).toBe(3)
+  expect([...seen.get('affixes')!].sort()).toEqual(['none', 'notext', 'pre', 'suf'])
 })
 
 describe('fractional keeps its shares', () => {
@@ -160,6 +170,16 @@ test('the report names what is not exact', () => {
   has('cheat-sheet-flags.json', 'metadata (flagSetId)')
   // Exact conversions stay out of it.
   expect(report.some((line) => /flag (or-not|nested-if|semver|region-config|user-tier-flag):/.test(line))).toBe(false)
+})
+
+test('starts_with / ends_with with the text first list its prefixes / suffixes; a longer text than 256 is reported', () => {
+  const text = JSON.stringify({ flags: {
+    f: { state: 'ENABLED', variants: { a: 1, b: 2 }, defaultVariant: 'b', targeting: { if: [{ ends_with: ['abc', { var: 'x' }] }, 'a', null] } },
+    long: { state: 'ENABLED', variants: { a: 1, b: 2 }, defaultVariant: 'b', targeting: { if: [{ starts_with: ['x'.repeat(257), { var: 'x' }] }, 'a', null] } },
+  } })
+  const out = convert('flagd', [{ name: 'a.json', text }])
+  expect(out.document.flags![0]!.targeting).toEqual({ rules: [{ conditions: [{ property: 'x', operator: 'in', value: ['', 'c', 'bc', 'abc'] }], variant: 'a' }] })
+  expect(out.report).toEqual(['flag long: targeting not converted (starts_with of a text longer than 256 characters against an attribute has no equivalent): everyone gets the default variant'])
 })
 
 test('a flag defined in two files: the later one wins, as in flagd, and the report says so', () => {

@@ -15,12 +15,11 @@ export function runCli(srv: Pick<TestServer, 'databaseUrl'>, ...args: string[]) 
 /** The plaintext of a token the CLI printed. */
 export const printedToken = (out: string): string => /shown once, store it now\): (\S+)/.exec(out)![1]!
 
-/** Runs the flags-as-code CLI (`flagship …`, server/gitops/cli.ts) against a test server with `token`
- *  (FLAGSHIP_URL and FLAGSHIP_TOKEN from the environment, as users run it). */
-export function runFlagship(srv: Pick<TestServer, 'url'>, token: string, ...args: string[]) {
-  const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'gitops', 'cli.ts'), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, FLAGSHIP_URL: srv.url, FLAGSHIP_TOKEN: token },
-  })
+/** Runs the `flagship` command line (server/gitops/cli.ts, `npm run flagship -- …`); `env` adds FLAGSHIP_URL
+ *  and FLAGSHIP_TOKEN for the commands that talk to a server. */
+export const flagshipEnv = (srv: Pick<TestServer, 'url'>, token: string): Record<string, string> => ({ FLAGSHIP_URL: srv.url, FLAGSHIP_TOKEN: token })
+
+export function runFlagship(env: Record<string, string>, ...args: string[]) {
+  const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'gitops', 'cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env } })
   return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() }
 }

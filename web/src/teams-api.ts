@@ -80,6 +80,15 @@ export interface Invitation {
   projects?: { project: string; role: ProjectRole; environments?: EnvironmentGrants }[]
   expires_at: string
   created_at?: string
+  accepted_at?: string | null
+}
+
+/** What an invitation is for, as its accept page shows it (POST /auth/invitations/lookup with its token). */
+export interface InvitationPreview {
+  email: string
+  instance_role: InstanceRole
+  projects: { id: string; slug: string; name: string; role: ProjectRole; environments: EnvironmentGrants }[]
+  expires_at: string
 }
 
 export interface ProjectSummary {
@@ -110,6 +119,7 @@ export const teamsApi = {
   logout: () => request<unknown>('POST', '/auth/logout', noProject),
   usePasswordReset: (body: { token: string; password: string }) => request<unknown>('POST', '/auth/password-reset', { body, ...noProject }),
   acceptInvitation: (body: { token: string; name: string; password: string }) => request<{ user: User }>('POST', '/auth/invitations/accept', { body, ...noProject }),
+  lookupInvitation: (token: string) => request<InvitationPreview>('POST', '/auth/invitations/lookup', { body: { token }, ...noProject }),
 
   changePassword: (body: { current_password: string; new_password: string }) => request<unknown>('PUT', '/me/password', { body, ...noProject }),
   sessions: async () => (await request<{ sessions: SessionInfo[] }>('GET', '/me/sessions', noProject)).sessions,

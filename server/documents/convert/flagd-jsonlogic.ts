@@ -1,6 +1,6 @@
 // flagd targeting conditions (JsonLogic, as @openfeature/flagd-core evaluates them) as our conditions.
 // Supported: `and`, `or`, `!`, `==` / `===`, `!=` / `!==`, `in` (a value in a list, or a substring),
-// `starts_with`, `ends_with`, `sem_ver` (=, !=, <, <=, >, >=, ^ same major, ~ same major and minor),
+// `starts_with`, `ends_with` (either way round), `sem_ver` (=, !=, <, <=, >, >=, ^ same major, ~ same major and minor),
 // `<`, `<=`, `>`, `>=` with a number (and `a < x < b`),
 // `var` (targetingKey is user_id, as our OpenFeature mapping reads it) and true / false. What differs:
 // `==` / `!=` with a number or boolean compare numbers (looseEquals); with a text, texts (a number in
@@ -120,6 +120,23 @@ function comparison(op: string, args: unknown): Dnf {
   return ordered(property, swapped ? FLIP[op]! : op, value)
 }
 
+/** The longest text whose prefixes (or suffixes) are listed when the attribute is the second argument. */
+export const MAX_AFFIX_TEXT = 256
+
+/** flagd's `starts_with` / `ends_with`: `[a, b]` holds when both are texts and a starts (ends) with b;
+ *  anything else is null there (falsy). `[attribute, "text"]` is our operator; `["text", attribute]` holds
+ *  when the attribute is one of the text's prefixes (suffixes), the empty text included; a literal that
+ *  is no text never holds. */
+function affix(op: 'starts_with' | 'ends_with', args: unknown): Dnf {
+  const [property, value, swapped] = varAndLiteral(args, op)
+  if (typeof value !== 'string') return FALSE
+  if (!swapped) return lit({ property, operator: op, value })
+  if (value.length > MAX_AFFIX_TEXT) throw new Unmapped(`${op} of a text longer than ${MAX_AFFIX_TEXT} characters against an attribute has no equivalent`)
+  // Code units, as String.prototype.startsWith / endsWith compare.
+  const parts = Array.from({ length: value.length + 1 }, (_, i) => (op === 'starts_with' ? value.slice(0, i) : value.slice(value.length - i)))
+  return lit({ property, operator: 'in', value: parts })
+}
+
 /** A JsonLogic condition as a predicate over our contexts (truthiness of its result). */
 export function conditionDnf(node: unknown, notes: LogicNotes, depth = 0): Dnf {
   // Files come from anywhere: a nesting no person writes must not exhaust the stack.
@@ -152,11 +169,8 @@ export function conditionDnf(node: unknown, notes: LogicNotes, depth = 0): Dnf {
       throw new Unmapped('in must test an attribute against a list, or a text inside an attribute')
     }
     case 'starts_with':
-    case 'ends_with': {
-      const [property, value, swapped] = varAndLiteral(args, op)
-      if (swapped || typeof value !== 'string') throw new Unmapped(`${op} must test an attribute against a text`)
-      return lit({ property, operator: op, value })
-    }
+    case 'ends_with':
+      return affix(op, args)
     case 'sem_ver':
       return semver(args, notes)
     case '<':

@@ -14,12 +14,32 @@ import { ConvertError } from './errors'
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
-/** flagd's own substitution (flagd-core's transform): every `{"$ref":"name"}` replaced by the evaluator. */
-function substitute(file: Record<string, unknown>): Record<string, unknown> {
+/** How large a file may grow while its `$ref`s are substituted: evaluators that refer to each other twice
+ *  over double at each level (a 1.3 kB file would need gigabytes); the import refuses documents past
+ *  10 MiB anyway. */
+export const MAX_EXPANDED_CHARS = 10 * 1024 * 1024
+
+const occurrences = (text: string, needle: string): number => {
+  let n = 0
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) n++
+  return n
+}
+
+/** flagd's own substitution (flagd-core's transform): every `{"$ref":"name"}` replaced by the evaluator.
+ *  Refused (ConvertError) before it would grow past MAX_EXPANDED_CHARS. */
+function substitute(file: Record<string, unknown>, fileName: string): Record<string, unknown> {
   const evaluators = file.$evaluators
   if (!isObject(evaluators)) return file
   let text = JSON.stringify(file)
-  for (const [name, logic] of Object.entries(evaluators)) text = text.replaceAll(`{"$ref":${JSON.stringify(name)}}`, JSON.stringify(logic))
+  for (const [name, logic] of Object.entries(evaluators)) {
+    const ref = `{"$ref":${JSON.stringify(name)}}`
+    const body = JSON.stringify(logic) ?? 'null'
+    const grown = text.length + occurrences(text, ref) * (body.length - ref.length)
+    if (grown > MAX_EXPANDED_CHARS) {
+      throw new ConvertError(`${fileName}: substituting $evaluators (${JSON.stringify(name).slice(0, 80)} and those it refers to) would grow the file past ${MAX_EXPANDED_CHARS} characters; evaluators that refer to each other several times over expand exponentially`)
+    }
+    text = text.replaceAll(ref, body)
+  }
   return JSON.parse(text) as Record<string, unknown>
 }
 
@@ -90,7 +110,7 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
   const defs = new Map<string, unknown>()
   for (const { name, json } of files) {
     if (!isObject(json) || !isObject(json.flags)) throw new ConvertError(`${name}: not a flagd flag definition file (an object with "flags")`)
-    const file = substitute(json)
+    const file = substitute(json, name)
     if (isObject(json.metadata) && Object.keys(json.metadata).length > 0) report.push(`${name}: metadata (${Object.keys(json.metadata).join(', ')}) is not converted`)
     for (const [flagKey, def] of Object.entries(file.flags as Record<string, unknown>)) {
       if (defs.has(flagKey)) report.push(`flag ${flagKey}: defined again in ${name}, which replaces the earlier definition (as in flagd)`)

@@ -3,6 +3,7 @@
 // /api/admin/segments: the export names segments by id only) and, optionally, the strategy definitions
 // (GET /api/admin/strategies; nothing in them changes a conversion).
 import { ConvertError } from './errors'
+import { assertShape, UnleashExportShape, UnleashSegmentsShape } from './unleash-shape'
 import type { UnleashConstraint } from './unleash-constraints'
 
 export interface UnleashVariant { name: string; weight: number; weightType?: string; stickiness?: string; payload?: { type: string; value: string }; overrides?: unknown[] }
@@ -41,6 +42,7 @@ export function readUnleashFiles(files: { name: string; json: unknown }[]): Unle
   for (const { name, json } of files) {
     if (!isObject(json)) throw new ConvertError(`${name}: not an Unleash export (a JSON object)`)
     if (Array.isArray(json.featureStrategies) && Array.isArray(json.features)) {
+      assertShape(UnleashExportShape, json, name, 'Unleash export')
       const envs = new Set(list<{ environment?: string }>(json.featureEnvironments).map((e) => e.environment).filter((e): e is string => typeof e === 'string'))
       const fromName = /export\.([^./\\]+)\.json$/i.exec(name)?.[1]
       if (envs.size > 1) throw new ConvertError(`${name}: holds more than one environment (${[...envs].join(', ')}); export one environment per file`)
@@ -58,6 +60,7 @@ export function readUnleashFiles(files: { name: string; json: unknown }[]): Unle
       if (defs.some((s) => !isObject(s) || typeof s.id !== 'number' || typeof s.name !== 'string' || !Array.isArray(s.constraints))) {
         throw new ConvertError(`${name}: a segment list must hold { id, name, constraints } (GET /api/admin/segments)`)
       }
+      assertShape(UnleashSegmentsShape, json, name, 'Unleash segment list')
       segments = [...(segments ?? []), ...defs]
     } else if (Array.isArray(json.strategies) && !('features' in json)) {
       // Strategy definitions: the strategies themselves are recognised by name.

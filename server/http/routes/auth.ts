@@ -10,7 +10,7 @@ import { guard, jsonBody, routeModule } from './common'
 
 /** Paths answered without a caller (the OpenID Connect routes included, when they are there). */
 export const PUBLIC_AUTH_PATHS: ReadonlySet<string> = new Set([
-  '/api/v1/auth/methods', '/api/v1/auth/setup', '/api/v1/auth/login', '/api/v1/auth/invitations/accept',
+  '/api/v1/auth/methods', '/api/v1/auth/setup', '/api/v1/auth/login', '/api/v1/auth/invitations/accept', '/api/v1/auth/invitations/lookup',
   '/api/v1/auth/oidc/start', '/api/v1/auth/oidc/callback', '/api/v1/auth/password-reset',
 ])
 

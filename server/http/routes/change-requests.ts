@@ -12,6 +12,7 @@ import * as S from '../../schemas'
 import type { AppDeps } from '../deps'
 import { callerOf, requesterOf } from '../auth'
 import { authorizeRoute } from '../request-access'
+import { writingDocuments } from '../offline-gate'
 import { guard, jsonBody, listBody, paging, routeModule } from './common'
 
 const requester = (request: Request): Requester => requesterOf(callerOf(request))
@@ -136,7 +137,7 @@ export const changeRequestRoutes = ({ services }: Pick<AppDeps, 'services'>) => 
       if (!crs.isAuthor(req, row)) authorizeItems(request, row.items)
       return written(await crs.apply(req, params.id, body.revision))
     }, {
-      ...guard('any', 'change-requests', 'Apply an approved request now, as one transaction (409 STALE_CHANGE_REQUEST when what it changes moved on)'),
+      ...writingDocuments(guard('any', 'change-requests', 'Apply an approved request now, as one transaction (409 STALE_CHANGE_REQUEST when what it changes moved on)')),
       params: IdParam,
       ...jsonBody(S.RevisionInput),
       response: { 200: Written, ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },

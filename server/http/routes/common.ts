@@ -4,6 +4,7 @@ import { Elysia, type DocumentDecoration, type TSchema } from 'elysia'
 import type { Affected, RouteAction } from '../../access/authorize'
 import { affectedByParams, authorizeRoute } from '../request-access'
 import { strict } from '../strict-schema'
+import type { DocumentWrites } from '../offline-gate'
 
 export type RoutePermission = RouteAction
 
@@ -36,9 +37,10 @@ export function guard(permission: RoutePermission, tag: string, summary: string,
 
 /** OpenAPI metadata with the permission declared (`x-permission`, which the route inventory requires), for
  *  a route that checks its permissions in its handler because what it needs depends on the request (the
- *  kinds a document holds, the environment named): its description says what a caller needs. Elysia's
+ *  kinds a document holds, the environment named): its description says what a caller needs;
+ *  `x-writes-documents` tells offline mode's gate that it writes flags, configs or segments. Elysia's
  *  type for `detail` knows no `x-` fields; this one does. */
-export const openApiDetail = (detail: DocumentDecoration & { 'x-permission': RoutePermission }): DocumentDecoration => detail
+export const openApiDetail = (detail: DocumentDecoration & { 'x-permission': RoutePermission; 'x-writes-documents'?: DocumentWrites }): DocumentDecoration => detail
 
 export function paging(query: { limit?: number; offset?: number }): { limit: number; offset: number } {
   return { limit: query.limit ?? 100, offset: query.offset ?? 0 }

@@ -18,6 +18,12 @@ const Invitation = t.Object({
   created_by: t.String(), created_at: S.Timestamp, expires_at: S.Timestamp, accepted_at: t.Nullable(S.Timestamp),
 }, { title: 'Invitation' })
 
+const InvitationPreview = t.Object({
+  email: t.String(), instance_role: S.InstanceRole,
+  projects: t.Array(t.Object({ id: t.String(), slug: t.String(), name: t.String(), role: S.ProjectRole, environments: S.EnvironmentGrants })),
+  expires_at: S.Timestamp,
+}, { title: 'InvitationPreview' })
+
 export const peopleRoutes = ({ identity, access, store, settings }: Pick<AppDeps, 'identity' | 'access' | 'store' | 'settings'>) => {
   const admin = userAdministration(store, identity)
   const invitations = invitationOperations(store, identity, access)
@@ -109,6 +115,11 @@ export const peopleRoutes = ({ identity, access, store, settings }: Pick<AppDeps
       ...guard('session', 'people', 'Withdraw an invitation'),
       params: t.Object({ id: t.String({ maxLength: 64 }) }),
       response: { 200: t.Object({ success: S.Success, id: t.String() }), ...S.errors(401, 403, 404, 429) },
+    })
+    .post('/api/v1/auth/invitations/lookup', async ({ request, body }) => invitations.preview(body.token, request), {
+      ...guard('public', 'auth', 'What an open invitation is for (email, instance role, projects and roles), for its accept page; 410 INVITATION_GONE when used, withdrawn, expired or unknown'),
+      ...jsonBody(t.Object({ token: t.String({ maxLength: 128 }) })),
+      response: { 200: InvitationPreview, ...S.errors(400, 403, 410, 413, 415, 429) },
     })
     .post('/api/v1/auth/invitations/accept', async ({ request, body, set }) => {
       const { user, cookie } = await invitations.accept(body, request)

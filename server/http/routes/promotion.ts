@@ -49,7 +49,7 @@ export const promotionRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
         description: t.Optional(t.String({ description: "propose: the change request's description" })),
         expect: t.Optional(S.Dict(t.Integer(), 'key -> the version the caller saw; 409 CONFLICT if it moved')),
       }, { title: 'PromoteRequest' })),
-      detail: openApiDetail({ tags: ['as-code'], summary: "Copy flags' and configs' overrides from one environment to another", security: [{ bearer: [] }], description: 'Permission: `write:flags` for flags, `write:configs` for configs (both when nothing is named: everything is promoted), in the `to` environment. Answers the import plan shape; dry_run plans only; propose opens a change request instead (for a protected `to`).', 'x-permission': 'any' }),
+      detail: openApiDetail({ tags: ['as-code'], summary: "Copy flags' and configs' overrides from one environment to another", security: [{ bearer: [] }], 'x-writes-documents': 'always', description: 'Permission: `write:flags` for flags, `write:configs` for configs (both when nothing is named: everything is promoted), in the `to` environment. Answers the import plan shape; dry_run plans only; propose opens a change request instead (for a protected `to`).', 'x-permission': 'any' }),
       response: { 200: PlanBody, 201: PlanBody, ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },
     })
     .get('/api/v1/environments/compare', async ({ request, query }) => {

@@ -5,7 +5,8 @@ import { useQuery } from '@tanstack/react-query'
 import { useSession } from '../../session'
 import { dateTime } from '../../format'
 import { useApiMutation } from '../../mutations'
-import { PROJECT_ROLES, teamsApi, teamsKeys, type EnvironmentGrants, type Member, type ProjectRole } from '../../teams-api'
+import { PROJECT_ROLES, teamsApi, teamsKeys, type EnvironmentGrants, type Invitation, type Member, type ProjectRole } from '../../teams-api'
+import { ConfirmDialog, useConfirmAction } from '../../components/ConfirmDialog'
 import { CopyField } from '../../components/CopyButton'
 import { DataTable } from '../../components/DataTable'
 import { ErrorMessage } from '../../components/ErrorMessage'
@@ -142,7 +143,9 @@ function Invitations() {
       setEmail('')
     },
   )
-  const revoke = useApiMutation((id: string) => teamsApi.revokeInvitation(id), [teamsKeys.invitations])
+  const revoke = useConfirmAction((i: Invitation) => teamsApi.revokeInvitation(i.id), [teamsKeys.invitations])
+  // Open: neither accepted nor expired (the list answers every invitation, accepted ones included).
+  const open = (invitations.data ?? []).filter((i) => !i.accepted_at && Date.parse(i.expires_at) > Date.now())
   return (
     <section className="card" aria-labelledby="invite-title">
       <h2 className="card-title" id="invite-title">Invitations</h2>
@@ -162,14 +165,14 @@ function Invitations() {
         </button>
       </form>
       <ErrorMessage error={invite.error} title="Not invited" />
-      {invitations.data && invitations.data.length > 0 && (
+      {open.length > 0 && (
         <DataTable caption="Open invitations" columns={['Email', 'Expires', { label: 'Actions', hidden: true }]}>
-          {invitations.data.map((i) => (
+          {open.map((i) => (
             <tr key={i.id}>
               <td data-label="Email">{i.email}</td>
               <td data-label="Expires">{dateTime(i.expires_at)}</td>
               <td>
-                <button type="button" className="btn btn-small btn-danger-outline" onClick={() => revoke.mutate(i.id)} aria-label={`Revoke the invitation of ${i.email}`}>
+                <button type="button" className="btn btn-small btn-danger-outline" onClick={() => revoke.ask(i)} aria-label={`Revoke the invitation of ${i.email}`}>
                   Revoke
                 </button>
               </td>
@@ -177,7 +180,12 @@ function Invitations() {
           ))}
         </DataTable>
       )}
-      <ErrorMessage error={invitations.error ?? revoke.error} title="Invitations" />
+      {revoke.target && (
+        <ConfirmDialog title={`Revoke the invitation of ${revoke.target.email}?`} confirmLabel="Revoke invitation" {...revoke.dialogProps}>
+          <p>The link sent to {revoke.target.email} stops working at once. You can invite them again later.</p>
+        </ConfirmDialog>
+      )}
+      <ErrorMessage error={invitations.error} title="Invitations" />
     </section>
   )
 }

@@ -1,10 +1,12 @@
 // The pages reached without signing in besides sign-in itself: the first-run setup (the setup code from
 // the service's log makes the first owner), accepting an invitation (/invite/<token>: a password, or
 // single sign-on with the invitation's email), and a password-reset link from an admin (/reset/<token>).
-import { useState, type ChangeEvent } from 'react'
+import { Fragment, useState, type ChangeEvent } from 'react'
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { navigate } from '../../router'
-import { teamsApi, teamsKeys } from '../../teams-api'
+import { teamsApi, teamsKeys, type InvitationPreview } from '../../teams-api'
+import { dateTime } from '../../format'
+import { ApiError } from '../../api'
 import { Field } from '../../components/Field'
 import { PublicCard, SubmitRow, useSubmit } from '../../components/PublicForm'
 import { ssoStartUrl } from '../SignIn'
@@ -58,9 +60,16 @@ export function AcceptInvitation({ token }: { token: string }) {
     await teamsApi.acceptInvitation({ token, name: name.trim(), password })
     signedIn(qc)
   })
+  const invitation = useQuery({ queryKey: ['invitation-preview', token], queryFn: () => teamsApi.lookupInvitation(token), retry: false })
   const sso = methods.data?.oidc ?? []
+  // Gone (used, withdrawn, expired or never issued): nothing to fill in. Anything else (a throttled or failed
+  // lookup) keeps the form, which says what went wrong when sent.
+  if (invitation.error instanceof ApiError && invitation.error.code === 'INVITATION_GONE') {
+    return <SignInNext title="Invitation not valid" intro="This invitation was used, withdrawn or has expired. Ask whoever invited you for a new one, or sign in if you already joined." />
+  }
   return (
     <PublicCard title="Accept your invitation" intro="Choose your name and a password to join. The invitation works once.">
+      {invitation.data && <InvitationSummary invitation={invitation.data} />}
       <form className="form" onSubmit={submit} aria-label="Accept invitation" noValidate>
         <Field id="invite-name" label="Your name" value={name} onChange={(e) => setName(e.target.value)} autoComplete="name" autoFocus />
         <Field id="invite-password" label="Password" type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" hint="At least 12 characters, not your email." />
@@ -72,6 +81,32 @@ export function AcceptInvitation({ token }: { token: string }) {
         </a>
       ))}
     </PublicCard>
+  )
+}
+
+/** Who the invitation is for and what it grants, so the invitee knows what they are joining. */
+function InvitationSummary({ invitation }: { invitation: InvitationPreview }) {
+  return (
+    <dl className="invitation-summary" aria-label="This invitation">
+      <dt>Email</dt>
+      <dd>{invitation.email}</dd>
+      {invitation.projects.map((p) => (
+        <Fragment key={p.id}>
+          <dt>Project</dt>
+          <dd>
+            {p.name} <span className="muted">({p.slug})</span> as {p.role}
+          </dd>
+        </Fragment>
+      ))}
+      {invitation.instance_role !== 'member' && (
+        <>
+          <dt>Instance role</dt>
+          <dd>{invitation.instance_role}</dd>
+        </>
+      )}
+      <dt>Expires</dt>
+      <dd>{dateTime(invitation.expires_at)}</dd>
+    </dl>
   )
 }
 
