@@ -13,12 +13,19 @@ export const CONFIG_CACHE_CONTROL = cacheControl({ maxAge: 60 })
 
 /** The evaluation of flag `key` for the `?context=` of `url`; 404 or 400 (bad context) as AppErrors. */
 export function flagResponse(snapshots: Snapshots, projectId: string, key: string, url: string): PreparedResponse {
+  const evaluation = flagEvaluation(snapshots, projectId, key, url)
+  evaluation.count()
+  return evaluation.prepared
+}
+
+/** `flagResponse` before its usage is counted: the fast path counts only once the request is admitted
+ *  (fast-admission.ts), so a request refused with 429 is not usage. */
+export function flagEvaluation(snapshots: Snapshots, projectId: string, key: string, url: string): { prepared: PreparedResponse; count(): void } {
   const flag = snapshots.project(projectId)?.flags.get(key)
   if (flag === undefined) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
   const context = contextFromUrl(url)
   const result = flag.compiled.evaluate(context)
-  countEvaluation(projectId, flag.compiled, result, context.environment)
-  return preparedFor(result, FLAG_CACHE_CONTROL)
+  return { prepared: preparedFor(result, FLAG_CACHE_CONTROL), count: () => countEvaluation(projectId, flag.compiled, result, context.environment) }
 }
 
 /** Per stored config row (rows are replaced, never mutated, on change): its prepared answer per environment

@@ -10,11 +10,12 @@
 import type { BunRequest } from 'bun'
 import type { Snapshots } from '../cache/snapshots'
 import type { Permission } from '../services/tokens'
-import { can, type Authenticator, type Caller } from './auth'
+import type { Authenticator, Caller } from './auth'
 import type { PreparedResponse } from './caching'
-import { configResponse, flagResponse } from './evaluation-responses'
-import type { RequestMetrics, RouteSeries } from './metrics'
-import { rateLimited, type RateLimiter, type RateVerdict } from './rate-limit'
+import { configResponse, flagEvaluation } from './evaluation-responses'
+import { fastAdmission, type PendingAnswer } from './fast-admission'
+import type { RequestMetrics } from './metrics'
+import type { RateLimiter, RateVerdict } from './rate-limit'
 import { decodeQueryValue, hasControlCharacter } from './url-input'
 
 export interface FastEvaluationDeps {
@@ -41,7 +42,8 @@ const CONTEXT_QUERY = '?context='
 
 /** Bun `routes` for Elysia's `serve` option; Bun sends these paths' other methods to Elysia as before. */
 export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallback) {
-  const { snapshots, authenticator, limiter, evaluationLimit } = deps
+  const { snapshots } = deps
+  const admission = fastAdmission(deps.authenticator, deps.limiter, deps.evaluationLimit)
   // Resolved once: per answer, counting is a few number increments (metrics.ts).
   const flagSeries = deps.requests.series(FLAG_PATH, 'GET')
   const configSeries = deps.requests.series(CONFIG_PATH, 'GET')
@@ -52,23 +54,7 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     // Requests from browsers (an Origin header) get their CORS headers on Elysia's path (cors.ts).
     const headers = request.headers
     if (request.method !== 'GET' || headers.get('content-length') !== null || headers.get('origin') !== null) return undefined
-    const caller = authenticator.known(headers.get('authorization'))
-    // A personal token (caller.person) is checked against its owner's current rights on Elysia's path.
-    if (caller === undefined || caller.expiresAtMs <= now || !can(caller.token, permission) || caller.person !== undefined) return undefined
-    return caller
-  }
-
-  function send(request: Request, answer: PreparedResponse, verdict: RateVerdict, series: RouteSeries, started: number): Response {
-    const response = verdict.allowed ? answer.respond(request.headers.get('if-none-match'), verdict) : rateLimited(verdict)
-    series.record(response.status, (performance.now() - started) / 1000)
-    return response
-  }
-
-  /** Counts the request against the token's evaluation budget and answers (async only with the Redis limiter). */
-  function answer(request: Request, caller: Caller, prepared: PreparedResponse, now: number, series: RouteSeries, started: number): Response | Promise<Response> {
-    authenticator.touch(caller, now)
-    const verdict = limiter.hit(caller.rateKeys.evaluation, evaluationLimit, now)
-    return verdict instanceof Promise ? verdict.then((v) => send(request, prepared, v, series, started)) : send(request, prepared, verdict, series, started)
+    return admission.caller(headers.get('authorization'), permission, now)
   }
 
   const flag: Handler = (request) => {
@@ -80,13 +66,15 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     const url = request.url
     const q = url.indexOf('?')
     if (q !== -1 && (!url.startsWith(CONTEXT_QUERY, q) || url.indexOf('&', q) !== -1)) return fallback(request)
-    let prepared: PreparedResponse
+    let answer: PendingAnswer
     try {
-      prepared = flagResponse(snapshots, caller.actor.projectId, request.params.key!, url)
+      // Evaluated now, counted as usage only once admitted (fast-admission.ts).
+      const { prepared, count } = flagEvaluation(snapshots, caller.actor.projectId, request.params.key!, url)
+      answer = { serve: (r, verdict) => (count(), respond(r, prepared, verdict)) }
     } catch {
       return fallback(request) // unknown flag or a malformed context: Elysia's route words the error
     }
-    return answer(request, caller, prepared, now, flagSeries, started)
+    return admission.admit(request, caller, answer, now, flagSeries, started)
   }
 
   const config: Handler = (request) => {
@@ -112,8 +100,12 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     } catch {
       return fallback(request)
     }
-    return answer(request, caller, prepared, now, configSeries, started)
+    return admission.admit(request, caller, { serve: (r, verdict) => respond(r, prepared, verdict) }, now, configSeries, started)
   }
 
   return { [FLAG_PATH]: { GET: flag }, [CONFIG_PATH]: { GET: config } }
+}
+
+function respond(request: Request, prepared: PreparedResponse, verdict: RateVerdict): Response {
+  return prepared.respond(request.headers.get('if-none-match'), verdict)
 }

@@ -4,21 +4,23 @@
 //
 // The fast path answers only the common case: no Origin, no query, a JSON body small enough and with its
 // Content-Length, a token already in memory, unexpired and allowed to read flags, and a flag that exists.
-// Anything else is handed to Elysia (`fallback`) before any side effect (the token's touch, the rate-limit
+// Anything else is handed to Elysia (`fallback`) before any side effect (the token's touch, the rate-limit and usage
 // count), so errors have one implementation: the route in routes/ofrep.ts and the app's hooks. The answer
 // itself is the route's own (ofrep-mapping.ts), and so are the body rules (json-input.ts): a body that
 // breaks them goes to Elysia, which words the error.
 import type { CachedFlag } from '../cache/snapshots'
 import type { EvaluationContext } from '../engine'
-import { can, type Caller } from './auth'
+import type { Caller } from './auth'
 import { BoundedMemo } from './bounded-memo'
 import { RateStampedHeaders } from './caching'
 import { JSON_HEADERS } from './errors'
 import { deepFreeze, MAX_MEMO_VALUES } from './evaluation-context'
+import { fastAdmission, type PendingAnswer } from './fast-admission'
 import type { Fallback, FastEvaluationDeps, Handler } from './fast-evaluation'
 import { decodeBody, parseJsonText } from './json-input'
-import { contextAnswer, mapContext, singleFlagAnswer, type OfrepAnswer } from './ofrep-mapping'
-import { rateLimited, type RateVerdict } from './rate-limit'
+import { contextAnswer, mapContext, singleFlagAnswer, type OfrepAnswer, type Tally } from './ofrep-mapping'
+import { countEvaluation } from '../usage/counter'
+import type { EvaluationResult } from '../engine'
 
 /** What both fast paths are built from (fast-evaluation.ts). */
 export type FastOfrepDeps = FastEvaluationDeps
@@ -34,7 +36,8 @@ const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
 
 /** Bun `routes` for Elysia's `serve` option; Bun sends the path's other methods to Elysia as before. */
 export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
-  const { snapshots, authenticator, limiter, evaluationLimit } = deps
+  const { snapshots } = deps
+  const admission = fastAdmission(deps.authenticator, deps.limiter, deps.evaluationLimit)
   // Resolved once: per answer, counting is a few number increments (metrics.ts).
   const series = deps.requests.series(PATH, 'POST')
   // The route's headers (Content-Type, then the X-RateLimit-* the app's hook adds), in the same order.
@@ -57,51 +60,47 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     // OFREP clients may send the token as X-API-Key; Authorization wins when both are there (auth.ts).
     const authorization = h.get('authorization')
     const apiKey = authorization === null ? h.get('x-api-key') : null
-    const caller = authenticator.known(apiKey === null ? authorization : `Bearer ${apiKey}`)
-    // A personal token (caller.person) is checked against its owner's current rights on Elysia's path.
-    if (caller === undefined || caller.expiresAtMs <= now || !can(caller.token, 'read:flags') || caller.person !== undefined) return undefined
-    return caller
+    return admission.caller(apiKey === null ? authorization : `Bearer ${apiKey}`, 'read:flags', now)
   }
 
   /** The answer for the body's text; throws (an AppError) when json-input.ts refuses the text. */
-  function answerFor(key: string, flag: CachedFlag, text: string): OfrepAnswer {
+  function answerFor(key: string, flag: CachedFlag, text: string, tally: Tally): OfrepAnswer {
     let context = contexts.get(text)
     if (context === undefined) {
       const body = parseJsonText(text, 'body')
       try {
         context = mapContext(body)
       } catch {
-        return singleFlagAnswer(key, flag, body) // INVALID_CONTEXT, in the route's own words
+        return singleFlagAnswer(key, flag, body, tally) // INVALID_CONTEXT, in the route's own words
       }
       if (deepFreeze(context) <= MAX_MEMO_VALUES) contexts.set(text, context)
     }
-    return contextAnswer(key, flag, context)
+    return contextAnswer(key, flag, context, tally)
   }
 
-  function send(answer: OfrepAnswer, verdict: RateVerdict, started: number): Response {
-    const response = verdict.allowed ? new Response(answer.text, { status: answer.status, headers: headers.stamp(verdict) }) : rateLimited(verdict)
-    series.record(response.status, (performance.now() - started) / 1000)
-    return response
-  }
-
-  /** Touches the token, counts the request against its evaluation budget and answers. */
-  function respond(caller: Caller, answer: OfrepAnswer, now: number, started: number): Response | Promise<Response> {
-    authenticator.touch(caller, now)
-    const verdict = limiter.hit(caller.rateKeys.evaluation, evaluationLimit, now)
-    return verdict instanceof Promise ? verdict.then((v) => send(answer, v, started)) : send(answer, verdict, started)
+  /** Admits the request (fast-admission.ts), then counts the evaluation the answer made (if any) and answers. */
+  function respond(request: Request, caller: Caller, answer: OfrepAnswer, evaluated: Evaluated, now: number, started: number): Response | Promise<Response> {
+    const pending: PendingAnswer = {
+      serve: (_request, verdict) => {
+        if (evaluated.flag !== undefined) countEvaluation(evaluated.flag.row.projectId, evaluated.flag.compiled, evaluated.result!, evaluated.environment)
+        return new Response(answer.text, { status: answer.status, headers: headers.stamp(verdict) })
+      },
+    }
+    return admission.admit(request, caller, pending, now, series, started)
   }
 
   /** Reads the body (the one asynchronous step) and answers. A body json-input.ts refuses, or anything
    *  unexpected, goes to Elysia in a copy of the request with the same bytes, since this one's are spent. */
   async function withBody(request: Request, caller: Caller, key: string, flag: CachedFlag, now: number, started: number): Promise<Response> {
     const bytes = await request.bytes()
+    const evaluated = new Evaluated()
     let answer: OfrepAnswer
     try {
-      answer = answerFor(key, flag, decodeBody(bytes))
+      answer = answerFor(key, flag, decodeBody(bytes), evaluated.tally)
     } catch {
       return fallback(new Request(request.url, { method: request.method, headers: request.headers, body: bytes }))
     }
-    return respond(caller, answer, now, started)
+    return respond(request, caller, answer, evaluated, now, started)
   }
 
   const single: Handler = (request) => {
@@ -115,14 +114,27 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     // Unknown flag: 404, or a 400 when the body is wrong too; either way the route's to word.
     if (flag === undefined) return fallback(request)
     if (length !== '0') return withBody(request, caller, key, flag, now, started)
+    const evaluated = new Evaluated()
     let answer: OfrepAnswer
     try {
-      answer = contextAnswer(key, flag, EMPTY_CONTEXT)
+      answer = contextAnswer(key, flag, EMPTY_CONTEXT, evaluated.tally)
     } catch {
       return fallback(request)
     }
-    return respond(caller, answer, now, started)
+    return respond(request, caller, answer, evaluated, now, started)
   }
 
   return { [PATH]: { POST: single } }
+}
+
+/** The evaluation an answer made, kept until the request is admitted (then counted as usage). */
+class Evaluated {
+  flag: CachedFlag | undefined
+  result: EvaluationResult | undefined
+  environment: string | undefined
+  readonly tally: Tally = (flag, result, environment) => {
+    this.flag = flag
+    this.result = result
+    this.environment = environment
+  }
 }
