@@ -52,6 +52,7 @@ import { csrfRefusal } from './csrf'
 import { authenticateRequest } from './session-auth'
 import { noteAccess } from './request-access'
 import { noteClientAddress } from '../identity/request-meta'
+import { clientAddressResolver } from './client-address'
 import { asCodeRoutes } from './routes/as-code'
 import { promotionRoutes } from './routes/promotion'
 import type { AppDeps } from './deps'
@@ -86,6 +87,7 @@ export function rateClassOf(method: string, path: string): RateClass {
 export function createApp(deps: AppDeps) {
   const { settings, authenticator, limiter } = deps
   const cors = createCors(settings.corsOrigins)
+  const clientAddress = clientAddressResolver(settings.trustedProxies)
   const limits: Record<RateClass, number> = {
     evaluation: settings.rateLimitEvaluationPerMinute,
     management: settings.rateLimitManagementPerMinute,
@@ -135,7 +137,8 @@ export function createApp(deps: AppDeps) {
       }
       if (corsHeaders) Object.assign(set.headers, corsHeaders)
       if (!routeExists(request.method, path)) return early(notFoundOrMethod(request))
-      const address = () => server?.requestIP(request)?.address
+      // Behind a trusted reverse proxy, the client its X-Forwarded-For names (client-address.ts).
+      const address = () => clientAddress(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for'))
       // Sign-in routes take no caller (their own per-address and per-account limits apply), but the
       // cross-site rules do.
       if (PUBLIC_AUTH_PATHS.has(path)) {
