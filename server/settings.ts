@@ -46,6 +46,8 @@ export interface Settings {
   flagsFilePollMs: number
   /** reverse proxies whose X-Forwarded-For is believed (addresses and CIDR ranges; http/client-address.ts) */
   trustedProxies: string[]
+  /** one JSON line per request (http/access-log.ts) */
+  accessLog: boolean
 }
 
 export const TOKEN_PATTERN = /^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/
@@ -134,5 +136,6 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     flagsProject: env.FLAGS_PROJECT || 'default',
     flagsFilePollMs: int(env, 'FLAGS_FILE_POLL_MS', 1000, 50, 60_000),
     trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
+    accessLog: flag(env, 'ACCESS_LOG'),
   }
 }

@@ -53,6 +53,9 @@ import { authenticateRequest } from './session-auth'
 import { noteAccess } from './request-access'
 import { noteClientAddress } from '../identity/request-meta'
 import { clientAddressResolver } from './client-address'
+import { createAccessLog } from './access-log'
+import { callerIfAny } from './auth'
+import { clientAddress as notedClientAddress } from '../identity/request-meta'
 import { asCodeRoutes } from './routes/as-code'
 import { promotionRoutes } from './routes/promotion'
 import type { AppDeps } from './deps'
@@ -88,6 +91,10 @@ export function createApp(deps: AppDeps) {
   const { settings, authenticator, limiter } = deps
   const cors = createCors(settings.corsOrigins)
   const clientAddress = clientAddressResolver(settings.trustedProxies)
+  // ACCESS_LOG: Elysia's answers are logged from its wrap, the fast paths' from their admission (access-log.ts).
+  const accessLog = settings.accessLog ? createAccessLog(deps.log) : undefined
+  const fastAccessLog = accessLog && ((request: Request, server: { requestIP(r: Request): { address: string } | null } | undefined, route: string, status: number, started: number, caller: Parameters<typeof accessLog>[4]) =>
+    accessLog(request, route, status, started, caller, clientAddress(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for'))))
   const limits: Record<RateClass, number> = {
     evaluation: settings.rateLimitEvaluationPerMinute,
     management: settings.rateLimitManagementPerMinute,
@@ -107,17 +114,21 @@ export function createApp(deps: AppDeps) {
     // other methods stay Elysia's.
     serve: {
       routes: {
-        ...fastEvaluationRoutes({ ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests }, (request) => elysiaFetch(request)),
-        ...fastOfrepRoutes({ ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests }, (request) => elysiaFetch(request)),
+        ...fastEvaluationRoutes({ ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests, accessLog: fastAccessLog }, (request) => elysiaFetch(request)),
+        ...fastOfrepRoutes({ ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests, accessLog: fastAccessLog }, (request) => elysiaFetch(request)),
       },
     },
   })
     // Every answer Elysia gives (refusals in onRequest and errors included) is counted under its route
     // template; the fast path counts its own (metrics.ts).
-    .wrap(countRequests(deps.metrics.requests, (path): string | undefined => templateOf(path)))
+    .wrap(countRequests(deps.metrics.requests, (path): string | undefined => templateOf(path),
+      accessLog && ((request, route, status, started) => accessLog(request, route, status, started, callerIfAny(request), notedClientAddress(request)))))
     // Authentication and the rate limit run before parsing and validation: an unauthenticated client
     // learns nothing about a route's schema, and X-RateLimit-* rides on every authenticated response.
     .onRequest(async ({ request, set, server }) => {
+      // Behind a trusted reverse proxy, the client its X-Forwarded-For names (client-address.ts).
+      const address = () => clientAddress(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for'))
+      if (accessLog) noteClientAddress(request, address())
       const length = Number(request.headers.get('content-length') ?? 0)
       const path = pathOf(request.url)
       const limit = bodyLimitOf(path)
@@ -137,8 +148,6 @@ export function createApp(deps: AppDeps) {
       }
       if (corsHeaders) Object.assign(set.headers, corsHeaders)
       if (!routeExists(request.method, path)) return early(notFoundOrMethod(request))
-      // Behind a trusted reverse proxy, the client its X-Forwarded-For names (client-address.ts).
-      const address = () => clientAddress(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for'))
       // Sign-in routes take no caller (their own per-address and per-account limits apply), but the
       // cross-site rules do.
       if (PUBLIC_AUTH_PATHS.has(path)) {

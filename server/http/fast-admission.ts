@@ -2,6 +2,7 @@
 // path keeps (app.ts's onRequest, then the route): who the caller is, then the rate limit, and only for an
 // admitted request the side effects of an answer (the token's touch, the usage count). A request refused
 // with 429 is counted nowhere but in the limiter and the request metrics, on either path.
+import type { Server } from 'bun'
 import type { Permission } from '../services/tokens'
 import { can, type Authenticator, type Caller } from './auth'
 import type { RouteSeries } from './metrics'
@@ -19,11 +20,14 @@ export interface FastAdmission {
   caller(authorization: string | null, permission: Permission, now: number): Caller | undefined
   /** Rate-limits the caller, then (admitted) touches its token and serves the answer, or (refused) answers
    *  429; either way the request is recorded in `series`. Asynchronous only with the Redis limiter. */
-  admit(request: Request, caller: Caller, answer: PendingAnswer, now: number, series: RouteSeries, started: number): Response | Promise<Response>
+  admit(request: Request, caller: Caller, answer: PendingAnswer, now: number, series: RouteSeries, started: number, server: Server<unknown> | undefined): Response | Promise<Response>
 }
 
-export function fastAdmission(authenticator: Authenticator, limiter: RateLimiter, evaluationLimit: number): FastAdmission {
-  function finish(request: Request, caller: Caller, answer: PendingAnswer, verdict: RateVerdict, now: number, series: RouteSeries, started: number): Response {
+/** ACCESS_LOG's line for an answer given here (access-log.ts); undefined when the access log is off. */
+export type FastAccessLog = (request: Request, server: Server<unknown> | undefined, route: string, status: number, started: number, caller: Caller) => void
+
+export function fastAdmission(authenticator: Authenticator, limiter: RateLimiter, evaluationLimit: number, accessLog?: FastAccessLog): FastAdmission {
+  function finish(request: Request, caller: Caller, answer: PendingAnswer, verdict: RateVerdict, now: number, series: RouteSeries, started: number, server: Server<unknown> | undefined): Response {
     let response: Response
     if (verdict.allowed) {
       authenticator.touch(caller, now)
@@ -32,6 +36,7 @@ export function fastAdmission(authenticator: Authenticator, limiter: RateLimiter
       response = rateLimited(verdict)
     }
     series.record(response.status, (performance.now() - started) / 1000)
+    if (accessLog !== undefined) accessLog(request, server, series.route, response.status, started, caller)
     return response
   }
   return {
@@ -40,11 +45,11 @@ export function fastAdmission(authenticator: Authenticator, limiter: RateLimiter
       if (caller === undefined || caller.expiresAtMs <= now || !can(caller.token, permission) || caller.person !== undefined) return undefined
       return caller
     },
-    admit(request, caller, answer, now, series, started) {
+    admit(request, caller, answer, now, series, started, server) {
       const verdict = limiter.hit(caller.rateKeys.evaluation, evaluationLimit, now)
       return verdict instanceof Promise
-        ? verdict.then((v) => finish(request, caller, answer, v, now, series, started))
-        : finish(request, caller, answer, verdict, now, series, started)
+        ? verdict.then((v) => finish(request, caller, answer, v, now, series, started, server))
+        : finish(request, caller, answer, verdict, now, series, started, server)
     },
   }
 }

@@ -7,13 +7,13 @@
 // (`fallback`), before any side effect, so errors, refreshes of unknown tokens and edge cases have one
 // implementation: the routes in routes/flags.ts and routes/configs.ts, whose answers
 // (evaluation-responses.ts) this module shares.
-import type { BunRequest } from 'bun'
+import type { BunRequest, Server } from 'bun'
 import type { Snapshots } from '../cache/snapshots'
 import type { Permission } from '../services/tokens'
 import type { Authenticator, Caller } from './auth'
 import type { PreparedResponse } from './caching'
 import { configResponse, flagEvaluation } from './evaluation-responses'
-import { fastAdmission, type PendingAnswer } from './fast-admission'
+import { fastAdmission, type FastAccessLog, type PendingAnswer } from './fast-admission'
 import type { RequestMetrics } from './metrics'
 import type { RateLimiter, RateVerdict } from './rate-limit'
 import { decodeQueryValue, hasControlCharacter } from './url-input'
@@ -26,6 +26,8 @@ export interface FastEvaluationDeps {
   evaluationLimit: number
   /** where the answers given here are counted (what is handed to Elysia is counted there) */
   requests: RequestMetrics
+  /** ACCESS_LOG's lines for the answers given here; undefined when it is off */
+  accessLog?: FastAccessLog
 }
 
 /** Where a request the fast path does not answer goes: Elysia's own fetch. */
@@ -33,7 +35,7 @@ export type Fallback = (request: Request) => Response | Promise<Response>
 /** Bun's route handler; `params.key` is the path's key, already percent-decoded by Bun. Bun decodes broken
  *  or non-UTF-8 encoding (`%FF`) to U+FFFD and keeps control characters; stored keys are ASCII without
  *  either (keys.ts), so such a key is never found here and goes to Elysia, whose URL check refuses it. */
-export type Handler = (request: BunRequest<string>) => Response | Promise<Response>
+export type Handler = (request: BunRequest<string>, server?: Server<unknown>) => Response | Promise<Response>
 
 const FLAG_PATH = '/api/v1/flags/:key'
 const CONFIG_PATH = '/api/v1/configs/:key'
@@ -43,7 +45,7 @@ const CONTEXT_QUERY = '?context='
 /** Bun `routes` for Elysia's `serve` option; Bun sends these paths' other methods to Elysia as before. */
 export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallback) {
   const { snapshots } = deps
-  const admission = fastAdmission(deps.authenticator, deps.limiter, deps.evaluationLimit)
+  const admission = fastAdmission(deps.authenticator, deps.limiter, deps.evaluationLimit, deps.accessLog)
   // Resolved once: per answer, counting is a few number increments (metrics.ts).
   const flagSeries = deps.requests.series(FLAG_PATH, 'GET')
   const configSeries = deps.requests.series(CONFIG_PATH, 'GET')
@@ -57,7 +59,7 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     return admission.caller(headers.get('authorization'), permission, now)
   }
 
-  const flag: Handler = (request) => {
+  const flag: Handler = (request, server) => {
     const started = performance.now()
     const now = Date.now()
     const caller = admitted(request, 'read:flags', now)
@@ -74,10 +76,10 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     } catch {
       return fallback(request) // unknown flag or a malformed context: Elysia's route words the error
     }
-    return admission.admit(request, caller, answer, now, flagSeries, started)
+    return admission.admit(request, caller, answer, now, flagSeries, started, server)
   }
 
-  const config: Handler = (request) => {
+  const config: Handler = (request, server) => {
     const started = performance.now()
     const now = Date.now()
     const caller = admitted(request, 'read:configs', now)
@@ -100,7 +102,7 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     } catch {
       return fallback(request)
     }
-    return admission.admit(request, caller, { serve: (r, verdict) => respond(r, prepared, verdict) }, now, configSeries, started)
+    return admission.admit(request, caller, { serve: (r, verdict) => respond(r, prepared, verdict) }, now, configSeries, started, server)
   }
 
   return { [FLAG_PATH]: { GET: flag }, [CONFIG_PATH]: { GET: config } }

@@ -16,6 +16,7 @@ import { RateStampedHeaders } from './caching'
 import { JSON_HEADERS } from './errors'
 import { deepFreeze, MAX_MEMO_VALUES } from './evaluation-context'
 import { fastAdmission, type PendingAnswer } from './fast-admission'
+import type { Server } from 'bun'
 import type { Fallback, FastEvaluationDeps, Handler } from './fast-evaluation'
 import { decodeBody, parseJsonText } from './json-input'
 import { contextAnswer, mapContext, singleFlagAnswer, type OfrepAnswer, type Tally } from './ofrep-mapping'
@@ -37,7 +38,7 @@ const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
 /** Bun `routes` for Elysia's `serve` option; Bun sends the path's other methods to Elysia as before. */
 export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
   const { snapshots } = deps
-  const admission = fastAdmission(deps.authenticator, deps.limiter, deps.evaluationLimit)
+  const admission = fastAdmission(deps.authenticator, deps.limiter, deps.evaluationLimit, deps.accessLog)
   // Resolved once: per answer, counting is a few number increments (metrics.ts).
   const series = deps.requests.series(PATH, 'POST')
   // The route's headers (Content-Type, then the X-RateLimit-* the app's hook adds), in the same order.
@@ -79,19 +80,19 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
   }
 
   /** Admits the request (fast-admission.ts), then counts the evaluation the answer made (if any) and answers. */
-  function respond(request: Request, caller: Caller, answer: OfrepAnswer, evaluated: Evaluated, now: number, started: number): Response | Promise<Response> {
+  function respond(request: Request, server: Server<unknown> | undefined, caller: Caller, answer: OfrepAnswer, evaluated: Evaluated, now: number, started: number): Response | Promise<Response> {
     const pending: PendingAnswer = {
       serve: (_request, verdict) => {
         if (evaluated.flag !== undefined) countEvaluation(evaluated.flag.row.projectId, evaluated.flag.compiled, evaluated.result!, evaluated.environment)
         return new Response(answer.text, { status: answer.status, headers: headers.stamp(verdict) })
       },
     }
-    return admission.admit(request, caller, pending, now, series, started)
+    return admission.admit(request, caller, pending, now, series, started, server)
   }
 
   /** Reads the body (the one asynchronous step) and answers. A body json-input.ts refuses, or anything
    *  unexpected, goes to Elysia in a copy of the request with the same bytes, since this one's are spent. */
-  async function withBody(request: Request, caller: Caller, key: string, flag: CachedFlag, now: number, started: number): Promise<Response> {
+  async function withBody(request: Request, server: Server<unknown> | undefined, caller: Caller, key: string, flag: CachedFlag, now: number, started: number): Promise<Response> {
     const bytes = await request.bytes()
     const evaluated = new Evaluated()
     let answer: OfrepAnswer
@@ -100,10 +101,10 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     } catch {
       return fallback(new Request(request.url, { method: request.method, headers: request.headers, body: bytes }))
     }
-    return respond(request, caller, answer, evaluated, now, started)
+    return respond(request, server, caller, answer, evaluated, now, started)
   }
 
-  const single: Handler = (request) => {
+  const single: Handler = (request, server) => {
     const started = performance.now()
     const now = Date.now()
     const length = request.headers.get('content-length')
@@ -113,7 +114,7 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     const flag = snapshots.project(caller.actor.projectId)?.flags.get(key)
     // Unknown flag: 404, or a 400 when the body is wrong too; either way the route's to word.
     if (flag === undefined) return fallback(request)
-    if (length !== '0') return withBody(request, caller, key, flag, now, started)
+    if (length !== '0') return withBody(request, server, caller, key, flag, now, started)
     const evaluated = new Evaluated()
     let answer: OfrepAnswer
     try {
@@ -121,7 +122,7 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     } catch {
       return fallback(request)
     }
-    return respond(request, caller, answer, evaluated, now, started)
+    return respond(request, server, caller, answer, evaluated, now, started)
   }
 
   return { [PATH]: { POST: single } }
