@@ -255,7 +255,7 @@ export function createApp(deps: AppDeps) {
           info: { title: 'Flagship: feature flag and configuration service', version: '1.0.0', description: 'Flags, remote configs and segments per project; evaluation over HTTP.' },
           components: {
             securitySchemes: {
-              bearer: { type: 'http', scheme: 'bearer', description: 'An access token, `ff_<project>_<random>` (Authorization: Bearer)' },
+              bearer: { type: 'http', scheme: 'bearer', description: 'An access token, `ff_{project}_{random}` (Authorization: Bearer)' },
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },
