@@ -90,6 +90,7 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
       .get('/api/v1/auth/oidc/start', disabled, { ...documented(START_SUMMARY, START_REDIRECT), query: START_QUERY })
       .get('/api/v1/auth/oidc/callback', disabled, documented(CALLBACK_SUMMARY, CALLBACK_REDIRECT))
   }
+  deps.log('single sign-on is on', { issuer: settings.issuer.href, client_id: settings.clientId, scopes: settings.scopes, groups_claim: settings.groupsClaim, role_map_groups: Object.keys(settings.roleMap).length, auto_create: settings.autoCreate, redirect_uri: settings.redirectUri })
   if (settings.allowInsecure) deps.log('OIDC_ALLOW_INSECURE is on: the identity provider may be reached over plain http. Use it only for local trials.', { issuer: settings.issuer.href }, 'warn')
   const rp = new OidcRelyingParty(settings, new StoredOidcStates(deps.store), deps.log)
   // `?invitation=` on start: the same invitations as /invite/<token>, used for the verified email.
