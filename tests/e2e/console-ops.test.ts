@@ -101,4 +101,50 @@ browserSuite('console: operations and admin pages', () => {
     expect(await box.getAttribute('aria-invalid')).toBe('false')
     await page.close()
   }, T)
+
+  test('the audit log names a member by name and email, not their user id', async () => {
+    const page = await asOwner('/audit')
+    const row = page.getByRole('row').filter({ hasText: 'member' }).first()
+    await row.waitFor()
+    expect(await row.textContent()).toContain('Ann Example')
+    expect(await row.textContent()).toContain('ann@example.com')
+    expect(await row.textContent()).not.toContain(annId)
+    await page.context().close()
+  }, T)
+
+  test('the instance audit log: linked from the navigation, naming people, filterable by action, kind, person and time', async () => {
+    const page = await asOwner('/account')
+    await page.getByRole('link', { name: 'Instance audit log' }).click()
+    await page.getByRole('heading', { name: 'Instance audit log' }).waitFor()
+    const rows = page.getByRole('table', { name: 'Instance audit entries' }).getByRole('row')
+    await rows.filter({ hasText: 'sign_in_failed' }).first().waitFor()
+    // Ann's account (created by the CLI) is named by her name and email, not her id.
+    const created = rows.filter({ hasText: 'create' }).filter({ hasText: 'Ann Example' })
+    expect(await created.count()).toBeGreaterThanOrEqual(1)
+    expect(await page.getByRole('table', { name: 'Instance audit entries' }).textContent()).not.toContain(annId)
+
+    const filters = page.getByRole('form', { name: 'Instance audit filters' })
+    const apply = () => filters.getByRole('button', { name: 'Apply filters' }).click()
+    const bodyRows = () => page.getByRole('table', { name: 'Instance audit entries' }).locator('tbody tr')
+    await filters.getByLabel('Action').selectOption('sign_in_failed')
+    await apply()
+    await page.waitForFunction(() => [...document.querySelectorAll('table tbody tr')].every((r) => r.textContent!.includes('sign_in_failed')))
+    expect(await bodyRows().count()).toBe(1)
+    expect(await bodyRows().first().textContent()).toContain('ann@example.com')
+
+    await filters.getByLabel('Action').selectOption('')
+    await filters.getByLabel('Kind').selectOption('user')
+    await filters.getByLabel('Person (email)').fill('owner@example.com')
+    await apply()
+    await page.waitForFunction(() => [...document.querySelectorAll('table tbody tr')].every((r) => !r.textContent!.includes('sign_in')))
+    for (const text of await bodyRows().allTextContents()) expect(text).toContain('user')
+
+    // Until a day long past: nothing.
+    await filters.getByLabel('Kind').selectOption('')
+    await filters.getByLabel('Person (email)').fill('')
+    await filters.getByLabel('Until').fill('2020-01-01')
+    await apply()
+    await page.getByText('No entries match these filters').waitFor()
+    await page.context().close()
+  }, T)
 })
