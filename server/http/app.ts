@@ -54,6 +54,7 @@ import { noteAccess } from './request-access'
 import { noteClientAddress } from '../identity/request-meta'
 import { clientAddressResolver } from './client-address'
 import { createAccessLog } from './access-log'
+import type { FastAccessLog } from './fast-admission'
 import { callerIfAny } from './auth'
 import { clientAddress as notedClientAddress } from '../identity/request-meta'
 import { asCodeRoutes } from './routes/as-code'
@@ -93,7 +94,7 @@ export function createApp(deps: AppDeps) {
   const clientAddress = clientAddressResolver(settings.trustedProxies)
   // ACCESS_LOG: Elysia's answers are logged from its wrap, the fast paths' from their admission (access-log.ts).
   const accessLog = settings.accessLog ? createAccessLog(deps.log) : undefined
-  const fastAccessLog = accessLog && ((request: Request, server: { requestIP(r: Request): { address: string } | null } | undefined, route: string, status: number, started: number, caller: Parameters<typeof accessLog>[4]) =>
+  const fastAccessLog: FastAccessLog | undefined = accessLog && ((request, server, route, status, started, caller) =>
     accessLog(request, route, status, started, caller, clientAddress(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for'))))
   const limits: Record<RateClass, number> = {
     evaluation: settings.rateLimitEvaluationPerMinute,
