@@ -88,7 +88,7 @@ const NAV: { to: string; label: string; allowed: (c: Abilities) => boolean; matc
 ]
 const PERSON_NAV: typeof NAV = [
   { to: '/users', label: 'Users', allowed: (c) => c.instanceAdmin, match: ['/users'] },
-  { to: '/instance-audit', label: 'Instance audit log', allowed: (c) => c.instanceAdmin, match: ['/instance-audit'] },
+  { to: '/instance-audit', label: 'Instance log', allowed: (c) => c.instanceAdmin, match: ['/instance-audit'] },
   { to: '/projects', label: 'Projects', allowed: (c) => c.instanceAdmin, match: ['/projects'] },
   { to: '/account', label: 'Account', allowed: () => true, match: ['/account'] },
 ]
