@@ -7,6 +7,8 @@ import { notFound } from '../errors'
 import { cacheControl, preparedFor, PreparedResponse } from './caching'
 import { contextFromUrl } from './evaluation-context'
 import { countEvaluation } from '../usage/counter'
+import type { CompiledFlag, EvaluationResult } from '../engine'
+import type { RateVerdict } from './rate-limit'
 
 export const FLAG_CACHE_CONTROL = cacheControl({ maxAge: 10 })
 export const CONFIG_CACHE_CONTROL = cacheControl({ maxAge: 60 })
@@ -20,12 +22,33 @@ export function flagResponse(snapshots: Snapshots, projectId: string, key: strin
 
 /** `flagResponse` before its usage is counted: the fast path counts only once the request is admitted
  *  (fast-admission.ts), so a request refused with 429 is not usage. */
-export function flagEvaluation(snapshots: Snapshots, projectId: string, key: string, url: string): { prepared: PreparedResponse; count(): void } {
+export function flagEvaluation(snapshots: Snapshots, projectId: string, key: string, url: string): FlagEvaluation {
   const flag = snapshots.project(projectId)?.flags.get(key)
   if (flag === undefined) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
   const context = contextFromUrl(url)
   const result = flag.compiled.evaluate(context)
-  return { prepared: preparedFor(result, FLAG_CACHE_CONTROL), count: () => countEvaluation(projectId, flag.compiled, result, context.environment) }
+  return new FlagEvaluation(projectId, flag.compiled, result, context.environment, preparedFor(result, FLAG_CACHE_CONTROL))
+}
+
+/** One evaluation, its answer prepared and its usage not yet counted (one object per request). */
+export class FlagEvaluation {
+  constructor(
+    private readonly projectId: string,
+    private readonly compiled: CompiledFlag,
+    private readonly result: EvaluationResult,
+    private readonly environment: string | undefined,
+    readonly prepared: PreparedResponse,
+  ) {}
+
+  count(): void {
+    countEvaluation(this.projectId, this.compiled, this.result, this.environment)
+  }
+
+  /** Counts the evaluation and answers (fast-admission.ts calls it once the request is admitted). */
+  serve(request: Request, verdict: RateVerdict): Response {
+    this.count()
+    return this.prepared.respond(request.headers.get('if-none-match'), verdict)
+  }
 }
 
 /** Per stored config row (rows are replaced, never mutated, on change): its prepared answer per environment

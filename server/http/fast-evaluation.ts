@@ -71,8 +71,7 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     let answer: PendingAnswer
     try {
       // Evaluated now, counted as usage only once admitted (fast-admission.ts).
-      const { prepared, count } = flagEvaluation(snapshots, caller.actor.projectId, request.params.key!, url)
-      answer = { serve: (r, verdict) => (count(), respond(r, prepared, verdict)) }
+      answer = flagEvaluation(snapshots, caller.actor.projectId, request.params.key!, url)
     } catch {
       return fallback(request) // unknown flag or a malformed context: Elysia's route words the error
     }
