@@ -52,7 +52,7 @@ import { csrfRefusal } from './csrf'
 import { authenticateRequest } from './session-auth'
 import { noteAccess } from './request-access'
 import { clientAddress as notedClientAddress, noteClientAddress } from '../identity/request-meta'
-import { clientAddressResolver } from './client-address'
+import { clientAddressResolver, peerOfCopy } from './client-address'
 import { createAccessLog } from './access-log'
 import type { FastAccessLog } from './fast-admission'
 import { callerIfAny } from './auth'
@@ -127,7 +127,8 @@ export function createApp(deps: AppDeps) {
     // learns nothing about a route's schema, and X-RateLimit-* rides on every authenticated response.
     .onRequest(async ({ request, set, server }) => {
       // Behind a trusted reverse proxy, the client its X-Forwarded-For names (client-address.ts).
-      const address = () => clientAddress(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for'))
+      // A request the OFREP fast path re-made with the body it read has no socket: its peer came along.
+      const address = () => clientAddress(server?.requestIP(request)?.address ?? peerOfCopy(request), request.headers.get('x-forwarded-for'))
       if (accessLog) noteClientAddress(request, address())
       const length = Number(request.headers.get('content-length') ?? 0)
       const path = pathOf(request.url)

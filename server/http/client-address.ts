@@ -39,6 +39,14 @@ function hopAddress(hop: string): string | undefined {
 
 export type ClientAddress = (peer: string | undefined, forwardedFor: string | null) => string | undefined
 
+/** The connection's address of a request the fast path re-made (fast-ofrep.ts hands Elysia a copy with the
+ *  body it read, and a copy has no socket to ask). */
+const copiedPeers = new WeakMap<Request, string>()
+export function notePeerOfCopy(copy: Request, peer: string | undefined): void {
+  if (peer !== undefined) copiedPeers.set(copy, peer)
+}
+export const peerOfCopy = (request: Request): string | undefined => copiedPeers.get(request)
+
 /** The client address of a request, given the connection's peer address and its X-Forwarded-For. */
 export function clientAddressResolver(trustedProxies: readonly string[]): ClientAddress {
   if (trustedProxies.length === 0) return (peer) => (peer === undefined ? undefined : normalAddress(peer))

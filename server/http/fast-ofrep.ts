@@ -16,6 +16,7 @@ import { RateStampedHeaders } from './caching'
 import { JSON_HEADERS } from './errors'
 import { deepFreeze, MAX_MEMO_VALUES } from './evaluation-context'
 import { fastAdmission, type PendingAnswer } from './fast-admission'
+import { notePeerOfCopy } from './client-address'
 import type { Server } from 'bun'
 import type { Fallback, FastEvaluationDeps, Handler } from './fast-evaluation'
 import { decodeBody, parseJsonText } from './json-input'
@@ -99,7 +100,9 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     try {
       answer = answerFor(key, flag, decodeBody(bytes), evaluated.tally)
     } catch {
-      return fallback(new Request(request.url, { method: request.method, headers: request.headers, body: bytes }))
+      const copy = new Request(request.url, { method: request.method, headers: request.headers, body: bytes })
+      notePeerOfCopy(copy, server?.requestIP(request)?.address)
+      return fallback(copy)
     }
     return respond(request, server, caller, answer, evaluated, now, started)
   }

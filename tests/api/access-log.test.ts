@@ -39,6 +39,10 @@ describe('ACCESS_LOG', () => {
     const ofrep = await fetch(`${srv.url}/ofrep/v1/evaluate/flags/logged`, { method: 'POST', headers: { Authorization: `Bearer ${reader}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ context: { targetingKey: SECRET_CONTEXT } }) })
     expect(ofrep.status).toBe(200)
     expect((await linesOf('/ofrep/v1/evaluate/flags/:key', 200))[0]).toMatchObject({ method: 'POST', caller: 'token', client: '127.0.0.1' })
+    // A body the fast path reads but leaves to Elysia (malformed JSON): answered there, still with its client.
+    const malformed = await fetch(`${srv.url}/ofrep/v1/evaluate/flags/logged`, { method: 'POST', headers: { Authorization: `Bearer ${reader}`, 'Content-Type': 'application/json', 'X-Forwarded-For': '198.51.100.5' }, body: '{"context":' })
+    expect(malformed.status).toBe(400)
+    expect((await linesOf('/ofrep/v1/evaluate/flags/:key', 400))[0]).toMatchObject({ method: 'POST', caller: 'token', client: '198.51.100.5' })
   })
 
   test("Elysia's answers are logged, refusals included, one line per request", async () => {
