@@ -28,7 +28,7 @@ const USAGE = `usage:
   cli tokens create --project <project id or slug> --name <name> --permissions <p1,p2,...> [--expires-at <ISO 8601>] [--environment <name>]
   cli users create --email <email> --name <name> [--owner | --admin] [--password-stdin]
   cli backup --to <file>       a consistent copy of the SQLite database, while the service runs
-  cli restore --from <file>    put a backup in place (stop the service first; the old file is kept)
+  cli restore --from <file>    put a backup in place (refused while the service runs; the old file is kept)
 permissions: read:flags, read:configs, write:flags, write:configs, *
 users create: without --password-stdin, prints a one-time link (24 h) where the user sets a password`
 

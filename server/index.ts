@@ -30,6 +30,7 @@ import { createIdentity } from './identity/service'
 import { createAccess } from './access/authorize'
 import { reviewersFrom } from './access/reviewers'
 import { startFlagsFile } from './offline/flags-file'
+import { lockServiceDatabase } from './store/service-lock'
 
 export async function startService(settings: Settings) {
   if (settings.webhookAllowPrivateTargets) {
@@ -43,7 +44,15 @@ export async function startService(settings: Settings) {
       throw listenStartupError(e, settings.host, settings.port) ?? e
     }
   }
-  const database = await openDatabase(settings.databaseUrl)
+  // A SQLite database belongs to one live service: its lock keeps a restore (and a second service) off it.
+  const serviceLock = lockServiceDatabase(settings.databaseUrl)
+  let database: Awaited<ReturnType<typeof openDatabase>>
+  try {
+    database = await openDatabase(settings.databaseUrl)
+  } catch (e) {
+    serviceLock?.release()
+    throw e
+  }
   const store = createStore(database)
   const boot = await bootstrap(store, settings.bootstrapToken)
   if (boot.generatedToken) {
@@ -184,6 +193,7 @@ export async function startService(settings: Settings) {
       await authenticator.stop()
       await identity.stop()
       await database.close()
+      serviceLock?.release()
     },
   }
 }

@@ -1,4 +1,5 @@
 // Every environment variable the service reads, parsed and validated once (docs/behaviour.md §1).
+import { parseTrustedProxies } from './http/client-address'
 
 export interface Settings {
   port: number
@@ -43,6 +44,10 @@ export interface Settings {
   flagsProject: string
   /** how often the file's modification is checked (ms) */
   flagsFilePollMs: number
+  /** reverse proxies whose X-Forwarded-For is believed (addresses and CIDR ranges; http/client-address.ts) */
+  trustedProxies: string[]
+  /** one JSON line per request (http/access-log.ts) */
+  accessLog: boolean
 }
 
 export const TOKEN_PATTERN = /^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/
@@ -130,5 +135,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     flagsFile: env.FLAGS_FILE || undefined,
     flagsProject: env.FLAGS_PROJECT || 'default',
     flagsFilePollMs: int(env, 'FLAGS_FILE_POLL_MS', 1000, 50, 60_000),
+    trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
+    accessLog: flag(env, 'ACCESS_LOG'),
   }
 }

@@ -53,7 +53,11 @@ import { checkOffline, type OfflineGateDeps } from './offline-gate'
 import { callerOf } from './auth'
 import { authenticateRequest } from './session-auth'
 import { noteAccess } from './request-access'
-import { noteClientAddress } from '../identity/request-meta'
+import { clientAddress as notedClientAddress, noteClientAddress } from '../identity/request-meta'
+import { clientAddressResolver, peerOfCopy } from './client-address'
+import { createAccessLog } from './access-log'
+import type { FastAccessLog } from './fast-admission'
+import { callerIfAny } from './auth'
 import { asCodeRoutes } from './routes/as-code'
 import { promotionRoutes } from './routes/promotion'
 import type { AppDeps } from './deps'
@@ -79,6 +83,11 @@ export function rateClassOf(method: string, path: string): RateClass {
 export function createApp(deps: AppDeps) {
   const { settings, authenticator, limiter } = deps
   const cors = createCors(settings.corsOrigins)
+  const clientAddress = clientAddressResolver(settings.trustedProxies)
+  // ACCESS_LOG: Elysia's answers are logged from its wrap, the fast paths' from their admission (access-log.ts).
+  const accessLog = settings.accessLog ? createAccessLog(deps.log) : undefined
+  const fastAccessLog: FastAccessLog | undefined = accessLog && ((request, server, route, status, started, caller) =>
+    accessLog(request, route, status, started, caller, clientAddress(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for'))))
   const limits: Record<RateClass, number> = {
     evaluation: settings.rateLimitEvaluationPerMinute,
     management: settings.rateLimitManagementPerMinute,
@@ -110,17 +119,22 @@ export function createApp(deps: AppDeps) {
     // other methods stay Elysia's.
     serve: {
       routes: {
-        ...fastEvaluationRoutes({ ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests }, (request) => elysiaFetch(request)),
-        ...fastOfrepRoutes({ ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests }, (request) => elysiaFetch(request)),
+        ...fastEvaluationRoutes({ ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests, accessLog: fastAccessLog }, (request) => elysiaFetch(request)),
+        ...fastOfrepRoutes({ ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests, accessLog: fastAccessLog }, (request) => elysiaFetch(request)),
       },
     },
   })
     // Every answer Elysia gives (refusals in onRequest and errors included) is counted under its route
     // template; the fast path counts its own (metrics.ts).
-    .wrap(countRequests(deps.metrics.requests, (path): string | undefined => templateOf(path)))
+    .wrap(countRequests(deps.metrics.requests, (path): string | undefined => templateOf(path),
+      accessLog && ((request, route, status, started) => accessLog(request, route, status, started, callerIfAny(request), notedClientAddress(request)))))
     // Authentication and the rate limit run before parsing and validation: an unauthenticated client
     // learns nothing about a route's schema, and X-RateLimit-* rides on every authenticated response.
     .onRequest(async ({ request, set, server }) => {
+      // Behind a trusted reverse proxy, the client its X-Forwarded-For names (client-address.ts).
+      // A request the OFREP fast path re-made with the body it read has no socket: its peer came along.
+      const address = () => clientAddress(server?.requestIP(request)?.address ?? peerOfCopy(request), request.headers.get('x-forwarded-for'))
+      if (accessLog) noteClientAddress(request, address())
       const length = Number(request.headers.get('content-length') ?? 0)
       const path = pathOf(request.url)
       const limit = bodyLimitOf(path)
@@ -140,7 +154,6 @@ export function createApp(deps: AppDeps) {
       }
       if (corsHeaders) Object.assign(set.headers, corsHeaders)
       if (!routeExists(request.method, path)) return early(notFoundOrMethod(request))
-      const address = () => server?.requestIP(request)?.address
       // Sign-in routes take no caller (their own per-address and per-account limits apply), but the
       // cross-site rules do.
       if (PUBLIC_AUTH_PATHS.has(path)) {
@@ -247,7 +260,7 @@ export function createApp(deps: AppDeps) {
           info: { title: 'Flagship: feature flag and configuration service', version: '1.0.0', description: 'Flags, remote configs and segments per project; evaluation over HTTP.' },
           components: {
             securitySchemes: {
-              bearer: { type: 'http', scheme: 'bearer', description: 'An access token, `ff_<project>_<random>` (Authorization: Bearer)' },
+              bearer: { type: 'http', scheme: 'bearer', description: 'An access token, `ff_{project}_{random}` (Authorization: Bearer)' },
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },

@@ -35,6 +35,9 @@ export function setCaller(request: Request, caller: Caller): void {
   callers.set(request, caller)
 }
 
+/** The caller of a request if one was authenticated (the access log's; routes use `callerOf`). */
+export const callerIfAny = (request: Request): Caller | undefined => callers.get(request)
+
 /** The authenticated caller of a request (set by the app's onRequest hook for every /api/ path). */
 export function callerOf(request: Request): Caller {
   const c = callers.get(request)

@@ -9,6 +9,8 @@ import { contextFromUrl } from './evaluation-context'
 import { countEvaluation } from '../usage/counter'
 import { visibleToClientKeys } from '../access/client-keys'
 import { contextIn, environmentFor } from './key-environment'
+import type { CompiledFlag, EvaluationResult } from '../engine'
+import type { RateVerdict } from './rate-limit'
 
 export const FLAG_CACHE_CONTROL = cacheControl({ maxAge: 10 })
 export const CONFIG_CACHE_CONTROL = cacheControl({ maxAge: 60 })
@@ -17,13 +19,41 @@ export const CONFIG_CACHE_CONTROL = cacheControl({ maxAge: 60 })
  *  or 403 (ENVIRONMENT_MISMATCH) as AppErrors. `keyEnvironment`: the caller's environment key's (null for
  *  none); `client`: a client key, which sees only client_side flags. */
 export function flagResponse(snapshots: Snapshots, projectId: string, key: string, url: string, keyEnvironment: string | null = null, client = false): PreparedResponse {
+  const evaluation = flagEvaluation(snapshots, projectId, key, url, keyEnvironment, client)
+  evaluation.count()
+  return evaluation.prepared
+}
+
+/** `flagResponse` before its usage is counted: the fast path counts only once the request is admitted
+ *  (fast-admission.ts), so a request refused with 429 is not usage. */
+export function flagEvaluation(snapshots: Snapshots, projectId: string, key: string, url: string, keyEnvironment: string | null = null, client = false): FlagEvaluation {
   const snap = snapshots.project(projectId)
   const flag = snap?.flags.get(key)
   if (flag === undefined || (client && !visibleToClientKeys(flag.row.body))) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
   const context = contextIn(keyEnvironment, contextFromUrl(url), snap!.project.environments)
   const result = flag.compiled.evaluate(context)
-  countEvaluation(projectId, flag.compiled, result, context.environment)
-  return preparedFor(result, FLAG_CACHE_CONTROL)
+  return new FlagEvaluation(projectId, flag.compiled, result, context.environment, preparedFor(result, FLAG_CACHE_CONTROL))
+}
+
+/** One evaluation, its answer prepared and its usage not yet counted (one object per request). */
+export class FlagEvaluation {
+  constructor(
+    private readonly projectId: string,
+    private readonly compiled: CompiledFlag,
+    private readonly result: EvaluationResult,
+    private readonly environment: string | undefined,
+    readonly prepared: PreparedResponse,
+  ) {}
+
+  count(): void {
+    countEvaluation(this.projectId, this.compiled, this.result, this.environment)
+  }
+
+  /** Counts the evaluation and answers (fast-admission.ts calls it once the request is admitted). */
+  serve(request: Request, verdict: RateVerdict): Response {
+    this.count()
+    return this.prepared.respond(request.headers.get('if-none-match'), verdict)
+  }
 }
 
 /** Per stored config row (rows are replaced, never mutated, on change): its prepared answer per environment

@@ -7,14 +7,15 @@
 // (`fallback`), before any side effect, so errors, refreshes of unknown tokens and edge cases have one
 // implementation: the routes in routes/flags.ts and routes/configs.ts, whose answers
 // (evaluation-responses.ts) this module shares.
-import type { BunRequest } from 'bun'
+import type { BunRequest, Server } from 'bun'
 import type { Snapshots } from '../cache/snapshots'
-import { canEvaluate, type Authenticator, type Caller } from './auth'
+import type { Authenticator, Caller } from './auth'
 import { isClientKey } from '../access/client-keys'
 import type { PreparedResponse } from './caching'
-import { configResponse, flagResponse } from './evaluation-responses'
-import type { RequestMetrics, RouteSeries } from './metrics'
-import { rateLimited, type RateLimiter, type RateVerdict } from './rate-limit'
+import { configResponse, flagEvaluation } from './evaluation-responses'
+import { fastAdmission, type FastAccessLog, type PendingAnswer } from './fast-admission'
+import type { RequestMetrics } from './metrics'
+import type { RateLimiter, RateVerdict } from './rate-limit'
 import { decodeQueryValue, hasControlCharacter } from './url-input'
 
 export interface FastEvaluationDeps {
@@ -25,6 +26,8 @@ export interface FastEvaluationDeps {
   evaluationLimit: number
   /** where the answers given here are counted (what is handed to Elysia is counted there) */
   requests: RequestMetrics
+  /** ACCESS_LOG's lines for the answers given here; undefined when it is off */
+  accessLog?: FastAccessLog
 }
 
 /** Where a request the fast path does not answer goes: Elysia's own fetch. */
@@ -32,7 +35,7 @@ export type Fallback = (request: Request) => Response | Promise<Response>
 /** Bun's route handler; `params.key` is the path's key, already percent-decoded by Bun. Bun decodes broken
  *  or non-UTF-8 encoding (`%FF`) to U+FFFD and keeps control characters; stored keys are ASCII without
  *  either (keys.ts), so such a key is never found here and goes to Elysia, whose URL check refuses it. */
-export type Handler = (request: BunRequest<string>) => Response | Promise<Response>
+export type Handler = (request: BunRequest<string>, server?: Server<unknown>) => Response | Promise<Response>
 
 const FLAG_PATH = '/api/v1/flags/:key'
 const CONFIG_PATH = '/api/v1/configs/:key'
@@ -41,7 +44,8 @@ const CONTEXT_QUERY = '?context='
 
 /** Bun `routes` for Elysia's `serve` option; Bun sends these paths' other methods to Elysia as before. */
 export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallback) {
-  const { snapshots, authenticator, limiter, evaluationLimit } = deps
+  const { snapshots } = deps
+  const admission = fastAdmission(deps.authenticator, deps.limiter, deps.evaluationLimit, deps.accessLog)
   // Resolved once: per answer, counting is a few number increments (metrics.ts).
   const flagSeries = deps.requests.series(FLAG_PATH, 'GET')
   const configSeries = deps.requests.series(CONFIG_PATH, 'GET')
@@ -52,26 +56,10 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     // Requests from browsers (an Origin header) get their CORS headers on Elysia's path (cors.ts).
     const headers = request.headers
     if (request.method !== 'GET' || headers.get('content-length') !== null || headers.get('origin') !== null) return undefined
-    const caller = authenticator.known(headers.get('authorization'))
-    // A personal token (caller.person) is checked against its owner's current rights on Elysia's path.
-    if (caller === undefined || caller.expiresAtMs <= now || !canEvaluate(caller.token, permission) || caller.person !== undefined) return undefined
-    return caller
+    return admission.caller(headers.get('authorization'), permission, now)
   }
 
-  function send(request: Request, answer: PreparedResponse, verdict: RateVerdict, series: RouteSeries, started: number): Response {
-    const response = verdict.allowed ? answer.respond(request.headers.get('if-none-match'), verdict) : rateLimited(verdict)
-    series.record(response.status, (performance.now() - started) / 1000)
-    return response
-  }
-
-  /** Counts the request against the token's evaluation budget and answers (async only with the Redis limiter). */
-  function answer(request: Request, caller: Caller, prepared: PreparedResponse, now: number, series: RouteSeries, started: number): Response | Promise<Response> {
-    authenticator.touch(caller, now)
-    const verdict = limiter.hit(caller.rateKeys.evaluation, evaluationLimit, now)
-    return verdict instanceof Promise ? verdict.then((v) => send(request, prepared, v, series, started)) : send(request, prepared, verdict, series, started)
-  }
-
-  const flag: Handler = (request) => {
+  const flag: Handler = (request, server) => {
     const started = performance.now()
     const now = Date.now()
     const caller = admitted(request, 'read:flags', now)
@@ -80,16 +68,17 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     const url = request.url
     const q = url.indexOf('?')
     if (q !== -1 && (!url.startsWith(CONTEXT_QUERY, q) || url.indexOf('&', q) !== -1)) return fallback(request)
-    let prepared: PreparedResponse
+    let answer: PendingAnswer
     try {
-      prepared = flagResponse(snapshots, caller.actor.projectId, request.params.key!, url, caller.token.environment, isClientKey(caller.token.permissions))
+      // Evaluated now, counted as usage only once admitted (fast-admission.ts).
+      answer = flagEvaluation(snapshots, caller.actor.projectId, request.params.key!, url, caller.token.environment, isClientKey(caller.token.permissions))
     } catch {
       return fallback(request) // unknown flag or a malformed context: Elysia's route words the error
     }
-    return answer(request, caller, prepared, now, flagSeries, started)
+    return admission.admit(request, caller, answer, now, flagSeries, started, server)
   }
 
-  const config: Handler = (request) => {
+  const config: Handler = (request, server) => {
     const started = performance.now()
     const now = Date.now()
     const caller = admitted(request, 'read:configs', now)
@@ -112,8 +101,12 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     } catch {
       return fallback(request)
     }
-    return answer(request, caller, prepared, now, configSeries, started)
+    return admission.admit(request, caller, { serve: (r, verdict) => respond(r, prepared, verdict) }, now, configSeries, started, server)
   }
 
   return { [FLAG_PATH]: { GET: flag }, [CONFIG_PATH]: { GET: config } }
+}
+
+function respond(request: Request, prepared: PreparedResponse, verdict: RateVerdict): Response {
+  return prepared.respond(request.headers.get('if-none-match'), verdict)
 }

@@ -4,22 +4,26 @@
 //
 // The fast path answers only the common case: no Origin, no query, a JSON body small enough and with its
 // Content-Length, a token already in memory, unexpired and allowed to read flags, and a flag that exists.
-// Anything else is handed to Elysia (`fallback`) before any side effect (the token's touch, the rate-limit
+// Anything else is handed to Elysia (`fallback`) before any side effect (the token's touch, the rate-limit and usage
 // count), so errors have one implementation: the route in routes/ofrep.ts and the app's hooks. The answer
 // itself is the route's own (ofrep-mapping.ts), and so are the body rules (json-input.ts): a body that
 // breaks them goes to Elysia, which words the error.
 import type { CachedFlag } from '../cache/snapshots'
 import type { EvaluationContext } from '../engine'
-import { canEvaluate, type Caller } from './auth'
+import type { Caller } from './auth'
 import { visibleToClientKeys, isClientKey } from '../access/client-keys'
 import { BoundedMemo } from './bounded-memo'
 import { RateStampedHeaders } from './caching'
 import { JSON_HEADERS } from './errors'
 import { deepFreeze, MAX_MEMO_VALUES } from './evaluation-context'
+import { fastAdmission, type PendingAnswer } from './fast-admission'
+import { notePeerOfCopy } from './client-address'
+import type { Server } from 'bun'
 import type { Fallback, FastEvaluationDeps, Handler } from './fast-evaluation'
 import { decodeBody, parseJsonText } from './json-input'
-import { contextAnswer, mapContext, ofrepContextIn, singleFlagAnswer, type OfrepAnswer } from './ofrep-mapping'
-import { rateLimited, type RateVerdict } from './rate-limit'
+import { contextAnswer, mapContext, ofrepContextIn, singleFlagAnswer, type OfrepAnswer, type Tally } from './ofrep-mapping'
+import { countEvaluation } from '../usage/counter'
+import type { EvaluationResult } from '../engine'
 
 /** What both fast paths are built from (fast-evaluation.ts). */
 export type FastOfrepDeps = FastEvaluationDeps
@@ -35,7 +39,8 @@ const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
 
 /** Bun `routes` for Elysia's `serve` option; Bun sends the path's other methods to Elysia as before. */
 export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
-  const { snapshots, authenticator, limiter, evaluationLimit } = deps
+  const { snapshots } = deps
+  const admission = fastAdmission(deps.authenticator, deps.limiter, deps.evaluationLimit, deps.accessLog)
   // Resolved once: per answer, counting is a few number increments (metrics.ts).
   const series = deps.requests.series(PATH, 'POST')
   // The route's headers (Content-Type, then the X-RateLimit-* the app's hook adds), in the same order.
@@ -58,55 +63,53 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     // OFREP clients may send the token as X-API-Key; Authorization wins when both are there (auth.ts).
     const authorization = h.get('authorization')
     const apiKey = authorization === null ? h.get('x-api-key') : null
-    const caller = authenticator.known(apiKey === null ? authorization : `Bearer ${apiKey}`)
-    // A personal token (caller.person) is checked against its owner's current rights on Elysia's path.
-    if (caller === undefined || caller.expiresAtMs <= now || !canEvaluate(caller.token, 'read:flags') || caller.person !== undefined) return undefined
-    return caller
+    return admission.caller(apiKey === null ? authorization : `Bearer ${apiKey}`, 'read:flags', now)
   }
 
   /** The answer for the body's text; throws (an AppError) when json-input.ts refuses the text. */
-  function answerFor(key: string, flag: CachedFlag, text: string, keyEnvironment: string | null, known: readonly string[]): OfrepAnswer {
+  function answerFor(key: string, flag: CachedFlag, text: string, keyEnvironment: string | null, known: readonly string[], tally: Tally): OfrepAnswer {
     let context = contexts.get(text)
     if (context === undefined) {
       const body = parseJsonText(text, 'body')
       try {
         context = mapContext(body)
       } catch {
-        return singleFlagAnswer(key, flag, body) // INVALID_CONTEXT, in the route's own words
+        return singleFlagAnswer(key, flag, body, undefined, tally) // INVALID_CONTEXT, in the route's own words
       }
       if (deepFreeze(context) <= MAX_MEMO_VALUES) contexts.set(text, context)
     }
     // An environment key's mismatch or an unknown environment throws: the route words it.
-    return contextAnswer(key, flag, ofrepContextIn(keyEnvironment, context, known))
+    return contextAnswer(key, flag, ofrepContextIn(keyEnvironment, context, known), tally)
   }
 
-  function send(answer: OfrepAnswer, verdict: RateVerdict, started: number): Response {
-    const response = verdict.allowed ? new Response(answer.text, { status: answer.status, headers: headers.stamp(verdict) }) : rateLimited(verdict)
-    series.record(response.status, (performance.now() - started) / 1000)
-    return response
-  }
-
-  /** Touches the token, counts the request against its evaluation budget and answers. */
-  function respond(caller: Caller, answer: OfrepAnswer, now: number, started: number): Response | Promise<Response> {
-    authenticator.touch(caller, now)
-    const verdict = limiter.hit(caller.rateKeys.evaluation, evaluationLimit, now)
-    return verdict instanceof Promise ? verdict.then((v) => send(answer, v, started)) : send(answer, verdict, started)
+  /** Admits the request (fast-admission.ts), then counts the evaluation the answer made (if any) and answers. */
+  function respond(request: Request, server: Server<unknown> | undefined, caller: Caller, answer: OfrepAnswer, evaluated: Evaluated, now: number, started: number): Response | Promise<Response> {
+    const pending: PendingAnswer = {
+      serve: (_request, verdict) => {
+        if (evaluated.flag !== undefined) countEvaluation(evaluated.flag.row.projectId, evaluated.flag.compiled, evaluated.result!, evaluated.environment)
+        return new Response(answer.text, { status: answer.status, headers: headers.stamp(verdict) })
+      },
+    }
+    return admission.admit(request, caller, pending, now, series, started, server)
   }
 
   /** Reads the body (the one asynchronous step) and answers. A body json-input.ts refuses, or anything
    *  unexpected, goes to Elysia in a copy of the request with the same bytes, since this one's are spent. */
-  async function withBody(request: Request, caller: Caller, key: string, flag: CachedFlag, known: readonly string[], now: number, started: number): Promise<Response> {
+  async function withBody(request: Request, server: Server<unknown> | undefined, caller: Caller, key: string, flag: CachedFlag, known: readonly string[], now: number, started: number): Promise<Response> {
     const bytes = await request.bytes()
+    const evaluated = new Evaluated()
     let answer: OfrepAnswer
     try {
-      answer = answerFor(key, flag, decodeBody(bytes), caller.token.environment, known)
+      answer = answerFor(key, flag, decodeBody(bytes), caller.token.environment, known, evaluated.tally)
     } catch {
-      return fallback(new Request(request.url, { method: request.method, headers: request.headers, body: bytes }))
+      const copy = new Request(request.url, { method: request.method, headers: request.headers, body: bytes })
+      notePeerOfCopy(copy, server?.requestIP(request)?.address)
+      return fallback(copy)
     }
-    return respond(caller, answer, now, started)
+    return respond(request, server, caller, answer, evaluated, now, started)
   }
 
-  const single: Handler = (request) => {
+  const single: Handler = (request, server) => {
     const started = performance.now()
     const now = Date.now()
     const length = request.headers.get('content-length')
@@ -119,15 +122,28 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     // the route's to word.
     if (flag === undefined || (isClientKey(caller.token.permissions) && !visibleToClientKeys(flag.row.body))) return fallback(request)
     const known = snap!.project.environments
-    if (length !== '0') return withBody(request, caller, key, flag, known, now, started)
+    if (length !== '0') return withBody(request, server, caller, key, flag, known, now, started)
+    const evaluated = new Evaluated()
     let answer: OfrepAnswer
     try {
-      answer = contextAnswer(key, flag, ofrepContextIn(caller.token.environment, EMPTY_CONTEXT, known))
+      answer = contextAnswer(key, flag, ofrepContextIn(caller.token.environment, EMPTY_CONTEXT, known), evaluated.tally)
     } catch {
       return fallback(request)
     }
-    return respond(caller, answer, now, started)
+    return respond(request, server, caller, answer, evaluated, now, started)
   }
 
   return { [PATH]: { POST: single } }
+}
+
+/** The evaluation an answer made, kept until the request is admitted (then counted as usage). */
+class Evaluated {
+  flag: CachedFlag | undefined
+  result: EvaluationResult | undefined
+  environment: string | undefined
+  readonly tally: Tally = (flag, result, environment) => {
+    this.flag = flag
+    this.result = result
+    this.environment = environment
+  }
 }

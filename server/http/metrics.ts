@@ -71,7 +71,7 @@ type Handle = (request: Request) => unknown
 
 /** Elysia's `wrap` (a higher-order function around every route handler and the not-found handler): times
  *  each request Elysia answers and records it under the template `templateOf` finds for its path. */
-export function countRequests(metrics: RequestMetrics, templateOf: (path: string) => string | undefined) {
+export function countRequests(metrics: RequestMetrics, templateOf: (path: string) => string | undefined, also?: (request: Request, route: string, status: number, started: number) => void) {
   // Paths repeat (the same keys are asked for again and again): their templates are remembered, within
   // bounds, so most requests look up one string instead of walking the template tree.
   const routes = new BoundedMemo<string>(10_000, 512)
@@ -83,7 +83,9 @@ export function countRequests(metrics: RequestMetrics, templateOf: (path: string
   const done = (request: Request, response: unknown, started: number): unknown => {
     const seconds = (performance.now() - started) / 1000
     const status = response instanceof Response ? response.status : 500
-    metrics.series(routeOf(pathOf(request.url)), request.method).record(status, seconds)
+    const route = routeOf(pathOf(request.url))
+    metrics.series(route, request.method).record(status, seconds)
+    also?.(request, route, status, started)
     return response
   }
   return (handle: Handle) => (request: Request) => {

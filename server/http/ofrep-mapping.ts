@@ -77,9 +77,14 @@ const errorAnswer = (key: string, e: OfrepError): OfrepAnswer => ({ status: e.st
 const successes = new WeakMap<EvaluationResult, Map<string, OfrepAnswer>>()
 const MAX_ENVIRONMENTS = 16
 
+/** Where an evaluation's usage goes: counted at once (the Elysia route, already admitted), or kept by the
+ *  fast path until the request is admitted (fast-admission.ts). */
+export type Tally = (flag: CachedFlag, result: EvaluationResult, environment: string | undefined) => void
+const countNow: Tally = (flag, result, environment) => countEvaluation(flag.row.projectId, flag.compiled, result, environment)
+
 /** POST /ofrep/v1/evaluate/flags/{key} for a mapped context: 200, 404 FLAG_NOT_FOUND for an absent flag
  *  (`undefined`), or 400 TARGETING_KEY_MISSING. */
-export function contextAnswer(key: string, flag: CachedFlag | undefined, context: EvaluationContext): OfrepAnswer {
+export function contextAnswer(key: string, flag: CachedFlag | undefined, context: EvaluationContext, tally: Tally = countNow): OfrepAnswer {
   if (!flag) return { status: 404, text: JSON.stringify(errorBody(key, 'FLAG_NOT_FOUND', `Flag "${key}" not found`)) }
   const { compiled } = flag
   let result: EvaluationResult
@@ -89,7 +94,7 @@ export function contextAnswer(key: string, flag: CachedFlag | undefined, context
     if (e instanceof EvaluationBudgetExceeded) return errorAnswer(key, new OfrepError(400, 'GENERAL', e.message))
     throw e
   }
-  countEvaluation(flag.row.projectId, compiled, result, context.environment)
+  tally(flag, result, context.environment)
   const environment = environmentOf(context)
   const answers = successes.get(result)
   const cached = answers?.get(environment)
@@ -112,7 +117,7 @@ export function contextAnswer(key: string, flag: CachedFlag | undefined, context
 
 /** POST /ofrep/v1/evaluate/flags/{key} for a parsed body: an invalid context is 400 INVALID_CONTEXT, even
  *  for a flag that does not exist; otherwise `contextAnswer`. */
-export function singleFlagAnswer(key: string, flag: CachedFlag | undefined, body: unknown, bind?: (context: EvaluationContext) => EvaluationContext): OfrepAnswer {
+export function singleFlagAnswer(key: string, flag: CachedFlag | undefined, body: unknown, bind?: (context: EvaluationContext) => EvaluationContext, tally: Tally = countNow): OfrepAnswer {
   let context: EvaluationContext
   try {
     context = mapContext(body)
@@ -121,5 +126,5 @@ export function singleFlagAnswer(key: string, flag: CachedFlag | undefined, body
     if (e instanceof OfrepError) return errorAnswer(key, e)
     throw e
   }
-  return contextAnswer(key, flag, context)
+  return contextAnswer(key, flag, context, tally)
 }

@@ -61,7 +61,8 @@ export function memberOperations(store: Store, identity: Identity, access: Acces
         await store.audit.insert(tx, {
           projectId, timestamp: new Date().toISOString(), actor: actor.name, actorType: actor.actorType ?? 'token', credential: actor.credential ?? null,
           action: before ? 'update' : 'create', resourceType: 'member', resourceKey: userId,
-          before: before ? { email: user.email, role: before.role, environments: before.environments } : null, after: { email: user.email, role: input.role, environments },
+          // The person by name and email (the key is their user id), as the audit log shows them.
+          before: before ? { email: user.email, name: user.name, role: before.role, environments: before.environments } : null, after: { email: user.email, name: user.name, role: input.role, environments },
         })
         notify({ resourceType: 'member', resourceKey: userId, projectId })
       })
@@ -77,7 +78,7 @@ export function memberOperations(store: Store, identity: Identity, access: Acces
         await store.users.deleteMembership(tx, projectId, userId)
         await store.audit.insert(tx, {
           projectId, timestamp: new Date().toISOString(), actor: actor.name, actorType: actor.actorType ?? 'token', credential: actor.credential ?? null,
-          action: 'delete', resourceType: 'member', resourceKey: userId, before: { email: user?.email ?? null, role: before.role, environments: before.environments }, after: null,
+          action: 'delete', resourceType: 'member', resourceKey: userId, before: { email: user?.email ?? null, name: user?.name ?? null, role: before.role, environments: before.environments }, after: null,
         })
         notify({ resourceType: 'member', resourceKey: userId, projectId })
       })

@@ -88,6 +88,11 @@ export async function signInWithOidc(deps: SsoDeps, verified: VerifiedIdentity, 
     for (const id of changed) notify({ resourceType: 'user', resourceKey: id })
     return (await store.users.get(tx, user.id)) ?? user
   })
+  // A role map whose claim never arrives grants nothing: people land with no project. Say why, once per
+  // sign-in (most often the scope that releases the claim was not asked for).
+  if (verified.groupsClaimMissing && Object.keys(settings.roleMap).length) {
+    deps.log(`oidc: the provider sent no "${settings.groupsClaim}" claim, so OIDC_ROLE_MAP granted nothing; ask for the scope that releases it (often "groups" in OIDC_SCOPES) or have the provider add the claim`, { claim: settings.groupsClaim, scopes: settings.scopes, user: user.id }, 'warn')
+  }
   if (invitation !== undefined) {
     try {
       await deps.invitations!.accept(invitation, user)

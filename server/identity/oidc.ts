@@ -58,6 +58,8 @@ export interface VerifiedIdentity {
   emailVerified: boolean
   name?: string
   groups: string[]
+  /** the provider sent no groups claim at all (OIDC_GROUPS_CLAIM): often a scope not asked for */
+  groupsClaimMissing?: boolean
 }
 
 export type OidcFailureReason = 'state' | 'provider' | 'verification' | 'unavailable'
@@ -196,6 +198,7 @@ export class OidcRelyingParty {
         emailVerified: emailVerifiedOf(claims, idClaims.iss),
         ...(name && { name }),
         groups: groupsOf(claims[groupsClaim]),
+        ...(claims[groupsClaim] === undefined && { groupsClaimMissing: true }),
       },
       returnTo: pending.returnTo,
       ...(pending.invitation && { invitation: pending.invitation }),

@@ -1,5 +1,6 @@
-// The client address of a request, noted by the HTTP layer when the request arrives (Bun's socket
-// address; proxies' forwarding headers are not trusted), for sign-in throttling, sessions and audit.
+// The client address of a request, noted by the HTTP layer when the request arrives (the socket's address,
+// or behind a TRUSTED_PROXIES proxy the client its X-Forwarded-For names: http/client-address.ts), for
+// sign-in throttling, sessions and audit.
 const addresses = new WeakMap<Request, string>()
 
 export function noteClientAddress(request: Request, address: string | undefined): void {

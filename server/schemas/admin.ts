@@ -82,7 +82,7 @@ export type Delivery = Static<typeof Delivery>
 export const AuditEntry = t.Object({
   id: t.Integer(),
   timestamp: Timestamp,
-  actor: t.String({ description: "a person's email, a token's prefix, `cli` or `schedule:<id>`" }),
+  actor: t.String({ description: "a person's email, a token's prefix, `cli` or `schedule:{id}`" }),
   actor_name: t.Nullable(t.String({ description: "the token's name (kept after the token is deleted); null for actors that are no token" })),
   actor_type: t.String({ description: 'user, token, cli, schedule or change_request' }),
   credential: t.Nullable(t.String({ description: "a person's: `session` or their personal token's prefix" })),

@@ -1,11 +1,13 @@
 // `cli backup` / `cli restore` for the embedded SQLite store (docs/operations.md). A backup is VACUUM INTO:
 // SQLite writes a consistent copy of the database as one transaction sees it, while the service keeps
-// serving and writing (WAL), so no stop is needed. A restore needs the service stopped: it checks the file is
-// a sound Flagship database, then puts it in place, keeping what it replaces beside it.
+// serving and writing (WAL), so no stop is needed. A restore needs the service stopped (refused while the
+// service holds the database's lock, service-lock.ts): it checks the file is a sound Flagship database, then
+// puts it in place, keeping what it replaces beside it.
 // PostgreSQL has its own tools (pg_dump / pg_restore), which the CLI names instead.
 import { Database } from 'bun:sqlite'
 import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
+import { acquireServiceLock, serviceLockPath } from './service-lock'
 
 export class BackupError extends Error {}
 
@@ -58,6 +60,22 @@ export function checkFlagshipDatabase(file: string): void {
 export function restoreSqlite(from: string, path: string, now = new Date()): string | undefined {
   if (!existsSync(from)) throw new BackupError(`no backup at ${from}`)
   checkFlagshipDatabase(from)
+  // The running service holds this lock (service-lock.ts): replacing the file under it would lose every
+  // write it acknowledges from here on. Held through the restore, it also keeps a service from starting
+  // on a half-restored file.
+  if (!existsSync(dirname(resolve(path)))) throw new BackupError(`the folder of ${path} does not exist (check DATABASE_URL)`)
+  const lock = acquireServiceLock(path)
+  if (lock === undefined) {
+    throw new BackupError(`a running Flagship service is using ${path} (it holds ${serviceLockPath(path)}); nothing was changed. Stop the service first (systemctl stop flagship, or Ctrl-C where it runs), then restore again`)
+  }
+  try {
+    return replaceDatabase(from, path, now)
+  } finally {
+    lock.release()
+  }
+}
+
+function replaceDatabase(from: string, path: string, now: Date): string | undefined {
   const staged = `${path}.restoring`
   copyFileSync(from, staged)
   let keptAs: string | undefined

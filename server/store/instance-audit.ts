@@ -1,5 +1,5 @@
 // Repository for the instance audit log (sign-ins, failures, users, invitations, projects) and invitations.
-import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, gte, isNull, lt, type SQL } from 'drizzle-orm'
 import type { Db, Tables } from './database'
 
 export type InstanceAuditRow = Tables['instanceAudit']['$inferSelect']
@@ -12,10 +12,14 @@ export function instanceAuditRepository(t: Tables) {
     async insert(db: Db, row: NewInstanceAuditRow): Promise<void> {
       await db.insert(a).values(row)
     },
-    async page(db: Db, f: { actor?: string; action?: string }, limit: number, offset: number): Promise<{ rows: InstanceAuditRow[]; total: number }> {
+    async page(db: Db, f: { actor?: string; action?: string; resourceType?: string; since?: string; until?: string }, limit: number, offset: number): Promise<{ rows: InstanceAuditRow[]; total: number }> {
       const where: SQL[] = []
       if (f.actor) where.push(eq(a.actor, f.actor))
       if (f.action) where.push(eq(a.action, f.action))
+      if (f.resourceType) where.push(eq(a.resourceType, f.resourceType))
+      // Timestamps are stored as ISO 8601 UTC text (toISOString), which sorts as time does.
+      if (f.since) where.push(gte(a.timestamp, f.since))
+      if (f.until) where.push(lt(a.timestamp, f.until))
       const cond = where.length ? and(...where) : undefined
       const rows = await db.select().from(a).where(cond).orderBy(desc(a.timestamp), desc(a.id)).limit(limit).offset(offset)
       const [{ total }] = await db.select({ total: count() }).from(a).where(cond)

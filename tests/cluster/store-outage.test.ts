@@ -8,8 +8,14 @@ import { api, startServer, type TestServer } from '../helpers/server'
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../helpers/postgres'
 import { requireServices } from '../helpers/requirements'
 import { parsePrometheus } from '../helpers/prometheus'
+import { until } from '../helpers/until'
 
 const ready = await requireServices({ postgres: true })
+
+// Under load nothing here may race the clock: /metrics must answer rather than hang on the dead store (the
+// service bounds its queue-depth query, QUEUE_DEPTH_TIMEOUT_MS; what it recorded is checked: no queue depth,
+// the store error counted), and recovery is waited for with a generous deadline.
+const WAIT_MS = 60_000
 
 /** A loopback TCP proxy to PostgreSQL that can be cut (refuse + drop every connection) and restored. */
 function pgProxy(target: URL) {
@@ -96,10 +102,8 @@ describe.skipIf(!ready)('PostgreSQL briefly unavailable', () => {
     expect(health.body.status).toBe('degraded')
 
     // /metrics still answers, with what is known: no queue depth, the store errors counted.
-    const started = Date.now()
-    const down = await fetch(`${srv.url}/metrics`)
+    const down = await fetch(`${srv.url}/metrics`, { signal: AbortSignal.timeout(WAIT_MS) })
     expect(down.status).toBe(200)
-    expect(Date.now() - started).toBeLessThan(5000)
     const outage = parsePrometheus(await down.text())
     expect(outage.find('flagship_webhook_queue_depth')).toEqual([])
     expect(outage.value('flagship_store_errors_total', { source: 'http' })).toBeGreaterThanOrEqual(1)
@@ -107,13 +111,8 @@ describe.skipIf(!ready)('PostgreSQL briefly unavailable', () => {
     expect(outage.value('flagship_evaluations_total', { surface: 'flag' })).toBe(1)
 
     proxy.restore()
-    let status = 0
-    for (let i = 0; i < 100 && status !== 200; i++) {
-      status = (await api(srv, 'PUT', '/api/v1/flags/steady', { token: admin, body: { value: 'off' } })).status
-      if (status !== 200) await Bun.sleep(100)
-    }
-    expect(status).toBe(200)
+    await until('writes work again', async () => (await api(srv, 'PUT', '/api/v1/flags/steady', { token: admin, body: { value: 'off' } })).status === 200, WAIT_MS, 100)
     expect((await api(srv, 'GET', '/api/v1/flags/steady', { token: admin })).body.value).toBe('off')
     expect(parsePrometheus(await (await fetch(`${srv.url}/metrics`)).text()).value('flagship_webhook_queue_depth')).toBe(0)
-  }, 30_000)
+  }, 3 * WAIT_MS)
 })

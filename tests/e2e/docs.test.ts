@@ -46,7 +46,7 @@ browserSuite('/docs', () => {
     await page.locator('button.authorize').first().click()
     const dialog = page.locator('.modal-ux')
     await dialog.getByText('X-API-Key').first().waitFor()
-    expect(await dialog.textContent()).toContain('ff_<project>_<random>')
+    expect(await dialog.textContent()).toContain('ff_{project}_{random}')
     await page.keyboard.press('Escape')
     await page.close()
   }, 60_000)

@@ -32,6 +32,7 @@ const Settings = lazy(() => import('./pages/Settings').then((m) => ({ default: m
 const Account = lazy(() => import('./pages/people/Account').then((m) => ({ default: m.Account })))
 const Members = lazy(() => import('./pages/people/Members').then((m) => ({ default: m.Members })))
 const Users = lazy(() => import('./pages/people/Users').then((m) => ({ default: m.Users })))
+const InstanceAudit = lazy(() => import('./pages/people/InstanceAudit').then((m) => ({ default: m.InstanceAudit })))
 const Projects = lazy(() => import('./pages/people/Projects').then((m) => ({ default: m.Projects })))
 const ImportExport = lazy(() => import('./pages/ImportExport').then((m) => ({ default: m.ImportExport })))
 const Compare = lazy(() => import('./pages/Compare').then((m) => ({ default: m.Compare })))
@@ -67,6 +68,7 @@ const ROUTES: Route[] = [
 const PERSON_ROUTES: Route[] = [
   { pattern: '/account', allowed: () => true, render: () => <Account /> },
   { pattern: '/users', allowed: (c) => c.instanceAdmin, render: () => <Users /> },
+  { pattern: '/instance-audit', allowed: (c) => c.instanceAdmin, render: () => <InstanceAudit /> },
   { pattern: '/projects', allowed: (c) => c.instanceAdmin, render: () => <Projects /> },
 ]
 
@@ -86,6 +88,7 @@ const NAV: { to: string; label: string; allowed: (c: Abilities) => boolean; matc
 ]
 const PERSON_NAV: typeof NAV = [
   { to: '/users', label: 'Users', allowed: (c) => c.instanceAdmin, match: ['/users'] },
+  { to: '/instance-audit', label: 'Instance log', allowed: (c) => c.instanceAdmin, match: ['/instance-audit'] },
   { to: '/projects', label: 'Projects', allowed: (c) => c.instanceAdmin, match: ['/projects'] },
   { to: '/account', label: 'Account', allowed: () => true, match: ['/account'] },
 ]

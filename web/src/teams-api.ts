@@ -102,6 +102,20 @@ export interface ProjectSummary {
 const enc = encodeURIComponent
 const noProject = { project: null }
 
+/** One entry of the instance audit log (GET /api/v1/admin/audit). */
+export interface InstanceAuditEntry {
+  id: number
+  timestamp: string
+  actor: string
+  actor_type: string
+  action: string
+  resource_type: string
+  resource_key: string
+  details: unknown
+  ip: string | null
+}
+export interface InstanceAuditFilter { action?: string; resource_type?: string; actor?: string; since?: string; until?: string; limit: number; offset: number }
+
 export const teamsKeys = {
   methods: ['auth-methods'] as const,
   sessions: ['me', 'sessions'] as const,
@@ -109,6 +123,7 @@ export const teamsKeys = {
   members: ['members'] as const,
   invitations: ['invitations'] as const,
   users: ['admin-users'] as const,
+  instanceAudit: (f: InstanceAuditFilter) => ['admin-audit', f] as const,
   projects: ['projects'] as const,
 }
 
@@ -142,6 +157,7 @@ export const teamsApi = {
   revokeInvitation: (id: string) => request<unknown>('DELETE', `/invitations/${enc(id)}`),
 
   users: async () => (await request<{ users: User[] }>('GET', '/admin/users', noProject)).users,
+  instanceAudit: (f: InstanceAuditFilter) => request<{ entries: InstanceAuditEntry[]; total: number; has_more: boolean }>('GET', '/admin/audit', { query: { ...f }, ...noProject }),
   patchUser: (id: string, body: { instance_role?: InstanceRole; disabled?: boolean }) => request<unknown>('PATCH', `/admin/users/${enc(id)}`, { body, ...noProject }),
   deleteUser: (id: string) => request<unknown>('DELETE', `/admin/users/${enc(id)}`, noProject),
   resetPassword: (id: string) => request<{ url: string; expires_at: string }>('POST', `/admin/users/${enc(id)}/password-reset`, noProject),

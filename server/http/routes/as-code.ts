@@ -43,7 +43,7 @@ const PlanChange = t.Object({
 }, { title: 'PlanChange' })
 const DocumentIssue = t.Object({ path: t.String(), line: t.Optional(t.Integer()), message: t.String() }, { title: 'DocumentIssue' })
 export const PlanBody = t.Object({
-  plan_id: t.String({ description: 'send it back as If-Match: "<plan_id>" to apply exactly this plan' }),
+  plan_id: t.String({ description: 'send it back as If-Match: "{plan_id}" to apply exactly this plan' }),
   summary: t.Object({ create: t.Integer(), update: t.Integer(), delete: t.Integer(), unchanged: t.Integer() }),
   changes: t.Array(PlanChange),
   errors: t.Array(DocumentIssue),

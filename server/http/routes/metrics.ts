@@ -30,7 +30,7 @@ export const metricsRoutes = ({ settings, metrics }: Pick<AppDeps, 'settings' | 
       summary: 'Prometheus metrics',
       'x-permission': 'metrics-token',
       description: [
-        'Prometheus text format (version 0.0.4). Open when the server runs without `METRICS_TOKEN`; with it, send `Authorization: Bearer <METRICS_TOKEN>`.',
+        'Prometheus text format (version 0.0.4). Open when the server runs without `METRICS_TOKEN`; with it, send `Authorization: Bearer {METRICS_TOKEN}`.',
         'Series: flagship_http_requests_total{route,method,status}, flagship_http_request_duration_seconds{route,method} (histogram), flagship_evaluations_total{surface},',
         'flagship_webhook_queue_depth, flagship_webhook_deliveries_total{outcome}, flagship_stream_subscribers, flagship_store_errors_total{source}.',
         'Routes are labelled by template (`/api/v1/flags/:key`), never by a key or token.',

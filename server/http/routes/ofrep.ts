@@ -34,13 +34,13 @@ function keyAsSent(raw: string): string {
 }
 
 const OfrepBody = t.Unknown({ description: 'OFREP evaluation request: { "context": { "targetingKey": "u-42", … } }; the body or its context may be absent' })
-const detail = (summary: string) => ({ tags: ['ofrep'], summary, security: [{ bearer: [] }], description: 'OpenFeature Remote Evaluation Protocol v0.3.0. Permission: `read:flags`. Auth: `Authorization: Bearer <token>` or `X-API-Key: <token>`.', 'x-permission': 'read:flags' })
+const detail = (summary: string) => ({ tags: ['ofrep'], summary, security: [{ bearer: [] }], description: 'OpenFeature Remote Evaluation Protocol v0.3.0. Permission: `read:flags`. Auth: `Authorization: Bearer {token}` or `X-API-Key: {token}`.', 'x-permission': 'read:flags' })
 const ErrorEntry = t.Object({ key: t.Optional(t.String()), errorCode: t.String(), errorDetails: t.String() }, { title: 'OfrepError' })
 const Success = t.Object({
   key: t.String(),
   value: t.Any({ description: 'any JSON value' }),
   reason: t.String({ description: 'STATIC, DEFAULT, TARGETING_MATCH, SPLIT or DISABLED' }),
-  variant: t.String({ description: 'off, override, rule-<n>, rollout or default' }),
+  variant: t.String({ description: 'off, override, `rule-{n}`, rollout or default' }),
   metadata: t.Object({ flagVersion: t.Number(), environment: t.String() }),
 }, { title: 'OfrepEvaluation' })
 

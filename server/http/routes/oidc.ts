@@ -31,9 +31,9 @@ export class StoredOidcStates implements OidcStateStore {
 }
 
 const START_SUMMARY = 'Single sign-on: redirects (302) to the identity provider; 404 OIDC_DISABLED without OIDC_ISSUER'
-const CALLBACK_SUMMARY = 'Single sign-on: the identity provider returns here; signs in and redirects (302) to return_to, or to /signin?sso_error=<reason>'
+const CALLBACK_SUMMARY = 'Single sign-on: the identity provider returns here; signs in and redirects (302) to return_to, or to /signin?sso_error={reason}'
 const START_REDIRECT = "to the identity provider's authorization endpoint (or to /signin?sso_error=unavailable, or =throttled with Retry-After after 30 sign-in attempts a minute from one address)"
-const CALLBACK_REDIRECT = 'to return_to with the session cookie, or to /signin?sso_error=<reason> without one'
+const CALLBACK_REDIRECT = 'to return_to with the session cookie, or to /signin?sso_error={reason} without one'
 const START_QUERY = t.Object({
   return_to: t.Optional(t.String({ maxLength: 2048, description: 'a path on this service to open afterwards (anything else: /)' })),
   invitation: t.Optional(t.String({ maxLength: 256, description: 'an invitation token to accept with this sign-in' })),
@@ -90,6 +90,7 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
       .get('/api/v1/auth/oidc/start', disabled, { ...documented(START_SUMMARY, START_REDIRECT), query: START_QUERY })
       .get('/api/v1/auth/oidc/callback', disabled, documented(CALLBACK_SUMMARY, CALLBACK_REDIRECT))
   }
+  deps.log('single sign-on is on', { issuer: settings.issuer.href, client_id: settings.clientId, scopes: settings.scopes, groups_claim: settings.groupsClaim, role_map_groups: Object.keys(settings.roleMap).length, auto_create: settings.autoCreate, redirect_uri: settings.redirectUri })
   if (settings.allowInsecure) deps.log('OIDC_ALLOW_INSECURE is on: the identity provider may be reached over plain http. Use it only for local trials.', { issuer: settings.issuer.href }, 'warn')
   const rp = new OidcRelyingParty(settings, new StoredOidcStates(deps.store), deps.log)
   // `?invitation=` on start: the same invitations as /invite/<token>, used for the verified email.

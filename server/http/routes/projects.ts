@@ -54,7 +54,7 @@ export const projectsRoutes = ({ identity, access, store, snapshots, services }:
         identity.audit(tx, { actor: email, actorType: 'user', action: 'delete', resourceType: 'project', resourceKey: p.id, details: { slug: p.slug, name: p.name }, ip: clientAddress(request) }))
       return { success: true as const, id: params.id }
     }, {
-      ...guard('instance:owner', 'projects', 'Delete a project and everything in it (?confirm=<its slug>)'),
+      ...guard('instance:owner', 'projects', 'Delete a project and everything in it (?confirm={its slug})'),
       params: t.Object({ id: t.String({ maxLength: 64 }) }),
       query: t.Object({ confirm: t.Optional(t.String({ maxLength: 64 })) }),
       response: { 200: t.Object({ success: S.Success, id: t.String() }), ...S.errors(400, 401, 403, 404, 429) },

@@ -12,7 +12,7 @@ import { guard, jsonBody, routeModule } from './common'
 const DAY = 86_400_000
 
 const ReportedCount = t.Object({
-  key: t.String(), environment: t.String({ description: 'one of the project\'s environments, "" for none' }), variant: t.String({ description: 'off, override, rule-<n>, rollout or default; for a flag with variants, off or a variant name' }),
+  key: t.String(), environment: t.String({ description: 'one of the project\'s environments, "" for none' }), variant: t.String({ description: 'off, override, `rule-{n}`, rollout or default; for a flag with variants, off or a variant name' }),
   count: t.Integer({ minimum: 0, description: 'a whole number (a JSON number, never a string)' }), from: t.String({ description: 'ISO 8601: start of the counted period' }), to: t.String({ description: 'ISO 8601: its end; counts are filed under this hour' }),
 }, { title: 'ReportedCount' })
 

@@ -1,5 +1,7 @@
 // A JSON-aware textarea: parses as you type, shows the problem inline, names the value's type, formats.
-import { useId } from 'react'
+// A problem is shown once there is something to complain about: never for an untouched empty field (it
+// is not wrong yet), never for an empty optional one (empty is its answer), and never before any typing.
+import { useId, useState } from 'react'
 import { parseJson, valueType } from '../format'
 
 interface Props {
@@ -11,11 +13,16 @@ interface Props {
   readOnly?: boolean
   /** hide the visible label (it stays the accessible name) */
   hideLabel?: boolean
+  /** empty is a valid answer (an override left to the flag's value, say): no error for it */
+  optional?: boolean
 }
 
-export function JsonEditor({ label, value, onChange, rows = 4, hint, readOnly, hideLabel }: Props) {
+export function JsonEditor({ label, value, onChange, rows = 4, hint, readOnly, hideLabel, optional }: Props) {
   const id = useId()
+  const [typed, setTyped] = useState(false)
   const parsed = parseJson(value)
+  const empty = !value.trim()
+  const problem = !parsed.ok && !(empty && (optional || !typed)) ? parsed.error : undefined
   const lines = Math.min(Math.max(rows, value.split('\n').length), 24)
   return (
     <div className="field json-editor">
@@ -39,12 +46,15 @@ export function JsonEditor({ label, value, onChange, rows = 4, hint, readOnly, h
         value={value}
         spellCheck={false}
         readOnly={readOnly}
-        aria-invalid={!parsed.ok}
+        aria-invalid={problem !== undefined}
         aria-describedby={`${id}-msg`}
-        onChange={(e) => onChange(e.target.value)}
+        onChange={(e) => {
+          setTyped(true)
+          onChange(e.target.value)
+        }}
       />
-      <div id={`${id}-msg`} className={parsed.ok ? 'hint' : 'field-error'} aria-live="polite">
-        {parsed.ok ? hint : parsed.error}
+      <div id={`${id}-msg`} className={problem === undefined ? 'hint' : 'field-error'} aria-live="polite">
+        {problem ?? hint}
       </div>
     </div>
   )

@@ -64,7 +64,24 @@ function toFilter(f: FilterForm, limit: number, offset: number): AuditFilter {
   }
 }
 
+/** A member entry's person, from what the entry recorded (its key is the user's id). */
+function memberOf(e: AuditEntry): { name?: string; email?: string } {
+  const side = (v: unknown) => (v && typeof v === 'object' ? (v as { name?: unknown; email?: unknown }) : {})
+  const pick = (k: 'name' | 'email') => [side(e.after)[k], side(e.before)[k]].find((v): v is string => typeof v === 'string' && v !== '')
+  return { name: pick('name'), email: pick('email') }
+}
+
 function resourceLink(e: AuditEntry) {
+  if (e.resource_type === 'member') {
+    const { name, email } = memberOf(e)
+    if (name || email) {
+      return (
+        <span title={e.resource_key}>
+          <strong>{name ?? email}</strong> {name && email && <span className="muted small">{email}</span>}
+        </span>
+      )
+    }
+  }
   if (e.action === 'delete') return <span className="mono">{e.resource_key}</span>
   const to = e.resource_type === 'flag' ? pathFor.flag(e.resource_key) : e.resource_type === 'config' ? pathFor.config(e.resource_key) : e.resource_type === 'segment' ? pathFor.segment(e.resource_key) : null
   return to ? (

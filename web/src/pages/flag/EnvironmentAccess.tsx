@@ -70,7 +70,7 @@ function EnvironmentForm({ flag, env }: { flag: Flag; env: string }) {
             </select>
           </label>
         ) : (
-          <JsonEditor label={`Value in ${env}`} value={valueText} onChange={setValueText} rows={1} hint="Empty: the flag's value." />
+          <JsonEditor label={`Value in ${env}`} value={valueText} onChange={setValueText} rows={1} hint="Empty: the flag's value." optional />
         )}
         <ErrorMessage error={save.error ?? clear.error} title={`Not saved in ${env}`} />
         <div className="btn-group">

@@ -1,0 +1,55 @@
+// The one admission both fast paths (fast-evaluation.ts, fast-ofrep.ts) go through, in the order the Elysia
+// path keeps (app.ts's onRequest, then the route): who the caller is, then the rate limit, and only for an
+// admitted request the side effects of an answer (the token's touch, the usage count). A request refused
+// with 429 is counted nowhere but in the limiter and the request metrics, on either path.
+import type { Server } from 'bun'
+import type { Permission } from '../services/tokens'
+import { canEvaluate, type Authenticator, type Caller } from './auth'
+import type { RouteSeries } from './metrics'
+import { rateLimited, type RateLimiter, type RateVerdict } from './rate-limit'
+
+/** An answer computed before admission (pure: nothing counted yet); `serve` counts it and builds the response. */
+export interface PendingAnswer {
+  serve(request: Request, verdict: RateVerdict): Response
+}
+
+export interface FastAdmission {
+  /** The caller of an `Authorization` header value if it may take the fast path: a token already in memory,
+   *  unexpired, holding `permission`; a personal token is checked against its owner's current rights on
+   *  Elysia's path, so it is not admitted here. `undefined`: hand the request to Elysia. */
+  caller(authorization: string | null, permission: 'read:flags' | 'read:configs', now: number): Caller | undefined
+  /** Rate-limits the caller, then (admitted) touches its token and serves the answer, or (refused) answers
+   *  429; either way the request is recorded in `series`. Asynchronous only with the Redis limiter. */
+  admit(request: Request, caller: Caller, answer: PendingAnswer, now: number, series: RouteSeries, started: number, server: Server<unknown> | undefined): Response | Promise<Response>
+}
+
+/** ACCESS_LOG's line for an answer given here (access-log.ts); undefined when the access log is off. */
+export type FastAccessLog = (request: Request, server: Server<unknown> | undefined, route: string, status: number, started: number, caller: Caller) => void
+
+export function fastAdmission(authenticator: Authenticator, limiter: RateLimiter, evaluationLimit: number, accessLog?: FastAccessLog): FastAdmission {
+  function finish(request: Request, caller: Caller, answer: PendingAnswer, verdict: RateVerdict, now: number, series: RouteSeries, started: number, server: Server<unknown> | undefined): Response {
+    let response: Response
+    if (verdict.allowed) {
+      authenticator.touch(caller, now)
+      response = answer.serve(request, verdict)
+    } else {
+      response = rateLimited(verdict)
+    }
+    series.record(response.status, (performance.now() - started) / 1000)
+    if (accessLog !== undefined) accessLog(request, server, series.route, response.status, started, caller)
+    return response
+  }
+  return {
+    caller(authorization, permission, now) {
+      const caller = authenticator.known(authorization)
+      if (caller === undefined || caller.expiresAtMs <= now || !canEvaluate(caller.token, permission) || caller.person !== undefined) return undefined
+      return caller
+    },
+    admit(request, caller, answer, now, series, started, server) {
+      const verdict = limiter.hit(caller.rateKeys.evaluation, evaluationLimit, now)
+      return verdict instanceof Promise
+        ? verdict.then((v) => finish(request, caller, answer, v, now, series, started, server))
+        : finish(request, caller, answer, verdict, now, series, started, server)
+    },
+  }
+}
