@@ -57,6 +57,17 @@ async function rows(db: Db, dialect: Dialect, query: SQL): Promise<Record<string
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
 
+/** PostgreSQL plans the exposure-to-event join from the tables' statistics: with none yet (rows just
+ *  written, autovacuum not yet round) it expects one row and scans every event per unit. A table changed by
+ *  more than a tenth since its last ANALYZE (and by 1,000 rows at least) is analysed first. */
+export async function freshenStatistics(db: Db, dialect: Dialect): Promise<void> {
+  if (dialect !== 'postgres') return
+  const stale = await rows(db, dialect, sql`
+    select relname from pg_stat_user_tables
+    where relname in ('exposures', 'track_events') and n_mod_since_analyze > greatest(1000, n_live_tup / 10)`)
+  for (const r of stale) await rows(db, dialect, sql`analyze ${sql.identifier(String(r.relname))}`)
+}
+
 /** The per-variant sums of one metric (ratio: Σm, Σm², Σd, Σd², Σmd; with `cuped`: Σx, Σx², Σxy too). */
 export async function metricSums(db: Db, dialect: Dialect, q: MetricQuery): Promise<VariantSums[]> {
   const f = (s: SQL): SQL => (dialect === 'postgres' ? sql`cast(${s} as double precision)` : s)
