@@ -9,8 +9,10 @@ import postgres from 'postgres'
 import { Database } from 'bun:sqlite'
 import { call, fmtInt, fmtMs, interleaved, line, luaScript, mustCall, roundRatio, rssKiB, startFlagServer, type FlagServer, type Target, type WrkResult } from './lib'
 
-const UNITS = Number(process.env.BENCH_EXPERIMENT_UNITS ?? 1_000_000)
-const EVENTS = Number(process.env.BENCH_EXPERIMENT_EVENTS ?? 5_000_000)
+export const EXPERIMENT_UNITS = Number(process.env.BENCH_EXPERIMENT_UNITS ?? 1_000_000)
+export const EXPERIMENT_EVENTS = Number(process.env.BENCH_EXPERIMENT_EVENTS ?? 5_000_000)
+const UNITS = EXPERIMENT_UNITS
+const EVENTS = EXPERIMENT_EVENTS
 const INGEST_BATCHES = Number(process.env.BENCH_INGEST_BATCHES ?? 200)
 const PG_ADMIN = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const DAY = 86_400_000
