@@ -176,8 +176,9 @@ export async function benchExposureHotPath(): Promise<{ withExperiment: WrkResul
 
 if (import.meta.main) {
   console.log(`experiments bench: bun ${Bun.version}, ${fmtInt(UNITS)} units, ${fmtInt(EVENTS)} events`)
-  await benchExperimentsSqlite()
-  await benchExperimentsPostgres()
+  const stores = (process.env.BENCH_EXPERIMENT_STORES ?? 'sqlite,postgres').split(',')
+  if (stores.includes('sqlite')) await benchExperimentsSqlite()
+  if (stores.includes('postgres')) await benchExperimentsPostgres()
   if (process.env.BENCH_HOT_PATH !== '0') await benchExposureHotPath()
   process.exit(0)
 }
