@@ -49,7 +49,7 @@ export interface EnvironmentOverride {
   /** in a flag with variants, instead of `value` */
   variant?: string
   /** this environment's own rules: replace the flag's `targeting` in it, whole */
-  targeting?: Targeting | null
+  targeting?: Targeting
 }
 
 /** The flag `key`, evaluated for the same context, must serve this variant (or this value). */
