@@ -7,6 +7,7 @@ import { notFound } from '../errors'
 import { cacheControl, preparedFor, PreparedResponse } from './caching'
 import { contextFromUrl } from './evaluation-context'
 import { countEvaluation } from '../usage/counter'
+import { recordExposure } from '../experiments/exposures'
 
 export const FLAG_CACHE_CONTROL = cacheControl({ maxAge: 10 })
 export const CONFIG_CACHE_CONTROL = cacheControl({ maxAge: 60 })
@@ -18,6 +19,7 @@ export function flagResponse(snapshots: Snapshots, projectId: string, key: strin
   const context = contextFromUrl(url)
   const result = flag.compiled.evaluate(context)
   countEvaluation(projectId, flag.compiled, result, context.environment)
+  recordExposure(projectId, flag.compiled, result, context)
   return preparedFor(result, FLAG_CACHE_CONTROL)
 }
 

@@ -5,6 +5,7 @@ import { EvaluationBudgetExceeded, InvalidContextError, openFeatureContext, reso
 import type { CachedFlag } from '../cache/snapshots'
 import { JSON_HEADERS } from './errors'
 import { countEvaluation } from '../usage/counter'
+import { recordExposure } from '../experiments/exposures'
 
 export type ErrorCode = 'PARSE_ERROR' | 'TARGETING_KEY_MISSING' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL'
 
@@ -46,6 +47,7 @@ function answerFor(key: string, compiled: CompiledFlag, version: number, context
 export function evaluateOne(key: string, flag: CachedFlag, context: EvaluationContext) {
   const result = flag.compiled.evaluate(context)
   countEvaluation(flag.row.projectId, flag.compiled, result, context.environment)
+  recordExposure(flag.row.projectId, flag.compiled, result, context)
   return answerFor(key, flag.compiled, flag.row.version, context, result)
 }
 
@@ -77,6 +79,7 @@ export function contextAnswer(key: string, flag: CachedFlag | undefined, context
     throw e
   }
   countEvaluation(flag.row.projectId, compiled, result, context.environment)
+  recordExposure(flag.row.projectId, compiled, result, context)
   const environment = environmentOf(context)
   const answers = successes.get(result)
   const cached = answers?.get(environment)

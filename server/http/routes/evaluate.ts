@@ -6,6 +6,7 @@ import { AppError } from '../../errors'
 import { configValue } from '../../services/configs'
 import type { CachedFlag } from '../../cache/snapshots'
 import { countEvaluation } from '../../usage/counter'
+import { recordExposure } from '../../experiments/exposures'
 import type { AppDeps } from '../deps'
 import { callerOf, can } from '../auth'
 import { authorizeRoute } from '../request-access'
@@ -35,6 +36,7 @@ export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
       const evaluate = (f: CachedFlag) => {
         const result = f.compiled.evaluate(context)
         countEvaluation(actor.projectId, f.compiled, result, context.environment)
+        recordExposure(actor.projectId, f.compiled, result, context)
         if (result.variant !== undefined) (variants ??= {})[f.compiled.key] = result.variant
         return result.value
       }

@@ -1,0 +1,71 @@
+// Exposures recorded by the server's own evaluation surfaces (single, bulk, OFREP single and bulk, and the
+// fast paths), in memory: per (experiment, phase, unit) the first time and variant, and whether the unit was
+// also served another variant. The flusher (flusher.ts) writes them to the store at least every
+// EXPOSURE_FLUSH_MS. A flag in no running experiment costs one map lookup; only units the split decided
+// count (an override or a rule with a variant decided the others before the split).
+import type { CompiledFlag, EvaluationContext, EvaluationResult } from '../engine/types'
+import type { ExposureRow } from '../store/experiments'
+import { experimentRegistry } from './registry'
+
+interface Pending {
+  firstAt: number
+  variant: string
+  multiple: boolean
+}
+
+/** experiment id + phase -> unit -> what was seen */
+let pending = new Map<string, { experimentId: string; phase: number; units: Map<string, Pending> }>()
+let pendingUnits = 0
+/** Units held at most between flushes; beyond it new units are dropped (and counted) until the next flush. */
+export const MAX_PENDING_UNITS = 2_000_000
+let dropped = 0
+/** Called once when the pending units pass a quarter of the bound: the flusher writes early. */
+let onPressure: (() => void) | undefined
+
+export function onExposurePressure(fn: (() => void) | undefined): void {
+  onPressure = fn
+}
+
+/** Records the exposure `result` of `flag` is for `context`, if the flag is in a running experiment in the
+ *  context's environment and the split decided it. */
+export function recordExposure(projectId: string, flag: CompiledFlag, result: EvaluationResult, context: EvaluationContext, now = Date.now()): void {
+  const experiments = experimentRegistry.runningOn(projectId, flag.key)
+  if (experiments === undefined) return
+  const environment = context.environment
+  for (const x of experiments) {
+    if (x.environment !== environment) continue
+    if (!flag.decidedBySplit(result)) return
+    const unit = x.unitOf(context)
+    const variant = result.variant
+    if (unit === undefined || typeof variant !== 'string') return
+    note(x.id, x.phase, unit, variant, now)
+    return
+  }
+}
+
+function note(experimentId: string, phase: number, unit: string, variant: string, at: number): void {
+  const id = `${experimentId}:${phase}`
+  let slot = pending.get(id)
+  if (slot === undefined) pending.set(id, (slot = { experimentId, phase, units: new Map() }))
+  const seen = slot.units.get(unit)
+  if (seen === undefined) {
+    if (pendingUnits >= MAX_PENDING_UNITS) {
+      dropped++
+      return
+    }
+    slot.units.set(unit, { firstAt: at, variant, multiple: false })
+    if (++pendingUnits === MAX_PENDING_UNITS / 4) onPressure?.()
+  } else if (seen.variant !== variant) seen.multiple = true
+}
+
+/** Takes every exposure recorded since the last drain (and forgets them), with how many were dropped. */
+export function drainExposures(): { rows: ExposureRow[]; dropped: number } {
+  const slots = pending
+  const lost = dropped
+  pending = new Map()
+  pendingUnits = 0
+  dropped = 0
+  const rows: ExposureRow[] = []
+  for (const s of slots.values()) for (const [unit, p] of s.units) rows.push({ experimentId: s.experimentId, phase: s.phase, unit, firstAt: p.firstAt, variant: p.variant, multiple: p.multiple })
+  return { rows, dropped: lost }
+}
