@@ -65,9 +65,9 @@ function Loaded({ e }: { e: Experiment }) {
       />
       {e.hypothesis && <p className="hypothesis">{e.hypothesis}</p>}
       <ErrorMessage error={start.error} title="Could not start the experiment" />
-      {pendingReview && (
+      {(pendingReview ?? e.pending_change_request) && (
         <div className="alert alert-info" role="status">
-          {e.environment} is protected: the decision waits for review in <Link to={`/changes/${pendingReview}`}>its change request</Link>. The experiment stops when it is applied.
+          {e.environment} is protected: the decision waits for review in <Link to={`/changes/${pendingReview ?? e.pending_change_request}`}>its change request</Link>. The experiment stops when it is applied.
         </div>
       )}
       <Settings e={e} />
