@@ -231,6 +231,27 @@ browserSuite('console: experiments', () => {
       await page.close()
     }, T)
 
+    test('in a protected environment a decision waits for review: the page links its change request', async () => {
+      expect((await call('PUT', '/api/v1/project/environments/staging/policy', { protected: true, required_approvals: 1, approver_role: 'editor' })).status).toBe(200)
+      expect((await call('POST', '/api/v1/experiments', { key: 'guarded', name: 'Guarded', flag: 'xp-broken', environment: 'staging', goal_metrics: ['errors'] })).status).toBe(201)
+      expect((await call('POST', '/api/v1/experiments/guarded/start')).status).toBe(200)
+      const page = await signIn()
+      await page.goto(`${srv.url}/experiments/guarded`)
+      await page.getByRole('button', { name: 'Ship new' }).click()
+      await page.getByRole('dialog', { name: 'Ship new?' }).getByRole('button', { name: 'Ship new' }).click()
+      const notice = page.getByRole('status').filter({ hasText: 'staging is protected' })
+      await notice.waitFor()
+      const experiment = (await call('GET', '/api/v1/experiments/guarded')).body.experiment
+      expect(experiment.state).toBe('running')
+      expect(experiment.pending_change_request).toBeTruthy()
+      expect(await notice.getByRole('link', { name: 'its change request' }).getAttribute('href')).toBe(`/changes/${experiment.pending_change_request}`)
+      // no second decision while one waits; the notice stays after a reload
+      expect(await page.getByRole('group', { name: 'Decision' }).count()).toBe(0)
+      await page.reload()
+      await page.getByRole('status').filter({ hasText: 'staging is protected' }).waitFor()
+      await page.close()
+    }, T)
+
     test('a read-only token sees results but no way to create, start or decide', async () => {
       const created = await call('POST', '/api/v1/tokens', { name: 'reader', project_id: 'default', permissions: ['read:flags'] })
       expect(created.status).toBe(201)
