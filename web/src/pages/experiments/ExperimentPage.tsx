@@ -12,7 +12,7 @@ import { useApiMutation } from '../../mutations'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { ErrorMessage } from '../../components/ErrorMessage'
 import { Loading, PageHeader } from '../../components/State'
-import { decisionText, StatePill } from './Experiments'
+import { decisionText, StatePill } from './parts'
 import { MetricResults } from './ResultsTable'
 import { UnitsChart } from './UnitsChart'
 

@@ -12,6 +12,7 @@ import { DataTable } from '../../components/DataTable'
 import { ListStates } from '../../components/ListStates'
 import { Empty, PageHeader } from '../../components/State'
 import { NewExperimentDialog } from './NewExperiment'
+import { decisionText, experimentPath, StatePill } from './parts'
 
 const STATES: { value: ExperimentState | undefined; label: string }[] = [
   { value: undefined, label: 'All' },
@@ -19,8 +20,6 @@ const STATES: { value: ExperimentState | undefined; label: string }[] = [
   { value: 'draft', label: 'Draft' },
   { value: 'stopped', label: 'Stopped' },
 ]
-
-export const experimentPath = (key: string) => `/experiments/${encodeURIComponent(key)}`
 
 export function Experiments() {
   const { can } = useSession()
@@ -103,15 +102,4 @@ function UnitsCell({ experiment }: { experiment: string }) {
   return (
     <span title={Object.entries(units).map(([v, n]) => `${v}: ${n}`).join(', ')}>{formatNumber(total)}</span>
   )
-}
-
-export function StatePill({ state }: { state: ExperimentState }) {
-  return <span className={`pill experiment-state experiment-${state}`}>{state}</span>
-}
-
-export function decisionText(e: Pick<Experiment, 'decision' | 'pending_change_request' | 'state'>): string {
-  if (e.pending_change_request) return 'awaiting review'
-  if (!e.decision) return e.state === 'stopped' ? '—' : ''
-  if (e.decision.decision === 'ship') return `shipped ${e.decision.variant ?? ''}`.trim()
-  return e.decision.decision === 'rollback' ? 'rolled back' : 'inconclusive'
 }

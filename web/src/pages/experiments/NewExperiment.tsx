@@ -10,7 +10,7 @@ import { navigate } from '../../router'
 import { useSession } from '../../session'
 import { useApiMutation } from '../../mutations'
 import { CreateDialog, KeyField } from '../../components/CreateDialog'
-import { experimentPath } from './Experiments'
+import { experimentPath } from './parts'
 
 type Role = 'goal' | 'guardrail' | 'secondary'
 
