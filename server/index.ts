@@ -97,11 +97,14 @@ export async function startService(settings: Settings) {
   // Experiments: the running ones are known in memory (evaluation records exposures without the store); a
   // change to an experiment reloads them, a flag change may open a phase, an applied change request may stop one.
   await services.experiments.reloadRegistry()
-  const onExperimentNotice = async (n: ChangeNotice) => {
+  // The registry is reloaded before the caches and streams hear of the change (the SDKs' /definitions name
+  // the running experiments).
+  const reloadExperiments = async (n: ChangeNotice) => {
     if (n.resourceType === 'experiment') await services.experiments.reloadRegistry()
-    await services.experimentStops.onNotice(n).catch((e) => log('experiment follow-up failed', errorForLog(e), 'warn'))
   }
-  bus.subscribe(onExperimentNotice)
+  const followExperiments = (n: ChangeNotice) => services.experimentStops.onNotice(n).catch((e) => log('experiment follow-up failed', errorForLog(e), 'warn'))
+  bus.subscribe(reloadExperiments, undefined, true)
+  bus.subscribe(followExperiments)
   const tickets = new TicketSigner(await store.transaction((tx) => store.serverKeys.getOrCreate(tx, 'stream-tickets', randomBytes(32).toString('base64url'))))
   const authenticator = new Authenticator(snapshots, store, tickets)
   // Webhook outbox: rows are written in each change's transaction; the worker sends them (and whatever a
@@ -131,15 +134,17 @@ export async function startService(settings: Settings) {
   bus.subscribe(onIdentityNotice)
   const fromOtherInstance = async (n: ChangeNotice) => {
     wakeForSchedules(n)
+    await reloadExperiments(n)
     await onNotice(n)
     await onIdentityNotice(n)
-    await onExperimentNotice(n)
+    await followExperiments(n)
   }
   const fromOtherInstanceAll = async (notices: readonly ChangeNotice[]) => {
     notices.forEach(wakeForSchedules)
+    for (const n of notices) await reloadExperiments(n)
     await onNotices(notices)
     for (const n of notices) await onIdentityNotice(n)
-    for (const n of notices) await onExperimentNotice(n)
+    for (const n of notices) await followExperiments(n)
   }
   const fanout = await startFanout({ instanceId, redisUrl: settings.redisUrl, pg: database.pg, bus, apply: fromOtherInstance, applyAll: fromOtherInstanceAll, log })
 

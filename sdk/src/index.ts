@@ -4,7 +4,8 @@ import { FlagshipClient } from './client'
 import type { ClientOptions } from './types'
 
 export { FlagshipClient } from './client'
-export type { ChangeEvent, ClientOptions, Context, Definitions, Evaluation, EvaluationContext, FetchLike, EvaluationResult, Json, StoredConfig, StoredFlag, StoredSegment, UsageCount, UsageOptions, ValueType } from './types'
+export type { ChangeEvent, ClientOptions, Context, Definitions, Evaluation, EvaluationContext, FetchLike, EvaluationResult, Json, StoredConfig, StoredFlag, StoredSegment, UsageCount, UsageOptions, ValueType, EventOptions, RunningExperiment } from './types'
+export type { EventItem } from './events'
 
 /** A client; call `ready()` before relying on its answers (with `bootstrap` they are there at once). */
 export function createClient(options: ClientOptions): FlagshipClient {

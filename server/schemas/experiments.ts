@@ -59,11 +59,11 @@ export const ExperimentStop = t.Object({
 }, { title: 'ExperimentStop' })
 
 export const TrackEvent = t.Object({
-  type: t.Literal('track'), key: t.String({ description: 'the event\'s name (an event key)' }), context: Dict(Json, 'an evaluation context: the unit and its environment'),
+  type: t.UnionEnum(['track']), key: t.String({ description: 'the event\'s name (an event key)' }), context: Dict(Json, 'an evaluation context: the unit and its environment'),
   value: t.Optional(t.Number({ description: 'a finite number (default 1)' })), timestamp: t.Optional(t.String({ description: 'ISO 8601, at most 30 days old and 5 minutes ahead (default now)' })),
 }, { title: 'TrackEvent' })
 export const ExposureEvent = t.Object({
-  type: t.Literal('exposure'), flag: t.String(), variant: t.String(), context: Dict(Json, 'an evaluation context: the unit and its environment'),
+  type: t.UnionEnum(['exposure']), flag: t.String(), variant: t.String(), context: Dict(Json, 'an evaluation context: the unit and its environment'),
   timestamp: t.Optional(t.String({ description: 'ISO 8601, at most 30 days old and 5 minutes ahead (default now)' })),
 }, { title: 'ExposureEvent' })
 
