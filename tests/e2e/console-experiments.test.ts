@@ -252,6 +252,17 @@ browserSuite('console: experiments', () => {
       await page.close()
     }, T)
 
+    test('live: an experiment started elsewhere shows its results without a reload', async () => {
+      expect((await call('POST', '/api/v1/experiments', { key: 'live-one', name: 'Live one', flag: 'xp-search', environment: 'development', goal_metrics: ['errors'] })).status).toBe(201)
+      const page = await signIn()
+      await page.goto(`${srv.url}/experiments/live-one`)
+      await page.getByText('Results appear once the experiment is started').waitFor()
+      expect((await call('POST', '/api/v1/experiments/live-one/start')).status).toBe(200)
+      await page.getByRole('group', { name: 'Decision' }).waitFor()
+      await page.getByRole('alert', { name: 'Health' }).getByText('Too few units.').waitFor()
+      await page.close()
+    }, T)
+
     test('a read-only token sees results but no way to create, start or decide', async () => {
       const created = await call('POST', '/api/v1/tokens', { name: 'reader', project_id: 'default', permissions: ['read:flags'] })
       expect(created.status).toBe(201)
