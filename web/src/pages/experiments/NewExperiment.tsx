@@ -97,7 +97,7 @@ export function NewExperimentDialog({ onClose }: { onClose: () => void }) {
           <span className="hint">The variant every other one is compared with.</span>
         </label>
       )}
-      <fieldset className="field">
+      <fieldset className="field fieldset">
         <legend className="field-label">Metrics</legend>
         {metrics.data?.length ? (
           <table className="table compact metric-roles">
