@@ -35,17 +35,13 @@ export function experimentResultService({ store }: Pick<ServiceDeps, 'store'>) {
     const split = splitOf(row, flagRow ? flagBodyOf(flagRow) : undefined, units)
     const roles = [...row.body.goal_metrics.map((k) => ['goal', k] as const), ...row.body.guardrail_metrics.map((k) => ['guardrail', k] as const), ...row.body.secondary_metrics.map((k) => ['secondary', k] as const)]
     const defs = new Map((await store.experiments.metrics.many(store.db, row.projectId, roles.map(([, k]) => k))).map((m: MetricRow) => [m.key, m.body]))
-    const inputs: MetricInput[] = []
-    for (const [role, key] of roles) {
-      const m = defs.get(key)
-      if (!m) continue // deleted meanwhile cannot happen (METRIC_IN_USE), but a stored key without a row is skipped
-      const sums = await store.experimentResults.metricSums(store.db, {
-        projectId: row.projectId, experimentId: row.id, phase, attribute: row.body.unit, environment: row.environment,
-        kind: m.kind, event: m.event, aggregation: m.aggregation, denominatorEvent: m.denominator_event, denominatorAggregation: m.denominator_aggregation,
-        windowHours: m.window_hours, cap: m.cap, cuped: row.body.cuped, now,
-      })
-      inputs.push({ key, role, kind: m.kind, higher_is_better: m.higher_is_better, stats: Object.fromEntries(sums.map((s: VariantSums) => [s.variant, statsOf(s)])) })
-    }
+    const measured = roles.filter(([, key]) => defs.has(key)).map(([role, key]) => ({ role, key, m: defs.get(key)! }))
+    const sums = await store.experimentResults.metricSums(store.db, {
+      projectId: row.projectId, experimentId: row.id, phase, attribute: row.body.unit, environment: row.environment, cuped: row.body.cuped, now,
+    }, measured.map(({ m }) => ({
+      kind: m.kind, event: m.event, aggregation: m.aggregation, denominatorEvent: m.denominator_event, denominatorAggregation: m.denominator_aggregation, windowHours: m.window_hours, cap: m.cap,
+    })))
+    const inputs: MetricInput[] = measured.map(({ role, key, m }, i) => ({ key, role, kind: m.kind, higher_is_better: m.higher_is_better, stats: Object.fromEntries(sums[i]!.map((s: VariantSums) => [s.variant, statsOf(s)])) }))
     const unitsByVariant = Object.fromEntries(split.variants.map((v) => [v, units.get(v) ?? 0]))
     const body = buildResults({ control: row.body.control, variants: split.variants, weights: split.weights, engine: row.body.engine, sequential: row.body.sequential, alpha: row.body.alpha, cuped: row.body.cuped, correction: row.body.correction }, unitsByVariant, inputs)
     const timeline = unitsTimeline(await store.experimentResults.exposuresByDay(store.db, row.id, phase), split.variants, now)

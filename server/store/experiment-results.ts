@@ -11,7 +11,8 @@ import type { Aggregation, MetricKind } from './vocabulary/experiments'
 export const COVARIATE_DAYS = 14
 const DAY_MS = 86_400_000
 
-export interface MetricQuery {
+/** What every metric of one results computation shares. */
+export interface ResultsQuery {
   projectId: string
   experimentId: string
   phase: number
@@ -19,6 +20,14 @@ export interface MetricQuery {
   attribute: string
   /** track events of this environment or of none count */
   environment: string
+  /** also the covariate over the COVARIATE_DAYS before the first exposure (not for ratios) */
+  cuped: boolean
+  /** events after this instant (ms) do not count */
+  now: number
+}
+
+/** One metric's definition, as the store reads it. */
+export interface MetricSpec {
   kind: MetricKind
   event: string
   aggregation: Aggregation
@@ -26,11 +35,10 @@ export interface MetricQuery {
   denominatorAggregation?: Aggregation
   windowHours?: number
   cap?: number
-  /** also the covariate over the COVARIATE_DAYS before the first exposure */
-  cuped: boolean
-  /** events after this instant (ms) do not count */
-  now: number
 }
+
+/** Metrics summed in one statement (each adds nine columns). */
+const METRICS_PER_STATEMENT = 10
 
 /** Per variant: `n` and the sums the statistics take (server/stats). */
 export interface VariantSums {
@@ -68,44 +76,64 @@ export async function freshenStatistics(db: Db, dialect: Dialect): Promise<void>
   for (const r of stale) await rows(db, dialect, sql`analyze ${sql.identifier(String(r.relname))}`)
 }
 
-/** The per-variant sums of one metric (ratio: Σm, Σm², Σd, Σd², Σmd; with `cuped`: Σx, Σx², Σxy too). */
-export async function metricSums(db: Db, dialect: Dialect, q: MetricQuery): Promise<VariantSums[]> {
+/** The per-variant sums of each metric (ratio: Σm, Σm², Σd, Σd², Σmd; with `cuped`: Σx, Σx², Σxy too), in
+ *  the order given. One pass over the phase's units and their events serves up to METRICS_PER_STATEMENT
+ *  metrics: every event key they read in one index range per unit, each metric's window, covariate and
+ *  denominator picked out per event. */
+export async function metricSums(db: Db, dialect: Dialect, q: ResultsQuery, metrics: MetricSpec[]): Promise<VariantSums[][]> {
+  const out: VariantSums[][] = []
+  for (let i = 0; i < metrics.length; i += METRICS_PER_STATEMENT) out.push(...(await someMetricSums(db, dialect, q, metrics.slice(i, i + METRICS_PER_STATEMENT))))
+  return out
+}
+
+async function someMetricSums(db: Db, dialect: Dialect, q: ResultsQuery, metrics: MetricSpec[]): Promise<VariantSums[][]> {
+  if (metrics.length === 0) return []
   const f = (s: SQL): SQL => (dialect === 'postgres' ? sql`cast(${s} as double precision)` : s)
-  const windowMs = q.windowHours === undefined ? undefined : Math.round(q.windowHours * 3_600_000)
-  // [first, end): the window, else every event after the first exposure up to now.
-  const end = windowMs === undefined ? sql`${q.now + 1}` : sql`(x.first_at + ${windowMs})`
-  const lookback = q.cuped && q.kind !== 'ratio' ? COVARIATE_DAYS * DAY_MS : 0
-  const inWindow = sql`e.at >= x.first_at and e.at < ${end}`
-  const inCovariate = sql`e.at >= x.first_at - ${lookback} and e.at < x.first_at`
   const valueOf = (agg: Aggregation) => (agg === 'sum' ? sql`e.value` : sql`1`)
-  // Per unit: y (numerator) over the window; the covariate x; the denominator d for a ratio.
   const perEvent = (key: string, agg: Aggregation, when: SQL) => sql`case when e.key = ${key} and ${when} then ${valueOf(agg)} else 0 end`
-  const yAgg = q.kind === 'proportion' ? sql`max(${perEvent(q.event, 'count', inWindow)})` : sql`sum(${perEvent(q.event, q.aggregation, inWindow)})`
-  const xAgg = !lookback ? sql`0` : q.kind === 'proportion' ? sql`max(${perEvent(q.event, 'count', inCovariate)})` : sql`sum(${perEvent(q.event, q.aggregation, inCovariate)})`
-  const dAgg = q.kind === 'ratio' && q.denominatorEvent !== undefined ? sql`sum(${perEvent(q.denominatorEvent, q.denominatorAggregation ?? 'count', inWindow)})` : sql`0`
-  const keys = q.kind === 'ratio' && q.denominatorEvent !== undefined && q.denominatorEvent !== q.event ? [q.event, q.denominatorEvent] : [q.event]
-  const keyTest = keys.length === 1 ? sql`e.key = ${keys[0]}` : sql`e.key in (${keys[0]}, ${keys[1]})`
-  const capped = (v: SQL) => (q.cap === undefined ? v : sql`case when ${v} > ${q.cap} then ${q.cap} else ${v} end`)
+  const lookbackOf = (m: MetricSpec) => (q.cuped && m.kind !== 'ratio' ? COVARIATE_DAYS * DAY_MS : 0)
+  const lookback = Math.max(...metrics.map(lookbackOf))
+  const keys = [...new Set(metrics.flatMap((m) => (m.kind === 'ratio' && m.denominatorEvent !== undefined ? [m.event, m.denominatorEvent] : [m.event])))]
+  const columns: SQL[] = []
+  const capped: SQL[] = []
+  const sums: SQL[] = []
+  metrics.forEach((m, i) => {
+    const windowMs = m.windowHours === undefined ? undefined : Math.round(m.windowHours * 3_600_000)
+    // [first, end): the window, else every event after the first exposure up to now.
+    const inWindow = windowMs === undefined ? sql`e.at >= x.first_at` : sql`e.at >= x.first_at and e.at < x.first_at + ${windowMs}`
+    const inCovariate = sql`e.at >= x.first_at - ${lookbackOf(m)} and e.at < x.first_at`
+    const y = m.kind === 'proportion' ? sql`max(${perEvent(m.event, 'count', inWindow)})` : sql`sum(${perEvent(m.event, m.aggregation, inWindow)})`
+    const c = !lookbackOf(m) ? sql`0` : m.kind === 'proportion' ? sql`max(${perEvent(m.event, 'count', inCovariate)})` : sql`sum(${perEvent(m.event, m.aggregation, inCovariate)})`
+    const d = m.kind === 'ratio' && m.denominatorEvent !== undefined ? sql`sum(${perEvent(m.denominatorEvent, m.denominatorAggregation ?? 'count', inWindow)})` : sql`0`
+    columns.push(sql`coalesce(${y}, 0) as ${sql.raw(`y${i}`)}, coalesce(${c}, 0) as ${sql.raw(`c${i}`)}, coalesce(${d}, 0) as ${sql.raw(`d${i}`)}`)
+    // A unit's value (and covariate) above the cap counts as the cap.
+    const cap = (v: string) => sql.raw(m.cap === undefined ? v : `case when ${v} > ${Number(m.cap)} then ${Number(m.cap)} else ${v} end`)
+    capped.push(sql`${cap(`y${i}`)} as ${sql.raw(`y${i}`)}, ${cap(`c${i}`)} as ${sql.raw(`c${i}`)}, ${sql.raw(`d${i}`)}`)
+    const [yi, ci, di] = [`y${i}`, `c${i}`, `d${i}`]
+    sums.push(sql.raw([
+      `sum(${yi})`, `sum(${yi} * ${yi})`, `sum(${ci})`, `sum(${ci} * ${ci})`, `sum(${ci} * ${yi})`, `sum(${di})`, `sum(${di} * ${di})`, `sum(${yi} * ${di})`,
+    ].map((e, k) => `${dialect === 'postgres' ? `cast(${e} as double precision)` : e} as s${i}_${k}`).join(', ')))
+  })
   const perUnit = sql`
-    select x.variant as variant, coalesce(${yAgg}, 0) as y, coalesce(${xAgg}, 0) as c, coalesce(${dAgg}, 0) as d
+    select x.variant as variant, ${sql.join(columns, sql`, `)}
     from exposures x
-    left join track_events e on e.project_id = ${q.projectId} and ${keyTest} and e.attribute = ${q.attribute} and e.unit = x.unit
-      and (e.environment = '' or e.environment = ${q.environment}) and e.at >= x.first_at - ${lookback} and e.at < ${end}
+    left join track_events e on e.project_id = ${q.projectId} and e.key in (${sql.join(keys.map((k) => sql`${k}`), sql`, `)}) and e.attribute = ${q.attribute}
+      and e.unit = x.unit and (e.environment = '' or e.environment = ${q.environment}) and e.at >= x.first_at - ${lookback} and e.at <= ${q.now}
     where x.experiment_id = ${q.experimentId} and x.phase = ${q.phase} and x.multiple = ${dialect === 'postgres' ? sql`false` : sql`0`}
     group by x.unit, x.variant`
   const query = sql`
-    select variant, ${f(sql`count(*)`)} as n, ${f(sql`sum(y)`)} as sy, ${f(sql`sum(y * y)`)} as sy2,
-      ${f(sql`sum(c)`)} as sx, ${f(sql`sum(c * c)`)} as sx2, ${f(sql`sum(c * y)`)} as sxy,
-      ${f(sql`sum(d)`)} as sd, ${f(sql`sum(d * d)`)} as sd2, ${f(sql`sum(y * d)`)} as syd
-    from (select variant, ${capped(sql`y`)} as y, ${capped(sql`c`)} as c, d from (${perUnit}) p) capped
+    select variant, ${f(sql`count(*)`)} as n, ${sql.join(sums, sql`, `)}
+    from (select variant, ${sql.join(capped, sql`, `)} from (${perUnit}) p) c
     group by variant order by variant`
-  return (await rows(db, dialect, query)).map((r) => {
+  const result = await rows(db, dialect, query)
+  return metrics.map((m, i) => result.map((r) => {
     const n = num(r.n)
-    if (q.kind === 'ratio') return { variant: String(r.variant), n, sum_y: num(r.sy), sum_y2: num(r.sy2), sum_m: num(r.sy), sum_m2: num(r.sy2), sum_d: num(r.sd), sum_d2: num(r.sd2), sum_md: num(r.syd) }
-    const out: VariantSums = { variant: String(r.variant), n, sum_y: num(r.sy), sum_y2: num(r.sy2) }
-    if (lookback) Object.assign(out, { sum_x: num(r.sx), sum_x2: num(r.sx2), sum_xy: num(r.sxy) })
+    const s = (k: number) => num(r[`s${i}_${k}`])
+    if (m.kind === 'ratio') return { variant: String(r.variant), n, sum_y: s(0), sum_y2: s(1), sum_m: s(0), sum_m2: s(1), sum_d: s(5), sum_d2: s(6), sum_md: s(7) }
+    const out: VariantSums = { variant: String(r.variant), n, sum_y: s(0), sum_y2: s(1) }
+    if (lookbackOf(m)) Object.assign(out, { sum_x: s(2), sum_x2: s(3), sum_xy: s(4) })
     return out
-  })
+  }))
 }
 
 /** Per variant the units of a phase seen only in it, and how many were seen in several. */

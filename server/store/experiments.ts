@@ -1,6 +1,6 @@
 // Repository for experiments, their metrics, track events and exposures (schema-experiments.*.ts). The
 // results' per-variant sums are experiment-results.ts.
-import { and, asc, count, eq, inArray, lt, ne, sql } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, lt, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tables } from './database-types'
 
 export type MetricRow = Tables['experimentMetrics']['$inferSelect']
@@ -8,9 +8,18 @@ export type ExperimentRow = Tables['experiments']['$inferSelect']
 export type TrackEventRow = Tables['trackEvents']['$inferSelect']
 export type ExposureRow = Tables['exposures']['$inferSelect']
 
-/** Rows per insert statement (PostgreSQL takes at most 65,535 parameters; SQLite 32,766). */
-const EVENT_ROWS_PER_STATEMENT = 2_000
-const EXPOSURE_ROWS_PER_STATEMENT = 2_000
+/** Rows per statement. Events and exposures go in as one JSON parameter each statement (the database
+ *  unpacks it: json_each on SQLite, json_array_elements on PostgreSQL): building thousands of bound
+ *  parameters per statement cost more than the insert itself. */
+const ROWS_PER_STATEMENT = 5_000
+
+type Dialect = 'sqlite' | 'postgres'
+
+function run(db: Db, dialect: Dialect, query: SQL): Promise<unknown> {
+  if (dialect === 'postgres') return (db as unknown as { execute(q: SQL): Promise<unknown> }).execute(query)
+  ;(db as unknown as { run(q: SQL): unknown }).run(query)
+  return Promise.resolve()
+}
 
 /** One row per (experiment, phase, unit): the earliest time and its variant, `multiple` when the unit was
  *  also seen in another variant. PostgreSQL refuses an upsert touching the same row twice, so a batch is
@@ -33,7 +42,7 @@ export function foldExposures(rows: ExposureRow[]): ExposureRow[] {
   return [...byUnit.values()]
 }
 
-export function experimentRepository(t: Tables) {
+export function experimentRepository(t: Tables, dialect: Dialect) {
   const m = t.experimentMetrics
   const x = t.experiments
   const e = t.trackEvents
@@ -88,7 +97,14 @@ export function experimentRepository(t: Tables) {
     },
     events: {
       async insert(db: Db, rows: TrackEventRow[]): Promise<void> {
-        for (let i = 0; i < rows.length; i += EVENT_ROWS_PER_STATEMENT) await db.insert(e).values(rows.slice(i, i + EVENT_ROWS_PER_STATEMENT))
+        for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+          const json = JSON.stringify(rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => [r.projectId, r.key, r.attribute, r.unit, r.environment, r.at, r.value]))
+          await run(db, dialect, dialect === 'postgres'
+            ? sql`insert into track_events (project_id, key, attribute, unit, environment, at, value)
+                select j->>0, j->>1, j->>2, j->>3, j->>4, cast(j->>5 as bigint), cast(j->>6 as double precision) from json_array_elements(cast(${json} as json)) j`
+            : sql`insert into track_events (project_id, key, attribute, unit, environment, at, value)
+                select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6 from json_each(${json})`)
+        }
       },
       /** Deletes events older than `beforeMs`, at most `limit` at a time through the time index; answers how many. */
       async prune(db: Db, beforeMs: number): Promise<void> {
@@ -98,16 +114,17 @@ export function experimentRepository(t: Tables) {
     exposures: {
       async add(db: Db, input: ExposureRow[]): Promise<void> {
         const rows = foldExposures(input)
-        for (let i = 0; i < rows.length; i += EXPOSURE_ROWS_PER_STATEMENT) {
-          await db.insert(u).values(rows.slice(i, i + EXPOSURE_ROWS_PER_STATEMENT)).onConflictDoUpdate({
-            target: [u.experimentId, u.phase, u.unit],
-            // One statement for both dialects: the later of two variants marks the unit, the earlier time wins.
-            set: {
-              multiple: sql`(${u.multiple} or excluded.multiple or ${u.variant} <> excluded.variant)`,
-              variant: sql`case when excluded.first_at < ${u.firstAt} then excluded.variant else ${u.variant} end`,
-              firstAt: sql`case when excluded.first_at < ${u.firstAt} then excluded.first_at else ${u.firstAt} end`,
-            },
-          })
+        for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+          const json = JSON.stringify(rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => [r.experimentId, r.phase, r.unit, r.firstAt, r.variant, r.multiple ? 1 : 0]))
+          const source = dialect === 'postgres'
+            ? sql`select j->>0, cast(j->>1 as integer), j->>2, cast(j->>3 as bigint), j->>4, (j->>5) = '1' from json_array_elements(cast(${json} as json)) j`
+            : sql`select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 from json_each(${json}) where true`
+          // The earlier time wins with its variant; a second variant marks the unit (left out of the results).
+          await run(db, dialect, sql`insert into exposures (experiment_id, phase, unit, first_at, variant, multiple) ${source}
+            on conflict (experiment_id, phase, unit) do update set
+              multiple = (exposures.multiple or excluded.multiple or exposures.variant <> excluded.variant),
+              variant = case when excluded.first_at < exposures.first_at then excluded.variant else exposures.variant end,
+              first_at = case when excluded.first_at < exposures.first_at then excluded.first_at else exposures.first_at end`)
         }
       },
     },

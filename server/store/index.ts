@@ -17,7 +17,7 @@ import { instanceAuditRepository, invitationRepository } from './instance-audit'
 import { policyRepository } from './policies'
 import { changeRequestRepository } from './change-requests'
 import { experimentRepository } from './experiments'
-import { exposureCounts, exposuresByDay, freshenStatistics, metricSums, type MetricQuery } from './experiment-results'
+import { exposureCounts, exposuresByDay, freshenStatistics, metricSums, type MetricSpec, type ResultsQuery } from './experiment-results'
 import { sql } from 'drizzle-orm'
 import type { Db } from './database'
 
@@ -63,10 +63,10 @@ export function createStore(database: Database) {
     invitations: invitationRepository(t),
     policies: policyRepository(t),
     changeRequests: changeRequestRepository(t),
-    experiments: experimentRepository(t),
+    experiments: experimentRepository(t, database.dialect),
     /** the results' per-variant sums, in SQL (experiment-results.ts) */
     experimentResults: {
-      metricSums: (db: Db, q: MetricQuery) => metricSums(db, database.dialect, q),
+      metricSums: (db: Db, q: ResultsQuery, metrics: MetricSpec[]) => metricSums(db, database.dialect, q, metrics),
       exposureCounts: (db: Db, experimentId: string, phase: number) => exposureCounts(db, database.dialect, experimentId, phase),
       exposuresByDay: (db: Db, experimentId: string, phase: number) => exposuresByDay(db, database.dialect, experimentId, phase),
       freshenStatistics: (db: Db) => freshenStatistics(db, database.dialect),
