@@ -100,10 +100,15 @@ browserSuite('console: experiments', () => {
   describe('experiments', () => {
     test('the list shows state, flag, environment, units, days running and decision', async () => {
       const page = await signIn()
+      const requested: string[] = []
+      page.on('request', (r) => requested.push(new URL(r.url()).pathname))
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Experiments' }).click()
       await page.getByRole('heading', { name: 'Experiments' }).waitFor()
       const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Checkout button colour' }) })
       await row.locator('td[data-label="Units"]').getByText('2,400').waitFor()
+      // the units come from the cheap count, not from computing each experiment's results
+      expect(requested).toContain('/api/v1/experiments/checkout-button-colour/units')
+      expect(requested.filter((p) => p.endsWith('/results'))).toEqual([])
       expect(await row.locator('td').allTextContents()).toEqual(['Checkout button colourcheckout-button-colour', 'running', 'xp-checkout-button', 'production', '2,400', '0', ''])
       await page.getByRole('button', { name: 'Draft' }).click()
       await page.getByText('No draft experiments').waitFor()

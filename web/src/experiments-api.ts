@@ -87,6 +87,7 @@ export const experimentKeys = {
   page: (state: ExperimentState | undefined, p: PageParams) => ['experiments', 'page', state ?? 'all', p] as const,
   one: (key: string) => ['experiments', 'one', key] as const,
   results: (key: string, phase: number | undefined) => ['experiments', 'results', key, phase ?? 'current'] as const,
+  units: (key: string) => ['experiments', 'units', key] as const,
   metrics: ['metrics'] as const,
 }
 
@@ -104,6 +105,8 @@ export const experimentsApi = {
   deleteExperiment: (key: string) => request<Ok<{ key: string }>>('DELETE', `/experiments/${enc(key)}`),
   start: (key: string) => request<Ok<{ experiment: Experiment }>>('POST', `/experiments/${enc(key)}/start`),
   stop: ({ key, body }: { key: string; body: StopBody }) => request<StopAnswer>('POST', `/experiments/${enc(key)}/stop`, { body }),
+  /** the current phase's units per variant, counted without the results (the list's column) */
+  units: (key: string) => request<{ experiment: string; phase: number; units: Record<string, number>; multiple_exposures: number }>('GET', `/experiments/${enc(key)}/units`),
   results: (key: string, phase?: number, refresh = false) =>
     request<ExperimentResults>('GET', `/experiments/${enc(key)}/results`, { query: { phase, refresh: refresh || undefined } }),
 }
