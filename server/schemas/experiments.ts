@@ -79,8 +79,4 @@ export const ExperimentResults = t.Object({
   units: Dict(t.Integer(), 'variant -> units seen only in it'), multiple_exposures: t.Integer({ description: 'units seen in more than one variant (left out)' }),
   srm: t.Object({ p_value: t.Number(), warning: t.Boolean({ description: 'p below 0.001: the split is not what was asked' }) }),
   metrics: t.Array(t.Object({ metric: t.String(), role: t.UnionEnum([...METRIC_ROLES]), kind: t.UnionEnum([...METRIC_KINDS]), cuped_applied: t.Boolean(), variants: t.Array(VariantResult) })),
-  timeline: t.Object({
-    at: t.Array(Timestamp, { description: 'the start of the first day, then the end of each day with new units (the last: when computed)' }),
-    units: Dict(t.Array(t.Integer()), 'variant -> units counted up to each instant of `at` (units in several variants left out)'),
-  }, { description: 'cumulative units per variant over the phase (the console\'s chart)' }),
 }, { title: 'ExperimentResults' })

@@ -10,7 +10,6 @@ import { flagBodyOf } from './flag-body'
 import { splitIn } from './experiment-flag'
 import { experimentNotFound } from './experiments'
 import { validationError } from '../errors'
-import { unitsTimeline } from './experiment-timeline'
 
 /** How long an answer is kept (per experiment and phase) unless `refresh=true`. */
 export const RESULTS_TTL_MS = 60_000
@@ -44,8 +43,7 @@ export function experimentResultService({ store }: Pick<ServiceDeps, 'store'>) {
     const inputs: MetricInput[] = measured.map(({ role, key, m }, i) => ({ key, role, kind: m.kind, higher_is_better: m.higher_is_better, stats: Object.fromEntries(sums[i]!.map((s: VariantSums) => [s.variant, statsOf(s)])) }))
     const unitsByVariant = Object.fromEntries(split.variants.map((v) => [v, units.get(v) ?? 0]))
     const body = buildResults({ control: row.body.control, variants: split.variants, weights: split.weights, engine: row.body.engine, sequential: row.body.sequential, alpha: row.body.alpha, cuped: row.body.cuped, correction: row.body.correction }, unitsByVariant, inputs)
-    const timeline = unitsTimeline(await store.experimentResults.exposuresByDay(store.db, row.id, phase), split.variants, now)
-    return { experiment: row.key, phase, computed_at: new Date(now).toISOString(), units: body.units, multiple_exposures: multiple, srm: body.srm, metrics: body.metrics, timeline }
+    return { experiment: row.key, phase, computed_at: new Date(now).toISOString(), units: body.units, multiple_exposures: multiple, srm: body.srm, metrics: body.metrics }
   }
 
   return {

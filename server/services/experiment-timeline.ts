@@ -1,6 +1,6 @@
-// The units-over-time series of a results body (docs/experiments.md §3, the console's chart): the store
-// counts each day's new units per variant (first exposures, units in several variants left out), and this
-// turns the counts into cumulative totals at the end of each day, starting from zero.
+// The units-over-time series of GET …/units?timeline=true (the results page's chart): the store counts each
+// day's new units per variant (first exposures, units in several variants left out), and this turns the
+// counts into cumulative totals at the end of each day, starting from zero.
 
 const DAY_MS = 86_400_000
 

@@ -1,6 +1,6 @@
-// The results' `timeline` (the console's units-over-time chart): cumulative units per variant at the end of
-// each day of the phase, from each unit's first exposure, leaving out units seen in more than one variant,
-// and agreeing with `units` at its end; on SQLite and PostgreSQL alike.
+// GET …/units?timeline=true (the console's units-over-time chart): cumulative units per variant at the end
+// of each day of the phase, from each unit's first exposure, leaving out units seen in more than one
+// variant, and agreeing with the results' `units` at its end; on SQLite and PostgreSQL alike.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { api, startServer, type TestServer } from '../helpers/server'
 import { unitsTimeline } from '../../server/services/experiment-timeline'
@@ -33,10 +33,14 @@ test('cumulative units per variant per day, first exposures only, multiple expos
     exposure('u5', 'a', when(0)), exposure('u6', 'b', when(0, 1)), exposure('u6', 'a', when(0, 2)), // u6 in two variants: left out
   ]
   expect((await call('POST', '/api/v1/events', { events })).status).toBe(202)
-  const r = await call('GET', '/api/v1/experiments/tl/results?refresh=true')
+  const results = await call('GET', '/api/v1/experiments/tl/results?refresh=true')
+  expect(results.body.units).toEqual({ a: 3, b: 2 })
+  expect(results.body.timeline).toBeUndefined()
+  const r = await call('GET', '/api/v1/experiments/tl/units?timeline=true')
   expect(r.status).toBe(200)
-  expect(r.body.units).toEqual({ a: 3, b: 2 })
-  expect(r.body.multiple_exposures).toBe(1)
+  expect(r.body).toMatchObject({ experiment: 'tl', phase: 1, units: { a: 3, b: 2 }, multiple_exposures: 1 })
+  expect((await call('GET', '/api/v1/experiments/tl/units')).body.timeline).toBeUndefined()
+  expect((await call('GET', '/api/v1/experiments/tl/units?timeline=yes')).status).toBe(400)
   const tl = r.body.timeline
   expect(tl.units).toEqual({ a: [0, 2, 2, 3], b: [0, 1, 2, 2] })
   expect(tl.at.length).toBe(4)

@@ -73,6 +73,13 @@ export interface ExperimentResults {
   multiple_exposures: number
   srm: SrmResult
   metrics: MetricResult[]
+}
+
+export interface ExperimentUnits {
+  experiment: string
+  phase: number
+  units: Record<string, number>
+  multiple_exposures: number
   timeline?: UnitsTimeline
 }
 
@@ -87,7 +94,7 @@ export const experimentKeys = {
   page: (state: ExperimentState | undefined, p: PageParams) => ['experiments', 'page', state ?? 'all', p] as const,
   one: (key: string) => ['experiments', 'one', key] as const,
   results: (key: string, phase: number | undefined) => ['experiments', 'results', key, phase ?? 'current'] as const,
-  units: (key: string) => ['experiments', 'units', key] as const,
+  units: (key: string, phase?: number, timeline = false) => ['experiments', 'units', key, phase ?? 'current', timeline] as const,
   metrics: ['metrics'] as const,
 }
 
@@ -105,8 +112,10 @@ export const experimentsApi = {
   deleteExperiment: (key: string) => request<Ok<{ key: string }>>('DELETE', `/experiments/${enc(key)}`),
   start: (key: string) => request<Ok<{ experiment: Experiment }>>('POST', `/experiments/${enc(key)}/start`),
   stop: ({ key, body }: { key: string; body: StopBody }) => request<StopAnswer>('POST', `/experiments/${enc(key)}/stop`, { body }),
-  /** the current phase's units per variant, counted without the results (the list's column) */
-  units: (key: string) => request<{ experiment: string; phase: number; units: Record<string, number>; multiple_exposures: number }>('GET', `/experiments/${enc(key)}/units`),
+  /** a phase's units per variant, counted without the results (the list's column); `timeline`: with their
+   *  cumulative count per day (the results page's chart) */
+  units: (key: string, phase?: number, timeline = false) =>
+    request<ExperimentUnits>('GET', `/experiments/${enc(key)}/units`, { query: { phase, timeline: timeline || undefined } }),
   results: (key: string, phase?: number, refresh = false) =>
     request<ExperimentResults>('GET', `/experiments/${enc(key)}/results`, { query: { phase, refresh: refresh || undefined } }),
 }

@@ -149,14 +149,24 @@ function Results({ e, phase, setPhase, onDecide, onRefresh }: ResultsProps) {
           <HealthBanner r={results.data} />
           {onDecide && <Decide e={e} r={results.data} onDecide={onDecide} />}
           {results.data.metrics.map((m) => <MetricResults key={m.metric} m={m} engine={e.engine} />)}
-          <section className="section" aria-label="Units over time">
-            <h3 className="section-title">Units per variant</h3>
-            {results.data.timeline && results.data.timeline.at.length > 0
-              ? <UnitsChart timeline={results.data.timeline} />
-              : <p className="muted">{Object.entries(results.data.units).map(([v, n]) => `${v}: ${n.toLocaleString('en')}`).join(' · ')}</p>}
-          </section>
+          <UnitsOverTime e={e} phase={phase} r={results.data} />
         </>
       )}
+    </section>
+  )
+}
+
+/** The cumulative units per variant per day (read on its own: the results do not carry it). */
+function UnitsOverTime({ e, phase, r }: { e: Experiment; phase: number | undefined; r: ExperimentResults }) {
+  const units = useQuery({ queryKey: experimentKeys.units(e.key, phase, true), queryFn: () => experimentsApi.units(e.key, phase, true), refetchInterval: 60_000 })
+  const timeline = units.data?.timeline
+  return (
+    <section className="section" aria-label="Units over time">
+      <h3 className="section-title">Units per variant</h3>
+      <ErrorMessage error={units.error} title="Could not read the units over time" />
+      {timeline && timeline.at.length > 0
+        ? <UnitsChart timeline={timeline} />
+        : <p className="muted">{Object.entries(r.units).map(([v, n]) => `${v}: ${n.toLocaleString('en')}`).join(' · ')}</p>}
     </section>
   )
 }
