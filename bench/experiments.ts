@@ -9,8 +9,10 @@ import postgres from 'postgres'
 import { Database } from 'bun:sqlite'
 import { call, fmtInt, fmtMs, interleaved, line, luaScript, mustCall, roundRatio, rssKiB, startFlagServer, type FlagServer, type Target, type WrkResult } from './lib'
 
-const UNITS = Number(process.env.BENCH_EXPERIMENT_UNITS ?? 1_000_000)
-const EVENTS = Number(process.env.BENCH_EXPERIMENT_EVENTS ?? 5_000_000)
+export const EXPERIMENT_UNITS = Number(process.env.BENCH_EXPERIMENT_UNITS ?? 1_000_000)
+export const EXPERIMENT_EVENTS = Number(process.env.BENCH_EXPERIMENT_EVENTS ?? 5_000_000)
+const UNITS = EXPERIMENT_UNITS
+const EVENTS = EXPERIMENT_EVENTS
 const INGEST_BATCHES = Number(process.env.BENCH_INGEST_BATCHES ?? 200)
 const PG_ADMIN = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const DAY = 86_400_000
@@ -174,8 +176,9 @@ export async function benchExposureHotPath(): Promise<{ withExperiment: WrkResul
 
 if (import.meta.main) {
   console.log(`experiments bench: bun ${Bun.version}, ${fmtInt(UNITS)} units, ${fmtInt(EVENTS)} events`)
-  await benchExperimentsSqlite()
-  await benchExperimentsPostgres()
+  const stores = (process.env.BENCH_EXPERIMENT_STORES ?? 'sqlite,postgres').split(',')
+  if (stores.includes('sqlite')) await benchExperimentsSqlite()
+  if (stores.includes('postgres')) await benchExperimentsPostgres()
   if (process.env.BENCH_HOT_PATH !== '0') await benchExposureHotPath()
   process.exit(0)
 }

@@ -5,7 +5,7 @@
 // count (an override or a rule with a variant decided the others before the split).
 import type { CompiledFlag, EvaluationContext, EvaluationResult } from '../engine/types'
 import type { ExposureRow } from '../store/experiments'
-import { experimentRegistry } from './registry'
+import { experimentRegistry, type RunningExperiment } from './registry'
 
 interface Pending {
   firstAt: number
@@ -13,8 +13,9 @@ interface Pending {
   multiple: boolean
 }
 
-/** experiment id + phase -> unit -> what was seen */
-let pending = new Map<string, { experimentId: string; phase: number; units: Map<string, Pending> }>()
+/** running experiment (its id and phase) -> unit -> what was seen; keyed by the registry's object, so the hot
+ *  path builds no key */
+let pending = new Map<RunningExperiment, Map<string, Pending>>()
 let pendingUnits = 0
 /** Units held at most between flushes; beyond it new units are dropped (and counted) until the next flush. */
 export const MAX_PENDING_UNITS = 2_000_000
@@ -38,22 +39,21 @@ export function recordExposure(projectId: string, flag: CompiledFlag, result: Ev
     const unit = x.unitOf(context)
     const variant = result.variant
     if (unit === undefined || typeof variant !== 'string') return
-    note(x.id, x.phase, unit, variant, now)
+    note(x, unit, variant, now)
     return
   }
 }
 
-function note(experimentId: string, phase: number, unit: string, variant: string, at: number): void {
-  const id = `${experimentId}:${phase}`
-  let slot = pending.get(id)
-  if (slot === undefined) pending.set(id, (slot = { experimentId, phase, units: new Map() }))
-  const seen = slot.units.get(unit)
+function note(x: RunningExperiment, unit: string, variant: string, at: number): void {
+  let units = pending.get(x)
+  if (units === undefined) pending.set(x, (units = new Map()))
+  const seen = units.get(unit)
   if (seen === undefined) {
     if (pendingUnits >= MAX_PENDING_UNITS) {
       dropped++
       return
     }
-    slot.units.set(unit, { firstAt: at, variant, multiple: false })
+    units.set(unit, { firstAt: at, variant, multiple: false })
     if (++pendingUnits === MAX_PENDING_UNITS / 4) onPressure?.()
   } else if (seen.variant !== variant) seen.multiple = true
 }
@@ -66,6 +66,6 @@ export function drainExposures(): { rows: ExposureRow[]; dropped: number } {
   pendingUnits = 0
   dropped = 0
   const rows: ExposureRow[] = []
-  for (const s of slots.values()) for (const [unit, p] of s.units) rows.push({ experimentId: s.experimentId, phase: s.phase, unit, firstAt: p.firstAt, variant: p.variant, multiple: p.multiple })
+  for (const [x, units] of slots) for (const [unit, p] of units) rows.push({ experimentId: x.id, phase: x.phase, unit, firstAt: p.firstAt, variant: p.variant, multiple: p.multiple })
   return { rows, dropped: lost }
 }

@@ -8,6 +8,10 @@ import { errorForLog, type Log } from '../log'
 import { drainExposures, onExposurePressure } from './exposures'
 
 const MAX_HELD_ROWS = 2_000_000
+/** Rows per transaction: the flush yields between them, so evaluations keep being answered while a large
+ *  flush is written (SQLite runs each statement on this thread). */
+const ROWS_PER_TRANSACTION = 2_000
+const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve))
 const PRUNE_EVERY_MS = 3_600_000
 
 export function startExperimentWorkers(opts: { store: Store; flushMs: number; retentionDays: number; log: Log }) {
@@ -21,11 +25,17 @@ export function startExperimentWorkers(opts: { store: Store; flushMs: number; re
     const rows = held.length ? [...held, ...drained.rows] : drained.rows
     held = []
     if (!rows.length) return
-    try {
-      await store.transaction((tx) => store.experiments.exposures.add(tx, rows))
-    } catch (e) {
-      if (isStoreUnavailable(e)) held = rows.slice(-MAX_HELD_ROWS)
-      log(isStoreUnavailable(e) ? 'writing exposures failed; they are kept for the next flush' : 'writing exposures failed; they are dropped', errorForLog(e), 'warn')
+    // Each chunk is an idempotent upsert (earliest time, any second variant), so a flush may stop half-way.
+    for (let i = 0; i < rows.length; i += ROWS_PER_TRANSACTION) {
+      const chunk = rows.slice(i, i + ROWS_PER_TRANSACTION)
+      try {
+        await store.transaction((tx) => store.experiments.exposures.add(tx, chunk))
+      } catch (e) {
+        if (isStoreUnavailable(e)) held = rows.slice(i).slice(-MAX_HELD_ROWS)
+        log(isStoreUnavailable(e) ? 'writing exposures failed; they are kept for the next flush' : 'writing exposures failed; they are dropped', errorForLog(e), 'warn')
+        if (isStoreUnavailable(e)) return
+      }
+      if (i + ROWS_PER_TRANSACTION < rows.length) await yieldToRequests()
     }
   }
 

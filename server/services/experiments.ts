@@ -179,6 +179,8 @@ export function experimentService({ store, changes }: Pick<ServiceDeps, 'store' 
           if (late.length) throw new AppError(409, 'INVALID_STATE', `Experiment "${key}" is ${before.state}: only name, hypothesis and metrics may change`, { state: before.state, fields: late })
         }
         const flag = before.state === 'draft' ? await flagFor(tx, actor.projectId, before.flagKey, before.environment) : undefined
+        // Once started, the split may have changed (phases) and only fields that do not name it may change:
+        // the stored control stands, checked against a split of itself.
         const body = flag
           ? await definition(tx, actor.projectId, input, before.body, flag, before.environment)
           : await definition(tx, actor.projectId, input, before.body, { enabled: true, value: null, targeting: { rollout: { attribute: before.body.unit, distribution: [{ variant: before.body.control, weight: 100 }] } } }, before.environment)

@@ -125,7 +125,15 @@ async function someMetricSums(db: Db, dialect: Dialect, q: ResultsQuery, metrics
     select variant, ${f(sql`count(*)`)} as n, ${sql.join(sums, sql`, `)}
     from (select variant, ${sql.join(capped, sql`, `)} from (${perUnit}) p) c
     group by variant order by variant`
-  const result = await rows(db, dialect, query)
+  // PostgreSQL joins a million units to their events by hashing and groups them by sorting: with the default
+  // 4 MB of work memory both spill to disk in many batches. This statement gets more (bounded, and for its
+  // transaction only).
+  const result = dialect === 'postgres'
+    ? await (db as unknown as { transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> }).transaction(async (tx) => {
+      await rows(tx, dialect, sql`set local work_mem = '128MB'`)
+      return rows(tx, dialect, query)
+    })
+    : await rows(db, dialect, query)
   return metrics.map((m, i) => result.map((r) => {
     const n = num(r.n)
     const s = (k: number) => num(r[`s${i}_${k}`])
