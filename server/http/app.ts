@@ -57,6 +57,7 @@ import { promotionRoutes } from './routes/promotion'
 import { experimentRoutes } from './routes/experiments'
 import { experimentMetricRoutes } from './routes/experiment-metrics'
 import { eventRoutes } from './routes/events'
+import { experimentUnitRoutes } from './routes/experiment-units'
 import type { AppDeps } from './deps'
 
 /** Not in the OpenAPI document, and open to anyone (route-inventory.ts). */
@@ -284,7 +285,8 @@ export function createApp(deps: AppDeps) {
     .use(totpRoutes(deps))
     .use(asCodeRoutes(deps))
     .use(promotionRoutes(deps))
-    .use(experimentRoutes(deps))
+    // (nested: one more link in this chain is past what TypeScript will instantiate)
+    .use(experimentRoutes(deps).use(experimentUnitRoutes(deps)))
     .use(experimentMetricRoutes(deps))
     .use(eventRoutes(deps))
 

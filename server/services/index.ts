@@ -26,6 +26,7 @@ import { experimentMetricService } from './experiment-metrics'
 import { experimentStopper } from './experiment-stop'
 import { experimentEventService } from './experiment-events'
 import { experimentResultService } from './experiment-results'
+import { experimentUnitService } from './experiment-units'
 
 export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshots, settings: Settings) {
   const deps: ServiceDeps = { store, changes: createChangeRunner(store, bus, settings.streamReplayLimit), snapshots, settings }
@@ -53,6 +54,7 @@ export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshot
     metrics: experimentMetricService(deps),
     events: experimentEventService(deps),
     experimentResults: experimentResultService(deps),
+    experimentUnits: experimentUnitService(deps),
   }
 }
 export type Services = ReturnType<typeof createServices>

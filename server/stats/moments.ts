@@ -48,8 +48,10 @@ export function effectVariance(a: Statistic, b: Statistic, relative: boolean): n
  *  answer (0, 0) with the reason when a variance is not positive or the control's mean is 0. */
 export function effectMoments(a: Statistic, b: Statistic, relative: boolean): EffectMoments {
   if (varianceOf(a) <= 0 || varianceOf(b) <= 0) return { pointEstimate: 0, standardError: 0, error: 'zero_variance' }
+  // gbstats checks the effect's variance first, which a zero base also makes 0 for a relative effect; the
+  // answer is the same default either way, and `baseline_zero` names the cause
+  if (meanOf(a) === 0 || unadjustedMeanOf(a) === 0) return { pointEstimate: 0, standardError: 0, error: 'baseline_zero' }
   const variance = effectVariance(a, b, relative)
   if (!(variance > 0)) return { pointEstimate: 0, standardError: 0, error: 'zero_variance' }
-  if (meanOf(a) === 0 || unadjustedMeanOf(a) === 0) return { pointEstimate: 0, standardError: 0, error: 'baseline_zero' }
   return { pointEstimate: difference(a, b, relative), standardError: Math.sqrt(variance) }
 }

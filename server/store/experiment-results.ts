@@ -164,9 +164,11 @@ export async function exposureCounts(db: Db, dialect: Dialect, experimentId: str
 /** Cumulative units per variant per day of the phase (the console's chart), at most `days` points. */
 export async function exposuresByDay(db: Db, dialect: Dialect, experimentId: string, phase: number): Promise<{ day: number; variant: string; n: number }[]> {
   const f = (s: SQL): SQL => (dialect === 'postgres' ? sql`cast(${s} as double precision)` : s)
-  const day = dialect === 'postgres' ? sql`(first_at / ${DAY_MS})` : sql`(first_at / ${DAY_MS})`
+  // the day number inlined, not a parameter: PostgreSQL matches the grouped expression by its text
+  const day = sql`(first_at / ${sql.raw(String(DAY_MS))})`
   const result = await rows(db, dialect, sql`
     select ${f(day)} as day, variant, ${f(sql`count(*)`)} as n from exposures
-    where experiment_id = ${experimentId} and phase = ${phase} group by ${day}, variant order by 1 limit 5000`)
+    where experiment_id = ${experimentId} and phase = ${phase} and multiple = ${dialect === 'postgres' ? sql`false` : sql`0`}
+    group by ${day}, variant order by 1 limit 5000`)
   return result.map((r) => ({ day: Math.floor(num(r.day)) * DAY_MS, variant: String(r.variant), n: num(r.n) }))
 }
