@@ -45,5 +45,5 @@ CREATE TABLE "track_events" (
 --> statement-breakpoint
 CREATE UNIQUE INDEX "experiments_project_key_idx" ON "experiments" USING btree ("project_id","key");--> statement-breakpoint
 CREATE INDEX "experiments_flag_idx" ON "experiments" USING btree ("project_id","flag_key","environment","state");--> statement-breakpoint
-CREATE INDEX "track_events_unit_idx" ON "track_events" USING btree ("project_id","key","attribute","unit","at");--> statement-breakpoint
+CREATE INDEX "track_events_unit_idx" ON "track_events" USING btree ("project_id","key","attribute","unit","at","environment","value");--> statement-breakpoint
 CREATE INDEX "track_events_at_idx" ON "track_events" USING btree ("at");

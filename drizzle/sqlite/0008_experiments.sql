@@ -45,5 +45,5 @@ CREATE TABLE `track_events` (
 	`value` real NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `track_events_unit_idx` ON `track_events` (`project_id`,`key`,`attribute`,`unit`,`at`);--> statement-breakpoint
+CREATE INDEX `track_events_unit_idx` ON `track_events` (`project_id`,`key`,`attribute`,`unit`,`at`,`environment`,`value`);--> statement-breakpoint
 CREATE INDEX `track_events_at_idx` ON `track_events` (`at`);

@@ -46,7 +46,7 @@ export const trackEvents = pgTable(
     at: bigint('at', { mode: 'number' }).notNull(),
     value: doublePrecision('value').notNull(),
   },
-  (t) => [index('track_events_unit_idx').on(t.projectId, t.key, t.attribute, t.unit, t.at), index('track_events_at_idx').on(t.at)],
+  (t) => [index('track_events_unit_idx').on(t.projectId, t.key, t.attribute, t.unit, t.at, t.environment, t.value), index('track_events_at_idx').on(t.at)],
 )
 
 export const exposures = pgTable(

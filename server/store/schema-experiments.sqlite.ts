@@ -56,7 +56,9 @@ export const trackEvents = sqliteTable(
     at: integer('at', { mode: 'number' }).notNull(),
     value: real('value').notNull(),
   },
-  (t) => [index('track_events_unit_idx').on(t.projectId, t.key, t.attribute, t.unit, t.at), index('track_events_at_idx').on(t.at)],
+  // (project, key, attribute, unit, at) finds a unit's events; environment and value make the index cover the
+  // results' join, so no table row is read per event
+  (t) => [index('track_events_unit_idx').on(t.projectId, t.key, t.attribute, t.unit, t.at, t.environment, t.value), index('track_events_at_idx').on(t.at)],
 )
 
 export const exposures = sqliteTable(
