@@ -7,15 +7,20 @@ import type { CompiledFlag, EvaluationContext, EvaluationResult } from '../engin
 import type { ExposureRow } from '../store/experiments'
 import { experimentRegistry, type RunningExperiment } from './registry'
 
-interface Pending {
-  firstAt: number
-  variant: string
-  multiple: boolean
+/** One running experiment's units since the last drain: unit -> first time, variant and mark packed in one
+ *  number (`firstAt * 128 + 64 if also seen in another variant + the variant's index`), so recording a unit
+ *  allocates no object. */
+interface Slot {
+  units: Map<string, number>
+  /** the variant names seen, by index (a flag has at most 50) */
+  variants: string[]
 }
+const MULTIPLE = 64
+const PACK = 128
 
-/** running experiment (its id and phase) -> unit -> what was seen; keyed by the registry's object, so the hot
- *  path builds no key */
-let pending = new Map<RunningExperiment, Map<string, Pending>>()
+/** running experiment (its id and phase) -> its slot; keyed by the registry's object, so the hot path builds
+ *  no key */
+let pending = new Map<RunningExperiment, Slot>()
 let pendingUnits = 0
 /** Units held at most between flushes; beyond it new units are dropped (and counted) until the next flush. */
 export const MAX_PENDING_UNITS = 2_000_000
@@ -29,7 +34,7 @@ export function onExposurePressure(fn: (() => void) | undefined): void {
 
 /** Records the exposure `result` of `flag` is for `context`, if the flag is in a running experiment in the
  *  context's environment and the split decided it. */
-export function recordExposure(projectId: string, flag: CompiledFlag, result: EvaluationResult, context: EvaluationContext, now = Date.now()): void {
+export function recordExposure(projectId: string, flag: CompiledFlag, result: EvaluationResult, context: EvaluationContext, now?: number): void {
   const experiments = experimentRegistry.runningOn(projectId, flag.key)
   if (experiments === undefined) return
   const environment = context.environment
@@ -39,23 +44,25 @@ export function recordExposure(projectId: string, flag: CompiledFlag, result: Ev
     const unit = x.unitOf(context)
     const variant = result.variant
     if (unit === undefined || typeof variant !== 'string') return
-    note(x, unit, variant, now)
+    note(x, unit, variant, now ?? Date.now())
     return
   }
 }
 
 function note(x: RunningExperiment, unit: string, variant: string, at: number): void {
-  let units = pending.get(x)
-  if (units === undefined) pending.set(x, (units = new Map()))
-  const seen = units.get(unit)
+  let slot = pending.get(x)
+  if (slot === undefined) pending.set(x, (slot = { units: new Map(), variants: [] }))
+  let index = slot.variants.indexOf(variant)
+  if (index === -1) index = slot.variants.push(variant) - 1
+  const seen = slot.units.get(unit)
   if (seen === undefined) {
-    if (pendingUnits >= MAX_PENDING_UNITS) {
+    if (pendingUnits >= MAX_PENDING_UNITS || index >= MULTIPLE) {
       dropped++
       return
     }
-    units.set(unit, { firstAt: at, variant, multiple: false })
+    slot.units.set(unit, at * PACK + index)
     if (++pendingUnits === MAX_PENDING_UNITS / 4) onPressure?.()
-  } else if (seen.variant !== variant) seen.multiple = true
+  } else if (seen % MULTIPLE !== index && seen % PACK < MULTIPLE) slot.units.set(unit, seen + MULTIPLE)
 }
 
 /** Takes every exposure recorded since the last drain (and forgets them), with how many were dropped. */
@@ -66,6 +73,11 @@ export function drainExposures(): { rows: ExposureRow[]; dropped: number } {
   pendingUnits = 0
   dropped = 0
   const rows: ExposureRow[] = []
-  for (const [x, units] of slots) for (const [unit, p] of units) rows.push({ experimentId: x.id, phase: x.phase, unit, firstAt: p.firstAt, variant: p.variant, multiple: p.multiple })
+  for (const [x, slot] of slots) {
+    for (const [unit, packed] of slot.units) {
+      const low = packed % PACK
+      rows.push({ experimentId: x.id, phase: x.phase, unit, firstAt: (packed - low) / PACK, variant: slot.variants[low % MULTIPLE]!, multiple: low >= MULTIPLE })
+    }
+  }
   return { rows, dropped: lost }
 }
