@@ -19,6 +19,8 @@ export interface FlagServer {
   url: string
   pid: number
   token: string
+  /** the SQLite file (unless DATABASE_URL was given) */
+  databasePath?: string
   stop(): Promise<void>
 }
 
@@ -43,7 +45,7 @@ export async function startFlagServer(name: string, env: Record<string, string> 
     ...env,
   })
   const port = await waitForPort(name, proc, output)
-  return { name, url: `http://127.0.0.1:${port}`, pid: proc.pid, token, stop: () => stopProcess(proc) }
+  return { name, url: `http://127.0.0.1:${port}`, pid: proc.pid, token, databasePath: env.DATABASE_URL ? undefined : join(dir, 'flags.db'), stop: () => stopProcess(proc) }
 }
 
 /** A bench/ script that listens on a random port and prints `{"msg":"listening","port":N}`, pinned like the servers. */

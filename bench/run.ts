@@ -21,7 +21,8 @@
 //
 // Servers are pinned to CPU 0 and wrk to CPU 1 when `taskset` exists (the reference machine has 2 cores).
 // Every process started here is stopped on exit, on error and on SIGINT/SIGTERM; a watchdog bounds the
-// whole run (BENCH_MAX_SECONDS, default 600).
+// whole run (BENCH_MAX_SECONDS, default 900); then experiments (bench/experiments.ts): ingest, results of
+// 1,000,000 units and 5,000,000 events on SQLite and PostgreSQL, and a flag in a running experiment's throughput.
 //
 // Knobs (environment): BENCH_SECONDS (per wrk run, default 5), BENCH_ROUNDS (default 3),
 // BENCH_CONNECTIONS (default 32), BENCH_FLAGS_LARGE (default 10000).
@@ -36,6 +37,7 @@ import {
 import type { SdkFigures } from './sdk'
 import { benchStream, SUBSCRIBERS } from './stream'
 import { benchAsCode } from './as-code'
+import { benchExperimentsPostgres, benchExperimentsSqlite, benchExposureHotPath, EXPERIMENT_EVENTS, EXPERIMENT_UNITS } from './experiments'
 
 // ---------------------------------------------------------------------------------------------------
 // Main
@@ -198,6 +200,16 @@ async function main(): Promise<void> {
   const sdk = JSON.parse(/^SDK_FIGURES (.*)$/m.exec(sdkOut)![1]!) as SdkFigures
   const sdkLoaded = sdk.manyFlags / sdk.tenFlags - 1
 
+  // --- experiments ---------------------------------------------------------------------------------
+  console.log(`\n[${elapsed()}] experiments: ingest, results of ${fmtInt(EXPERIMENT_UNITS)} units and ${fmtInt(EXPERIMENT_EVENTS)} events, the hot path (bench/experiments.ts)`)
+  const xpHot = await benchExposureHotPath()
+  const xpSqlite = await benchExperimentsSqlite()
+  const xpPostgres = await benchExperimentsPostgres()
+  const xpRows: [string, string, string][] = [xpSqlite, ...(xpPostgres ? [xpPostgres] : [])].flatMap((x) => [
+    [`experiments ingest, ${x.store}`, `${fmtInt(x.ingestPerSecond)} events/s (POST /events, batches of 1,000)`, ''],
+    [`experiments results, ${x.store}`, `${fmtMs(x.resultsMs)} (${fmtInt(EXPERIMENT_UNITS)} units, ${fmtInt(EXPERIMENT_EVENTS)} events, 2 metrics); RSS ${fmtInt(x.rssBeforeMiB)} -> ${fmtInt(x.rssAfterMiB)} MiB`, `target <= 15 s  ${verdict(x.resultsMs <= 15_000)}`],
+  ] as [string, string, string][])
+
   // --- summary ---------------------------------------------------------------------------------------
   const errors = a.errors + b.errors + c.errors + aFloor.errors + bUnique.errors + aSame.errors + o.errors + aPost.errors + s10.errors + sLarge.errors
   const rows: [string, string, string][] = [
@@ -247,6 +259,8 @@ async function main(): Promise<void> {
     ['SDK browser bundle (min+gzip)', `${(sdk.upFrontBytes / 1024).toFixed(1)} kB up front, regex chunk ${(sdk.regexBytes / 1024).toFixed(1)} kB on demand`, `target < 15 kB  ${verdict(sdk.upFrontBytes < 15 * 1024)}`],
     ['SDK change -> served (stream)', `p50 ${fmtMs(sdk.changeP50)}, max ${fmtMs(sdk.changeMax)} (PUT sent -> evaluate answers it)`, `target < 1 s    ${verdict(sdk.changeMax < 1000)}`],
     [`as code: plan / apply ${fmtInt(asCode.flags)} flags`, `${fmtMs(asCode.planMs)} / ${fmtMs(asCode.applyMs)} (${(asCode.bytes / 1024 / 1024).toFixed(1)} MiB JSON; re-plan ${fmtMs(asCode.replanMs)})`, ''],
+    ...xpRows,
+    ['flag in an experiment / without (new unit each request)', `${xpHot.ratio.toFixed(2)} (${fmtInt(xpHot.withExperiment.rps)} vs ${fmtInt(xpHot.without.rps)} req/s)`, `target >= 0.9   ${verdict(xpHot.ratio >= 0.9)}`],
     ['HTTP errors during load', String(errors), errors ? 'results suspect' : ''],
     ['load average start / end', `${loadStart} / ${loadavg()}`, ''],
   ]

@@ -15,6 +15,7 @@ import { ensureConsoleBuilt } from './http/console'
 import { errorForLog, log } from './log'
 import { startDeliveryWorker } from './webhooks/worker'
 import { startUsageFlusher } from './usage/flusher'
+import { startExperimentWorkers } from './experiments/flusher'
 import { startScheduleWorker } from './schedules/worker'
 import { ChangeHub } from './streams/hub'
 import { TicketSigner } from './streams/tickets'
@@ -102,6 +103,17 @@ export async function startService(settings: Settings) {
   }
   bus.subscribe(onNotice, onNotices)
   const services = createServices(store, bus, snapshots, settings)
+  // Experiments: the running ones are known in memory (evaluation records exposures without the store); a
+  // change to an experiment reloads them, a flag change may open a phase, an applied change request may stop one.
+  await services.experiments.reloadRegistry()
+  // The registry is reloaded before the caches and streams hear of the change (the SDKs' /definitions name
+  // the running experiments).
+  const reloadExperiments = async (n: ChangeNotice) => {
+    if (n.resourceType === 'experiment') await services.experiments.reloadRegistry()
+  }
+  const followExperiments = (n: ChangeNotice) => services.experimentStops.onNotice(n).catch((e) => log('experiment follow-up failed', errorForLog(e), 'warn'))
+  bus.subscribe(reloadExperiments, undefined, true)
+  bus.subscribe(followExperiments)
   const tickets = new TicketSigner(await store.transaction((tx) => store.serverKeys.getOrCreate(tx, 'stream-tickets', randomBytes(32).toString('base64url'))))
   const authenticator = new Authenticator(snapshots, store, tickets)
   // Webhook outbox: rows are written in each change's transaction; the worker sends them (and whatever a
@@ -110,6 +122,7 @@ export async function startService(settings: Settings) {
   bus.subscribe(() => deliveryWorker.kick(), () => deliveryWorker.kick())
   // Evaluation counts (usage/counter.ts) go to the store's hourly buckets every USAGE_FLUSH_MS and at stop.
   const usageFlusher = startUsageFlusher({ store, intervalMs: settings.usageFlushMs, log })
+  const experimentWorkers = startExperimentWorkers({ store, flushMs: settings.exposureFlushMs, retentionDays: settings.eventsRetentionDays, log })
   // Scheduled changes: the worker sleeps until the next one is due; a schedule created or cancelled here or
   // on another instance (its change notice) may move that time.
   const scheduleWorker = startScheduleWorker({ schedules: services.schedules, changeRequests: services.changeRequests, log, onStoreError: () => counts.storeError('schedules') })
@@ -130,13 +143,17 @@ export async function startService(settings: Settings) {
   bus.subscribe(onIdentityNotice)
   const fromOtherInstance = async (n: ChangeNotice) => {
     wakeForSchedules(n)
+    await reloadExperiments(n)
     await onNotice(n)
     await onIdentityNotice(n)
+    await followExperiments(n)
   }
   const fromOtherInstanceAll = async (notices: readonly ChangeNotice[]) => {
     notices.forEach(wakeForSchedules)
+    for (const n of notices) await reloadExperiments(n)
     await onNotices(notices)
     for (const n of notices) await onIdentityNotice(n)
+    for (const n of notices) await followExperiments(n)
   }
   const fanout = await startFanout({ instanceId, redisUrl: settings.redisUrl, pg: database.pg, bus, apply: fromOtherInstance, applyAll: fromOtherInstanceAll, log })
 
@@ -154,7 +171,7 @@ export async function startService(settings: Settings) {
   const timers = [
     setInterval(() => limiter.sweep(), 60_000),
     // Heals a change notice this instance missed (another instance's write, the CLI).
-    setInterval(() => snapshots.reconcile().then(() => hub.catchUp()).then(() => identity.directory.reload()).catch((e) => {
+    setInterval(() => snapshots.reconcile().then(() => hub.catchUp()).then(() => identity.directory.reload()).then(() => services.experiments.reloadRegistry()).catch((e) => {
       counts.storeError('reconcile')
       log('reconcile failed', errorForLog(e), 'warn')
     }), settings.reconcileIntervalMs),
@@ -188,6 +205,7 @@ export async function startService(settings: Settings) {
       await scheduleWorker.stop()
       await deliveryWorker.stop()
       await usageFlusher.stop()
+      await experimentWorkers.stop()
       await fanout.stop()
       if (limiter instanceof RedisRateLimiter) await limiter.stop()
       await authenticator.stop()

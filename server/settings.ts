@@ -28,6 +28,12 @@ export interface Settings {
   publicUrl: string | undefined
   /** how often evaluation counts are written to the store (ms) */
   usageFlushMs: number
+  /** how often exposures recorded in memory are written to the store (ms) */
+  exposureFlushMs: number
+  /** track events one token may send per minute (POST /api/v1/events) */
+  eventsPerMinute: number
+  /** track events older than this many days are pruned */
+  eventsRetentionDays: number
   /** a flag not evaluated (or serving one variant, unchanged) for this many days is stale */
   staleAfterDays: number
   /** the bearer token GET /metrics requires; unset: /metrics is open */
@@ -128,6 +134,9 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     publicUrl: publicUrl(env.PUBLIC_URL),
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 10_000, 100, 60_000),
     staleAfterDays: int(env, 'STALE_AFTER_DAYS', 30, 0, 3650),
+    exposureFlushMs: int(env, 'EXPOSURE_FLUSH_MS', 10_000, 100, 60_000),
+    eventsPerMinute: int(env, 'EVENTS_PER_MINUTE', 600_000, 1, 1e9),
+    eventsRetentionDays: int(env, 'EVENTS_RETENTION_DAYS', 90, 1, 3650),
     metricsToken: metricsToken(env.METRICS_TOKEN),
     setupCode: setupCode(env.SETUP_CODE),
     sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 480, 1, 525_600),

@@ -11,11 +11,14 @@ import { buildState, checkDefinitions, usesRegex, type FlagEntry, type State } f
 import { HttpError, Sync } from './sync'
 import type { ChangeEvent, ClientOptions, Context, Definitions, Evaluation, FetchLike, UsageCount } from './types'
 import { UsageSender, UsageTally, type FlagCounter } from './usage'
+import { EventRecorder, type EventItem } from './events'
 
 const hasOwn = Object.prototype.hasOwnProperty
 const DEFAULT_TIMEOUT_MS = 10_000
 const DEFAULT_POLL_MS = 30_000
 const DEFAULT_USAGE_MS = 60_000
+const DEFAULT_EVENTS_MS = 5_000
+const DEFAULT_EVENT_BATCH = 500
 
 type Listeners = { change: Set<(e: ChangeEvent) => void>; error: Set<(e: unknown) => void> }
 
@@ -35,6 +38,7 @@ export class FlagshipClient {
   private readonly tally = new UsageTally()
   private readonly sync: Sync | undefined
   private readonly sender: UsageSender | undefined
+  private readonly events: EventRecorder
   private environment: string | undefined
   /** an environment key's environment (from its definitions): a context naming another gets the fallback */
   private bound: string | undefined
@@ -50,11 +54,17 @@ export class FlagshipClient {
     this.environment = options.environment
     this.emptyContext = Object.freeze(this.environment === undefined ? {} : { environment: this.environment })
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    const base = typeof url === 'string' ? url.replace(/\/+$/, '') : ''
+    const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init))
+    // Events (track, exposures) are kept either way; sent unless switched off or there is no service.
+    const eventOptions = typeof options.events === 'object' ? options.events : {}
+    this.events = new EventRecorder(typeof url === 'string' && typeof token === 'string' && options.events !== false ? {
+      url: base, token, fetch: fetchImpl, timeoutMs: this.timeoutMs, onError: (e) => this.emit('error', e),
+      intervalMs: eventOptions.intervalMs ?? DEFAULT_EVENTS_MS, batchSize: eventOptions.batchSize ?? DEFAULT_EVENT_BATCH,
+    } : undefined)
     // A bad bootstrap document is a programming error: say so now rather than serve nothing.
     if (bootstrap !== undefined) this.apply(bootstrap).catch((e) => this.fail(e))
     if (typeof url !== 'string' || typeof token !== 'string') return
-    const base = url.replace(/\/+$/, '')
-    const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init))
     this.sync = new Sync({
       url: base, token, environment: this.environment, stream: options.stream ?? true, fetch: fetchImpl, timeoutMs: this.timeoutMs,
       pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_MS, retryInitialMs: options.retry?.initialMs ?? 500, retryMaxMs: options.retry?.maxMs ?? 30_000,
@@ -105,6 +115,7 @@ export class FlagshipClient {
       if (this.environment !== undefined && ctx.environment === undefined) ctx = this.withEnvironment(ctx)
       const result = entry.compiled.evaluate(ctx)
       entry.counter.record(ctx.environment, result)
+      this.events.exposure(key, entry.compiled, result, ctx)
       return result
     } catch (e) {
       // The engine's work budget (server/engine/budget.ts): the caller's fallback, as for a missing flag.
@@ -122,6 +133,7 @@ export class FlagshipClient {
     const ctx = this.environment !== undefined && context.environment === undefined ? this.withEnvironment(context) : context
     const result = entry.compiled.evaluate(ctx)
     entry.counter.record(ctx.environment, result)
+    this.events.exposure(key, entry.compiled, result, ctx)
     return { entry, context: ctx, result }
   }
 
@@ -164,11 +176,30 @@ export class FlagshipClient {
     return this.collectUsage(false)
   }
 
-  /** Stops the stream, polling and usage timer; sends the last usage batch when sending is on. */
+  /** Records that the unit of `context` did `key` (an event key), with `value` (a finite number, default 1),
+   *  for experiments' metrics; sent with the next batch of events. Never waits. */
+  track(key: string, context?: Context | null, value?: number): void {
+    let ctx = context === undefined || context === null ? this.emptyContext : context
+    if (this.environment !== undefined && ctx.environment === undefined) ctx = this.withEnvironment(ctx)
+    this.events.track(key, ctx, value)
+  }
+
+  /** The events (track and exposures) not yet sent. */
+  pendingEvents(): readonly EventItem[] {
+    return this.events.pending()
+  }
+
+  /** Sends the events recorded so far now (they go every 5 s or 500 events anyway). */
+  flushEvents(): Promise<void> {
+    return this.events.flush()
+  }
+
+  /** Stops the stream, polling and the usage and event timers; sends the last usage batch and the events
+   *  not yet sent when sending is on. */
   async close(): Promise<void> {
     this.sync?.close()
     this.sender?.stop()
-    await this.sender?.flush()
+    await Promise.all([this.sender?.flush(), this.events.close()])
   }
 
   /** The context with the client's environment added. A copied loop, not `{ ...ctx, environment }`: V8
@@ -228,6 +259,7 @@ export class FlagshipClient {
     retired.forEach((c: FlagCounter) => c.drainInto(this.tally))
     const first = !this.loaded
     this.state = state
+    this.events.watch(doc.experiments)
     this.loaded = true
     for (const w of this.waiters) w.resolve()
     this.waiters.clear()

@@ -7,9 +7,9 @@ import { EvaluationBudgetExceeded } from '../../server/engine/budget'
 import { InvalidContextError, openFeatureContext, resolveOpenFeature } from '../../server/engine/openfeature'
 import { FlagshipClient } from './client'
 import { ProviderEvents } from './provider-events'
-import type { ClientOptions, Json } from './types'
+import type { ClientOptions, Context, Json } from './types'
 // Types only (erased from the build): a provider's answers must carry OpenFeature's own ErrorCode type.
-import type { AnyProviderEvent, ErrorCode, EvaluationContext, ResolutionDetails } from '@openfeature/core'
+import type { AnyProviderEvent, ErrorCode, EvaluationContext, ResolutionDetails, TrackingEventDetails } from '@openfeature/core'
 
 export { ProviderEvents } from './provider-events'
 
@@ -44,6 +44,20 @@ abstract class FlagshipProviderBase {
     this.unsubscribe?.()
     this.unsubscribe = undefined
     if (this.owned) await this.client.close()
+  }
+
+  /** OpenFeature's tracking API: `client.track(name, context, { value })` becomes a track event (the
+   *  context mapped as for evaluation: `targetingKey` is `user_id`). */
+  track(trackingEventName: string, context?: EvaluationContext, trackingEventDetails?: TrackingEventDetails): void {
+    let mapped
+    try {
+      mapped = openFeatureContext(context ?? {})
+    } catch (e) {
+      if (e instanceof InvalidContextError) return
+      throw e
+    }
+    const value = trackingEventDetails?.value
+    this.client.track(trackingEventName, mapped as Context, typeof value === 'number' && Number.isFinite(value) ? value : undefined)
   }
 
   protected resolve<T>(key: string, defaultValue: T, type: FlagType, context: EvaluationContext | undefined): Resolution<T> {

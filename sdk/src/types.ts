@@ -51,6 +51,24 @@ export interface Definitions {
   flags: StoredFlag[]
   configs: StoredConfig[]
   segments: StoredSegment[]
+  /** the running experiments: their flags' exposures are recorded (docs/experiments.md) */
+  experiments?: RunningExperiment[]
+}
+
+/** A running experiment as the definitions name it. */
+export interface RunningExperiment {
+  key: string
+  flag: string
+  environment: string
+  /** the context attribute that names a unit */
+  unit: string
+}
+
+export interface EventOptions {
+  /** how often queued events are sent (default 5 s) */
+  intervalMs?: number
+  /** send as soon as this many are queued (default 500) */
+  batchSize?: number
 }
 
 /** `evaluate`'s answer: exactly GET /api/v1/flags/:key's, or reason `missing` for a key it does not know,
@@ -105,6 +123,9 @@ export interface ClientOptions {
   /** send evaluation counts to POST /api/v1/usage (default true, every minute; false: counts are only kept
    *  in memory, see usageCounts()) */
   usage?: boolean | UsageOptions
+  /** send track() events and the exposures of flags in running experiments to POST /api/v1/events
+   *  (default true: every 5 s or 500 events, and at close(); false: they are only kept, see pendingEvents()) */
+  events?: boolean | EventOptions
 }
 
 /** One row of a usage batch (POST /api/v1/usage `{ counts: [...] }`). */

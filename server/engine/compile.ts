@@ -82,6 +82,8 @@ interface FlagParts {
   rolloutPercentage: number
   split: CompiledSplit | null
   hasVariants: boolean
+  /** environments with their own rules (`environments.<env>.targeting`): the flag compiled with them */
+  ownRules: ReadonlyMap<string, CompiledFlagImpl> | null
 }
 
 class CompiledFlagImpl implements CompiledFlag {
@@ -89,7 +91,7 @@ class CompiledFlagImpl implements CompiledFlag {
   readonly isStatic: boolean
   readonly hasVariants: boolean
   readonly rolloutAttribute: string | null
-  private readonly base: Outcomes
+  readonly base: Outcomes
   private readonly environments: ReadonlyMap<string, Outcomes> | null
   private readonly activeFrom: number
   private readonly activeUntil: number
@@ -102,7 +104,10 @@ class CompiledFlagImpl implements CompiledFlag {
   private readonly rolloutPercentage: number
   private readonly split: CompiledSplit | null
   private readonly bucketer: Bucketer | null
-  private branches: Map<EvaluationResult, Branch> | undefined
+  branches: Map<EvaluationResult, Branch> | undefined
+  private readonly ownRules: ReadonlyMap<string, CompiledFlagImpl> | null
+  /** the results the weighted split gives (this flag's and its environments' own rules') */
+  readonly splitResults: ReadonlySet<EvaluationResult>
   /** it tests conditions or prerequisites: evaluating it spends budget (budget.ts) */
   private readonly tests: boolean
   /** its result as a prerequisite in evaluation number `resultEpoch` (see `epoch`) */
@@ -126,8 +131,16 @@ class CompiledFlagImpl implements CompiledFlag {
     this.split = parts.split
     this.bucketer = parts.rolloutAccessor === null ? null : new Bucketer(parts.key)
     this.hasVariants = parts.hasVariants
-    this.isStatic = this.overrides === null && this.rules.length === 0 && this.rolloutAccessor === null && this.prerequisites === null
-    this.tests = this.rules.length > 0 || this.prerequisites !== null
+    this.ownRules = parts.ownRules
+    this.isStatic = this.overrides === null && this.rules.length === 0 && this.rolloutAccessor === null && this.prerequisites === null && this.ownRules === null
+    this.tests = this.rules.length > 0 || this.prerequisites !== null || this.ownRules !== null
+    const splitResults = new Set(parts.split?.results.filter((r) => r !== this.base.rolloutOut && r.reason === 'rollout') ?? [])
+    for (const own of this.ownRules?.values() ?? []) for (const r of own.splitResults) splitResults.add(r)
+    this.splitResults = splitResults
+  }
+
+  decidedBySplit(result: EvaluationResult): boolean {
+    return this.splitResults.has(result)
   }
 
   branchOf(result: EvaluationResult): Branch {
@@ -140,6 +153,10 @@ class CompiledFlagImpl implements CompiledFlag {
       }
       for (const r of this.overrides?.values() ?? []) m.set(r, 'override')
       this.rules.forEach((r, i) => m.set(r.result, `rule-${this.parts.ruleNumbers[i]!}`))
+      for (const own of this.ownRules?.values() ?? []) {
+        own.branchOf(own.base.disabled)
+        for (const [r, b] of own.branches!) if (!m.has(r)) m.set(r, b)
+      }
       this.branches = m
     }
     return this.branches.get(result) ?? 'default'
@@ -187,12 +204,17 @@ class CompiledFlagImpl implements CompiledFlag {
     }
   }
 
-  private run(context: EvaluationContext, now: number | undefined): EvaluationResult {
+  run(context: EvaluationContext, now: number | undefined): EvaluationResult {
     // 1. An override for the context's environment replaces enabled (and value or variant, when it gives one).
     let v = this.base
     if (this.environments !== null) {
       const env = context.environment
-      if (typeof env === 'string') v = this.environments.get(env) ?? v
+      if (typeof env === 'string') {
+        // An environment with its own rules is the flag compiled with them.
+        const own = this.ownRules?.get(env)
+        if (own !== undefined) return own.run(context, now)
+        v = this.environments.get(env) ?? v
+      }
     }
     // 2. Disabled, or outside [active_from, active_until).
     if (!v.enabled) return v.disabled
@@ -294,5 +316,19 @@ export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
     prerequisites: compilePrerequisites(def.prerequisites), resolveFlag,
     overrides, rules, ruleNumbers, rolloutAccessor, rolloutAttribute, rolloutPercentage, split,
     hasVariants: table.size > 0,
+    ownRules: compileOwnRules(def, segments, resolveFlag),
   })
+}
+
+/** Each environment whose override carries `targeting`: the flag with that targeting in place of its own. */
+function compileOwnRules(def: Record<string, unknown>, segments: ReadonlyMap<string, SegmentDefinition>, resolveFlag?: FlagResolver): Map<string, CompiledFlagImpl> | null {
+  if (!isObject(def.environments)) return null
+  let out: Map<string, CompiledFlagImpl> | null = null
+  for (const [name, o] of Object.entries(def.environments)) {
+    if (!isObject(o) || !isObject(o.targeting)) continue
+    const { targeting, ...override } = o
+    const own = compileFlag({ ...def, targeting, environments: { [name]: override } } as unknown as FlagDefinition, segments, resolveFlag)
+    ;(out ??= new Map()).set(name, own as CompiledFlagImpl)
+  }
+  return out
 }

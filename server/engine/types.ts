@@ -48,6 +48,8 @@ export interface EnvironmentOverride {
   value?: Json
   /** in a flag with variants, instead of `value` */
   variant?: string
+  /** this environment's own rules: replace the flag's `targeting` in it, whole */
+  targeting?: Targeting
 }
 
 /** The flag `key`, evaluated for the same context, must serve this variant (or this value). */
@@ -109,6 +111,9 @@ export interface CompiledFlag {
    *  `rollout` (inside) or `default`; for a flag with variants, the variant's name (`off` for the off value).
    *  Read off a map built at compile time, so evaluation itself does no extra work. */
   branchOf(result: EvaluationResult): Branch
+  /** `result` (one returned by `evaluate` of this flag) was decided by the weighted split: the unit reached
+   *  it, rather than being decided before by an override or a rule (experiments count only those). */
+  decidedBySplit(result: EvaluationResult): boolean
   /** No rules, rollout, individual overrides or prerequisites: the value is the same for every context. */
   readonly isStatic: boolean
   /** The flag names its values (variants): its results carry `variant`. */

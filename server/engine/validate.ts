@@ -225,6 +225,11 @@ export function validateFlag(input: unknown, opts: FlagValidationOptions): Valid
         }
         if (typeof o.enabled !== 'boolean') issues.push({ path: `${p}.enabled`, message: 'must be a boolean' })
         if (o.value !== undefined) issues.push(...checkJsonLimits(o.value, `${p}.value`))
+        if (present(o.targeting)) {
+          const own: ValidationIssue[] = []
+          validateTargeting(o.targeting, opts.segmentKeys, withVariants, own)
+          issues.push(...own.map((i) => ({ ...i, path: `${p}.${i.path}` })))
+        }
       }
     }
   }

@@ -60,6 +60,10 @@ import type { FastAccessLog } from './fast-admission'
 import { callerIfAny } from './auth'
 import { asCodeRoutes } from './routes/as-code'
 import { promotionRoutes } from './routes/promotion'
+import { experimentRoutes } from './routes/experiments'
+import { experimentMetricRoutes } from './routes/experiment-metrics'
+import { eventRoutes } from './routes/events'
+import { experimentUnitRoutes } from './routes/experiment-units'
 import type { AppDeps } from './deps'
 
 /** Not in the OpenAPI document, and open to anyone (route-inventory.ts). */
@@ -74,7 +78,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 /** Evaluation endpoints get the larger budget (docs/behaviour.md §7); everything else under /api is management. */
 export function rateClassOf(method: string, path: string): RateClass {
   // The SDK's usage reports ride with its evaluations (browsers sharing one token send them too).
-  if (method === 'POST' && (path === '/api/v1/evaluate' || path === '/api/v1/usage' || path.startsWith('/ofrep/'))) return 'evaluation'
+  if (method === 'POST' && (path === '/api/v1/evaluate' || path === '/api/v1/usage' || path === '/api/v1/events' || path.startsWith('/ofrep/'))) return 'evaluation'
   if (method === 'GET' && /^\/api\/v1\/(flags|configs)\/[^/]+$/.test(path)) return 'evaluation'
   if (method === 'GET' ? STREAM_PATHS.has(path) || path === '/api/v1/definitions' : path === '/api/v1/stream/tickets') return 'evaluation'
   return 'management'
@@ -264,7 +268,7 @@ export function createApp(deps: AppDeps) {
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },
-          tags: ['auth', 'me', 'people', 'projects', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'as-code', 'system'].map((name) => ({ name })),
+          tags: ['auth', 'me', 'people', 'projects', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'experiments', 'tokens', 'webhooks', 'audit', 'project', 'as-code', 'system'].map((name) => ({ name })),
         },
       }),
     )
@@ -298,6 +302,10 @@ export function createApp(deps: AppDeps) {
     .use(totpRoutes(deps))
     .use(asCodeRoutes(deps))
     .use(promotionRoutes(deps))
+    // (nested: one more link in this chain is past what TypeScript will instantiate)
+    .use(experimentRoutes(deps).use(experimentUnitRoutes(deps)))
+    .use(experimentMetricRoutes(deps))
+    .use(eventRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
   // Every route declares its permission (route-inventory.ts); a route without one is a bug, found here.

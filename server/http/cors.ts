@@ -10,6 +10,8 @@ const EVALUATION_SURFACE: [RegExp, string][] = [
   [/^\/api\/v1\/definitions$/, 'GET'],
   // The SDK's usage reports: a browser SDK on another origin sends them too.
   [/^\/api\/v1\/usage$/, 'POST'],
+  // Track and exposure events (docs/experiments.md §1), sent by pages as by servers.
+  [/^\/api\/v1\/events$/, 'POST'],
 ]
 const ALLOW_HEADERS = 'Authorization, X-API-Key, Content-Type, If-None-Match, Last-Event-ID'
 const EXPOSE_HEADERS = 'ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset'

@@ -6,11 +6,11 @@ import { configBodyOf, configValue } from '../services/configs'
 import { notFound } from '../errors'
 import { cacheControl, preparedFor, PreparedResponse } from './caching'
 import { contextFromUrl } from './evaluation-context'
-import { countEvaluation } from '../usage/counter'
 import { visibleToClientKeys } from '../access/client-keys'
 import { contextIn, environmentFor } from './key-environment'
-import type { CompiledFlag, EvaluationResult } from '../engine'
+import type { CompiledFlag, EvaluationContext, EvaluationResult } from '../engine'
 import type { RateVerdict } from './rate-limit'
+import { tallyEvaluation } from './evaluation-tally'
 
 export const FLAG_CACHE_CONTROL = cacheControl({ maxAge: 10 })
 export const CONFIG_CACHE_CONTROL = cacheControl({ maxAge: 60 })
@@ -32,21 +32,21 @@ export function flagEvaluation(snapshots: Snapshots, projectId: string, key: str
   if (flag === undefined || (client && !visibleToClientKeys(flag.row.body))) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
   const context = contextIn(keyEnvironment, contextFromUrl(url), snap!.project.environments)
   const result = flag.compiled.evaluate(context)
-  return new FlagEvaluation(projectId, flag.compiled, result, context.environment, preparedFor(result, FLAG_CACHE_CONTROL))
+  return new FlagEvaluation(projectId, flag.compiled, result, context, preparedFor(result, FLAG_CACHE_CONTROL))
 }
 
-/** One evaluation, its answer prepared and its usage not yet counted (one object per request). */
+/** One evaluation, its answer prepared and its usage (and exposure) not yet counted (one object per request). */
 export class FlagEvaluation {
   constructor(
     private readonly projectId: string,
     private readonly compiled: CompiledFlag,
     private readonly result: EvaluationResult,
-    private readonly environment: string | undefined,
+    private readonly context: EvaluationContext,
     readonly prepared: PreparedResponse,
   ) {}
 
   count(): void {
-    countEvaluation(this.projectId, this.compiled, this.result, this.environment)
+    tallyEvaluation(this.projectId, this.compiled, this.result, this.context)
   }
 
   /** Counts the evaluation and answers (fast-admission.ts calls it once the request is admitted). */

@@ -22,7 +22,7 @@ import type { Server } from 'bun'
 import type { Fallback, FastEvaluationDeps, Handler } from './fast-evaluation'
 import { decodeBody, parseJsonText } from './json-input'
 import { contextAnswer, mapContext, ofrepContextIn, singleFlagAnswer, type OfrepAnswer, type Tally } from './ofrep-mapping'
-import { countEvaluation } from '../usage/counter'
+import { tallyEvaluation } from './evaluation-tally'
 import type { EvaluationResult } from '../engine'
 
 /** What both fast paths are built from (fast-evaluation.ts). */
@@ -86,7 +86,7 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
   function respond(request: Request, server: Server<unknown> | undefined, caller: Caller, answer: OfrepAnswer, evaluated: Evaluated, now: number, started: number): Response | Promise<Response> {
     const pending: PendingAnswer = {
       serve: (_request, verdict) => {
-        if (evaluated.flag !== undefined) countEvaluation(evaluated.flag.row.projectId, evaluated.flag.compiled, evaluated.result!, evaluated.environment)
+        if (evaluated.flag !== undefined) tallyEvaluation(evaluated.flag.row.projectId, evaluated.flag.compiled, evaluated.result!, evaluated.context!)
         return new Response(answer.text, { status: answer.status, headers: headers.stamp(verdict) })
       },
     }
@@ -140,10 +140,10 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
 class Evaluated {
   flag: CachedFlag | undefined
   result: EvaluationResult | undefined
-  environment: string | undefined
-  readonly tally: Tally = (flag, result, environment) => {
+  context: EvaluationContext | undefined
+  readonly tally: Tally = (flag, result, context) => {
     this.flag = flag
     this.result = result
-    this.environment = environment
+    this.context = context
   }
 }

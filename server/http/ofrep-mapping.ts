@@ -4,9 +4,9 @@
 import { EvaluationBudgetExceeded, InvalidContextError, openFeatureContext, resolveOpenFeature, type CompiledFlag, type EvaluationContext, type EvaluationResult } from '../engine'
 import type { CachedFlag } from '../cache/snapshots'
 import { JSON_HEADERS } from './errors'
-import { countEvaluation } from '../usage/counter'
 import { AppError } from '../errors'
 import { contextIn } from './key-environment'
+import { tallyEvaluation } from './evaluation-tally'
 
 export type ErrorCode = 'PARSE_ERROR' | 'TARGETING_KEY_MISSING' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL'
 
@@ -58,7 +58,7 @@ function answerFor(key: string, compiled: CompiledFlag, version: number, context
 /** One flag's OFREP answer: success, or TARGETING_KEY_MISSING when its rollout had nothing to bucket on. */
 export function evaluateOne(key: string, flag: CachedFlag, context: EvaluationContext) {
   const result = flag.compiled.evaluate(context)
-  countEvaluation(flag.row.projectId, flag.compiled, result, context.environment)
+  tallyEvaluation(flag.row.projectId, flag.compiled, result, context)
   return answerFor(key, flag.compiled, flag.row.version, context, result)
 }
 
@@ -79,8 +79,8 @@ const MAX_ENVIRONMENTS = 16
 
 /** Where an evaluation's usage goes: counted at once (the Elysia route, already admitted), or kept by the
  *  fast path until the request is admitted (fast-admission.ts). */
-export type Tally = (flag: CachedFlag, result: EvaluationResult, environment: string | undefined) => void
-const countNow: Tally = (flag, result, environment) => countEvaluation(flag.row.projectId, flag.compiled, result, environment)
+export type Tally = (flag: CachedFlag, result: EvaluationResult, context: EvaluationContext) => void
+const countNow: Tally = (flag, result, context) => tallyEvaluation(flag.row.projectId, flag.compiled, result, context)
 
 /** POST /ofrep/v1/evaluate/flags/{key} for a mapped context: 200, 404 FLAG_NOT_FOUND for an absent flag
  *  (`undefined`), or 400 TARGETING_KEY_MISSING. */
@@ -94,7 +94,7 @@ export function contextAnswer(key: string, flag: CachedFlag | undefined, context
     if (e instanceof EvaluationBudgetExceeded) return errorAnswer(key, new OfrepError(400, 'GENERAL', e.message))
     throw e
   }
-  tally(flag, result, context.environment)
+  tally(flag, result, context)
   const environment = environmentOf(context)
   const answers = successes.get(result)
   const cached = answers?.get(environment)

@@ -32,6 +32,7 @@ export const FlagEnvironmentOverride = t.Object({
   enabled: t.Boolean(),
   value: t.Optional(Json),
   variant: t.Optional(t.String({ description: 'in a flag with variants, instead of `value`' })),
+  targeting: t.Optional(t.Object(Targeting.properties, { title: 'Targeting', description: "this environment's own rules: replace the flag's `targeting` here, whole" })),
 }, { title: 'FlagEnvironmentOverride' })
 export const Prerequisite = t.Object({
   key: t.String({ description: 'the flag required' }),

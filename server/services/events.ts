@@ -32,7 +32,8 @@ export interface Change {
 }
 
 /** The kinds of change the change stream carries (tokens, webhooks and schedules are not evaluation state). */
-export const STREAMED_TYPES: ReadonlySet<ResourceType> = new Set(['flag', 'config', 'segment', 'project'])
+// Experiments too: an SDK learns from the stream that the flags in running experiments changed (/definitions).
+export const STREAMED_TYPES: ReadonlySet<ResourceType> = new Set(['flag', 'config', 'segment', 'project', 'experiment'])
 
 /** One entry of a project's change stream: `seq` numbers the project's changes in commit order; the rest is
  *  the `change` event's data (GET /api/v1/stream), plus the commit time. Never holds secrets. */
@@ -65,9 +66,11 @@ type BatchListener = (notices: readonly ChangeNotice[]) => void | Promise<void>
 export class ChangeBus {
   private listeners: { one: Listener; all?: BatchListener }[] = []
   /** `all`, when given, takes the notices of publishAll instead of `one` being called for each. */
-  subscribe(listener: Listener, all?: BatchListener): () => void {
+  /** `first`: before the listeners subscribed so far (what they read must be current when they run). */
+  subscribe(listener: Listener, all?: BatchListener, first = false): () => void {
     const entry = { one: listener, all }
-    this.listeners.push(entry)
+    if (first) this.listeners.unshift(entry)
+    else this.listeners.push(entry)
     return () => (this.listeners = this.listeners.filter((l) => l !== entry))
   }
   async publish(notice: ChangeNotice): Promise<void> {

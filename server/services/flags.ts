@@ -84,7 +84,7 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     if (!project?.environments.includes(environment)) {
       throw validationError([{ path: 'environment', message: `unknown environment "${environment}"; the project has: ${project?.environments.join(', ')}` }])
     }
-    return { ...body, environments: { ...(body.environments ?? {}), [environment]: override } }
+    return { ...body, environments: { ...(body.environments ?? {}), [environment]: override as NonNullable<FlagBody['environments']>[string] } }
   }
 
   const stepOf = (actor: Actor, change: FlagChange): { next: NextBody<FlagBody>; environment: string } =>

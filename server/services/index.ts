@@ -21,12 +21,20 @@ import { usageService } from './usage'
 import { policyService } from './policies'
 import { changeRequestService } from './change-requests'
 import { importService } from './imports'
+import { experimentService } from './experiments'
+import { experimentMetricService } from './experiment-metrics'
+import { experimentStopper } from './experiment-stop'
+import { experimentEventService } from './experiment-events'
+import { experimentResultService } from './experiment-results'
+import { experimentUnitService } from './experiment-units'
 
 export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshots, settings: Settings) {
   const deps: ServiceDeps = { store, changes: createChangeRunner(store, bus, settings.streamReplayLimit), snapshots, settings }
   const flags = flagService(deps)
   const configs = configService(deps)
   const segments = segmentService(deps)
+  const changeRequests = changeRequestService(deps, { flag: flags, config: configs, segment: segments })
+  const experiments = experimentService(deps)
   return {
     flags,
     explain: flagExplainer(deps, flags),
@@ -34,13 +42,19 @@ export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshot
     configs,
     segments,
     policies: policyService(deps),
-    changeRequests: changeRequestService(deps, { flag: flags, config: configs, segment: segments }),
+    changeRequests,
     tokens: tokenService(deps),
     webhooks: webhookService(deps),
     project: projectService(deps),
     audit: auditService(deps),
     usage: usageService(deps),
     imports: importService(deps),
+    experiments,
+    experimentStops: experimentStopper(deps, experiments, flags, changeRequests),
+    metrics: experimentMetricService(deps),
+    events: experimentEventService(deps),
+    experimentResults: experimentResultService(deps),
+    experimentUnits: experimentUnitService(deps),
   }
 }
 export type Services = ReturnType<typeof createServices>

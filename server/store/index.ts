@@ -16,6 +16,8 @@ import { oidcStateRepository, sessionRepository } from './sessions'
 import { instanceAuditRepository, invitationRepository } from './instance-audit'
 import { policyRepository } from './policies'
 import { changeRequestRepository } from './change-requests'
+import { experimentRepository } from './experiments'
+import { exposureCounts, exposuresByDay, freshenStatistics, metricSums, type MetricSpec, type ResultsQuery } from './experiment-results'
 import { sql } from 'drizzle-orm'
 import type { Db } from './database'
 
@@ -61,6 +63,14 @@ export function createStore(database: Database) {
     invitations: invitationRepository(t),
     policies: policyRepository(t),
     changeRequests: changeRequestRepository(t),
+    experiments: experimentRepository(t, database.dialect),
+    /** the results' per-variant sums, in SQL (experiment-results.ts) */
+    experimentResults: {
+      metricSums: (db: Db, q: ResultsQuery, metrics: MetricSpec[]) => metricSums(db, database.dialect, q, metrics),
+      exposureCounts: (db: Db, experimentId: string, phase: number) => exposureCounts(db, database.dialect, experimentId, phase),
+      exposuresByDay: (db: Db, experimentId: string, phase: number) => exposuresByDay(db, database.dialect, experimentId, phase),
+      freshenStatistics: (db: Db) => freshenStatistics(db, database.dialect),
+    },
     /** Serialises, until commit, the transactions of one project that change its prerequisite graph, so two
      *  writes that each close half of a cycle cannot both pass their check: PostgreSQL takes a transaction-level
      *  advisory lock; SQLite already runs one writing transaction at a time. */

@@ -187,3 +187,4 @@ export const flagUsage = pgTable(
 
 export * from './schema-teams.pg'
 export * from './schema-change-requests.pg'
+export * from './schema-experiments.pg'

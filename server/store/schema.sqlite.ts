@@ -204,3 +204,4 @@ export const flagUsage = sqliteTable(
 
 export * from './schema-teams.sqlite'
 export * from './schema-change-requests.sqlite'
+export * from './schema-experiments.sqlite'

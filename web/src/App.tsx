@@ -36,6 +36,9 @@ const InstanceAudit = lazy(() => import('./pages/people/InstanceAudit').then((m)
 const Projects = lazy(() => import('./pages/people/Projects').then((m) => ({ default: m.Projects })))
 const ImportExport = lazy(() => import('./pages/ImportExport').then((m) => ({ default: m.ImportExport })))
 const Compare = lazy(() => import('./pages/Compare').then((m) => ({ default: m.Compare })))
+const Experiments = lazy(() => import('./pages/experiments/Experiments').then((m) => ({ default: m.Experiments })))
+const ExperimentPage = lazy(() => import('./pages/experiments/ExperimentPage').then((m) => ({ default: m.ExperimentPage })))
+const Metrics = lazy(() => import('./pages/experiments/Metrics').then((m) => ({ default: m.Metrics })))
 
 interface Route {
   pattern: string
@@ -55,6 +58,9 @@ const ROUTES: Route[] = [
   { pattern: '/segments/:key', allowed: (c) => c.writeFlags, render: (p) => <SegmentPage segmentKey={p.key} /> },
   { pattern: '/changes', allowed: (c) => c.readFlags, render: () => <Changes /> },
   { pattern: '/changes/:id', allowed: (c) => c.readFlags, render: (p) => <ChangeRequestPage id={p.id} /> },
+  { pattern: '/experiments', allowed: (c) => c.readFlags, render: () => <Experiments /> },
+  { pattern: '/experiments/:key', allowed: (c) => c.readFlags, render: (p) => <ExperimentPage experimentKey={p.key} /> },
+  { pattern: '/experiment-metrics', allowed: (c) => c.readFlags, render: () => <Metrics /> },
   { pattern: '/tokens', allowed: (c) => c.admin, render: () => <Tokens /> },
   { pattern: '/webhooks', allowed: (c) => c.admin, render: () => <Webhooks /> },
   { pattern: '/audit', allowed: (c) => c.admin, render: () => <Audit /> },
@@ -76,6 +82,8 @@ const NAV: { to: string; label: string; allowed: (c: Abilities) => boolean; matc
   { to: '/', label: 'Flags', allowed: (c) => c.readFlags, match: ['/', '/flags/:key', '/stale', '/archived'] },
   { to: '/schedules', label: 'Upcoming', allowed: (c) => c.readFlags, match: ['/schedules'] },
   { to: '/changes', label: 'Changes', allowed: (c) => c.readFlags, match: ['/changes', '/changes/:id'] },
+  { to: '/experiments', label: 'Experiments', allowed: (c) => c.readFlags, match: ['/experiments', '/experiments/:key'] },
+  { to: '/experiment-metrics', label: 'Metrics', allowed: (c) => c.readFlags, match: ['/experiment-metrics'] },
   { to: '/configs', label: 'Configs', allowed: (c) => c.readConfigs, match: ['/configs', '/configs/:key'] },
   { to: '/segments', label: 'Segments', allowed: (c) => c.writeFlags, match: ['/segments', '/segments/:key'] },
   { to: '/import-export', label: 'Import / export', allowed: (c) => c.readFlags, match: ['/import-export'] },

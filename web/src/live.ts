@@ -5,6 +5,7 @@
 import { useEffect, useSyncExternalStore } from 'react'
 import type { QueryClient, QueryKey } from '@tanstack/react-query'
 import { ApiError, api, keys, type AuditAction, type ResourceType } from './api'
+import { experimentKeys } from './experiments-api'
 
 /** The data of a `change` event. */
 export interface StreamChange {
@@ -30,6 +31,9 @@ export function affectedKeys(c: StreamChange): QueryKey[] {
       return [keys.segmentPages, keys.segmentsAll, keys.segment(c.key), keys.evaluations(), keys.audit]
     case 'project':
       return [keys.project, keys.audit]
+    case 'experiment':
+      // its list rows, page and results (a new phase or a decision changes what the results cover)
+      return [experimentKeys.all, keys.audit]
     default:
       return [keys.audit]
   }

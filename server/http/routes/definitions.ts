@@ -16,6 +16,7 @@ import { BoundedMemo } from '../bounded-memo'
 import * as S from '../../schemas'
 import { routeModule } from './common'
 import { environmentMismatch } from '../key-environment'
+import { experimentRegistry } from '../../experiments/registry'
 
 interface Built {
   revision: number
@@ -59,7 +60,9 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
       const used = new Set(flags.flatMap((f) => segmentKeysOf(f as unknown as FlagDefinition)))
       const segments = readFlags ? [...snap.segments.values()].filter((r) => used.has(r.key)).map((r) => withKey(r.key, segmentView(r))) : []
       const configs = readConfigs ? [...snap.configs.values()].map((r) => onlyEnvironment(withKey(r.key, configView(r)), environment)) : []
-      const text = JSON.stringify({ version: head, environments: snap.project.environments, ...(token.environment !== null && { environment: token.environment }), flags, configs, segments })
+      // The running experiments' flags: an SDK records their exposures (docs/experiments.md §1).
+      const experiments = readFlags ? experimentRegistry.runningInProject(token.projectId).filter((x) => environment === undefined || x.environment === environment).map((x) => ({ key: x.key, flag: x.flagKey, environment: x.environment, unit: x.unit })) : []
+      const text = JSON.stringify({ version: head, environments: snap.project.environments, ...(token.environment !== null && { environment: token.environment }), flags, configs, segments, ...(experiments.length > 0 && { experiments }) })
       doc = { revision: snap.revision, head, text, etag: etagOf(text) }
       built.set(slot, doc)
     }
@@ -78,6 +81,7 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
         flags: t.Array(S.Flag),
         configs: t.Array(t.Object({ key: t.String(), ...S.Config.properties })),
         segments: t.Array(t.Object({ key: t.String(), ...S.Segment.properties })),
+        experiments: t.Optional(t.Array(t.Object({ key: t.String(), flag: t.String(), environment: t.String(), unit: t.String({ description: 'the context attribute that names a unit' }) }), { description: 'the running experiments: SDKs record exposures of their flags in their environment and send them to POST /api/v1/events (absent when none runs)' })),
       }, { title: 'Definitions' }),
       ...S.errors(400, 401, 403, 429),
     },

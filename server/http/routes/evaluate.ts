@@ -5,7 +5,7 @@ import { BULK_EVALUATION_BUDGET, sharingPrerequisites, withEvaluationBudget, typ
 import { AppError } from '../../errors'
 import { configValue } from '../../services/configs'
 import type { CachedFlag } from '../../cache/snapshots'
-import { countEvaluation } from '../../usage/counter'
+import { tallyEvaluation } from '../evaluation-tally'
 import type { AppDeps } from '../deps'
 import { callerOf, canEvaluate } from '../auth'
 import { isClientKey, visibleToClientKeys } from '../../access/client-keys'
@@ -39,7 +39,7 @@ export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
     if (snap && readFlags) {
       const evaluate = (f: CachedFlag) => {
         const result = f.compiled.evaluate(context)
-        countEvaluation(actor.projectId, f.compiled, result, context.environment)
+        tallyEvaluation(actor.projectId, f.compiled, result, context)
         if (result.variant !== undefined) (variants ??= {})[f.compiled.key] = result.variant
         return result.value
       }

@@ -20,7 +20,7 @@ const loadUPlot = () =>
   (loading ??= Promise.all([import('uplot'), import('uplot/dist/uPlot.min.css')]).then(([m]) => m.default))
 
 /** Creates the plot in the returned element's box, follows its width, and destroys it on unmount. */
-function usePlot(makeOptions: (width: number, u: typeof uPlot) => uPlot.Options, data: uPlot.AlignedData) {
+export function usePlot(makeOptions: (width: number, u: typeof uPlot) => uPlot.Options, data: uPlot.AlignedData) {
   const box = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const el = box.current

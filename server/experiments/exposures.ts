@@ -1,0 +1,83 @@
+// Exposures recorded by the server's own evaluation surfaces (single, bulk, OFREP single and bulk, and the
+// fast paths), in memory: per (experiment, phase, unit) the first time and variant, and whether the unit was
+// also served another variant. The flusher (flusher.ts) writes them to the store at least every
+// EXPOSURE_FLUSH_MS. A flag in no running experiment costs one map lookup; only units the split decided
+// count (an override or a rule with a variant decided the others before the split).
+import type { CompiledFlag, EvaluationContext, EvaluationResult } from '../engine/types'
+import type { ExposureRow } from '../store/experiments'
+import { experimentRegistry, type RunningExperiment } from './registry'
+
+/** One running experiment's units since the last drain: unit -> first time, variant and mark packed in one
+ *  number (`firstAt * 128 + 64 if also seen in another variant + the variant's index`), so recording a unit
+ *  allocates no object. */
+interface Slot {
+  units: Map<string, number>
+  /** the variant names seen, by index (a flag has at most 50) */
+  variants: string[]
+}
+const MULTIPLE = 64
+const PACK = 128
+
+/** running experiment (its id and phase) -> its slot; keyed by the registry's object, so the hot path builds
+ *  no key */
+let pending = new Map<RunningExperiment, Slot>()
+let pendingUnits = 0
+/** Units held at most between flushes; beyond it new units are dropped (and counted) until the next flush. */
+export const MAX_PENDING_UNITS = 2_000_000
+let dropped = 0
+/** Called once when the pending units pass a quarter of the bound: the flusher writes early. */
+let onPressure: (() => void) | undefined
+
+export function onExposurePressure(fn: (() => void) | undefined): void {
+  onPressure = fn
+}
+
+/** Records the exposure `result` of `flag` is for `context`, if the flag is in a running experiment in the
+ *  context's environment and the split decided it. */
+export function recordExposure(projectId: string, flag: CompiledFlag, result: EvaluationResult, context: EvaluationContext, now?: number): void {
+  const experiments = experimentRegistry.runningOn(projectId, flag.key)
+  if (experiments === undefined) return
+  const environment = context.environment
+  for (const x of experiments) {
+    if (x.environment !== environment) continue
+    if (!flag.decidedBySplit(result)) return
+    const unit = x.unitOf(context)
+    const variant = result.variant
+    if (unit === undefined || typeof variant !== 'string') return
+    note(x, unit, variant, now ?? Date.now())
+    return
+  }
+}
+
+function note(x: RunningExperiment, unit: string, variant: string, at: number): void {
+  let slot = pending.get(x)
+  if (slot === undefined) pending.set(x, (slot = { units: new Map(), variants: [] }))
+  let index = slot.variants.indexOf(variant)
+  if (index === -1) index = slot.variants.push(variant) - 1
+  const seen = slot.units.get(unit)
+  if (seen === undefined) {
+    if (pendingUnits >= MAX_PENDING_UNITS || index >= MULTIPLE) {
+      dropped++
+      return
+    }
+    slot.units.set(unit, at * PACK + index)
+    if (++pendingUnits === MAX_PENDING_UNITS / 4) onPressure?.()
+  } else if (seen % MULTIPLE !== index && seen % PACK < MULTIPLE) slot.units.set(unit, seen + MULTIPLE)
+}
+
+/** Takes every exposure recorded since the last drain (and forgets them), with how many were dropped. */
+export function drainExposures(): { rows: ExposureRow[]; dropped: number } {
+  const slots = pending
+  const lost = dropped
+  pending = new Map()
+  pendingUnits = 0
+  dropped = 0
+  const rows: ExposureRow[] = []
+  for (const [x, slot] of slots) {
+    for (const [unit, packed] of slot.units) {
+      const low = packed % PACK
+      rows.push({ experimentId: x.id, phase: x.phase, unit, firstAt: (packed - low) / PACK, variant: slot.variants[low % MULTIPLE]!, multiple: low >= MULTIPLE })
+    }
+  }
+  return { rows, dropped: lost }
+}

@@ -1,0 +1,79 @@
+// The experiments every evaluation surface must know about, in memory: the running ones by project and flag
+// (exposures are recorded for them without touching the store), and the context attributes that name units
+// in each project (track events are stored under each). Loaded at start, reloaded when an experiment changes
+// (change notices, from this instance or another) and at each reconcile.
+import { attributeKey, compileAccessor, type PropertyAccessor } from '../engine/context'
+import type { EvaluationContext } from '../engine/types'
+import type { ExperimentRow } from '../store/experiments'
+
+/** What the hot path needs of a running experiment. */
+export interface RunningExperiment {
+  id: string
+  key: string
+  projectId: string
+  flagKey: string
+  environment: string
+  phase: number
+  unit: string
+  /** the unit's id in a context (as the rollout reads its attribute), undefined when it has none */
+  unitOf(context: EvaluationContext): string | undefined
+}
+
+const DEFAULT_UNIT = 'user_id'
+
+function running(row: ExperimentRow): RunningExperiment {
+  const accessor: PropertyAccessor = compileAccessor(row.body.unit)
+  return {
+    id: row.id, key: row.key, projectId: row.projectId, flagKey: row.flagKey, environment: row.environment, phase: row.phase, unit: row.body.unit,
+    unitOf: (context) => attributeKey(accessor(context)),
+  }
+}
+
+export class ExperimentRegistry {
+  /** project -> flag key -> running experiments (one per environment at most) */
+  private byProject = new Map<string, Map<string, RunningExperiment[]>>()
+  /** project -> the attributes its experiments (draft or running) count units by */
+  private attributes = new Map<string, string[]>()
+
+  /** Replaces everything with `rows` (every experiment not stopped). */
+  load(rows: ExperimentRow[]): void {
+    const byProject = new Map<string, Map<string, RunningExperiment[]>>()
+    const attributes = new Map<string, Set<string>>()
+    for (const row of rows) {
+      let set = attributes.get(row.projectId)
+      if (set === undefined) attributes.set(row.projectId, (set = new Set([DEFAULT_UNIT])))
+      set.add(row.body.unit)
+      if (row.state !== 'running') continue
+      let flags = byProject.get(row.projectId)
+      if (flags === undefined) byProject.set(row.projectId, (flags = new Map()))
+      const list = flags.get(row.flagKey) ?? []
+      list.push(running(row))
+      flags.set(row.flagKey, list)
+    }
+    this.byProject = byProject
+    this.attributes = new Map([...attributes].map(([p, s]) => [p, [...s]]))
+  }
+
+  /** The running experiments on a flag (every environment), or undefined: the hot path's one lookup. */
+  runningOn(projectId: string, flagKey: string): readonly RunningExperiment[] | undefined {
+    return this.byProject.get(projectId)?.get(flagKey)
+  }
+
+  /** The running experiment on a flag in an environment. */
+  runningIn(projectId: string, flagKey: string, environment: string): RunningExperiment | undefined {
+    return this.runningOn(projectId, flagKey)?.find((e) => e.environment === environment)
+  }
+
+  /** Every running experiment of a project (the SDK's definitions name their flags). */
+  runningInProject(projectId: string): RunningExperiment[] {
+    return [...(this.byProject.get(projectId)?.values() ?? [])].flat()
+  }
+
+  /** The context attributes units are counted by in a project: user_id and its experiments' units. */
+  unitAttributes(projectId: string): readonly string[] {
+    return this.attributes.get(projectId) ?? [DEFAULT_UNIT]
+  }
+}
+
+/** The one registry of the process: evaluation surfaces and the ingest read it. */
+export const experimentRegistry = new ExperimentRegistry()

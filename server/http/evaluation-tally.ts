@@ -1,0 +1,11 @@
+// What every evaluation surface records once a request is admitted: its usage (usage/counter.ts) and, for a
+// flag in a running experiment, the unit's exposure (experiments/exposures.ts). Both in memory; one call
+// so that no surface counts one and forgets the other.
+import type { CompiledFlag, EvaluationContext, EvaluationResult } from '../engine'
+import { recordExposure } from '../experiments/exposures'
+import { countEvaluation } from '../usage/counter'
+
+export function tallyEvaluation(projectId: string, compiled: CompiledFlag, result: EvaluationResult, context: EvaluationContext): void {
+  countEvaluation(projectId, compiled, result, context.environment)
+  recordExposure(projectId, compiled, result, context)
+}

@@ -1,0 +1,21 @@
+// POST /api/v1/events (docs/experiments.md §1): track and exposure events from applications and SDKs, 1 to
+// 1,000 per request, stored durably (all or none) before the 202. Evaluation-class rate limit and CORS, like
+// the evaluation routes (the same token sends both); its own per-token event budget (EVENTS_PER_MINUTE).
+import { t } from 'elysia'
+import { MAX_EVENTS_PER_REQUEST, type EventItem } from '../../services/experiment-events'
+import type { AppDeps } from '../deps'
+import { callerOf } from '../auth'
+import * as S from '../../schemas'
+import { guard, jsonBody, routeModule } from './common'
+
+export const eventRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
+  routeModule('events')
+    .post('/api/v1/events', async ({ request, body, set }) => {
+      const result = await services.events.ingest(callerOf(request).actor, body.events as EventItem[])
+      set.status = 202
+      return result
+    }, {
+      ...guard('read:flags', 'experiments', 'Send track and exposure events (all stored, or none: 400 names the bad item)'),
+      ...jsonBody(t.Object({ events: t.Array(t.Union([S.TrackEvent, S.ExposureEvent]), { minItems: 1, maxItems: MAX_EVENTS_PER_REQUEST }) }, { title: 'EventBatch' })),
+      response: { 202: t.Object({ accepted: t.Integer({ description: 'the events stored' }) }), ...S.errors(400, 401, 403, 413, 415, 429) },
+    })

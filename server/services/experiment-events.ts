@@ -1,0 +1,111 @@
+// POST /api/v1/events (docs/experiments.md §1): what units did (`track`) and what SDKs evaluating locally
+// served them (`exposure`), stored in one transaction before the answer, or not at all. A track event is
+// stored once per context attribute that names units in the project (user_id, and every experiment's
+// unit), so the results join it to exposures through one index; an exposure counts for the experiment
+// running on its flag in its environment, in the phase running when it arrives.
+import { parseIsoDate } from '../engine/dates'
+import { attributeKey, compileAccessor, type PropertyAccessor } from '../engine/context'
+import type { EvaluationContext } from '../engine/types'
+import type { ExposureRow, TrackEventRow } from '../store/experiments'
+import { experimentRegistry } from '../experiments/registry'
+import type { Actor, ServiceDeps } from './context'
+import { AppError, validationError } from '../errors'
+import { KEY_PATTERN } from './keys'
+import { flagBodyOf } from './flag-body'
+
+export interface TrackItem { type: 'track'; key: string; context: EvaluationContext; value?: number; timestamp?: string }
+export interface ExposureItem { type: 'exposure'; flag: string; variant: string; context: EvaluationContext; timestamp?: string }
+export type EventItem = TrackItem | ExposureItem
+
+export const MAX_EVENTS_PER_REQUEST = 1_000
+/** How old and how far ahead of the server's clock an event's time may be. */
+export const MAX_EVENT_AGE_MS = 30 * 86_400_000
+export const MAX_EVENT_AHEAD_MS = 5 * 60_000
+
+const accessors = new Map<string, PropertyAccessor>()
+const accessorOf = (attribute: string): PropertyAccessor => {
+  let a = accessors.get(attribute)
+  if (a === undefined) accessors.set(attribute, (a = compileAccessor(attribute)))
+  return a
+}
+
+/** Per token: the minute under way and the events sent in it (this instance's view). */
+const spent = new Map<string, { minute: number; events: number }>()
+
+function charge(token: string, events: number, perMinute: number, now: number): void {
+  const minute = Math.floor(now / 60_000)
+  let s = spent.get(token)
+  if (s === undefined || s.minute !== minute) {
+    if (spent.size > 10_000) for (const [k, v] of spent) if (v.minute !== minute) spent.delete(k)
+    spent.set(token, (s = { minute, events: 0 }))
+  }
+  if (s.events + events > perMinute) {
+    const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000))
+    throw new AppError(429, 'RATE_LIMITED', `This token may send at most ${perMinute} events per minute`, { retry_after: retryAfter }, { 'Retry-After': String(retryAfter) })
+  }
+  s.events += events
+}
+
+export function experimentEventService({ store, settings, snapshots }: Pick<ServiceDeps, 'store' | 'settings' | 'snapshots'>) {
+  return {
+    /** Stores every item or none: 400 naming the first bad items' indexes, 429 past the token's budget. */
+    async ingest(actor: Actor, items: EventItem[], now = Date.now()): Promise<{ accepted: number }> {
+      const snap = snapshots.project(actor.projectId)
+      const environments = new Set<string>(snap?.project.environments ?? [])
+      const issues: { path: string; message: string }[] = []
+      const times: number[] = []
+      items.forEach((item, i) => {
+        const at = `events[${i}]`
+        const context = item.context
+        if (context === null || typeof context !== 'object' || Array.isArray(context)) issues.push({ path: `${at}.context`, message: 'must be an evaluation context (an object)' })
+        else if (context.environment !== undefined && (typeof context.environment !== 'string' || !environments.has(context.environment))) {
+          issues.push({ path: `${at}.context.environment`, message: `must be one of the project's environments (${[...environments].join(', ')})` })
+        }
+        let t = now
+        if (item.timestamp !== undefined) {
+          t = typeof item.timestamp === 'string' ? parseIsoDate(item.timestamp) : NaN
+          if (Number.isNaN(t)) issues.push({ path: `${at}.timestamp`, message: 'must be an ISO 8601 date-time' })
+          else if (t < now - MAX_EVENT_AGE_MS || t > now + MAX_EVENT_AHEAD_MS) issues.push({ path: `${at}.timestamp`, message: 'must lie within the last 30 days (and at most 5 minutes ahead)' })
+        }
+        times.push(t)
+        if (item.type === 'track') {
+          if (typeof item.key !== 'string' || !KEY_PATTERN.test(item.key)) issues.push({ path: `${at}.key`, message: 'must be an event key (^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$)' })
+          if (item.value !== undefined && (typeof item.value !== 'number' || !Number.isFinite(item.value))) issues.push({ path: `${at}.value`, message: 'must be a finite number' })
+        } else if (item.type === 'exposure') {
+          if (typeof item.flag !== 'string' || !KEY_PATTERN.test(item.flag)) issues.push({ path: `${at}.flag`, message: 'must be a flag key' })
+          const row = snap?.flags.get(item.flag)?.row
+          const variants = row && flagBodyOf(row).variants
+          if (typeof item.variant !== 'string') issues.push({ path: `${at}.variant`, message: 'must be a variant name' })
+          else if (variants && !Object.hasOwn(variants, item.variant)) issues.push({ path: `${at}.variant`, message: `is not a variant of flag "${item.flag}"` })
+        } else issues.push({ path: `${at}.type`, message: 'must be "track" or "exposure"' })
+      })
+      if (issues.length) throw validationError(issues.slice(0, 20))
+      charge(actor.tokenHash ?? `${actor.projectId}:${actor.name}`, items.length, settings.eventsPerMinute, now)
+
+      const attributes = experimentRegistry.unitAttributes(actor.projectId)
+      const events: TrackEventRow[] = []
+      const exposures: ExposureRow[] = []
+      items.forEach((item, i) => {
+        const environment = item.context.environment ?? ''
+        if (item.type === 'track') {
+          for (const attribute of attributes) {
+            const unit = attributeKey(accessorOf(attribute)(item.context))
+            if (unit !== undefined) events.push({ projectId: actor.projectId, key: item.key, attribute, unit, environment, at: times[i]!, value: item.value ?? 1 })
+          }
+          return
+        }
+        const x = experimentRegistry.runningIn(actor.projectId, item.flag, environment)
+        const unit = x?.unitOf(item.context)
+        if (x && unit !== undefined) exposures.push({ experimentId: x.id, phase: x.phase, unit, firstAt: times[i]!, variant: item.variant, multiple: false })
+      })
+      if (events.length || exposures.length) {
+        await store.transaction(async (tx) => {
+          await store.experiments.events.insert(tx, events)
+          await store.experiments.exposures.add(tx, exposures)
+        })
+      }
+      return { accepted: items.length }
+    },
+  }
+}
+export type ExperimentEventService = ReturnType<typeof experimentEventService>
