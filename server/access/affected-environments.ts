@@ -21,3 +21,27 @@ export function unionAffected(list: Affected[]): Affected {
   if (list.some((a) => a === 'all')) return 'all'
   return [...new Set(list.flatMap((a) => a as string[]))]
 }
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+/** JSON equality, whatever order the keys are in (PostgreSQL's jsonb keeps its own). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]))
+  if (!isPlainObject(a) || !isPlainObject(b)) return false
+  const ka = Object.keys(a).filter((k) => a[k] !== undefined)
+  const kb = Object.keys(b).filter((k) => b[k] !== undefined)
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]))
+}
+
+/** The one environment an update of a flag's or config's body touches, when it changes nothing but that
+ *  environment's override (its switch, value, variant or own rules), whichever route makes it (the
+ *  override routes, a whole PUT, an import, a promotion, a change-request item); '' otherwise (every
+ *  environment), and for a change that changes nothing. */
+export function touchedEnvironment(before: unknown, after: unknown): string {
+  if (!isPlainObject(before) || !isPlainObject(after)) return ''
+  for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) if (k !== 'environments' && !sameJson(before[k], after[k])) return ''
+  const a = isPlainObject(before.environments) ? before.environments : {}
+  const b = isPlainObject(after.environments) ? after.environments : {}
+  const changed = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((e) => !sameJson(a[e], b[e]))
+  return changed.length === 1 ? changed[0]! : ''
+}

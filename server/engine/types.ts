@@ -48,6 +48,8 @@ export interface EnvironmentOverride {
   value?: Json
   /** in a flag with variants, instead of `value` */
   variant?: string
+  /** the environment's own rules: replace the flag's `targeting` in this environment, whole */
+  targeting?: Targeting | null
 }
 
 /** The flag `key`, evaluated for the same context, must serve this variant (or this value). */
@@ -109,12 +111,18 @@ export interface CompiledFlag {
    *  `rollout` (inside) or `default`; for a flag with variants, the variant's name (`off` for the off value).
    *  Read off a map built at compile time, so evaluation itself does no extra work. */
   branchOf(result: EvaluationResult): Branch
-  /** No rules, rollout, individual overrides or prerequisites: the value is the same for every context. */
+  /** No rules, rollout, individual overrides or prerequisites: the value is the same for every context (of
+   *  the environments that use the flag's rules: forEnvironment gives another's). */
   readonly isStatic: boolean
   /** The flag names its values (variants): its results carry `variant`. */
   readonly hasVariants: boolean
   /** The context attribute the rollout buckets on, when the flag has a rollout. */
   readonly rolloutAttribute: string | null
+  /** The flag as it evaluates in `environment`: the one compiled from that environment's own rules when it
+   *  has some (its isStatic, rolloutAttribute and branchOf are that environment's), else this flag. */
+  forEnvironment(environment: unknown): CompiledFlag
+  /** Whose rules decide in `environment`: the environment's own, or the flag's. */
+  rulesIn(environment: unknown): 'own' | 'flag'
 }
 
 export type Branch = 'off' | 'override' | `rule-${number}` | 'rollout' | 'default' | (string & {})

@@ -32,6 +32,7 @@ export const FlagEnvironmentOverride = t.Object({
   enabled: t.Boolean(),
   value: t.Optional(Json),
   variant: t.Optional(t.String({ description: 'in a flag with variants, instead of `value`' })),
+  targeting: t.Optional(t.Nullable(Targeting, { description: "the environment's own rules: they replace the flag's targeting in this environment, whole (absent: the flag's apply; null on PUT removes them)" })),
 }, { title: 'FlagEnvironmentOverride' })
 export const Prerequisite = t.Object({
   key: t.String({ description: 'the flag required' }),

@@ -1,0 +1,132 @@
+// Own rules per environment over HTTP (docs/flag-switches.md, docs/behaviour.md §4): the override route takes
+// `targeting` (null removes it), validation paths, every evaluation surface, which environments a change
+// affects (a staging-only writer, a protected production), history and rollback, the webhook's environment.
+// Runs on both stores (TEST_STORE=postgres).
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { api, startServer, type TestServer } from '../helpers/server'
+
+let srv: TestServer
+const hooks: { event: string; environment: string; resource: string }[] = []
+let receiver: ReturnType<typeof Bun.serve>
+const admin = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => api(srv, method, path, { token: srv.adminToken, body, headers })
+const q = (ctx: unknown) => `?context=${encodeURIComponent(JSON.stringify(ctx))}`
+const STAFF_RULES = { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'staff' }], value: 'staff' }] }
+
+beforeAll(async () => {
+  receiver = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: async (req) => { hooks.push(await req.json()); return new Response('ok') } })
+  srv = await startServer()
+  expect((await admin('POST', '/api/v1/webhooks', { url: `http://127.0.0.1:${receiver.port}/h`, events: ['*'] })).status).toBe(201)
+  expect((await admin('POST', '/api/v1/flags', {
+    key: 'checkout', enabled: true, value: 'old',
+    targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' }] },
+    environments: { staging: { enabled: true }, production: { enabled: true } },
+  })).status).toBe(201)
+}, 60_000)
+afterAll(async () => {
+  await srv?.stop()
+  receiver?.stop(true)
+})
+
+describe('the override route', () => {
+  test('takes targeting; every surface evaluates staging with it, the others with the flag\'s', async () => {
+    const put = await admin('PUT', '/api/v1/flags/checkout/environments/staging', { enabled: true, value: 'stage', targeting: STAFF_RULES })
+    expect(put.status).toBe(200)
+    expect(put.body.override).toEqual({ enabled: true, value: 'stage', targeting: STAFF_RULES })
+    const staff = { user_id: 'u1', plan: 'staff', environment: 'staging' }
+    expect((await admin('GET', `/api/v1/flags/checkout${q(staff)}`)).body).toEqual({ value: 'staff', type: 'string', reason: 'targeting' })
+    expect((await admin('GET', `/api/v1/flags/checkout${q({ plan: 'pro', environment: 'staging' })}`)).body).toEqual({ value: 'stage', type: 'string', reason: 'environment_override' })
+    expect((await admin('GET', `/api/v1/flags/checkout${q({ plan: 'pro', environment: 'production' })}`)).body).toEqual({ value: 'pro', type: 'string', reason: 'targeting' })
+    expect((await admin('GET', `/api/v1/flags/checkout${q({ plan: 'staff', environment: 'production' })}`)).body.reason).toBe('environment_override')
+    const bulk = await admin('POST', '/api/v1/evaluate', { context: staff, flags: ['checkout'] })
+    expect(bulk.body.flags.checkout).toBe('staff')
+    const ofrep = await admin('POST', '/ofrep/v1/evaluate/flags/checkout', { context: { targetingKey: 'u1', plan: 'staff', environment: 'staging' } })
+    expect(ofrep.body).toMatchObject({ key: 'checkout', value: 'staff', reason: 'TARGETING_MATCH', variant: 'rule-1' })
+    const ofrepBulk = await admin('POST', '/ofrep/v1/evaluate/flags', { context: { targetingKey: 'u1', plan: 'staff', environment: 'staging' } })
+    expect(ofrepBulk.body.flags.find((f: { key: string }) => f.key === 'checkout')).toMatchObject({ value: 'staff', reason: 'TARGETING_MATCH' })
+    const explain = await admin('POST', '/api/v1/flags/checkout/explain', { context: staff })
+    expect(explain.body.trace[0]).toMatchObject({ step: 'environment_override', rules: "staging's own rules" })
+    expect(explain.body.result).toEqual({ value: 'staff', type: 'string', reason: 'targeting' })
+    const defs = await admin('GET', '/api/v1/definitions?environment=staging')
+    expect(defs.body.flags[0].environments).toEqual({ staging: { enabled: true, value: 'stage', targeting: STAFF_RULES } })
+  })
+
+  test('bad own rules: 400 with the path inside the environment, nothing changed', async () => {
+    const before = (await admin('GET', '/api/v1/flags/checkout/definition')).body.flag
+    const res = await admin('PUT', '/api/v1/flags/checkout/environments/production', { enabled: true, targeting: { rules: [{ conditions: [{ property: 'n', operator: 'greater_than', value: 'x' }], value: 'y' }], rollout: { percentage: 140, attribute: 'user_id' } } })
+    expect(res.status).toBe(400)
+    const paths = res.body.details.issues.map((i: { path: string }) => i.path)
+    expect(paths).toContain('environments.production.targeting.rules[0].conditions[0].value')
+    expect(paths).toContain('environments.production.targeting.rollout.percentage')
+    const shape = await admin('PUT', '/api/v1/flags/checkout/environments/production', { enabled: true, targeting: { rules: 'all' } })
+    expect(shape.status).toBe(400)
+    expect((await admin('GET', '/api/v1/flags/checkout/definition')).body.flag).toEqual(before)
+  })
+
+  test('targeting: null removes the own rules; history keeps them and a rollback brings them back', async () => {
+    const res = await admin('PUT', '/api/v1/flags/checkout/environments/staging', { enabled: true, value: 'stage', targeting: null })
+    expect(res.status).toBe(200)
+    expect(res.body.override).toEqual({ enabled: true, value: 'stage' })
+    expect((await admin('GET', `/api/v1/flags/checkout${q({ plan: 'pro', environment: 'staging' })}`)).body.value).toBe('pro')
+    const history = (await admin('GET', '/api/v1/flags/checkout/history')).body.versions
+    const withRules = history.find((v: { flag: { environments?: Record<string, { targeting?: unknown }> } }) => v.flag.environments?.staging?.targeting)
+    expect(withRules.flag.environments.staging.targeting).toEqual(STAFF_RULES)
+    expect((await admin('POST', '/api/v1/flags/checkout/rollback', { version: withRules.version })).status).toBe(200)
+    expect((await admin('GET', `/api/v1/flags/checkout${q({ plan: 'staff', environment: 'staging' })}`)).body.value).toBe('staff')
+  })
+})
+
+describe('which environments a change affects', () => {
+  let stagingWriter: string
+  beforeAll(async () => {
+    const res = await admin('POST', '/api/v1/tokens', { name: 'staging-ci', project_id: 'default', permissions: ['read:flags', 'write:flags'], environments: ['staging'] })
+    expect(res.status).toBe(201)
+    stagingWriter = res.body.token
+  })
+  const asWriter = (method: string, path: string, body?: unknown) => api(srv, method, path, { token: stagingWriter, body })
+
+  test("a writer in staging only sets staging's own rules (override route and whole-flag PUT), is refused production's", async () => {
+    expect((await asWriter('PUT', '/api/v1/flags/checkout/environments/staging', { enabled: true, targeting: { rules: [] } })).status).toBe(200)
+    const refused = await asWriter('PUT', '/api/v1/flags/checkout/environments/production', { enabled: true, targeting: STAFF_RULES })
+    expect(refused.status).toBe(403)
+    const stored = (await admin('GET', '/api/v1/flags/checkout/definition')).body.flag
+    // the whole flag, with only staging's override changed: a change to staging
+    const environments = { ...stored.environments, staging: { enabled: true, targeting: STAFF_RULES } }
+    expect((await asWriter('PUT', '/api/v1/flags/checkout', { environments })).status).toBe(200)
+    expect((await admin('GET', '/api/v1/flags/checkout/definition')).body.flag.environments.staging.targeting).toEqual(STAFF_RULES)
+    // the same with production's touched too, or a top-level field: every environment
+    const both = { ...environments, production: { enabled: true, targeting: STAFF_RULES } }
+    expect((await asWriter('PUT', '/api/v1/flags/checkout', { environments: both })).status).toBe(403)
+    expect((await asWriter('PUT', '/api/v1/flags/checkout', { environments, value: 'new' })).status).toBe(403)
+    expect((await admin('GET', '/api/v1/flags/checkout/definition')).body.flag.environments.production).toEqual({ enabled: true })
+  })
+
+  test('a protected production is untouched by a staging-only change; production\'s own rules need review', async () => {
+    expect((await admin('PUT', '/api/v1/project/environments/production/policy', { protected: true, required_approvals: 1, approver_role: 'editor' })).status).toBe(200)
+    try {
+      expect((await admin('PUT', '/api/v1/flags/checkout/environments/staging', { enabled: true, targeting: { rules: [] } })).status).toBe(200)
+      const stored = (await admin('GET', '/api/v1/flags/checkout/definition')).body.flag
+      expect((await admin('PUT', '/api/v1/flags/checkout', { environments: { ...stored.environments, staging: { enabled: false } } })).status).toBe(200)
+      const blocked = await admin('PUT', '/api/v1/flags/checkout/environments/production', { enabled: true, targeting: STAFF_RULES })
+      expect(blocked.status).toBe(409)
+      expect(blocked.body.code).toBe('CHANGE_REQUEST_REQUIRED')
+      const blockedWhole = await admin('PUT', '/api/v1/flags/checkout', { environments: { ...stored.environments, production: { enabled: true, targeting: STAFF_RULES } } })
+      expect(blockedWhole.body.code).toBe('CHANGE_REQUEST_REQUIRED')
+    } finally {
+      expect((await admin('PUT', '/api/v1/project/environments/production/policy', { protected: false, required_approvals: 1, approver_role: 'editor' })).status).toBe(200)
+    }
+  })
+
+  test('webhooks name the one environment a change touched', async () => {
+    const stored = (await admin('GET', '/api/v1/flags/checkout/definition')).body.flag
+    // every change so far has been delivered (the receiver answers at once) before these two are made
+    const settled = Date.now() + 20_000
+    while (Date.now() < settled && (await admin('GET', '/api/v1/audit?resource_type=flag&resource_key=checkout')).body.entries.length > hooks.filter((h) => h.resource === 'checkout').length) await Bun.sleep(100)
+    const seen = hooks.length
+    expect((await admin('PUT', '/api/v1/flags/checkout', { environments: { ...stored.environments, production: { enabled: true, targeting: STAFF_RULES } } })).status).toBe(200)
+    expect((await admin('PUT', '/api/v1/flags/checkout', { value: 'older' })).status).toBe(200)
+    const deadline = Date.now() + 20_000
+    const mine = () => hooks.slice(seen).filter((h) => h.resource === 'checkout')
+    while (Date.now() < deadline && mine().length < 2) await Bun.sleep(100)
+    expect(mine().map((h) => [h.event, h.resource, h.environment])).toEqual([['flag.updated', 'checkout', 'production'], ['flag.updated', 'checkout', '']])
+  })
+})
