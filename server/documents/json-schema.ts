@@ -16,6 +16,8 @@ function closed(schema: unknown): JsonSchema {
     if (Array.isArray(s)) return s.forEach(walk)
     const o = s as JsonSchema
     delete o.example
+    // OpenAPI's `nullable` (TypeBox's Nullable adds it) is no JSON Schema keyword: the union with null says it.
+    if (Array.isArray(o.anyOf) && o.anyOf.some((m: JsonSchema) => m?.type === 'null')) delete o.nullable
     if (o.type === 'object' && o.properties && o.additionalProperties === undefined) o.additionalProperties = false
     for (const v of Object.values(o)) walk(v)
   }
