@@ -22,6 +22,8 @@ export function unionAffected(list: Affected[]): Affected {
   return [...new Set(list.flatMap((a) => a as string[]))]
 }
 
+/** What a stored body's wire form adds (a change-request item's before/after are those): not content. */
+const BOOKKEEPING = new Set(['environments', 'key', 'version', 'created_at', 'updated_at'])
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 /** JSON equality, whatever order the keys are in (PostgreSQL's jsonb keeps its own). */
 function sameJson(a: unknown, b: unknown): boolean {
@@ -39,7 +41,7 @@ function sameJson(a: unknown, b: unknown): boolean {
  *  environment), and for a change that changes nothing. */
 export function touchedEnvironment(before: unknown, after: unknown): string {
   if (!isPlainObject(before) || !isPlainObject(after)) return ''
-  for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) if (k !== 'environments' && !sameJson(before[k], after[k])) return ''
+  for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) if (!BOOKKEEPING.has(k) && !sameJson(before[k], after[k])) return ''
   const a = isPlainObject(before.environments) ? before.environments : {}
   const b = isPlainObject(after.environments) ? after.environments : {}
   const changed = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((e) => !sameJson(a[e], b[e]))

@@ -130,3 +130,42 @@ describe('which environments a change affects', () => {
     expect(mine().map((h) => [h.event, h.resource, h.environment])).toEqual([['flag.updated', 'checkout', 'production'], ['flag.updated', 'checkout', '']])
   })
 })
+
+describe('schedules and change requests', () => {
+  test("a scheduled change gives production its own rules when due", async () => {
+    const at = new Date(Date.now() + 1500).toISOString()
+    const res = await admin('POST', '/api/v1/flags/checkout/schedules', { at, change: { environment: 'production', override: { enabled: true, value: 'sched', targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'night' }], value: 'night' }] } } } })
+    expect(res.status).toBe(201)
+    const deadline = Date.now() + 30_000
+    let got: Record<string, unknown> = {}
+    while (Date.now() < deadline && got.value !== 'night') {
+      await Bun.sleep(250)
+      got = (await admin('GET', `/api/v1/flags/checkout${q({ plan: 'night', environment: 'production' })}`)).body
+    }
+    expect(got).toEqual({ value: 'night', type: 'string', reason: 'targeting' })
+    expect((await admin('GET', `/api/v1/flags/checkout${q({ plan: 'night', environment: 'staging' })}`)).body.value).not.toBe('night')
+  })
+
+  test("a change request's item touching production's override only affects production", async () => {
+    const stored = (await admin('GET', '/api/v1/flags/checkout/definition')).body.flag
+    const items = [
+      { resource_type: 'flag', key: 'checkout', action: 'set_override', environment: 'production', body: { enabled: true, targeting: STAFF_RULES } },
+      { resource_type: 'flag', key: 'checkout', action: 'update', body: { environments: { ...stored.environments, production: { enabled: false, targeting: STAFF_RULES } } } },
+    ]
+    const policy = (p: boolean) => admin('PUT', '/api/v1/project/environments/production/policy', { protected: p, required_approvals: 1, approver_role: 'editor' })
+    expect((await policy(true)).status).toBe(200)
+    try {
+      for (const item of items) {
+        const res = await admin('POST', '/api/v1/change-requests', { title: 'production rules', items: [item] })
+        expect(res.status).toBe(201)
+        expect(res.body.change_request.items[0].after.environments.production.targeting).toEqual(STAFF_RULES)
+        // the protected environments it affects
+        expect(res.body.change_request.environments).toEqual(['production'])
+      }
+      const staging = { resource_type: 'flag', key: 'checkout', action: 'update', body: { environments: { ...stored.environments, staging: { enabled: true, targeting: STAFF_RULES } } } }
+      expect((await admin('POST', '/api/v1/change-requests', { title: 'staging rules', items: [staging] })).body.change_request.environments).toEqual([])
+    } finally {
+      expect((await policy(false)).status).toBe(200)
+    }
+  })
+})
