@@ -47,3 +47,14 @@ export function touchedEnvironment(before: unknown, after: unknown): string {
   const changed = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((e) => !sameJson(a[e], b[e]))
   return changed.length === 1 ? changed[0]! : ''
 }
+
+/** The environments an import's (or a promotion's) planned changes affect: a create or delete, or any
+ *  segment change, affects every environment; an update whose differences (RFC 6902 paths) all lie inside
+ *  one environment's override affects that one. */
+export function planAffects(changes: { resource_type: string; action: string; diff: { path: string }[] }[]): Affected {
+  return unionAffected(changes.map((c): Affected => {
+    if (c.resource_type === 'segment' || c.action !== 'update') return 'all'
+    const envs = new Set(c.diff.map((d) => /^\/environments\/([^/]+)(?:\/|$)/.exec(d.path)?.[1] ?? ''))
+    return envs.size === 1 && !envs.has('') ? [...envs] : 'all'
+  }))
+}

@@ -77,3 +77,31 @@ test('a promotion into staging only is allowed for a writer in staging only', as
   expect((await admin('GET', '/api/v1/flags/search/definition')).body.flag.environments.staging.targeting).toEqual((await admin('GET', '/api/v1/flags/search/definition')).body.flag.environments.production.targeting)
   expect((await api(srv, 'POST', '/api/v1/promote', { token, body: { from: 'staging', to: 'production', flags: ['search'] } })).status).toBe(403)
 })
+
+test("an import touching staging's overrides only is a change to staging: a writer in staging only applies it, not one touching production", async () => {
+  const token = (await admin('POST', '/api/v1/tokens', { name: 'staging-import', project_id: 'default', permissions: ['read:flags', 'write:flags'], environments: ['staging'] })).body.token
+  const as = (path: string, text: string) => api(srv, 'POST', path, { token, rawBody: text, headers: { 'content-type': 'application/json' } })
+  const doc = JSON.parse((await admin('GET', '/api/v1/export?format=json')).text)
+  delete doc.configs // a document with configs needs write:configs too
+  doc.flags[0].environments.staging = { enabled: true, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'qa' }], value: true }] } }
+  const plan = await as('/api/v1/import?mode=plan', JSON.stringify(doc))
+  expect(plan.status).toBe(200)
+  expect(plan.body.summary.update).toBe(1)
+  const applied = await as('/api/v1/import?mode=apply', JSON.stringify(doc))
+  expect(applied.status).toBe(200)
+  expect((await admin('GET', `/api/v1/flags/search${q({ plan: 'qa', environment: 'staging' })}`)).body).toEqual({ value: true, type: 'boolean', reason: 'targeting' })
+  // an If-Match of another plan is refused
+  doc.flags[0].environments.staging.enabled = false
+  expect((await api(srv, 'POST', '/api/v1/import?mode=apply', { token, rawBody: JSON.stringify(doc), headers: { 'content-type': 'application/json', 'if-match': '"0123"' } })).status).toBe(409)
+  // touching production, or the flag's own fields: refused, nothing changed
+  const before = (await admin('GET', '/api/v1/flags/search/definition')).body.flag
+  const prod = structuredClone(doc)
+  prod.flags[0].environments.production.enabled = false
+  const refused = await as('/api/v1/import?mode=apply', JSON.stringify(prod))
+  expect(refused.status).toBe(403)
+  expect(refused.body.code).toBe('ENVIRONMENT_FORBIDDEN')
+  const top = structuredClone(doc)
+  top.flags[0].value = true
+  expect((await as('/api/v1/import?mode=apply', JSON.stringify(top))).status).toBe(403)
+  expect((await admin('GET', '/api/v1/flags/search/definition')).body.flag).toEqual(before)
+})

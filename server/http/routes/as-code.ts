@@ -4,7 +4,8 @@ import { t } from 'elysia'
 import { documentJsonSchemaText } from '../../documents/json-schema'
 import { KINDS, type FlagshipDocument, type Kind } from '../../documents/model'
 import { parseDocumentText, type DocumentFormat } from '../../documents/parse'
-import { planView } from '../../documents/plan'
+import { planView, type Plan } from '../../documents/plan'
+import { planAffects } from '../../access/affected-environments'
 import { serializeDocument } from '../../documents/serialize'
 import { MAX_ITEMS } from '../../services/change-request-items'
 import { AppError } from '../../errors'
@@ -100,14 +101,29 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
     .post('/api/v1/import', async ({ request, query, body, headers, set }) => {
       const mode = query.mode ?? 'plan'
       const { document: doc, lineOf } = documentFrom(body)
-      const caller = needs(request, KINDS.filter((k) => doc[k] !== undefined).map((k) => WRITE[k]))
       const prune = query.prune === true
+      const perms = KINDS.filter((k) => doc[k] !== undefined).map((k) => WRITE[k])
+      // Write rights everywhere, or else in every environment the plan's changes affect (an import touching
+      // only staging's overrides is a change to staging: teams.md §4). Then it is applied at that plan only.
+      let planned: Plan | undefined
+      try {
+        needs(request, perms)
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status !== 403) throw e
+        for (const p of new Set(perms)) authorizeRoute(request, p, [])
+        planned = await services.imports.plan(callerOf(request).actor, doc, prune)
+        const affected = planAffects(planned.changes)
+        for (const p of new Set(perms)) authorizeRoute(request, p, affected)
+      }
+      const caller = callerOf(request)
       if (mode === 'plan') {
-        const plan = planView(await services.imports.plan(caller.actor, doc, prune))
+        const plan = planView(planned ?? await services.imports.plan(caller.actor, doc, prune))
         return { ...plan, errors: withLines(plan.errors, lineOf) }
       }
       const ifMatch = headers['if-match']?.trim().replace(/^"(.*)"$/, '$1')
-      const planId = ifMatch && ifMatch !== '*' ? { planId: ifMatch } : {}
+      const given = ifMatch && ifMatch !== '*' ? ifMatch : undefined
+      if (planned && given !== undefined && given !== planned.plan_id) throw new AppError(409, 'PLAN_OUTDATED', `The state changed since plan ${given}; plan again`, { plan_id: given, current_plan_id: planned.plan_id })
+      const planId = planned ? { planId: planned.plan_id } : given !== undefined ? { planId: given } : {}
       try {
         if (mode === 'propose') {
           const { plan, items } = await services.imports.propose(caller.actor, doc, { prune, ...planId })
