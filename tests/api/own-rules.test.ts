@@ -169,3 +169,14 @@ describe('schedules and change requests', () => {
     }
   })
 })
+
+test("a writer in staging only proposes an update item touching staging's override only, not production's", async () => {
+  const token = (await admin('POST', '/api/v1/tokens', { name: 'staging-proposer', project_id: 'default', permissions: ['read:flags', 'write:flags'], environments: ['staging'] })).body.token
+  const stored = (await admin('GET', '/api/v1/flags/checkout/definition')).body.flag
+  const item = (environments: unknown) => ({ resource_type: 'flag', key: 'checkout', action: 'update', body: { environments } })
+  const staging = await api(srv, 'POST', '/api/v1/change-requests', { token, body: { title: 'staging rules', items: [item({ ...stored.environments, staging: { enabled: true, targeting: STAFF_RULES } })] } })
+  expect(staging.status).toBe(201)
+  const production = await api(srv, 'POST', '/api/v1/change-requests', { token, body: { title: 'production rules', items: [item({ ...stored.environments, production: { enabled: true, targeting: { rules: [] } } })] } })
+  expect(production.status).toBe(403)
+  expect(production.body.code).toBe('ENVIRONMENT_FORBIDDEN')
+})
