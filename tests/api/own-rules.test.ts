@@ -180,3 +180,19 @@ test("a writer in staging only proposes an update item touching staging's overri
   expect(production.status).toBe(403)
   expect(production.body.code).toBe('ENVIRONMENT_FORBIDDEN')
 })
+
+test("usage: in an environment with own rules, rule-<n> counts those rules; elsewhere the flag's", async () => {
+  await admin('POST', '/api/v1/flags', { key: 'usage-own', enabled: true, value: 1, targeting: { rules: [{ conditions: [], value: 2 }] }, environments: { production: { enabled: true, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'a' }], value: 3 }, { conditions: [], value: 4 }] } } } })
+  const now = new Date().toISOString()
+  const row = (environment: string, variant: string) => ({ key: 'usage-own', environment, variant, count: 1, from: now, to: now })
+  expect((await admin('POST', '/api/v1/usage', { counts: [row('production', 'rule-2')] })).status).toBe(200)
+  const refused = await admin('POST', '/api/v1/usage', { counts: [row('staging', 'rule-2')] })
+  expect(refused.status).toBe(400)
+  expect(refused.body.details.issues[0].path).toBe('counts[0].variant')
+  expect((await admin('POST', '/api/v1/usage', { counts: [row('staging', 'rule-1')] })).status).toBe(200)
+  // the server's own counts name the same branches
+  const answered = await admin('GET', `/api/v1/flags/usage-own${q({ environment: 'production' })}`)
+  expect(answered.body).toEqual({ value: 4, type: 'number', reason: 'targeting' })
+  const ofrep = await admin('POST', '/ofrep/v1/evaluate/flags/usage-own', { context: { environment: 'production' } })
+  expect(ofrep.body.variant).toBe('rule-2')
+})
