@@ -4,6 +4,7 @@
 // Runs on both stores (TEST_STORE=postgres).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { api, startServer, type TestServer } from '../helpers/server'
+import { openSse } from '../helpers/sse'
 
 let srv: TestServer
 const hooks: { event: string; environment: string; resource: string }[] = []
@@ -195,4 +196,18 @@ test("usage: in an environment with own rules, rule-<n> counts those rules; else
   expect(answered.body).toEqual({ value: 4, type: 'number', reason: 'targeting' })
   const ofrep = await admin('POST', '/ofrep/v1/evaluate/flags/usage-own', { context: { environment: 'production' } })
   expect(ofrep.body.variant).toBe('rule-2')
+})
+
+test("the change stream names the environment whose own rules changed, through the override route and a whole-flag PUT", async () => {
+  const s = await openSse(`${srv.url}/api/v1/stream`, { authorization: `Bearer ${srv.adminToken}` })
+  try {
+    expect((await s.next()).event).toBe('ready')
+    expect((await admin('PUT', '/api/v1/flags/checkout/environments/development', { enabled: true, targeting: STAFF_RULES })).status).toBe(200)
+    const stored = (await admin('GET', '/api/v1/flags/checkout/definition')).body.flag
+    expect((await admin('PUT', '/api/v1/flags/checkout', { environments: { ...stored.environments, development: { enabled: true } } })).status).toBe(200)
+    const changes = [await s.next((e) => e.event === 'change'), await s.next((e) => e.event === 'change')]
+    expect(changes.map((e) => [e.data.key, e.data.action, e.data.environment])).toEqual([['checkout', 'update', 'development'], ['checkout', 'update', 'development']])
+  } finally {
+    s.close()
+  }
 })
