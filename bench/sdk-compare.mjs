@@ -68,7 +68,7 @@ function murmurAscii(s) {
 }
 const hand = (c) => c.plan === 'pro' || (murmurAscii(`checkout:${c.user_id}`) % 10000) / 100 < 50
 
-const sdk = createClient({ bootstrap: { version: 1, environments: [], flags: [FLAG], configs: [], segments: [] } })
+const sdk = createClient({ bootstrap: { version: 1, environments: ['production'], flags: [FLAG], configs: [], segments: [] } })
 // The same rules as production's own (the flag's own targeting none), and the contexts in production.
 const OWN_FLAG = { key: 'checkout', enabled: true, value: true, environments: { production: { enabled: true, targeting: FLAG.targeting } } }
 const sdkOwn = createClient({ bootstrap: { version: 1, environments: ['production'], flags: [OWN_FLAG], configs: [], segments: [] } })
