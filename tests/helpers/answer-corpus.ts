@@ -4,6 +4,7 @@
 // corpus.ts); tests/api/answer-corpus.test.ts replays the same project and requires the same bytes, so data
 // written before answers exactly as before. Timestamps (created_at, updated_at, a stream's) are the one part
 // that differ between two runs (and an OFREP stream address): they are masked, nothing else is.
+import { createClient } from '../../sdk/src'
 import { api, type TestServer } from './server'
 
 const SEGMENTS = [
@@ -42,6 +43,11 @@ const FLAGS: Record<string, unknown>[] = [
   { key: 'half', enabled: true, value: 'in', targeting: { rollout: { percentage: 50, attribute: 'company' } }, environments: { production: { enabled: true, value: 'prod-in' } } },
 ]
 
+const CONFIGS = [
+  { key: 'limits', value: { max: 10 }, environments: { production: { value: { max: 100 } } } },
+  { key: 'greeting', value: 'hello' },
+]
+
 const CONTEXTS: Record<string, unknown>[] = [
   {},
   { user_id: 'u-1' },
@@ -71,6 +77,10 @@ export async function seedCorpusProject(server: TestServer): Promise<void> {
     const res = await api(server, 'POST', '/api/v1/flags', { token, body })
     if (res.status !== 201) throw new Error(`flag ${String(body.key)}: ${res.status} ${res.text}`)
   }
+  for (const body of CONFIGS) {
+    const res = await api(server, 'POST', '/api/v1/configs', { token, body })
+    if (res.status !== 201) throw new Error(`config ${body.key}: ${res.status} ${res.text}`)
+  }
 }
 
 /** Every surface's raw answer, in a fixed order. */
@@ -96,6 +106,19 @@ export async function collectAnswers(server: TestServer): Promise<Answer[]> {
     await take(`definitions ${env || '(all)'}`, 'GET', `/api/v1/definitions${env ? `?environment=${env}` : ''}`)
   }
   for (const f of FLAGS) await take(`stored ${String(f.key)}`, 'GET', `/api/v1/flags/${String(f.key)}/definition`)
+  for (const c of CONFIGS) {
+    for (const env of ['', 'development', 'staging', 'production']) await take(`config ${c.key} ${env || '(none)'}`, 'GET', `/api/v1/configs/${c.key}${env ? `?environment=${env}` : ''}`)
+  }
+  // The SDK, evaluating in process from the definitions (the same engine, shipped to applications).
+  const definitions = (await api(server, 'GET', '/api/v1/definitions', { token })).body
+  const sdk = createClient({ bootstrap: definitions, usage: false })
+  try {
+    for (const [i, ctx] of CONTEXTS.entries()) {
+      for (const f of FLAGS) out.push({ surface: `SDK ${String(f.key)} ctx${i}`, status: 200, body: JSON.stringify(sdk.evaluate(String(f.key), ctx as never)) })
+    }
+  } finally {
+    await sdk.close()
+  }
   await take('export yaml', 'GET', '/api/v1/export?format=yaml')
   await take('export json', 'GET', '/api/v1/export?format=json')
   return out
