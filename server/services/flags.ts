@@ -142,7 +142,7 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
       return docs.update(actor, key, ifMatch, (stored) => {
         const next = mergeFlagFields(stored, input)
         if (onlyEnvironment !== undefined && touchedEnvironment(stored, next) !== onlyEnvironment) {
-          throw new AppError(409, 'VERSION_CONFLICT', `Flag "${key}" changed meanwhile: this change would no longer touch ${onlyEnvironment} only; read it again`)
+          throw new AppError(409, 'CONFLICT', `Flag "${key}" changed meanwhile: this change would no longer touch ${onlyEnvironment} only; read it again`, { environment: onlyEnvironment })
         }
         return next
       })
