@@ -175,6 +175,12 @@ test("each environment's strategies are its own rules; a feature on in an Unleas
       expect(flag.enabled).toBe(false)
     }
   }
+  // every answer not compared exactly (a rollout decides) is one the report lists as not exact
+  const rolloutsLine = report.find((line) => line.startsWith('rollouts ('))!
+  for (const pair of HASHED) {
+    const [feature, env] = pair.split('/')
+    expect(rolloutsLine).toContain(`${feature} (${env})`)
+  }
   // no rule of any flag tests the environment: each environment has its rules
   expect(JSON.stringify(document.flags)).not.toContain('"property":"environment"')
   expect(document.flags!.some((f) => Object.values(f.environments ?? {}).some((o) => o.targeting))).toBe(true)
