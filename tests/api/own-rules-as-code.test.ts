@@ -105,3 +105,22 @@ test("an import touching staging's overrides only is a change to staging: a writ
   expect((await as('/api/v1/import?mode=apply', JSON.stringify(top))).status).toBe(403)
   expect((await admin('GET', '/api/v1/flags/search/definition')).body.flag).toEqual(before)
 })
+
+test('a protected production is untouched by an import or a promotion that changes staging only; one changing production needs review', async () => {
+  const policy = (p: boolean) => admin('PUT', '/api/v1/project/environments/production/policy', { protected: p, required_approvals: 1, approver_role: 'editor' })
+  expect((await policy(true)).status).toBe(200)
+  try {
+    const doc = JSON.parse((await admin('GET', '/api/v1/export?format=json')).text)
+    doc.flags[0].environments.staging = { enabled: true, targeting: { rules: [] } }
+    expect((await send('/api/v1/import?mode=apply', JSON.stringify(doc))).status).toBe(200)
+    expect((await admin('POST', '/api/v1/promote', { from: 'development', to: 'staging', flags: ['search'] })).status).toBe(200)
+    doc.flags[0].environments.production.enabled = false
+    const refused = await send('/api/v1/import?mode=apply', JSON.stringify(doc))
+    expect(refused.status).toBe(409)
+    expect(refused.body.code).toBe('CHANGE_REQUEST_REQUIRED')
+    expect((await admin('PUT', '/api/v1/flags/search/environments/development', { enabled: false, targeting: { rules: [] } })).status).toBe(200)
+    expect((await admin('POST', '/api/v1/promote', { from: 'development', to: 'production', flags: ['search'] })).body.code).toBe('CHANGE_REQUEST_REQUIRED')
+  } finally {
+    expect((await policy(false)).status).toBe(200)
+  }
+})
