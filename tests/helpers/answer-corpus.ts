@@ -113,6 +113,8 @@ export async function collectAnswers(server: TestServer): Promise<Answer[]> {
   const definitions = (await api(server, 'GET', '/api/v1/definitions', { token })).body
   const sdk = createClient({ bootstrap: definitions, usage: false })
   try {
+    // A flag using `matches` waits for the regex engine, which the SDK loads on demand.
+    await sdk.ready()
     for (const [i, ctx] of CONTEXTS.entries()) {
       for (const f of FLAGS) out.push({ surface: `SDK ${String(f.key)} ctx${i}`, status: 200, body: JSON.stringify(sdk.evaluate(String(f.key), ctx as never)) })
     }
