@@ -1,7 +1,7 @@
 // In-process benchmark of the evaluation engine (no HTTP, no store). Run: bun bench/engine.ts
 // Prints plain lines such as `engine simple flag: 12,345,678 evals/s`.
 import { compileFlag, EvaluationBudgetExceeded, type CompiledFlag, type EvaluationContext, type FlagDefinition, type SegmentDefinition } from '../server/engine'
-import { BETA_SEGMENT, benchFlag, variantChainFlags } from './fixtures'
+import { BETA_SEGMENT, benchFlag, ownRulesFlag, variantChainFlags } from './fixtures'
 
 const segments = new Map<string, SegmentDefinition>([
   ['beta', BETA_SEGMENT],
@@ -44,6 +44,16 @@ rate('simple flag', 1, (i) => {
 const targetedFlag = compileFlag(targeted, segments)
 rate('3 rules + rollout', 1, (i) => {
   sink += targetedFlag.evaluate(CONTEXTS[i & MASK]!).reason.length
+})
+
+// The same rules and rollout as production's own: contexts in production take them, the others the flag's.
+const inProduction = CONTEXTS.map((c) => ({ ...c, environment: 'production' }))
+const ownFlag = compileFlag(ownRulesFlag('targeted'), segments)
+rate('3 rules + rollout, all contexts in production (flag\'s rules)', 1, (i) => {
+  sink += targetedFlag.evaluate(inProduction[i & MASK]!).reason.length
+})
+rate('3 rules + rollout as production\'s own rules', 1, (i) => {
+  sink += ownFlag.evaluate(inProduction[i & MASK]!).reason.length
 })
 
 // 5 variants by weight behind a 3-deep prerequisite chain: each evaluation walks the chain (3 more flags).

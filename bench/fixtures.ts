@@ -26,6 +26,14 @@ export const benchFlag = (key: string): FlagDefinition => ({
   },
 })
 
+/** benchFlag's rules and rollout as production's own (docs/behaviour.md §4), the flag's own rules one that
+ *  CONTEXT (in production) never reaches: evaluation takes production's rules and walks all of them. */
+export const ownRulesFlag = (key: string): FlagDefinition => ({
+  key, enabled: true, value: true,
+  targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'never' }], value: false }] },
+  environments: { production: { enabled: true, targeting: benchFlag(key).targeting } },
+})
+
 export const simpleFlag = (key: string, n: number) => ({ key, enabled: n % 3 !== 0, value: n % 2 ? 'variant-b' : true })
 
 /** A flag with 5 variants split by weight, behind a 3-deep prerequisite chain (chain-1 ← chain-2 ← chain-3 ←

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { BETA_SEGMENT, CONTEXT, benchFlag, simpleFlag } from './fixtures'
 import { BUN, ROOT, SERVER_CPU, pinned, spawnTracked, stopProcess, tempDirs, waitForPort } from './process'
 import { luaScript } from './wrk'
-export { CONTEXT, BETA_SEGMENT, benchFlag, simpleFlag, variantChainFlags } from './fixtures'
+export { CONTEXT, BETA_SEGMENT, benchFlag, ownRulesFlag, simpleFlag, variantChainFlags } from './fixtures'
 export * from './process'
 export * from './wrk'
 

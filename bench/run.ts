@@ -9,6 +9,7 @@
 //   (b') (b) with a new user_id in every request (no repeat for the server's context cache to find)
 //   (o) POST /ofrep/v1/evaluate/flags/:key, the same flag and context through OFREP (target >= 0.8 of (b))
 //   (a''') (a'') for (o)'s POST: reads the body, then sends (b)'s answer; (a''')/(a'') is (o)/(b)'s ceiling
+//   (e) (b)'s 3 rules + rollout as production's own rules (the context is in production): (e)/(a') >= 0.80
 // measured with wrk, interleaved (a, b, c, b', a, b, ...) after a warm-up, with the server's instructions per
 // request from `perf stat` where perf exists (BENCH_PERF=0 turns that off); then the in-process engine
 // benchmark (bench/engine.ts); then a server holding 10,000 flags (created through the API): its
@@ -30,7 +31,7 @@
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import {
-  BUN, CONNECTIONS, CONTEXT, LARGE, LOAD_CPU, ROOT, ROUNDS, SECONDS, SERVER_CPU, call, cleanup, elapsed, evalPath, fmtInt, fmtMs,
+  BUN, CONNECTIONS, CONTEXT, ownRulesFlag, LARGE, LOAD_CPU, ROOT, ROUNDS, SECONDS, SERVER_CPU, call, cleanup, elapsed, evalPath, fmtInt, fmtMs,
   fmtInstructions, hasTaskset, interleaved, uniqueContextScript, line, luaScript, pad, pinned, populate, rssKiB, spawnTracked, startBareServer, variantChainFlags, mustCall, startFloorServer, startFlagServer, verdict,
   best, loadavg, requireWrk, roundRatio, startSameAnswerServer, watchdog, within, wrk, type Target, type WrkResult,
 } from './lib'
@@ -66,6 +67,10 @@ async function main(): Promise<void> {
   for (const f of variantChainFlags('bench-variants')) await mustCall(srv, 'POST', '/api/v1/flags', f, 201)
   const vResponse = await call(srv, 'GET', evalPath('bench-variants'))
   if (vResponse.status !== 200 || JSON.parse(vResponse.text).reason !== 'rollout') throw new Error(`variants evaluation failed: ${vResponse.status} ${vResponse.text}`)
+  // (e): the same rules and rollout as production's own rules (docs/behaviour.md §4), same context.
+  await mustCall(srv, 'POST', '/api/v1/flags', ownRulesFlag('bench-own'), 201)
+  const eResponse = await call(srv, 'GET', evalPath('bench-own'))
+  if (eResponse.status !== 200 || eResponse.text !== bResponse.text) throw new Error(`own rules evaluation failed: ${eResponse.status} ${eResponse.text} (expected ${bResponse.text})`)
   const bare = await startBareServer(bResponse.text)
   const floor = await startFloorServer(bResponse.text, srv.token)
   // The service's own answer to (b), captured once, for the same-answer floor.
@@ -100,9 +105,10 @@ async function main(): Promise<void> {
     { name: '(o) POST /ofrep/v1/evaluate/flags/:key', url: srv.url + '/ofrep/v1/evaluate/flags/bench-flag', token: srv.token, script: ofrepScript, pid: srv.pid },
     { name: "(a''') (a'') for (o)'s POST, body read", url: sameAnswer.url + '/ofrep/v1/evaluate/flags/bench-flag', token: srv.token, script: ofrepScript, pid: sameAnswer.pid },
     { name: '(v) GET /flags/:key (5 variants, 3-deep prerequisites)', url: srv.url + evalPath('bench-variants'), token: srv.token, pid: srv.pid },
+    { name: "(e) GET /flags/:key (production's own 3 rules+rollout)", url: srv.url + evalPath('bench-own'), token: srv.token, pid: srv.pid },
   ]
   console.log(`\n[${elapsed()}] HTTP: interleaved rounds`)
-  const [a, b, c, aFloor, bUnique, aSame, o, aPost, v] = (await interleaved(targets)) as [WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult]
+  const [a, b, c, aFloor, bUnique, aSame, o, aPost, v, e] = (await interleaved(targets)) as [WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult]
   const ratioVariants = roundRatio(v, aSame)
   const ratioOfrep = roundRatio(o, b)
   const ratioPost = roundRatio(aPost, aSame)
@@ -122,6 +128,7 @@ async function main(): Promise<void> {
   console.log(`    (a''') (a'') for a POST, body read   ${line(aPost)}`)
   console.log(`    (b)/(a'') per round: ${sameRounds}; median ${ratioSame.toFixed(2)}`)
   console.log(`    (v) GET, 5 variants + 3-deep chain   ${line(v)}; (v)/(a'') ${ratioVariants.toFixed(2)}`)
+  console.log(`    (e) GET, production's own rules     ${line(e)}; (e)/(a') ${roundRatio(e, aFloor).toFixed(2)}, (b)/(a') ${roundRatio(b, aFloor).toFixed(2)}`)
 
   // Latency without queueing: one connection.
   const bSingle = await wrk(targets[1]!, 3, 1)
@@ -147,6 +154,8 @@ async function main(): Promise<void> {
   const engineTargeted = engineRate('3 rules + rollout')
   const engineHundred = engineRate('100 flags per context (flags evaluated)')
   const engineVariants = engineRate('5 variants + 3-deep prerequisites')
+  const engineInProduction = engineRate("3 rules + rollout, all contexts in production (flag's rules)")
+  const engineOwn = engineRate("3 rules + rollout as production's own rules")
   const engineWorst = /engine worst allowed flag: (.*)$/m.exec(engineOut)?.[1] ?? 'not measured'
 
   // --- 10 vs 10,000 flags ------------------------------------------------------------------------------
@@ -220,6 +229,7 @@ async function main(): Promise<void> {
     ["(b)/(a'') throughput: the evaluation figure", `${ratioSame.toFixed(2)} (per round ${sameRounds})`, `target >= 0.85  ${verdict(ratioSame >= 0.85)}`],
     ["(v)/(a''): 5 variants + 3-deep prerequisites", `${ratioVariants.toFixed(2)} (${fmtInt(v.rps)} req/s; (a'') sends (b)'s answer, ${bResponse.text.length} vs ${vResponse.text.length} bytes)`, `target >= 0.85  ${verdict(ratioVariants >= 0.85)}`],
     ["(b)/(a') throughput (a' restamps per request)", roundRatio(b, aFloor).toFixed(2), `target >= 0.85  ${verdict(roundRatio(b, aFloor) >= 0.85)}`],
+    ["(e)/(a'): the same rules as production's own", `${roundRatio(e, aFloor).toFixed(2)} (${fmtInt(e.rps)} req/s)`, `target >= 0.80  ${verdict(roundRatio(e, aFloor) >= 0.8)}`],
     ...(aSame.instructions && b.instructions
       ? [["(a'') / (b) instructions per request", `${fmtInstructions(aSame)} / ${fmtInstructions(b)} (ratio ${(total(aSame) / total(b)).toFixed(2)})`, ''] as [string, string, string]]
       : []),
@@ -235,6 +245,7 @@ async function main(): Promise<void> {
       : []),
     ['engine simple flag', `${fmtInt(engineSimple)} evals/s`, `target >= 2M    ${verdict(engineSimple >= 2_000_000)}`],
     ['engine 3 rules + rollout', `${fmtInt(engineTargeted)} evals/s`, ''],
+    ["engine the same as production's own", `${fmtInt(engineOwn)} vs ${fmtInt(engineInProduction)} evals/s as the flag's (${(engineOwn / engineInProduction).toFixed(2)})`, ''],
     ['engine 5 variants + 3-deep prereqs', `${fmtInt(engineVariants)} evals/s`, ''],
     ['engine 100 flags / context', `${fmtInt(engineHundred)} evals/s`, ''],
     ['engine worst allowed flag + context', engineWorst, ''],
@@ -252,6 +263,7 @@ async function main(): Promise<void> {
       : [
           [`SDK vs flagd-core, ${sdk.node.runtime}`, `${fmtInt(sdk.node.sdk)} vs ${fmtInt(sdk.node.flagd)} evals/s: ${sdk.node.ratio.toFixed(2)}x`, `target >= 2.5x  ${verdict(sdk.node.ratio >= 2.5)}`],
           [`SDK vs hand-written, ${sdk.node.runtime}`, `${fmtInt(sdk.node.sdk)} vs ${fmtInt(sdk.node.hand)} evals/s: ${sdk.node.handRatio.toFixed(2)}`, `target >= 0.8   ${verdict(sdk.node.handRatio >= 0.8)}`],
+          [`SDK own rules vs the flag's, ${sdk.node.runtime}`, `${fmtInt(sdk.node.ownRules)} vs ${fmtInt(sdk.node.flagRules)} evals/s: ${sdk.node.ownRatio.toFixed(3)}`, `target >= 0.95  ${verdict(sdk.node.ownRatio >= 0.95)}`],
         ] as [string, string, string][]),
     [`SDK vs flagd-core, ${sdk.bun.runtime}`, `${fmtInt(sdk.bun.sdk)} vs ${fmtInt(sdk.bun.flagd)} evals/s: ${sdk.bun.ratio.toFixed(2)}x`, ''],
     [`SDK vs hand-written, ${sdk.bun.runtime}`, `${fmtInt(sdk.bun.sdk)} vs ${fmtInt(sdk.bun.hand)} evals/s: ${sdk.bun.handRatio.toFixed(2)}`, ''],

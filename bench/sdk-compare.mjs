@@ -9,8 +9,9 @@
 //   flagd: @openfeature/flagd-core's resolveBooleanEvaluation of the equivalent flagd flag
 //   hand:  a hand-written evaluator of that one flag (the rule, then murmur3 of `checkout:<id>` inline):
 //          what a generic engine cannot beat by much
-// in interleaved rounds after a warm-up; each figure is the median over rounds. Prints one
-// `COMPARE {json}` line.
+// in interleaved rounds after a warm-up; each figure is the median over rounds. Then the same rules as
+// production's own (environments.production.targeting, docs/behaviour.md §4) against the flag's, both for
+// the same contexts in production (own / flag: `ownRatio`). Prints one `COMPARE {json}` line.
 import { FlagdCore } from '@openfeature/flagd-core'
 import { createClient } from '../sdk/dist/index.js'
 
@@ -67,7 +68,11 @@ function murmurAscii(s) {
 }
 const hand = (c) => c.plan === 'pro' || (murmurAscii(`checkout:${c.user_id}`) % 10000) / 100 < 50
 
-const sdk = createClient({ bootstrap: { version: 1, environments: [], flags: [FLAG], configs: [], segments: [] } })
+const sdk = createClient({ bootstrap: { version: 1, environments: ['production'], flags: [FLAG], configs: [], segments: [] } })
+// The same rules as production's own (the flag's own targeting none), and the contexts in production.
+const OWN_FLAG = { key: 'checkout', enabled: true, value: true, environments: { production: { enabled: true, targeting: FLAG.targeting } } }
+const sdkOwn = createClient({ bootstrap: { version: 1, environments: ['production'], flags: [OWN_FLAG], configs: [], segments: [] } })
+const inProduction = ours.map((c) => ({ ...c, environment: 'production' }))
 const flagd = new FlagdCore()
 flagd.setConfigurations(JSON.stringify({ flags: { checkout: FLAGD_FLAG } }))
 
@@ -80,6 +85,10 @@ for (let i = 0; i < CONTEXTS; i++) {
   if (mine === true) served++
 }
 const share = served / CONTEXTS
+for (let i = 0; i < CONTEXTS; i++) {
+  const own = sdkOwn.evaluate('checkout', inProduction[i])
+  if (own.value !== hand(ours[i]) || own.reason === 'default') throw new Error(`production's own rules disagree on ${ours[i].user_id}`)
+}
 if (share < 0.6 || share > 0.65) throw new Error(`the rollout does not split: ${(share * 100).toFixed(1)} % served true (expected about 62.5 %)`)
 
 let sink = 0
@@ -92,9 +101,11 @@ const runs = {
   sdk: (i) => sdk.evaluate('checkout', ours[i]).value === true,
   flagd: (i) => flagd.resolveBooleanEvaluation('checkout', false, theirs[i]).value,
   hand: (i) => hand(ours[i]),
+  flagRules: (i) => sdk.evaluate('checkout', inProduction[i]).value === true,
+  ownRules: (i) => sdkOwn.evaluate('checkout', inProduction[i]).value === true,
 }
 for (const run of Object.values(runs)) pass(run), pass(run) // warm-up: let the JIT settle
-const rates = { sdk: [], flagd: [], hand: [] }
+const rates = { sdk: [], flagd: [], hand: [], flagRules: [], ownRules: [] }
 for (let r = 0; r < ROUNDS; r++) for (const [name, run] of Object.entries(runs)) rates[name].push(Math.max(pass(run), pass(run)))
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -104,5 +115,6 @@ const m = Object.fromEntries(Object.entries(rates).map(([name, xs]) => [name, me
 // The per-round ratios too: rounds are interleaved, so a ratio within a round is the least disturbed.
 const perRound = (a, b) => median(rates[a].map((x, i) => x / rates[b][i]))
 const runtime = typeof Bun !== 'undefined' ? `bun ${Bun.version}` : `node ${process.version.slice(1)}`
-console.log(`COMPARE ${JSON.stringify({ runtime, rounds: ROUNDS, contexts: CONTEXTS, servedTrue: share, sdk: m.sdk, flagd: m.flagd, hand: m.hand, ratio: perRound('sdk', 'flagd'), handRatio: perRound('sdk', 'hand'), sink: sink > 0 })}`)
+console.log(`COMPARE ${JSON.stringify({ runtime, rounds: ROUNDS, contexts: CONTEXTS, servedTrue: share, sdk: m.sdk, flagd: m.flagd, hand: m.hand, ratio: perRound('sdk', 'flagd'), handRatio: perRound('sdk', 'hand'), flagRules: m.flagRules, ownRules: m.ownRules, ownRatio: perRound('ownRules', 'flagRules'), sink: sink > 0 })}`)
 sdk.close()
+sdkOwn.close()

@@ -4,6 +4,7 @@
 //   1. The same flag (a rule on `plan`, then a 50 % rollout on `user_id` serving true) over the same 100,000
 //      contexts: the built SDK's evaluate vs flagd-core's resolveBooleanEvaluation vs a hand-written
 //      evaluator, side by side in one process (bench/sdk-compare.mjs), on Node and on Bun.
+//      Also the same rules as an environment's own rules vs as the flag's (within 5 %).
 //   2. The SDK's evaluate with 10 vs 10,000 flags loaded (same flag shape, keys spread over the map), on Bun.
 //   3. The browser bundle (npm run build:sdk): min+gzip of the up-front entry and of the regex chunk.
 //   4. A change (PUT on a real server) to the SDK serving it through the stream: p50 / max over 20 changes.
@@ -27,6 +28,10 @@ export interface Comparison {
   ratio: number
   handRatio: number
   servedTrue: number
+  /** the same rules as production's own vs as the flag's, contexts in production: evals/s and their ratio */
+  flagRules: number
+  ownRules: number
+  ownRatio: number
 }
 
 export interface SdkFigures {
@@ -84,6 +89,7 @@ export async function benchSdk(log: (line: string) => void = console.log): Promi
     compared.push(c)
     log(`${c.runtime}: SDK ${fmtInt(c.sdk)}, flagd-core ${fmtInt(c.flagd)}, hand-written ${fmtInt(c.hand)} evals/s (${fmtInt(CONTEXTS)} contexts, ${(c.servedTrue * 100).toFixed(1)} % served true, medians of ${ROUNDS} rounds)`)
     log(`${c.runtime}: SDK / flagd-core ${c.ratio.toFixed(2)}x, SDK / hand-written ${c.handRatio.toFixed(2)}`)
+    log(`${c.runtime}: the same rules as production's own ${fmtInt(c.ownRules)} vs the flag's ${fmtInt(c.flagRules)} evals/s: own / flag ${c.ownRatio.toFixed(3)} (target >= 0.95)`)
   }
   if (node === null) log('node not found: the Node rows are missing')
   const nodeFigures = node === null ? null : compared[0]!

@@ -7,7 +7,7 @@ import { EvaluationBudgetExceeded, startEvaluation } from './budget'
 import { attributeKey, compileAccessor, type PropertyAccessor } from './context'
 import { compileConditions, EMPTY_CONTEXT, isObject, type ContextTest, type SegmentResolver } from './compile-conditions'
 import { bound, compilePrerequisites, compileSplit, type CompiledPrerequisite, type CompiledSplit } from './compile-parts'
-import { flagOutcomes, type Outcomes } from './outcomes'
+import { flagOutcomes, type Outcomes, type VariantTable } from './outcomes'
 import { Bucketer } from './rollout'
 import type { Branch, CompiledFlag, EvaluationContext, EvaluationResult, FlagDefinition, FlagResolver, Json, SegmentDefinition } from './types'
 
@@ -70,6 +70,8 @@ interface FlagParts {
   key: string
   base: Outcomes
   environments: ReadonlyMap<string, Outcomes> | null
+  /** the environments with their own rules, each compiled as a flag of its own (docs/behaviour.md §4) */
+  own: ReadonlyMap<string, CompiledFlagImpl> | null
   activeFrom: number
   activeUntil: number
   prerequisites: readonly CompiledPrerequisite[]
@@ -82,8 +84,6 @@ interface FlagParts {
   rolloutPercentage: number
   split: CompiledSplit | null
   hasVariants: boolean
-  /** environments with their own rules (`environments.<env>.targeting`): the flag compiled with them */
-  ownRules: ReadonlyMap<string, CompiledFlagImpl> | null
 }
 
 class CompiledFlagImpl implements CompiledFlag {
@@ -91,33 +91,34 @@ class CompiledFlagImpl implements CompiledFlag {
   readonly isStatic: boolean
   readonly hasVariants: boolean
   readonly rolloutAttribute: string | null
-  readonly base: Outcomes
+  private readonly base: Outcomes
   private readonly environments: ReadonlyMap<string, Outcomes> | null
+  private readonly own: ReadonlyMap<string, CompiledFlagImpl> | null
   private readonly activeFrom: number
   private readonly activeUntil: number
   private readonly windowed: boolean
   private readonly prerequisites: readonly CompiledPrerequisite[] | null
   private readonly resolveFlag: FlagResolver
-  private readonly overrides: ReadonlyMap<string, EvaluationResult> | null
-  private readonly rules: readonly CompiledRule[]
+  readonly overrides: ReadonlyMap<string, EvaluationResult> | null
+  readonly rules: readonly CompiledRule[]
   private readonly rolloutAccessor: PropertyAccessor | null
   private readonly rolloutPercentage: number
   private readonly split: CompiledSplit | null
-  private readonly bucketer: Bucketer | null
-  branches: Map<EvaluationResult, Branch> | undefined
-  private readonly ownRules: ReadonlyMap<string, CompiledFlagImpl> | null
-  /** the results the weighted split gives (this flag's and its environments' own rules') */
+  /** the results the weighted split gives (its own rules' included): experiments count only units it decided */
   readonly splitResults: ReadonlySet<EvaluationResult>
+  private readonly bucketer: Bucketer | null
+  private branches: Map<EvaluationResult, Branch> | undefined
   /** it tests conditions or prerequisites: evaluating it spends budget (budget.ts) */
-  private readonly tests: boolean
+  readonly tests: boolean
   /** its result as a prerequisite in evaluation number `resultEpoch` (see `epoch`) */
   resultEpoch = -1
   lastResult: EvaluationResult | undefined = undefined
 
-  constructor(private readonly parts: FlagParts) {
+  constructor(readonly parts: FlagParts) {
     this.key = parts.key
     this.base = parts.base
     this.environments = parts.environments
+    this.own = parts.own
     this.activeFrom = parts.activeFrom
     this.activeUntil = parts.activeUntil
     this.windowed = parts.activeFrom !== -Infinity || parts.activeUntil !== Infinity
@@ -131,16 +132,24 @@ class CompiledFlagImpl implements CompiledFlag {
     this.split = parts.split
     this.bucketer = parts.rolloutAccessor === null ? null : new Bucketer(parts.key)
     this.hasVariants = parts.hasVariants
-    this.ownRules = parts.ownRules
-    this.isStatic = this.overrides === null && this.rules.length === 0 && this.rolloutAccessor === null && this.prerequisites === null && this.ownRules === null
-    this.tests = this.rules.length > 0 || this.prerequisites !== null || this.ownRules !== null
+    const ownRules = [...(parts.own?.values() ?? [])]
+    this.isStatic = this.overrides === null && this.rules.length === 0 && this.rolloutAccessor === null && this.prerequisites === null
+    this.tests = this.rules.length > 0 || this.prerequisites !== null || ownRules.some((o) => o.tests)
     const splitResults = new Set(parts.split?.results.filter((r) => r !== this.base.rolloutOut && r.reason === 'rollout') ?? [])
-    for (const own of this.ownRules?.values() ?? []) for (const r of own.splitResults) splitResults.add(r)
+    for (const o of ownRules) for (const r of o.splitResults) splitResults.add(r)
     this.splitResults = splitResults
   }
 
   decidedBySplit(result: EvaluationResult): boolean {
     return this.splitResults.has(result)
+  }
+
+  forEnvironment(environment: unknown): CompiledFlag {
+    return (this.own !== null && typeof environment === 'string' && this.own.get(environment)) || this
+  }
+
+  rulesIn(environment: unknown): 'own' | 'flag' {
+    return this.forEnvironment(environment) === this ? 'flag' : 'own'
   }
 
   branchOf(result: EvaluationResult): Branch {
@@ -153,9 +162,10 @@ class CompiledFlagImpl implements CompiledFlag {
       }
       for (const r of this.overrides?.values() ?? []) m.set(r, 'override')
       this.rules.forEach((r, i) => m.set(r.result, `rule-${this.parts.ruleNumbers[i]!}`))
-      for (const own of this.ownRules?.values() ?? []) {
-        own.branchOf(own.base.disabled)
-        for (const [r, b] of own.branches!) if (!m.has(r)) m.set(r, b)
+      // An environment's own rules number their rules themselves (usage counts them per environment).
+      for (const o of this.own?.values() ?? []) {
+        for (const r of o.overrides?.values() ?? []) m.set(r, 'override')
+        o.rules.forEach((r, i) => m.set(r.result, `rule-${o.parts.ruleNumbers[i]!}`))
       }
       this.branches = m
     }
@@ -206,13 +216,15 @@ class CompiledFlagImpl implements CompiledFlag {
 
   run(context: EvaluationContext, now: number | undefined): EvaluationResult {
     // 1. An override for the context's environment replaces enabled (and value or variant, when it gives one).
+    // An environment with its own rules evaluates them instead of the flag's (its compiled form has them).
     let v = this.base
     if (this.environments !== null) {
       const env = context.environment
       if (typeof env === 'string') {
-        // An environment with its own rules is the flag compiled with them.
-        const own = this.ownRules?.get(env)
-        if (own !== undefined) return own.run(context, now)
+        if (this.own !== null) {
+          const o = this.own.get(env)
+          if (o !== undefined) return o.run(context, now)
+        }
         v = this.environments.get(env) ?? v
       }
     }
@@ -274,8 +286,29 @@ export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
     return compiledSegments.get(segmentKey)
   }
 
-  const targeting = isObject(def.targeting) ? def.targeting : {}
+  const prerequisites = compilePrerequisites(def.prerequisites)
+  const activeFrom = bound(def.active_from, -Infinity)
+  const activeUntil = bound(def.active_until, Infinity)
+  const compiledTargeting = (targeting: unknown, outcomes: Outcomes, environments: ReadonlyMap<string, Outcomes> | null, own: ReadonlyMap<string, CompiledFlagImpl> | null) =>
+    new CompiledFlagImpl({
+      key, base: outcomes, environments, own, activeFrom, activeUntil, prerequisites, resolveFlag,
+      ...compileTargeting(isObject(targeting) ? targeting : {}, table, served, outcomes, resolveSegment),
+      hasVariants: table.size > 0,
+    })
 
+  // An environment with its own rules (docs/behaviour.md §4, step 1) is the flag compiled once more with
+  // that environment's outcomes and rules; the others keep only their outcomes.
+  let own: Map<string, CompiledFlagImpl> | null = null
+  if (environments !== null && isObject(def.environments)) {
+    for (const [name, o] of Object.entries(def.environments)) {
+      if (isObject(o) && isObject(o.targeting)) (own ??= new Map()).set(name, compiledTargeting(o.targeting, environments.get(name)!, null, null))
+    }
+  }
+  return compiledTargeting(def.targeting, base, environments, own)
+}
+
+/** The parts one `targeting` (the flag's, or an environment's own) compiles to. */
+function compileTargeting(targeting: Record<string, unknown>, table: VariantTable, served: ReturnType<typeof flagOutcomes>['served'], base: Outcomes, resolveSegment: SegmentResolver) {
   let overrides: Map<string, EvaluationResult> | null = null
   if (isObject(targeting.overrides)) {
     for (const [userId, v] of Object.entries(targeting.overrides)) {
@@ -309,26 +342,5 @@ export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
     rolloutPercentage = typeof rollout.percentage === 'number' && !Number.isNaN(rollout.percentage) ? rollout.percentage : 0
     split = compileSplit(rollout.distribution, table, base.rolloutOut)
   }
-
-  return new CompiledFlagImpl({
-    key, base, environments,
-    activeFrom: bound(def.active_from, -Infinity), activeUntil: bound(def.active_until, Infinity),
-    prerequisites: compilePrerequisites(def.prerequisites), resolveFlag,
-    overrides, rules, ruleNumbers, rolloutAccessor, rolloutAttribute, rolloutPercentage, split,
-    hasVariants: table.size > 0,
-    ownRules: compileOwnRules(def, segments, resolveFlag),
-  })
-}
-
-/** Each environment whose override carries `targeting`: the flag with that targeting in place of its own. */
-function compileOwnRules(def: Record<string, unknown>, segments: ReadonlyMap<string, SegmentDefinition>, resolveFlag?: FlagResolver): Map<string, CompiledFlagImpl> | null {
-  if (!isObject(def.environments)) return null
-  let out: Map<string, CompiledFlagImpl> | null = null
-  for (const [name, o] of Object.entries(def.environments)) {
-    if (!isObject(o) || !isObject(o.targeting)) continue
-    const { targeting, ...override } = o
-    const own = compileFlag({ ...def, targeting, environments: { [name]: override } } as unknown as FlagDefinition, segments, resolveFlag)
-    ;(out ??= new Map()).set(name, own as CompiledFlagImpl)
-  }
-  return out
+  return { overrides, rules, ruleNumbers, rolloutAccessor, rolloutAttribute, rolloutPercentage, split }
 }

@@ -17,12 +17,16 @@ export function configValue(config: ConfigDefinition, environment: string | unde
   return o ? o.value : config.value
 }
 
-/** The keys of the segments a flag's rules test (in_segment / not_in_segment), each once. */
-export function segmentKeysOf(flag: Pick<FlagDefinition, 'targeting'>): string[] {
+/** The keys of the segments a flag's rules test (in_segment / not_in_segment), each once: the flag's rules
+ *  and every environment's own. */
+export function segmentKeysOf(flag: Pick<FlagDefinition, 'targeting'> & Pick<Partial<FlagDefinition>, 'environments'>): string[] {
   const keys = new Set<string>()
-  for (const rule of flag.targeting?.rules ?? []) {
-    for (const c of rule?.conditions ?? []) {
-      if ((c?.operator === 'in_segment' || c?.operator === 'not_in_segment') && typeof c.value === 'string') keys.add(c.value)
+  const own = flag.environments && typeof flag.environments === 'object' ? Object.values(flag.environments).map((o) => o?.targeting) : []
+  for (const targeting of [flag.targeting, ...own]) {
+    for (const rule of targeting?.rules ?? []) {
+      for (const c of rule?.conditions ?? []) {
+        if ((c?.operator === 'in_segment' || c?.operator === 'not_in_segment') && typeof c.value === 'string') keys.add(c.value)
+      }
     }
   }
   return [...keys]

@@ -31,7 +31,9 @@ export function explainFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
   // 1. Environment override.
   const env = context.environment
   const envOverride = typeof env === 'string' && isObject(flag.environments) && Object.hasOwn(flag.environments, env) ? flag.environments[env] : undefined
-  trace.push({ step: 'environment_override', environment: typeof env === 'string' ? env : null, applied: envOverride !== undefined, ...(envOverride && { enabled: envOverride.enabled, ...(envOverride.variant !== undefined || envOverride.value !== undefined ? servesOf(envOverride) : {}) }), decided: false })
+  // An environment with its own rules: they replace the flag's targeting (steps 4-6), and the trace says so.
+  const own = envOverride !== undefined && isObject(envOverride.targeting)
+  trace.push({ step: 'environment_override', environment: typeof env === 'string' ? env : null, applied: envOverride !== undefined, ...(envOverride && { enabled: envOverride.enabled, ...(envOverride.variant !== undefined || envOverride.value !== undefined ? servesOf(envOverride) : {}) }), ...(own && { rules: `${env}'s own rules` }), decided: false })
 
   // 2. Enabled and the active window.
   const enabled = envOverride ? envOverride.enabled === true : flag.enabled === true
@@ -58,7 +60,8 @@ export function explainFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
     trace.push({ ...step, decided: false })
   }
 
-  const targeting: Targeting = isObject(flag.targeting) ? flag.targeting : {}
+  const chosen = own ? envOverride.targeting : flag.targeting
+  const targeting: Targeting = isObject(chosen) ? chosen : {}
   const withVariants = isObject(flag.variants) && Object.keys(flag.variants).length > 0
 
   // 4. Individual targeting by user_id.

@@ -51,7 +51,9 @@ export interface OpenFeatureFailure {
 
 /** One flag's OpenFeature answer, or TARGETING_KEY_MISSING when its rollout had nothing to bucket on.
  *  `result` is the flag's evaluation for `context` when the caller already has it (the SDK counts it). */
-export function resolveOpenFeature(key: string, compiled: CompiledFlag, context: EvaluationContext, result: EvaluationResult = compiled.evaluate(context)): OpenFeatureResolution | OpenFeatureFailure {
+export function resolveOpenFeature(key: string, flag: CompiledFlag, context: EvaluationContext, result: EvaluationResult = flag.evaluate(context)): OpenFeatureResolution | OpenFeatureFailure {
+  // The rules that decide in the context's environment (its own, when it has some).
+  const compiled = flag.forEnvironment(context.environment)
   if (result.reason === 'rollout' && compiled.rolloutAttribute !== null && attributeKey(getProperty(context, compiled.rolloutAttribute)) === undefined) {
     return { errorCode: 'TARGETING_KEY_MISSING', errorDetails: `Flag "${key}" rolls out by "${compiled.rolloutAttribute}", which the context does not hold (send targetingKey for user_id)` }
   }

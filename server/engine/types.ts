@@ -48,8 +48,8 @@ export interface EnvironmentOverride {
   value?: Json
   /** in a flag with variants, instead of `value` */
   variant?: string
-  /** this environment's own rules: replace the flag's `targeting` in it, whole */
-  targeting?: Targeting
+  /** the environment's own rules: replace the flag's `targeting` in this environment, whole */
+  targeting?: Targeting | null
 }
 
 /** The flag `key`, evaluated for the same context, must serve this variant (or this value). */
@@ -114,12 +114,18 @@ export interface CompiledFlag {
   /** `result` (one returned by `evaluate` of this flag) was decided by the weighted split: the unit reached
    *  it, rather than being decided before by an override or a rule (experiments count only those). */
   decidedBySplit(result: EvaluationResult): boolean
-  /** No rules, rollout, individual overrides or prerequisites: the value is the same for every context. */
+  /** No rules, rollout, individual overrides or prerequisites: the value is the same for every context (of
+   *  the environments that use the flag's rules: forEnvironment gives another's). */
   readonly isStatic: boolean
   /** The flag names its values (variants): its results carry `variant`. */
   readonly hasVariants: boolean
   /** The context attribute the rollout buckets on, when the flag has a rollout. */
   readonly rolloutAttribute: string | null
+  /** The flag as it evaluates in `environment`: the one compiled from that environment's own rules when it
+   *  has some (its isStatic, rolloutAttribute and branchOf are that environment's), else this flag. */
+  forEnvironment(environment: unknown): CompiledFlag
+  /** Whose rules decide in `environment`: the environment's own, or the flag's. */
+  rulesIn(environment: unknown): 'own' | 'flag'
 }
 
 export type Branch = 'off' | 'override' | `rule-${number}` | 'rollout' | 'default' | (string & {})

@@ -210,6 +210,7 @@ export function validateFlag(input: unknown, opts: FlagValidationOptions): Valid
   validatePrerequisiteShape(input, issues)
   validateMetadata(input, issues)
 
+  const ownRules: ValidationIssue[] = []
   if (present(input.environments)) {
     if (!isObject(input.environments)) issues.push({ path: 'environments', message: 'must be an object mapping environment name to { enabled, value }' })
     else {
@@ -225,11 +226,7 @@ export function validateFlag(input: unknown, opts: FlagValidationOptions): Valid
         }
         if (typeof o.enabled !== 'boolean') issues.push({ path: `${p}.enabled`, message: 'must be a boolean' })
         if (o.value !== undefined) issues.push(...checkJsonLimits(o.value, `${p}.value`))
-        if (present(o.targeting)) {
-          const own: ValidationIssue[] = []
-          validateTargeting(o.targeting, opts.segmentKeys, withVariants, own)
-          issues.push(...own.map((i) => ({ ...i, path: `${p}.${i.path}` })))
-        }
+        if (present(o.targeting)) ownRules.push(...ownRulesIssues(input, name, o.targeting, opts))
       }
     }
   }
@@ -243,7 +240,17 @@ export function validateFlag(input: unknown, opts: FlagValidationOptions): Valid
   }
   // A flag with variants: its values are the variants (validate-variants.ts checks they share a type).
   if (input.value !== undefined && !withVariants) issues.push(...valueTypeIssues(input))
-  return issues.map(labelIssue)
+  return [...issues.map(labelIssue), ...ownRules]
+}
+
+/** An environment's own rules (docs/behaviour.md §4) are checked exactly as the flag's `targeting` would be
+ *  (same limits, pattern bounds and variant references; their own pattern total, since one evaluation runs
+ *  one targeting), with paths like `environments.production.targeting.rules[0]`. */
+function ownRulesIssues(flag: Record<string, unknown>, environment: string, targeting: unknown, opts: FlagValidationOptions): ValidationIssue[] {
+  const alone = { value: flag.value, variants: flag.variants, default_variant: flag.default_variant, targeting }
+  return validateFlag(alone, { segmentKeys: opts.segmentKeys })
+    .filter((i) => i.path === 'targeting' || i.path.startsWith('targeting.'))
+    .map((i) => ({ path: `environments.${environment}.${i.path}`, message: `${environment}'s own rules: ${i.message}` }))
 }
 
 /** Every value a flag can answer has the type of its `value` (docs/behaviour.md §8), or is null (an explicit

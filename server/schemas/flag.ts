@@ -32,7 +32,8 @@ export const FlagEnvironmentOverride = t.Object({
   enabled: t.Boolean(),
   value: t.Optional(Json),
   variant: t.Optional(t.String({ description: 'in a flag with variants, instead of `value`' })),
-  targeting: t.Optional(t.Object(Targeting.properties, { title: 'Targeting', description: "this environment's own rules: replace the flag's `targeting` here, whole" })),
+  // A plain union (not t.Nullable, which adds OpenAPI's `nullable`): the document's JSON Schema stays standard.
+  targeting: t.Optional(t.Union([Targeting, t.Null()], { description: "the environment's own rules: they replace the flag's targeting in this environment, whole (absent: the flag's apply; null on PUT removes them)" })),
 }, { title: 'FlagEnvironmentOverride' })
 export const Prerequisite = t.Object({
   key: t.String({ description: 'the flag required' }),

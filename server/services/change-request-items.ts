@@ -4,7 +4,7 @@
 // item's before/after), and the base-version check made when applying.
 import { Value } from '@sinclair/typebox/value'
 import type { TSchema } from 'elysia'
-import { affectedByChange, unionAffected, type Affected } from '../access/affected-environments'
+import { affectedByChange, touchedEnvironment, unionAffected, type Affected } from '../access/affected-environments'
 import type { Db, Store } from '../store'
 import type { DocumentRepository, DocumentRow } from '../store/documents'
 import { ITEM_ACTIONS, ITEM_RESOURCE_TYPES, type ChangeRequestItem, type ItemAction, type ItemResourceType } from '../store/vocabulary/change-requests'
@@ -32,9 +32,9 @@ export const repositoryOf = (store: Store, type: ItemResourceType): DocumentRepo
   type === 'flag' ? store.flags : type === 'config' ? store.configs : store.segments
 
 /** The environments one item affects (teams.md §4). */
-export const itemAffects = (item: Pick<ChangeRequestItem, 'resource_type' | 'environment'>): Affected =>
-  affectedByChange(item.resource_type, item.environment ?? '')
-export const itemsAffect = (items: Pick<ChangeRequestItem, 'resource_type' | 'environment'>[]): Affected => unionAffected(items.map(itemAffects))
+export const itemAffects = (item: Pick<ChangeRequestItem, 'resource_type' | 'environment'> & Partial<Pick<ChangeRequestItem, 'action' | 'before' | 'after'>>): Affected =>
+  affectedByChange(item.resource_type, item.environment ?? (item.action === 'update' && item.resource_type !== 'segment' ? touchedEnvironment(item.before, item.after) : ''))
+export const itemsAffect = (items: (Pick<ChangeRequestItem, 'resource_type' | 'environment'> & Partial<Pick<ChangeRequestItem, 'action' | 'before' | 'after'>>)[]): Affected => unionAffected(items.map(itemAffects))
 
 /** The write permission an item needs, as its direct route. */
 export const permissionOf = (item: Pick<ChangeRequestItem, 'resource_type'>) => (item.resource_type === 'config' ? 'write:configs' : 'write:flags') as 'write:flags' | 'write:configs'

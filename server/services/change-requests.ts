@@ -157,6 +157,9 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
     reviewsOf: (ids: string[]) => store.changeRequests.reviews(store.db, ids),
     /** Shapes only (for the route's permission check, before the dry run). */
     checkItemShapes,
+    /** The items as a dry run makes them (with before/after), writing nothing: for the route's permission
+     *  check of update items, which affect one environment when they touch only its override. */
+    dryRun: (req: Requester, raw: unknown) => dryRun(store, services, req.actor, checkItemShapes(raw)),
 
     async create(req: Requester, input: ChangeRequestInput, now = Date.now()): Promise<ChangeRequestRow> {
       const text = checkText(input, true, now)

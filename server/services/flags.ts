@@ -8,7 +8,8 @@ import type { Db } from '../store'
 import type { BodyFilter, DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
 import { AppError, validationError } from '../errors'
-import { flagBodyOf, isArchived, type FlagBody } from './flag-body'
+import { touchedEnvironment } from '../access/affected-environments'
+import { flagBodyOf, isArchived, storedOverrides, type FlagBody } from './flag-body'
 import { graphIssues, refuseIfRequired } from './flag-graph'
 import { flagLifecycle } from './flag-lifecycle'
 import { versionedDocuments, type NextBody } from './versioned-documents'
@@ -48,6 +49,19 @@ function withMirroredValue(body: FlagBody, sentValue: unknown): FlagBody {
   return { ...body, value }
 }
 
+/** PUT /flags/:key's merge: the given top-level fields over the stored body; null clears an optional field.
+ *  Field by field, by the names the schema declares, so the merge is an open record; the service validates
+ *  what it makes as a flag before anything is stored. */
+export function mergeFlagFields(stored: FlagBody, input: FlagPatchInput): FlagBody {
+  const body: Record<string, unknown> = { ...stored }
+  for (const f of FLAG_FIELDS) {
+    if (!(f in input) || input[f] === undefined) continue
+    if (input[f] === null && FLAG_CLEARABLE_FIELDS.has(f)) delete body[f]
+    else body[f] = f === 'environments' ? storedOverrides(input[f]) : input[f]
+  }
+  return withMirroredValue(body as FlagBody, input.value)
+}
+
 export const archivedError = (key: string) => new AppError(409, 'FLAG_ARCHIVED', `Flag "${key}" is archived; restore it before changing it`)
 
 export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
@@ -68,15 +82,7 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
   /** PUT /flags/:key's step: merges the given top-level fields; null clears an optional field. Field by
    *  field, by the names the schema declares, so the merge is an open record; validate() checks what it
    *  makes as a flag before anything is stored. */
-  const mergeFields = (input: FlagPatchInput): NextBody<FlagBody> => (stored) => {
-    const body: Record<string, unknown> = { ...stored }
-    for (const f of FLAG_FIELDS) {
-      if (!(f in input) || input[f] === undefined) continue
-      if (input[f] === null && FLAG_CLEARABLE_FIELDS.has(f)) delete body[f]
-      else body[f] = input[f]
-    }
-    return withMirroredValue(body as FlagBody, input.value)
-  }
+  const mergeFields = (input: FlagPatchInput): NextBody<FlagBody> => (stored) => mergeFlagFields(stored, input)
 
   /** PUT /flags/:key/environments/:env's step: the environment must be one of the project's. */
   const setOverride = (actor: Actor, environment: string, override: FlagOverride): NextBody<FlagBody> => async (body, tx) => {
@@ -84,7 +90,8 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     if (!project?.environments.includes(environment)) {
       throw validationError([{ path: 'environment', message: `unknown environment "${environment}"; the project has: ${project?.environments.join(', ')}` }])
     }
-    return { ...body, environments: { ...(body.environments ?? {}), [environment]: override as NonNullable<FlagBody['environments']>[string] } }
+    // `targeting: null` removes the environment's own rules (the override then uses the flag's).
+    return { ...body, environments: storedOverrides({ ...(body.environments ?? {}), [environment]: override }) }
   }
 
   const stepOf = (actor: Actor, change: FlagChange): { next: NextBody<FlagBody>; environment: string } =>
@@ -94,7 +101,7 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
    *  is a value (off value null), not "absent". The optional fields by name, as in mergeFields. */
   function createBody(input: FlagPatchInput): FlagBody {
     const body: Record<string, unknown> = { enabled: input.enabled ?? false, value: input.value === undefined ? true : input.value }
-    for (const f of FLAG_CLEARABLE_FIELDS) if (input[f] !== undefined && input[f] !== null) body[f] = input[f]
+    for (const f of FLAG_CLEARABLE_FIELDS) if (input[f] !== undefined && input[f] !== null) body[f] = f === 'environments' ? storedOverrides(input[f]) : input[f]
     return withMirroredValue(body as FlagBody, input.value)
   }
 
@@ -128,9 +135,17 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
       return docs.create(actor, input.key, createBody(input))
     },
 
-    /** Merges the given top-level fields; null clears an optional field. */
-    update(actor: Actor, key: string, input: FlagPatchInput, ifMatch: number | undefined) {
-      return docs.update(actor, key, ifMatch, mergeFields(input))
+    /** Merges the given top-level fields; null clears an optional field. `onlyEnvironment`: the caller was
+     *  allowed this change as one to that environment's override only (teams.md §4); refused (409) should
+     *  the flag have changed since so that it would touch more. */
+    update(actor: Actor, key: string, input: FlagPatchInput, ifMatch: number | undefined, onlyEnvironment?: string) {
+      return docs.update(actor, key, ifMatch, (stored) => {
+        const next = mergeFlagFields(stored, input)
+        if (onlyEnvironment !== undefined && touchedEnvironment(stored, next) !== onlyEnvironment) {
+          throw new AppError(409, 'CONFLICT', `Flag "${key}" changed meanwhile: this change would no longer touch ${onlyEnvironment} only; read it again`, { environment: onlyEnvironment })
+        }
+        return next
+      })
     },
 
     /** The emergency stop (docs/flag-switches.md): the main switch and every environment's own switch off,

@@ -11,6 +11,7 @@ import { eventKind, type Action, type DocumentType } from '../store/vocabulary/c
 import { AppError } from '../errors'
 import type { RecordChange } from './change-runner'
 import type { Actor } from './context'
+import { touchedEnvironment } from '../access/affected-environments'
 
 export interface KindOps { type: DocumentType; repo: DocumentRepository; view(row: DocumentRow): object; eventData(row: DocumentRow): Record<string, unknown> }
 
@@ -65,7 +66,8 @@ export async function writePlan(tx: Db, record: RecordChange, actor: Actor, step
     const note = (action: Action, before: DocumentRow | null, after: DocumentRow | null) => record({
       projectId: actor.projectId, actor: actor.name, action, resourceType: type, resourceKey: step.key,
       before: before && view(before), after: after && view(after),
-      event: { kind: eventKind(type, action) as never, environment: '', data: eventData((after ?? before)!) },
+      // An update of one environment's override only (a promotion's, typically) affects that one (teams.md §4).
+      event: { kind: eventKind(type, action) as never, environment: before && after ? touchedEnvironment(before.body, after.body) : '', data: eventData((after ?? before)!) },
       // a project admin's break glass reaches the gate for an import or a promotion too
       authority: actor.authority,
     })

@@ -25,13 +25,20 @@ export const segmentEventData = (row: DocumentRow) => ({ conditions: row.body.co
  *  a rule that needs membership (in_segment) could never match and goes; a not_in_segment condition always
  *  held and goes (its rule stays). */
 export function withoutSegment(body: FlagBody, key: string): FlagBody {
-  const targeting = body.targeting
-  if (!targeting || !Array.isArray(targeting.rules)) return body
   const refers = (c: Condition, op: string) => c.operator === op && c.value === key
-  const rules = targeting.rules
-    .filter((r) => !r.conditions.some((c) => refers(c, 'in_segment')))
-    .map((r) => ({ ...r, conditions: r.conditions.filter((c) => !refers(c, 'not_in_segment')) }))
-  return { ...body, targeting: { ...targeting, rules } }
+  const cleaned = <T extends FlagBody['targeting']>(targeting: T): T => {
+    if (!targeting || !Array.isArray(targeting.rules)) return targeting
+    const rules = targeting.rules
+      .filter((r) => !r.conditions.some((c) => refers(c, 'in_segment')))
+      .map((r) => ({ ...r, conditions: r.conditions.filter((c) => !refers(c, 'not_in_segment')) }))
+    return { ...targeting, rules }
+  }
+  // Environments' own rules too (docs/behaviour.md §4).
+  const environments = body.environments && Object.values(body.environments).some((o) => o.targeting)
+    ? Object.fromEntries(Object.entries(body.environments).map(([name, o]) => [name, o.targeting ? { ...o, targeting: cleaned(o.targeting) } : o]))
+    : body.environments
+  if ((!body.targeting || !Array.isArray(body.targeting.rules)) && environments === body.environments) return body
+  return { ...body, ...(body.targeting && { targeting: cleaned(body.targeting) }), ...(environments !== body.environments && { environments }) }
 }
 
 /** Keys of the flags whose rules reference a segment. */

@@ -36,10 +36,12 @@ export const MAX_USAGE_RANGE_DAYS = 31
 export const MAX_USAGE_ROWS = 5_000
 
 /** The branches a flag can serve, as counters name them (engine CompiledFlag.branchOf). */
-function servable(body: FlagBody): (variant: string) => boolean {
+function servable(body: FlagBody, environment: string): (variant: string) => boolean {
   const variants = body.variants
   if (variants !== null && typeof variants === 'object') return (v) => v === 'off' || Object.hasOwn(variants, v)
-  const ruleList = body.targeting?.rules
+  // In an environment with its own rules, `rule-<n>` numbers those (docs/behaviour.md §4).
+  const override = environment !== '' && body.environments && Object.hasOwn(body.environments, environment) ? body.environments[environment] : undefined
+  const ruleList = (override?.targeting ?? body.targeting)?.rules
   const rules = Array.isArray(ruleList) ? ruleList.length : 0
   return (v) => v === 'off' || v === 'override' || v === 'rollout' || v === 'default' || (/^rule-[1-9][0-9]{0,3}$/.test(v) && Number(v.slice(5)) <= rules)
 }
@@ -67,7 +69,7 @@ export function usageService({ store, settings, snapshots }: Pick<ServiceDeps, '
         const flag = row && flagBodyOf(row)
         if (!KEY_PATTERN.test(c.key)) issues.push({ path: `${at}.key`, message: 'is not a flag key' })
         if (c.environment !== '' && !environments.has(c.environment)) issues.push({ path: `${at}.environment`, message: 'must be one of the project\'s environments, or "" for none' })
-        if (flag !== undefined && !servable(flag)(c.variant)) issues.push({ path: `${at}.variant`, message: `is not a variant flag "${c.key}" can serve` })
+        if (flag !== undefined && !servable(flag, c.environment)(c.variant)) issues.push({ path: `${at}.variant`, message: `is not a variant flag "${c.key}" can serve` })
         if (!Number.isSafeInteger(c.count) || c.count < 0 || c.count > MAX_COUNT) issues.push({ path: `${at}.count`, message: `must be a whole number from 0 to ${MAX_COUNT}` })
         const from = parseIsoDate(c.from)
         const to = parseIsoDate(c.to)

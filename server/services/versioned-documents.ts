@@ -11,6 +11,7 @@ import { by } from './context'
 import { AppError, notFound, versionConflict } from '../errors'
 import { eventKind, type Action, type DocumentType, type EventKind } from '../store/vocabulary/changes'
 import { checkIfMatch, checkKey } from './keys'
+import { touchedEnvironment } from '../access/affected-environments'
 
 export interface DocumentKind<Body> {
   type: DocumentType
@@ -67,7 +68,9 @@ export function versionedDocuments<Body extends DocumentRow['body']>(deps: { sto
     await kind.validate(tx, actor.projectId, current.key, body, bodyOf(current))
     const updated = await repo.update(tx, actor.projectId, current.key, body, current.version, new Date().toISOString())
     if (!updated) throw versionConflict((await mustGet(tx, actor.projectId, current.key)).version)
-    await recordChange(record, actor, opts.action ?? 'update', current.key, current, updated, opts.environment ?? '')
+    // An update that changes only one environment's override affects that environment only (teams.md §4).
+    const environment = opts.environment ?? (opts.action === undefined || opts.action === 'update' ? touchedEnvironment(current.body, body) : '')
+    await recordChange(record, actor, opts.action ?? 'update', current.key, current, updated, environment)
     return updated
   }
 

@@ -106,8 +106,8 @@ test('a weighted split with number payloads keeps its shares', () => {
   for (const [k, m] of b) expect(Math.abs(a.get(k)! - m) / n).toBeLessThan(shareTolerance(m / n, n))
 })
 
-test('a second environment\'s partial rollout beside other strategies: a helper flag, answering as Unleash', () => {
-  // production's 20 % takes the flag's rollout; development holds "pro users" and "40 % of everyone".
+test('each environment\'s partial rollout is its own rules\' rollout, beside other strategies, answering as Unleash', () => {
+  // production's 20 % is production's rollout; development holds "pro users" and "40 % of NO/SE" in its own rules.
   const ex = (env: string, strategies: object[]) => ({
     features: [{ name: 'mixed' }], featureStrategies: strategies.map((s) => ({ ...s, featureName: 'mixed' })),
     featureEnvironments: [{ featureName: 'mixed', environment: env, enabled: true, variants: [] }], featureTags: [], segments: [], contextFields: [], links: [], dependencies: [],
@@ -116,8 +116,11 @@ test('a second environment\'s partial rollout beside other strategies: a helper 
   const prod = ex('production', [fr(20)])
   const out = convert('unleash', [{ name: 'export.development.json', text: JSON.stringify(dev) }, { name: 'export.production.json', text: JSON.stringify(prod) }])
   expectValidDocument(out.document)
-  expect(out.document.flags!.map((f) => f.key)).toEqual(['mixed', 'mixed.development-rollout'])
-  expect(out.report).toEqual(expect.arrayContaining([expect.stringContaining('flag mixed: development: the 40 % rollout is the helper flag mixed.development-rollout')]))
+  expect(out.document.flags!.map((f) => f.key)).toEqual(['mixed'])
+  const environments = out.document.flags![0]!.environments!
+  expect(environments.production!.targeting!.rollout).toEqual({ percentage: 20, attribute: 'user_id' })
+  expect(environments.development!.targeting!.rollout).toEqual({ percentage: 40, attribute: 'user_id' })
+  expect(out.document.flags![0]!.prerequisites).toBeUndefined()
   const compiled = compileDocument(out.document)
   const clients = Object.fromEntries([['development', dev], ['production', prod]].map(([env, e]) => {
     const fs = new Map(clientFeaturesOf(e as never).map((f) => [f.name, f]))

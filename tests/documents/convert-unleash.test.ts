@@ -137,7 +137,6 @@ describe('rollouts keep their shares', () => {
   const population: UContext[] = Array.from({ length: 4000 }, (_, i) => ({ ...randomContext(r), userId: `user-${i}`, sessionId: `session-${i}` }))
   for (const pair of HASHED) {
     const [feature, env] = pair.split('/') as [string, string]
-    if (pair === 'promo-pricing/development') continue // not converted: reported (see below)
     test(`${pair}: as unleash-client, over 4,000 users`, () => {
       expectSameShares(shares((c) => ourAnswer(feature, c, env), population), shares((c) => UNLEASH[env]!(feature, c), population), population.length, pair)
     })
@@ -147,7 +146,6 @@ describe('rollouts keep their shares', () => {
     const people: UContext[] = Array.from({ length: recorded.size }, (_, i) => ({ userId: `shopper-${i}`, sessionId: `s-${i}`, properties: { plan: 'free', country: 'US' } }))
     for (const env of ENVS) {
       for (const [feature, count] of Object.entries(recorded.counts[env]) as [string, { enabled: number; variants: Record<string, number> }][]) {
-        if (`${feature}/${env}` === 'promo-pricing/development') continue
         const theirs = new Map<string, number>([['undefined', 1 - count.enabled / recorded.size]])
         if (Object.keys(count.variants).length === 0) theirs.set('true', count.enabled / recorded.size)
         for (const [v, n] of Object.entries(count.variants)) theirs.set(v, n / recorded.size)
@@ -159,14 +157,33 @@ describe('rollouts keep their shares', () => {
 
 test('the report names what is not exact', () => {
   const has = (...parts: string[]) => expect(report.some((line) => parts.every((p) => line.includes(p)))).toBe(true)
-  has('promo-pricing', 'development', 'not converted', 'one rollout')
   has('rollouts', 'shares are kept', 'new-checkout (production)', 'dark-mode (development)')
   has('currency-switcher', 'DATE_BEFORE 2030-01-01', 'schedule')
-  has('recommendations-v3', 'helper flag recommendations-v3.development-rollout')
+  has('rollouts', 'promo-pricing (development)', 'promo-pricing (production)', 'recommendations-v3 (development)')
   has('stickiness "default"', 'new-checkout')
   has('feature types', 'kill-switch')
   // Exact conversions stay out of it.
   expect(report.some((line) => line.includes('vip-support') || line.includes('staff-tools') || line.includes('free-shipping-banner'))).toBe(false)
+})
+
+test("each environment's strategies are its own rules; a feature on in an Unleash environment is on there", () => {
+  for (const env of ENVS) {
+    const ex = json(`export.${env}.json`)
+    for (const fe of ex.featureEnvironments as { featureName: string; enabled: boolean }[]) {
+      const flag = document.flags!.find((f) => f.key === fe.featureName)!
+      expect({ flag: flag.key, env, enabled: flag.environments![env]!.enabled }).toEqual({ flag: flag.key, env, enabled: fe.enabled })
+      expect(flag.enabled).toBe(false)
+    }
+  }
+  // every answer not compared exactly (a rollout decides) is one the report lists as not exact
+  const rolloutsLine = report.find((line) => line.startsWith('rollouts ('))!
+  for (const pair of HASHED) {
+    const [feature, env] = pair.split('/')
+    expect(rolloutsLine).toContain(`${feature} (${env})`)
+  }
+  // no rule of any flag tests the environment: each environment has its rules
+  expect(JSON.stringify(document.flags)).not.toContain('"property":"environment"')
+  expect(document.flags!.some((f) => Object.values(f.environments ?? {}).some((o) => o.targeting))).toBe(true)
 })
 
 test('input that is not an Unleash export is refused', () => {

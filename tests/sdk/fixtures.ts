@@ -72,6 +72,14 @@ export const HAND_FLAGS: FlagDefinition[] = [
       rollout: { attribute: 'user_id', distribution: [{ variant: 'red', weight: 20.5 }, { variant: 'green', weight: 29.5 }, { variant: 'blue', weight: 50 }] },
     },
   },
+  {
+    key: 'own-rules', enabled: true, value: 'b', variants: { red: 'r', green: 'g', blue: 'b' }, default_variant: 'blue',
+    targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], variant: 'red' }] },
+    environments: {
+      production: { enabled: true, targeting: { overrides: { 'u-2': 'red' }, rules: [{ conditions: [{ operator: 'in_segment', value: 'pros' }], variant: 'green' }], rollout: { attribute: 'user_id', distribution: [{ variant: 'red', weight: 40 }, { variant: 'green', weight: 60 }] } } },
+      staging: { enabled: true, variant: 'green', targeting: { rules: [] } },
+    },
+  },
   // Created after the flags it requires (a prerequisite must exist when written).
   { key: 'gated', enabled: true, value: 'through', prerequisites: [{ key: 'colours', variant: 'blue' }, { key: 'rollout-country', value: 10 }] },
 ]
@@ -115,15 +123,17 @@ const conditionValue = (operator: string): fc.Arbitrary<unknown> => {
   return pool<unknown>('us', 'pro', 'u-1', 'beta', 'example', 18, true)
 }
 const condition = fc.constantFrom(...OPERATORS).chain((operator) => fc.record({ property: fc.constantFrom(...PROPERTIES), operator: fc.constant(operator), value: conditionValue(operator) }))
+const randomTargeting = fc.record({
+  rules: fc.array(fc.record({ conditions: fc.array(condition, { minLength: 1, maxLength: 3 }), value: fc.integer({ min: 4, max: 9 }) }), { maxLength: 4 }),
+  rollout: fc.option(fc.record({ percentage: fc.integer({ min: 0, max: 100 }), attribute: fc.constantFrom(...PROPERTIES) }), { nil: undefined }),
+  overrides: fc.dictionary(fc.integer({ min: 0, max: 40 }).map((n) => `u-${n}`), fc.integer({ min: 10, max: 12 }), { maxKeys: 3 }),
+}, { requiredKeys: [] })
 const randomFlag = fc.record({
   enabled: fc.boolean(),
   value: fc.integer({ min: 0, max: 3 }),
-  targeting: fc.record({
-    rules: fc.array(fc.record({ conditions: fc.array(condition, { minLength: 1, maxLength: 3 }), value: fc.integer({ min: 4, max: 9 }) }), { maxLength: 4 }),
-    rollout: fc.option(fc.record({ percentage: fc.integer({ min: 0, max: 100 }), attribute: fc.constantFrom(...PROPERTIES) }), { nil: undefined }),
-    overrides: fc.dictionary(fc.integer({ min: 0, max: 40 }).map((n) => `u-${n}`), fc.integer({ min: 10, max: 12 }), { maxKeys: 3 }),
-  }, { requiredKeys: [] }),
-  environments: fc.dictionary(fc.constantFrom(...ENVIRONMENTS), fc.record({ enabled: fc.boolean(), value: fc.integer({ min: 20, max: 22 }) }, { requiredKeys: ['enabled'] })),
+  targeting: randomTargeting,
+  // some environments with their own rules (docs/behaviour.md §4)
+  environments: fc.dictionary(fc.constantFrom(...ENVIRONMENTS), fc.record({ enabled: fc.boolean(), value: fc.integer({ min: 20, max: 22 }), targeting: randomTargeting }, { requiredKeys: ['enabled'] })),
 })
 
 export function randomFlags(count: number, seed: number): FlagDefinition[] {

@@ -68,12 +68,20 @@ describe('what a flag serves per environment (web/src/pages/flag/serving.ts)', (
   test('what an environment serves: its own value, targeting first, variants, the off variant', () => {
     const targeted = flag({ enabled: true, value: 'a', targeting: { rules: [{ conditions: [], value: 'b' }] }, environments: { staging: { enabled: true, value: 'c' } } })
     const [prod, staging] = servingByEnvironment(targeted, ['production', 'staging'])
-    expect(prod!.serves).toBe('targeting first, else "a" (the flag’s value)')
-    expect(staging!.serves).toBe('targeting first, else "c" (this environment’s value)')
+    expect(prod!.serves).toBe('the flag’s rules first, else "a" (the flag’s value)')
+    expect(staging!.serves).toBe('the flag’s rules first, else "c" (this environment’s value)')
     const variants = flag({ enabled: false, value: 'x', variants: { x: 'x', off: 'o' }, default_variant: 'x', off_variant: 'off' })
     expect(servingByEnvironment(variants, [])[0]!.serves).toBe('the off value, variant “off”')
     // Inherited names are no environments of the flag.
     expect(servingByEnvironment(flag({ enabled: true }), ['constructor'])[0]).toMatchObject({ own: false, on: true })
+  })
+
+  test("an environment with its own rules: the card names them", () => {
+    const f = flag({ enabled: true, value: 'a', targeting: { rules: [{ conditions: [], value: 'b' }] }, environments: { production: { enabled: true, targeting: { rollout: { percentage: 5, attribute: 'user_id' } } }, staging: { enabled: true, targeting: {} } } })
+    const [prod, staging, dev] = servingByEnvironment(f, ['production', 'staging', 'development'])
+    expect(prod).toMatchObject({ rules: 'own', serves: 'production’s own rules first, else "a" (the flag’s value)' })
+    expect(staging).toMatchObject({ rules: 'own', serves: '"a" (the flag’s value; staging’s own rules are empty)' })
+    expect(dev).toMatchObject({ rules: 'flag', serves: 'the flag’s rules first, else "a" (the flag’s value)' })
   })
 
   test('production-like names ask first', () => {

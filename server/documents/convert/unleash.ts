@@ -1,24 +1,22 @@
 // `convert --from unleash` (docs/migration.md): each environment's export plus Unleash's segment list
 // as one Flagship document. One Unleash feature is one flag:
 // - an environment's enablement is the flag's environment override (the flag itself is off elsewhere);
-// - its strategies (OR-ed in Unleash) are rules that start with `environment equals <env>`, one per
-//   alternative of the strategy's constraints and segments (constraint mapping: unleash-constraints.ts);
-// - a flag has one rollout, after its rules: one partial rollout or weighted variant split (the one
-//   most environments share, production first) becomes it; other environments end with a rule that
-//   serves off. A partial rollout with constraints gets a rule before it that serves off to whoever
-//   does not meet them. A partial rollout that the flag's rollout cannot hold, in an environment with no
-//   other partial one, gets a helper flag of its own that the flag requires (prerequisites).
+// - its strategies (OR-ed in Unleash) are that environment's own rules (environments.<env>.targeting),
+//   one rule per alternative of the strategy's constraints and segments (constraint mapping:
+//   unleash-constraints.ts);
+// - each environment's rules have one rollout, after the rules: its first partial rollout or weighted
+//   variant split becomes it (a second one is reported, not converted). A partial rollout with constraints
+//   gets a rule before it that serves off to whoever does not meet them; a boolean flag's environment
+//   without a rollout ends with a rule that serves off.
 // - variants are the strategy variants (payload as value); `off` (null) is what an off flag serves, and
 //   `on` (null) what a strategy without variants serves in a flag with variants.
 // Everything that is not exact goes to the report.
-import type { Condition, Json, Rule, Rollout } from '../../engine'
+import type { Condition, EnvironmentOverride, Json, Rule, Rollout } from '../../engine'
 import type { FlagEntry, FlagshipDocument, SegmentEntry } from '../model'
 import { freeKey, keyOf, not, SegmentMaker, tagOf, TooComplex, type Dnf } from './logic'
 import { constraintsDnf, strategyPiece, type Piece, type SegmentRef, type Serve } from './unleash-strategy'
 import { readUnleashFiles, type UnleashExport, type UnleashFeature, type UnleashVariant } from './unleash-input'
 import { unleashPrerequisites, type ConvertedFlag } from './unleash-dependencies'
-
-const envIs = (env: string): Condition => ({ property: 'environment', operator: 'equals', value: env })
 
 function payloadValue(v: UnleashVariant, say: (m: string) => void): Json {
   const p = v.payload
@@ -92,7 +90,6 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
   const byName = new Map(input.exports.map((ex) => [ex, { environment: new Map(ex.featureEnvironments.map((e) => [e.featureName, e])), strategies: groupBy(ex.featureStrategies, (s) => s.featureName) }]))
   const tagsByFeature = groupBy(input.exports.flatMap((e) => e.featureTags), (t) => t.featureName)
   const converted: ConvertedFlag[] = []
-  const helpers: FlagEntry[] = []
   const types = new Set<string>()
   const rollouts: string[] = []
 
@@ -161,76 +158,37 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
       return { distribution: distribution(names, p.pct, OFF), attribute: p.attribute! }
     }
 
-    // The flag's one rollout: the one most environments share (production first, then file order).
-    const candidates = new Map<string, { rollout: Rollout; envs: string[] }>()
-    for (const [env, e] of perEnv) {
-      for (const p of e.pieces.filter(needsSlot)) {
-        const r = rolloutOf(p)
-        const k = JSON.stringify(r)
-        const c = candidates.get(k) ?? { rollout: r, envs: [] }
-        if (!c.envs.includes(env)) c.envs.push(env)
-        candidates.set(k, c)
-      }
-    }
-    const rank = (c: { envs: string[] }) => c.envs.length * 1000 + (c.envs.includes('production') ? 500 : 0) - Math.min(...c.envs.map((e) => envs.indexOf(e)))
-    const slot = [...candidates.values()].sort((a, b) => rank(b) - rank(a))[0]
-    const slotKey = slot && JSON.stringify(slot.rollout)
-
-    const rules: Rule[] = []
-    const prerequisites: { key: string; value: true }[] = []
-    const rule = (conj: Condition[], serve: Partial<Rule>) => rules.push({ conditions: conj, ...serve } as Rule)
+    // Each environment's strategies are its own rules (docs/behaviour.md §4): one rule per alternative of a
+    // strategy's constraints and segments, then the environment's one partial rollout or weighted split.
+    const environments: Record<string, EnvironmentOverride> = {}
     const owner = key
     for (const [env, e] of perEnv) {
       const sayEnv = (m: string) => say(`${env}: ${m}`)
-      const inSlot = e.pieces.find((p) => needsSlot(p) && JSON.stringify(rolloutOf(p)) === slotKey)
-      let helper: Piece | undefined
-      // The rules of the environment's other strategies, which a helper flag must let through too.
-      const others: Condition[][] = []
+      const rules: Rule[] = []
+      const rule = (conj: Condition[], serve: Partial<Rule>) => rules.push({ conditions: conj, ...serve } as Rule)
+      const inSlot = e.pieces.find(needsSlot)
       for (const p of e.pieces) {
         if (p === inSlot) continue
         if (needsSlot(p)) {
-          if (!hasVariants && p.serve.kind === 'on' && !inSlot && e.pieces.filter(needsSlot).length === 1) {
-            helper = p
-            continue
-          }
-          sayEnv(`strategy ${p.label} not converted (it reaches nobody here): a flag has one rollout or weighted split, and it holds ${slot!.envs.join(', ')}'s`)
+          sayEnv(`strategy ${p.label} not converted (it reaches nobody here): an environment's rules have one rollout or weighted split, and it holds strategy ${inSlot!.label}'s`)
           continue
         }
-        for (const conj of p.dnf) {
-          const conditions = [envIs(env), ...maker.conditions(conj, owner)]
-          others.push(conditions)
-          rule(conditions, serveOf(p.serve))
-        }
+        for (const conj of p.dnf) rule(maker.conditions(conj, owner), serveOf(p.serve))
       }
+      let rollout: Rollout | undefined
       if (inSlot) {
         if (hasVariants && e.pieces.indexOf(inSlot) !== e.pieces.length - 1) sayEnv(`strategy ${inSlot.label} now comes after the environment's other strategies (a context several strategies reach may get another variant)`)
         // Whoever does not meet the rollout's own constraints must not reach the rollout.
-        for (const conj of not(inSlot.dnf)) rule([envIs(env), ...maker.conditions(conj, owner)], offServe())
+        for (const conj of not(inSlot.dnf)) rule(maker.conditions(conj, owner), offServe())
+        rollout = rolloutOf(inSlot)
         rollouts.push(`${feature.name} (${env})`)
-        continue
+      } else if (!hasVariants && rules.at(-1)?.conditions.length !== 0) {
+        // A boolean flag serves true: whoever no rule reached is off (a flag with variants falls through to off).
+        rule([], offServe())
       }
-      if (helper) {
-        const hkey = freeKey(keyOf(`${key}.${env}-rollout`.slice(0, 128)), flagKeys)
-        helpers.push({
-          key: hkey, enabled: true, value: true,
-          description: `The ${helper.pct} % rollout of ${key} in ${env} (converted from Unleash; ${key} requires it)`.slice(0, 2000),
-          // On outside the environment and for the environment's other strategies; else the rollout. The
-          // flag then is on for (others OR rollout) AND (others OR the rollout's constraints): exactly
-          // others OR (rollout AND its constraints).
-          targeting: {
-            rules: [{ conditions: [{ property: 'environment', operator: 'not_equals', value: env }], value: true }, ...others.map((conditions) => ({ conditions, value: true }))],
-            rollout: { percentage: helper.pct, attribute: helper.attribute! },
-          },
-        })
-        prerequisites.push({ key: hkey, value: true })
-        sayEnv(`the ${helper.pct} % rollout is the helper flag ${hkey}, which ${key} requires (the flag's own rollout holds ${slot!.envs.join(', ')}'s)`)
-        rollouts.push(`${feature.name} (${env})`)
-        for (const conj of helper.dnf) rule([envIs(env), ...maker.conditions(conj, owner)], serveOf(helper.serve))
-      }
-      const last = rules.at(-1)
-      const coversEnv = last !== undefined && last.conditions.length === 1 && JSON.stringify(last.conditions[0]) === JSON.stringify(envIs(env))
-      // With a rollout, whatever no rule caught would reach it: environments without it end with "off".
-      if (slot !== undefined && !coversEnv) rule([envIs(env)], offServe())
+      // Everyone on: the flag's value (true) needs no rules.
+      const everyone = !hasVariants && rollout === undefined && rules.length > 0 && rules[0]!.conditions.length === 0 && rules[0]!.value === true
+      environments[env] = { enabled: e.enabled, ...(!everyone && { targeting: { rules, ...(rollout && { rollout }) } }) }
     }
 
     const variants: Record<string, Json> | null = hasVariants ? Object.fromEntries([...variantValues].filter(([n]) => variantSet.has(n))) : null
@@ -238,18 +196,8 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
       variants[OFF] = null
       if (ON !== undefined) variants[ON] = null
     }
-    // Without a rollout a boolean flag answers false by default and its rules say who gets true; when
-    // every environment simply turns it on, no rule is needed at all.
-    const trivial = !hasVariants && slot === undefined && [...perEnv.keys()].every((env) => rules.some((r) => r.conditions.length === 1 && JSON.stringify(r.conditions[0]) === JSON.stringify(envIs(env)) && r.value === true))
-      && rules.every((r) => r.conditions.length === 1 && r.conditions[0]!.property === 'environment')
-    const flag: FlagEntry = {
-      key, enabled: false,
-      value: hasVariants ? null : trivial || slot !== undefined,
-      environments: Object.fromEntries([...perEnv].map(([env, e]) => [env, { enabled: e.enabled }])),
-    }
-    if (!trivial && (rules.length > 0 || slot)) flag.targeting = { rules, ...(slot ? { rollout: slot.rollout } : {}) }
+    const flag: FlagEntry = { key, enabled: false, value: hasVariants ? null : true, environments }
     if (variants) Object.assign(flag, { variants, default_variant: OFF, off_variant: OFF })
-    if (prerequisites.length > 0) flag.prerequisites = prerequisites
     if (feature.description) flag.description = feature.description.slice(0, 2000)
     if (feature.archived) flag.archived = true
     const tags = tagsOf(tagsByFeature.get(feature.name) ?? [], say)
@@ -269,7 +217,7 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
   const document: FlagshipDocument = {
     flagship: 1, environments: envs,
     segments: [...segments, ...maker.made],
-    flags: [...converted.map((c) => c.flag), ...helpers],
+    flags: converted.map((c) => c.flag),
   }
   return { document, report }
 }

@@ -4,7 +4,8 @@ import { t } from 'elysia'
 import { documentJsonSchemaText } from '../../documents/json-schema'
 import { KINDS, type FlagshipDocument, type Kind } from '../../documents/model'
 import { parseDocumentText, type DocumentFormat } from '../../documents/parse'
-import { planView } from '../../documents/plan'
+import { planView, type Plan } from '../../documents/plan'
+import { planAffects } from '../../access/affected-environments'
 import { serializeDocument } from '../../documents/serialize'
 import { MAX_ITEMS } from '../../services/change-request-items'
 import { AppError } from '../../errors'
@@ -100,14 +101,29 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
     .post('/api/v1/import', async ({ request, query, body, headers, set }) => {
       const mode = query.mode ?? 'plan'
       const { document: doc, lineOf } = documentFrom(body)
-      const caller = needs(request, KINDS.filter((k) => doc[k] !== undefined).map((k) => WRITE[k]))
       const prune = query.prune === true
+      const perms = KINDS.filter((k) => doc[k] !== undefined).map((k) => WRITE[k])
+      // Write rights everywhere, or else in every environment the plan's changes affect (an import touching
+      // only staging's overrides is a change to staging: teams.md §4). Then it is applied at that plan only.
+      let planned: Plan | undefined
+      try {
+        needs(request, perms)
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status !== 403) throw e
+        for (const p of new Set(perms)) authorizeRoute(request, p, [])
+        planned = await services.imports.plan(callerOf(request).actor, doc, prune)
+        const affected = planAffects(planned.changes)
+        for (const p of new Set(perms)) authorizeRoute(request, p, affected)
+      }
+      const caller = callerOf(request)
       if (mode === 'plan') {
-        const plan = planView(await services.imports.plan(caller.actor, doc, prune))
+        const plan = planView(planned ?? await services.imports.plan(caller.actor, doc, prune))
         return { ...plan, errors: withLines(plan.errors, lineOf) }
       }
       const ifMatch = headers['if-match']?.trim().replace(/^"(.*)"$/, '$1')
-      const planId = ifMatch && ifMatch !== '*' ? { planId: ifMatch } : {}
+      const given = ifMatch && ifMatch !== '*' ? ifMatch : undefined
+      if (planned && given !== undefined && given !== planned.plan_id) throw new AppError(409, 'PLAN_OUTDATED', `The state changed since plan ${given}; plan again`, { plan_id: given, current_plan_id: planned.plan_id })
+      const planId = planned ? { planId: planned.plan_id } : given !== undefined ? { planId: given } : {}
       try {
         if (mode === 'propose') {
           const { plan, items } = await services.imports.propose(caller.actor, doc, { prune, ...planId })
@@ -136,7 +152,7 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
       headers: t.Object({ 'if-match': t.Optional(t.String({ description: 'apply and propose: the plan id in double quotes; 409 PLAN_OUTDATED if anything the plan covers changed' })) }),
       detail: openApiDetail({
         tags: ['as-code'], summary: 'Plan or apply a document (YAML or JSON, at most 10 MiB)', security: [{ bearer: [] }], 'x-permission': 'any', 'x-writes-documents': 'unless-plan',
-        description: 'Permission: `write:flags` when the document has flags or segments, `write:configs` when it has configs. Apply on a protected environment answers 409 CHANGE_REQUEST_REQUIRED. mode=propose plans as mode=plan and opens one change request holding every change of the plan as items (create: the create body; update: the whole new entry; delete; a flag\'s archive state as archive/restore items), in apply\'s order, each at the version the plan read: 201 with the plan and `change_request`; 200 with `change_request: null` when nothing would change; 400 TOO_MANY_CHANGES above 100 items; plan errors 400, If-Match as for apply, and nothing opened.',
+        description: 'Permission: `write:flags` when the document has flags or segments, `write:configs` when it has configs, in every environment the plan\'s changes affect (a change touching only one environment\'s overrides affects that one; anything else every one). Apply on a protected environment answers 409 CHANGE_REQUEST_REQUIRED. mode=propose plans as mode=plan and opens one change request holding every change of the plan as items (create: the create body; update: the whole new entry; delete; a flag\'s archive state as archive/restore items), in apply\'s order, each at the version the plan read: 201 with the plan and `change_request`; 200 with `change_request: null` when nothing would change; 400 TOO_MANY_CHANGES above 100 items; plan errors 400, If-Match as for apply, and nothing opened.',
         requestBody: { required: true, content: { 'application/yaml': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object', description: 'the document (see GET /schemas/flagship-v1.json)' } } } },
       }),
       response: { 200: PlanBody, 201: PlanBody, ...S.errors(400, 401, 403, 409, 413, 415, 429) },

@@ -7,7 +7,7 @@ import type { ChangeRequestRow } from '../../store/change-requests'
 import { CHANGE_REQUEST_STATES, type ChangeRequestState } from '../../store/vocabulary/change-requests'
 import { itemsAffect, permissionOf } from '../../services/change-request-items'
 import type { Requester } from '../../services/change-requests'
-import { validationError } from '../../errors'
+import { AppError, validationError } from '../../errors'
 import * as S from '../../schemas'
 import type { AppDeps } from '../deps'
 import { callerOf, requesterOf } from '../auth'
@@ -17,7 +17,7 @@ import { guard, jsonBody, listBody, paging, routeModule } from './common'
 
 const requester = (request: Request): Requester => requesterOf(callerOf(request))
 /** Write rights, as the items' direct routes need them, in every environment they affect. */
-function authorizeItems(request: Request, items: { resource_type: 'flag' | 'config' | 'segment'; environment?: string }[]): void {
+function authorizeItems(request: Request, items: Parameters<typeof itemsAffect>[0]): void {
   const affected: Affected = itemsAffect(items)
   for (const permission of new Set(items.map(permissionOf))) authorizeRoute(request, permission, affected)
 }
@@ -26,6 +26,18 @@ const IdParam = t.Object({ id: t.String() })
 
 export const changeRequestRoutes = ({ services }: Pick<AppDeps, 'services'>) => {
   const crs = services.changeRequests
+  /** authorizeItems for proposed items: an update item counts as every environment's until its dry run
+   *  shows it touches one environment's override only (teams.md §4), which is looked at only when needed. */
+  async function authorizeProposed(request: Request, raw: unknown): Promise<void> {
+    const items = crs.checkItemShapes(raw)
+    try {
+      authorizeItems(request, items)
+    } catch (e) {
+      if (!(e instanceof AppError) || e.status !== 403 || !items.some((i) => i.action === 'update')) throw e
+      for (const permission of new Set(items.map(permissionOf))) authorizeRoute(request, permission, [])
+      authorizeItems(request, await crs.dryRun(requester(request), raw))
+    }
+  }
   const written = async (row: ChangeRequestRow) => ({ success: true as const, change_request: await crs.view(row) })
   return routeModule('change-requests')
     .get('/api/v1/project/policies', async ({ request }) => ({ policies: await services.policies.all(callerOf(request).actor.projectId) }), {
@@ -92,8 +104,7 @@ export const changeRequestRoutes = ({ services }: Pick<AppDeps, 'services'>) => 
       response: { 200: t.Object({ change_request: S.ChangeRequest }), ...S.errors(401, 403, 404, 429) },
     })
     .post('/api/v1/change-requests', async ({ request, body, set }) => {
-      const items = crs.checkItemShapes(body.items)
-      authorizeItems(request, items)
+      await authorizeProposed(request, body.items)
       const row = await crs.create(requester(request), body)
       set.status = 201
       return written(row)
@@ -103,7 +114,7 @@ export const changeRequestRoutes = ({ services }: Pick<AppDeps, 'services'>) => 
       response: { 201: Written, ...S.errors(400, 401, 403, 404, 413, 415, 429) },
     })
     .put('/api/v1/change-requests/:id', async ({ request, params, body }) => {
-      if (body.items !== undefined) authorizeItems(request, crs.checkItemShapes(body.items))
+      if (body.items !== undefined) await authorizeProposed(request, body.items)
       return written(await crs.edit(requester(request), params.id, body))
     }, {
       ...guard('any', 'change-requests', "The author's edit: a new revision; approvals given so far no longer count"),

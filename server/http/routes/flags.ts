@@ -2,7 +2,9 @@
 // delete and environment overrides are every versioned document's routes (versioned-document-routes.ts).
 import { t } from 'elysia'
 import { flagBodyOf } from '../../services/flag-body'
-import { flagView } from '../../services/flags'
+import { flagView, mergeFlagFields } from '../../services/flags'
+import { touchedEnvironment } from '../../access/affected-environments'
+import type { FlagPatchInput } from '../../schemas'
 import { validationError } from '../../errors'
 import type { BodyFilter, DocumentRow } from '../../store/documents'
 import type { AppDeps } from '../deps'
@@ -100,6 +102,15 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
       get: services.flags.get,
       create: services.flags.create,
       update: services.flags.update,
+      updateTouches: (request, key, input) => {
+        const row = snapshots.project(callerOf(request).actor.projectId)?.flags.get(key)?.row
+        if (!row || input === null || typeof input !== 'object') return undefined
+        try {
+          return touchedEnvironment(flagBodyOf(row), mergeFlagFields(flagBodyOf(row), input as FlagPatchInput)) || undefined
+        } catch {
+          return undefined // a body the service refuses anyway
+        }
+      },
       remove: (actor, key) => services.flags.delete(actor, key),
       deleteErrors: [401, 403, 404, 409, 429],
       summaries: {

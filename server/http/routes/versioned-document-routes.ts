@@ -5,6 +5,7 @@
 // operations and the summaries the OpenAPI document shows; its own module adds what only it has (the flag
 // list's filters, evaluation) between them, in the order the routes have always been registered.
 import { t, type Static, type TSchema } from 'elysia'
+import type { Affected } from '../../access/affected-environments'
 import type { Actor } from '../../services/context'
 import { parseIfMatch } from '../../services/keys'
 import type { DocumentRow } from '../../store/documents'
@@ -49,7 +50,10 @@ export interface DocumentRoutesKind<Name extends string, View extends TSchema, C
   schemas: { view: View; create: Create; patch: Patch }
   get(projectId: string, key: string): Promise<DocumentRow>
   create(actor: Actor, input: Static<Create>): Promise<DocumentRow>
-  update(actor: Actor, key: string, input: Static<Patch>, ifMatch: number | undefined): Promise<DocumentRow>
+  update(actor: Actor, key: string, input: Static<Patch>, ifMatch: number | undefined, onlyEnvironment?: string): Promise<DocumentRow>
+  /** The one environment an update would touch (only its override changes: teams.md §4), read off the
+   *  stored document as the caller's snapshot has it; undefined: every environment. */
+  updateTouches?(request: Request, key: string, input: unknown): string | undefined
   /** `force` only where `forceDelete` documents the query parameter (segments) */
   remove(actor: Actor, key: string, force: boolean): Promise<void>
   /** DELETE takes `?force=true` (delete even while in use) */
@@ -109,8 +113,17 @@ export function versionedDocumentRoutes<Name extends string, View extends TSchem
     ...jsonBody(create),
     response: { 201: Written(), ...S.errors(400, 401, 403, 409, 413, 415, 429) },
   })
-  routes.put(`${base}/:key`, async ({ request, params, body, headers }) => written(await kind.update(callerOf(request).actor, params.key, body, parseIfMatch(headers['if-match']))), {
-    ...guard(kind.write, tag, kind.summaries.update),
+  // An update touching one environment's override only is authorized as a change to that environment; the
+  // service then refuses it should it touch more by the time it is written.
+  const touches = new WeakMap<Request, string>()
+  const updateAffects = kind.updateTouches && ((ctx: { request: Request; params?: Record<string, string | undefined>; body?: unknown }): Affected => {
+    const env = kind.updateTouches!(ctx.request, ctx.params?.key ?? '', ctx.body)
+    if (env === undefined) return 'all'
+    touches.set(ctx.request, env)
+    return [env]
+  })
+  routes.put(`${base}/:key`, async ({ request, params, body, headers }) => written(await kind.update(callerOf(request).actor, params.key, body, parseIfMatch(headers['if-match']), touches.get(request))), {
+    ...guard(kind.write, tag, kind.summaries.update, updateAffects),
     params: S.KeyParam,
     ...jsonBody(patch),
     headers: S.IfMatch,

@@ -1,7 +1,8 @@
 // For someone who may change some of a project's environments but not all (an environment-limited editor,
 // or a token scoped to environments): the flag's other fields are read-only (a change to them affects every
 // environment), and each environment they may change is edited alone through PUT/DELETE
-// /flags/:key/environments/:env. The others are shown read-only.
+// /flags/:key/environments/:env, its own rules included (the same rule editor as the flag's). The others are
+// shown read-only.
 import { useState } from 'react'
 import { api, keys, type EnvironmentOverride, type Flag } from '../../api'
 import { parseJson, preview, toJsonText } from '../../format'
@@ -10,6 +11,8 @@ import { ErrorMessage } from '../../components/ErrorMessage'
 import { JsonEditor } from '../../components/JsonEditor'
 import { StatusPill } from '../../components/State'
 import { Switch } from '../../components/Switch'
+import { copyOfTargeting, fromDraft, toDraft, type TargetingDraft } from './draft'
+import { TargetingEditor } from './TargetingEditor'
 
 export function EnvironmentAccess({ flag, environments, writeEnv }: { flag: Flag; environments: string[]; writeEnv: (env: string) => boolean }) {
   return (
@@ -31,7 +34,8 @@ export function EnvironmentAccess({ flag, environments, writeEnv }: { flag: Flag
                 </>
               ) : (
                 <span className="muted small">Follows the flag</span>
-              )}
+              )}{' '}
+              <span className="badge" data-testid={`env-rules-${env}`}>{flag.environments?.[env]?.targeting ? 'own rules' : 'uses the flag’s rules'}</span>
             </li>
           ),
         )}
@@ -47,10 +51,20 @@ function EnvironmentForm({ flag, env }: { flag: Flag; env: string }) {
   const [valueText, setValueText] = useState(current?.value !== undefined ? toJsonText(current.value, false) : '')
   const [variant, setVariant] = useState(current?.variant ?? '')
   const parsed = valueText.trim() ? parseJson(valueText) : null
+  // The environment's own rules as a draft of the whole flag (the rule editor's shape); null: the flag's.
+  const [rules, setRules] = useState(() => toDraft(flag, [env]))
+  const own = rules.envs[env]?.own ?? null
+  const setOwn = (o: TargetingDraft | null) => setRules({ ...rules, envs: { ...rules.envs, [env]: { ...rules.envs[env]!, overridden: true, own: o } } })
   const save = useApiMutation(() => {
     const override: EnvironmentOverride = { enabled }
     if (variants.length && variant) override.variant = variant
     else if (parsed?.ok) override.value = parsed.value
+    // The override is replaced whole: own rules are sent (as edited), or left out (the flag's rules again).
+    if (own) {
+      const built = fromDraft(rules, flag)
+      if (!built.ok) return Promise.reject(new Error(built.problems.join(' ')))
+      override.targeting = built.body.environments?.[env]?.targeting ?? {}
+    }
     return api.putFlagOverride(flag.key, env, override, flag.version)
   }, [keys.flags])
   const clear = useApiMutation(() => api.deleteFlagOverride(flag.key, env, flag.version), [keys.flags])
@@ -72,6 +86,19 @@ function EnvironmentForm({ flag, env }: { flag: Flag; env: string }) {
         ) : (
           <JsonEditor label={`Value in ${env}`} value={valueText} onChange={setValueText} rows={1} hint="Empty: the flag's value." optional />
         )}
+        <div className="env-rules" data-testid={`env-rules-${env}`}>
+          <span className="badge">{own ? 'own rules' : 'uses the flag’s rules'}</span>{' '}
+          {own ? (
+            <button type="button" className="btn btn-small" onClick={() => setOwn(null)}>
+              Use the flag’s rules again
+            </button>
+          ) : (
+            <button type="button" className="btn btn-small" onClick={() => setOwn(copyOfTargeting(rules))}>
+              Give {env} its own rules
+            </button>
+          )}
+        </div>
+        {own && <TargetingEditor draft={{ ...rules, ...own }} set={(p) => setOwn({ ...own, ...p })} scope={env} />}
         <ErrorMessage error={save.error ?? clear.error} title={`Not saved in ${env}`} />
         <div className="btn-group">
           <button type="button" className="btn btn-primary btn-small" disabled={save.isPending || parsed?.ok === false} onClick={() => save.mutate(undefined)}>

@@ -1,8 +1,10 @@
-// The environments card (per-environment switch and value or variant) and the active window.
+// The environments card (per-environment switch, value or variant, and the flag's rules or the environment's
+// own: docs/flag-switches.md) and the active window.
 import { JsonEditor } from '../../components/JsonEditor'
 import { Switch } from '../../components/Switch'
 import { VariantPicker } from './VariantsCard'
-import type { EnvDraft, FlagDraft } from './draft'
+import { copyOfTargeting, type EnvDraft, type FlagDraft } from './draft'
+import { TargetingEditor } from './TargetingEditor'
 
 export function EnvironmentsCards({ draft, set, environments }: { draft: FlagDraft; set: (p: Partial<FlagDraft>) => void; environments: string[] }) {
   const withVariants = draft.variants.length > 0
@@ -11,7 +13,7 @@ export function EnvironmentsCards({ draft, set, environments }: { draft: FlagDra
     <>
       <section className="card">
         <h2 className="card-title">Environments</h2>
-        <p className="hint">An override gives an environment its own switch: it replaces the main switch there (and optionally the value) when the context’s environment matches. Without one, the environment follows the main switch.</p>
+        <p className="hint">An override gives an environment its own switch: it replaces the main switch there (and optionally the value) when the context’s environment matches. Without one, the environment follows the main switch. An environment uses the flag’s rules unless it has its own, which replace them there, whole.</p>
         <ul className="env-list">
           {Object.entries(draft.envs).map(([env, e]) => (
             <li key={env} className="env-row">
@@ -32,6 +34,24 @@ export function EnvironmentsCards({ draft, set, environments }: { draft: FlagDra
                 </div>
               ) : (
                 <span className="muted small">Follows the main switch</span>
+              )}
+              <div className="env-rules" data-testid={`env-rules-${env}`}>
+                <span className="badge">{e.overridden && e.own ? 'own rules' : 'uses the flag’s rules'}</span>{' '}
+                {e.overridden && e.own ? (
+                  <button type="button" className="btn btn-small" onClick={() => setEnv(env, { own: null })}>
+                    Use the flag’s rules again
+                  </button>
+                ) : (
+                  // Own rules live in the environment's override: giving them makes one (the switch as it is now).
+                  <button type="button" className="btn btn-small" onClick={() => setEnv(env, { overridden: true, own: copyOfTargeting(draft) })}>
+                    Give {env} its own rules
+                  </button>
+                )}
+              </div>
+              {e.overridden && e.own && (
+                <div className="env-own-rules">
+                  <TargetingEditor draft={{ ...draft, ...e.own }} set={(p) => setEnv(env, { own: { ...e.own!, ...p } })} scope={env} />
+                </div>
               )}
             </li>
           ))}

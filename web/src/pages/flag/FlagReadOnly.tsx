@@ -90,7 +90,10 @@ export function FlagReadOnly({ flag, note = 'Read-only: this token can read flag
           <ul>
             {Object.entries(flag.environments).map(([env, o]) => (
               <li key={env}>
-                <strong>{env}</strong>: <StatusPill on={o.enabled} /> {o.value !== undefined && <code>{preview(o.value)}</code>} {o.variant !== undefined && <code>{o.variant}</code>}
+                <strong>{env}</strong>: <StatusPill on={o.enabled} /> {o.value !== undefined && <code>{preview(o.value)}</code>} {o.variant !== undefined && <code>{o.variant}</code>}{' '}
+                <span className="badge" data-testid={`env-rules-${env}`}>{o.targeting ? 'own rules' : 'uses the flag’s rules'}</span>
+                {/* An environment's own rules replace the flag's there (docs/flag-switches.md). */}
+                {o.targeting && <pre className="mono small" aria-label={`${env}’s own rules`}>{JSON.stringify(o.targeting, null, 2)}</pre>}
               </li>
             ))}
           </ul>

@@ -27,6 +27,9 @@ const REASON_TEXT: Record<Reason, string> = {
 /** The reason in words; for `disabled`, which switch (or the window) it was, from the trace: an environment
  *  whose own switch is off is not "the flag is off". */
 function reasonText(reason: Reason, trace: readonly Record<string, unknown>[] | undefined): string {
+  // Whose rules decided (docs/flag-switches.md): an environment's own rules say so in the trace.
+  const own = trace?.find((s) => s.step === 'environment_override' && typeof s.rules === 'string')?.rules
+  if ((reason === 'override' || reason === 'targeting' || reason === 'rollout') && trace) return `${REASON_TEXT[reason]} Decided by ${typeof own === 'string' ? own : 'the flag’s rules'}.`
   if (reason !== 'disabled' || !trace) return REASON_TEXT[reason]
   const env = trace.find((s) => s.step === 'environment_override')
   const decided = trace.find((s) => s.decided)

@@ -7,7 +7,7 @@ const text = (v: unknown) => (v === undefined ? '—' : JSON.stringify(v))
 function summary(s: TraceStep): string {
   switch (s.step) {
     case 'environment_override':
-      return s.applied ? `environment “${String(s.environment)}” overrides: ${s.enabled ? 'on' : 'off'}` : `no override for environment ${s.environment === null ? '(none)' : `“${String(s.environment)}”`}`
+      return s.applied ? `environment “${String(s.environment)}” overrides: ${s.enabled ? 'on' : 'off'}${typeof s.rules === 'string' ? `, with ${s.rules}` : ''}` : `no override for environment ${s.environment === null ? '(none)' : `“${String(s.environment)}”`}`
     case 'enabled':
       return s.enabled ? 'the flag is on' : 'the flag is off'
     case 'active_window':

@@ -1,7 +1,7 @@
 // What a flag serves in each environment, and why, read off its definition (docs/flag-switches.md): an
 // environment with an override has its own switch, which replaces the main switch there; the others follow
 // the main switch. Pure, so the flag page, the list and the tests share one reading.
-import type { Flag, Json } from '../../api'
+import type { Flag, Json, Targeting } from '../../api'
 import { preview, valueType } from '../../format'
 
 export interface Serving {
@@ -13,25 +13,27 @@ export interface Serving {
   why: string
   /** what it serves, in words */
   serves: string
+  /** whose rules decide there: the environment's own, or the flag's */
+  rules: 'own' | 'flag'
 }
 
-type EnvOverride = { enabled: boolean; value?: Json; variant?: string }
+type EnvOverride = { enabled: boolean; value?: Json; variant?: string; targeting?: Targeting | null }
 
 const offValueOf = (flag: Flag): string => {
   if (flag.variants && flag.off_variant) return `variant “${flag.off_variant}”`
   return valueType(flag.value) === 'boolean' ? 'false' : 'null'
 }
 
-const hasTargeting = (flag: Flag): boolean => {
-  const t = flag.targeting
-  return !!t && (!!t.rules?.length || !!t.rollout || !!(t.overrides && Object.keys(t.overrides).length))
-}
+const hasTargeting = (t: Targeting | null | undefined): boolean =>
+  !!t && (!!t.rules?.length || !!t.rollout || !!(t.overrides && Object.keys(t.overrides).length))
 
-function servedWhenOn(flag: Flag, o: EnvOverride | undefined): string {
+function servedWhenOn(flag: Flag, o: EnvOverride | undefined, environment: string): string {
   const own = o && (o.value !== undefined || o.variant !== undefined)
   const base = flag.variants ? `variant “${o?.variant ?? flag.default_variant}”` : preview(own ? o!.value : flag.value)
   const whose = own ? 'this environment’s value' : 'the flag’s value'
-  return hasTargeting(flag) ? `targeting first, else ${base} (${whose})` : `${base} (${whose})`
+  // An environment with its own rules: they decide there, not the flag's (docs/flag-switches.md).
+  if (o?.targeting) return hasTargeting(o.targeting) ? `${environment}’s own rules first, else ${base} (${whose})` : `${base} (${whose}; ${environment}’s own rules are empty)`
+  return hasTargeting(flag.targeting) ? `the flag’s rules first, else ${base} (${whose})` : `${base} (${whose})`
 }
 
 /** Each environment's state, then contexts without an environment (name ''). */
@@ -41,7 +43,7 @@ export function servingByEnvironment(flag: Flag, environments: readonly string[]
     const o = environment === '' || !Object.hasOwn(overrides, environment) ? undefined : overrides[environment]
     const on = o ? o.enabled : flag.enabled
     const why = o ? `its own switch is ${on ? 'on' : 'off'}${o.enabled !== flag.enabled ? ` (the main switch is ${flag.enabled ? 'on' : 'off'})` : ''}` : `follows the main switch (${flag.enabled ? 'on' : 'off'})`
-    return { environment, on, own: !!o, why, serves: on ? servedWhenOn(flag, o) : `the off value, ${offValueOf(flag)}` }
+    return { environment, on, own: !!o, why, serves: on ? servedWhenOn(flag, o, environment) : `the off value, ${offValueOf(flag)}`, rules: o?.targeting ? 'own' : 'flag' }
   })
   return rows
 }
