@@ -85,6 +85,23 @@ describe('events', () => {
     expect(await orders()).toEqual({ a: 2, b: 2 })
   })
 
+  test('an environment key\'s events are of its environment; a client key may send them too', async () => {
+    const staging = await createToken(srv, ['read:flags'], { environment: 'staging' })
+    const other = { type: 'track', key: 'order', context: { user_id: 'u1', environment: 'production' } }
+    const refused = await call('POST', '/api/v1/events', { events: [{ type: 'track', key: 'order', context: { user_id: 'u1' } }, other] }, staging)
+    expect(refused.status).toBe(403)
+    expect(refused.body.code).toBe('ENVIRONMENT_MISMATCH')
+    expect(refused.body.details).toEqual({ key_environment: 'staging', requested: 'production' })
+    // Without an environment they are staging's, so production's experiment does not count them.
+    expect((await call('POST', '/api/v1/events', { events: [{ type: 'track', key: 'order', context: { user_id: 'u1' } }] }, staging)).status).toBe(202)
+    expect(await orders()).toEqual({ a: 2, b: 2 })
+    const production = await createToken(srv, ['read:flags'], { environment: 'production' })
+    const client = await createToken(srv, ['client'], { environment: 'production' })
+    expect((await call('POST', '/api/v1/events', { events: [{ type: 'track', key: 'order', context: { user_id: 'u1' } }] }, production)).status).toBe(202)
+    expect((await call('POST', '/api/v1/events', { events: [{ type: 'track', key: 'order', context: { user_id: 'u2' } }] }, client)).status).toBe(202)
+    expect(await orders()).toEqual({ a: 3, b: 3 })
+  })
+
   test('past the token\'s budget: 429 with Retry-After, nothing stored; other tokens unaffected', async () => {
     const token = await createToken(srv, ['read:flags'])
     // The budget is per clock minute: start well inside one.
@@ -94,9 +111,9 @@ describe('events', () => {
     const over = await call('POST', '/api/v1/events', { events: [track('u1')] }, token)
     expect(over.status).toBe(429)
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0)
-    expect(await orders()).toEqual({ a: 2, b: 2 })
+    expect(await orders()).toEqual({ a: 3, b: 3 })
     expect((await call('POST', '/api/v1/events', { events: [track('u1')] })).status).toBe(202)
-    expect(await orders()).toEqual({ a: 3, b: 2 })
+    expect(await orders()).toEqual({ a: 4, b: 3 })
   })
 })
 
