@@ -30,6 +30,7 @@ import { createIdentity } from './identity/service'
 import { createAccess } from './access/authorize'
 import { reviewersFrom } from './access/reviewers'
 import { startFlagsFile } from './offline/flags-file'
+import { relayRevocations } from './streams/revocations'
 
 export async function startService(settings: Settings) {
   if (settings.webhookAllowPrivateTargets) {
@@ -81,14 +82,16 @@ export async function startService(settings: Settings) {
     },
   })
   await hub.start()
+  // Relays following this instance hear of tokens it no longer holds (a `revoke` on their stream).
+  const revocations = relayRevocations(snapshots, hub)
   const onNotice = async (notice: ChangeNotice) => {
-    await snapshots.apply(notice)
+    await revocations.apply(notice, (n) => snapshots.apply(n))
     await hub.ingest(notice)
   }
   // A commit's notices together: the cache reloads its documents in bulk, then the hub takes every stream
   // entry in order (it queues them per project).
   const onNotices = async (notices: readonly ChangeNotice[]) => {
-    await snapshots.applyMany(notices)
+    await revocations.apply(notices, (n) => snapshots.applyMany(n))
     await Promise.all(notices.map((n) => hub.ingest(n)))
   }
   bus.subscribe(onNotice, onNotices)
@@ -145,7 +148,7 @@ export async function startService(settings: Settings) {
   const timers = [
     setInterval(() => limiter.sweep(), 60_000),
     // Heals a change notice this instance missed (another instance's write, the CLI).
-    setInterval(() => snapshots.reconcile().then(() => hub.catchUp()).then(() => identity.directory.reload()).catch((e) => {
+    setInterval(() => revocations.around(() => snapshots.reconcile()).then(() => hub.catchUp()).then(() => identity.directory.reload()).catch((e) => {
       counts.storeError('reconcile')
       log('reconcile failed', errorForLog(e), 'warn')
     }), settings.reconcileIntervalMs),

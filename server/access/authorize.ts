@@ -5,7 +5,7 @@ import type { Snapshots } from '../cache/snapshots'
 import type { Directory, Person } from '../identity/directory'
 import type { Actor } from '../services/context'
 import { AppError } from '../errors'
-import type { Permission } from '../store/vocabulary/permissions'
+import { holds, type Permission } from '../store/vocabulary/permissions'
 import type { ProjectRow } from '../store/projects'
 import type { TokenRow } from '../store/tokens'
 import { canWriteIn, instanceRoleRank, permissionsOfRole, type EnvironmentGrants, type ProjectRole } from '../store/vocabulary/roles'
@@ -14,7 +14,7 @@ import { canWriteIn, instanceRoleRank, permissionsOfRole, type EnvironmentGrants
  *  the project), `self` (any authenticated caller, no project), `session` (a signed-in person only),
  *  `instance:admin` / `instance:owner`, or `public` (no authentication). */
 export type RouteAction = Permission | 'any' | 'self' | 'session' | 'instance:admin' | 'instance:owner' | 'public'
-export const ROUTE_ACTIONS: readonly RouteAction[] = ['read:flags', 'read:configs', 'write:flags', 'write:configs', '*', 'any', 'self', 'session', 'instance:admin', 'instance:owner', 'public']
+export const ROUTE_ACTIONS: readonly RouteAction[] = ['read:flags', 'read:configs', 'write:flags', 'write:configs', '*', 'relay', 'any', 'self', 'session', 'instance:admin', 'instance:owner', 'public']
 
 /** The environments a change affects (teams.md §4): every environment of the project, or the ones named. */
 export type Affected = 'all' | string[]
@@ -114,7 +114,7 @@ export function createAccess(deps: { directory: Directory; snapshots: Snapshots 
     }
     if (action === 'session' || action === 'instance:admin' || action === 'instance:owner') throw forbidden('This needs a signed-in person (a session), not a token', { required: action })
     if (action === 'self' || action === 'any') return { projectId: token.projectId, permissions: token.permissions }
-    if (!token.permissions.includes('*') && !token.permissions.includes(action as Permission)) {
+    if (!holds(token.permissions, action as Permission)) {
       throw forbidden(`This token lacks the "${action}" permission`, { required: action })
     }
     if (project) checkTokenScope(token, action, affected, project)

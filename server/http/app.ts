@@ -54,6 +54,7 @@ import { noteAccess } from './request-access'
 import { noteClientAddress } from '../identity/request-meta'
 import { asCodeRoutes } from './routes/as-code'
 import { promotionRoutes } from './routes/promotion'
+import { relayRoutes } from './routes/relay'
 import type { AppDeps } from './deps'
 
 /** Not in the OpenAPI document, and open to anyone (route-inventory.ts). */
@@ -247,7 +248,7 @@ export function createApp(deps: AppDeps) {
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },
-          tags: ['auth', 'me', 'people', 'projects', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'as-code', 'system'].map((name) => ({ name })),
+          tags: ['auth', 'me', 'people', 'projects', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'tokens', 'webhooks', 'audit', 'project', 'as-code', 'relay', 'system'].map((name) => ({ name })),
         },
       }),
     )
@@ -281,6 +282,7 @@ export function createApp(deps: AppDeps) {
     .use(totpRoutes(deps))
     .use(asCodeRoutes(deps))
     .use(promotionRoutes(deps))
+    .use(relayRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
   // Every route declares its permission (route-inventory.ts); a route without one is a bug, found here.

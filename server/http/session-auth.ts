@@ -17,7 +17,7 @@ export async function sessionCaller(identity: Identity, value: string, ip: strin
   return {
     token: {
       hash: `session:${sessionId}`, projectId: '', name: person.user.email, tokenPrefix: 'session', permissions: [],
-      expiresAt: null, createdAt: now, lastUsedAt: null, ownerUserId: person.user.id, environments: null,
+      expiresAt: null, createdAt: now, lastUsedAt: null, ownerUserId: person.user.id, environments: null, environment: null,
     },
     actor: { projectId: '', name: person.user.email, type: 'user', credential: 'session' },
     expiresAtMs: Infinity,

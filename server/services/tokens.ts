@@ -84,7 +84,7 @@ export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, inpu
     hash: hashToken(token), projectId: input.project_id, name: input.name, tokenPrefix: tokenPrefixOf(token),
     permissions: [...new Set(input.permissions as Permission[])], expiresAt: input.expires_at ? new Date(input.expires_at).toISOString() : null,
     createdAt: new Date().toISOString(), lastUsedAt: null, ownerUserId: input.owner_user_id ?? null,
-    environments: input.environments != null ? [...new Set(input.environments)] : null,
+    environments: input.environments != null ? [...new Set(input.environments)] : null, environment: null,
   }
   await deps.store.tokens.insert(tx, row)
   return { token, row }

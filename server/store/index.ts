@@ -16,6 +16,7 @@ import { oidcStateRepository, sessionRepository } from './sessions'
 import { instanceAuditRepository, invitationRepository } from './instance-audit'
 import { policyRepository } from './policies'
 import { changeRequestRepository } from './change-requests'
+import { relayBatchRepository } from './relay-batches'
 import { sql } from 'drizzle-orm'
 import type { Db } from './database'
 
@@ -61,6 +62,7 @@ export function createStore(database: Database) {
     invitations: invitationRepository(t),
     policies: policyRepository(t),
     changeRequests: changeRequestRepository(t),
+    relayBatches: relayBatchRepository(t),
     /** Serialises, until commit, the transactions of one project that change its prerequisite graph, so two
      *  writes that each close half of a cycle cannot both pass their check: PostgreSQL takes a transaction-level
      *  advisory lock; SQLite already runs one writing transaction at a time. */

@@ -47,6 +47,8 @@ export const tokens = pgTable(
     ownerUserId: text('owner_user_id'),
     /** write permissions apply only to changes affecting these environments only (null: all) */
     environments: jsonb('environments').$type<string[] | null>(),
+    /** the one environment a client, environment or relay key is bound to (null: none) */
+    environment: text('environment'),
   },
   (t) => [index('tokens_project_idx').on(t.projectId), index('tokens_owner_idx').on(t.ownerUserId)],
 )
@@ -182,3 +184,11 @@ export const flagUsage = pgTable(
 
 export * from './schema-teams.pg'
 export * from './schema-change-requests.pg'
+
+/** Forwarded batches a relay sent (docs/operations.md, Relays): each id is taken once, in the transaction
+ *  that applies the batch, so a batch sent again after a lost answer changes nothing. */
+export const relayBatches = pgTable('relay_batches', {
+  id: text('id').primaryKey(),
+  projectId: text('project_id').notNull(),
+  receivedAt: text('received_at').notNull(),
+})

@@ -50,6 +50,8 @@ export const tokens = sqliteTable(
     ownerUserId: text('owner_user_id'),
     /** write permissions apply only to changes affecting these environments only (null: all) */
     environments: json<string[] | null>('environments'),
+    /** the one environment a client, environment or relay key is bound to (null: none) */
+    environment: text('environment'),
   },
   (t) => [index('tokens_project_idx').on(t.projectId), index('tokens_owner_idx').on(t.ownerUserId)],
 )
@@ -199,3 +201,11 @@ export const flagUsage = sqliteTable(
 
 export * from './schema-teams.sqlite'
 export * from './schema-change-requests.sqlite'
+
+/** Forwarded batches a relay sent (docs/operations.md, Relays): each id is taken once, in the transaction
+ *  that applies the batch, so a batch sent again after a lost answer changes nothing. */
+export const relayBatches = sqliteTable('relay_batches', {
+  id: text('id').primaryKey(),
+  projectId: text('project_id').notNull(),
+  receivedAt: text('received_at').notNull(),
+})

@@ -68,7 +68,7 @@ export async function startWithPeople(specs: PersonSpec[], opts: { instances?: n
           tokens[p.email] = token
           await store.tokens.insert(tx, {
             hash: hashToken(token), projectId: 'default', name: `personal ${p.email}`, tokenPrefix: tokenPrefixOf(token), permissions: p.token,
-            expiresAt: null, createdAt: now, lastUsedAt: null, ownerUserId: id, environments: null,
+            expiresAt: null, createdAt: now, lastUsedAt: null, ownerUserId: id, environments: null, environment: null,
           })
         }
       }

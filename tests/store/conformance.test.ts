@@ -248,7 +248,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     })
 
     test('tokens: insert, list by project, touch, delete', async () => {
-      const row = { hash: 'h1', projectId: 'p1', name: 'ci', tokenPrefix: 'ff_p1_abcd', permissions: ['read:flags' as const], expiresAt: null, createdAt: now(), lastUsedAt: null, ownerUserId: null, environments: null }
+      const row = { hash: 'h1', projectId: 'p1', name: 'ci', tokenPrefix: 'ff_p1_abcd', permissions: ['read:flags' as const], expiresAt: null, createdAt: now(), lastUsedAt: null, ownerUserId: null, environments: null, environment: null }
       await store.transaction((tx) => store.tokens.insert(tx, row))
       await store.transaction((tx) => store.tokens.touch(tx, 'h1', '2026-01-01T00:00:00.000Z'))
       expect(await store.tokens.byProject(store.db, 'p1')).toEqual([{ ...row, lastUsedAt: '2026-01-01T00:00:00.000Z' }])
