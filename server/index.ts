@@ -31,8 +31,13 @@ import { createAccess } from './access/authorize'
 import { reviewersFrom } from './access/reviewers'
 import { startFlagsFile } from './offline/flags-file'
 import { relayRevocations } from './streams/revocations'
+import { startRelay } from './relay/start'
 
 export async function startService(settings: Settings) {
+  // Relay mode: no database; the upstream's data, served from memory (server/relay/).
+  if (settings.upstreamUrl !== undefined && settings.upstreamToken !== undefined) {
+    return startRelay({ ...settings, upstreamUrl: settings.upstreamUrl, upstreamToken: settings.upstreamToken })
+  }
   if (settings.webhookAllowPrivateTargets) {
     log('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may target plain http and private or loopback addresses. Never use this in production.', {}, 'warn')
   }

@@ -44,7 +44,7 @@ const READ = new Set<RouteAction>(['read:flags', 'read:configs', 'any'])
 
 const forbidden = (message: string, details: Record<string, unknown>) => new AppError(403, 'FORBIDDEN', message, details)
 
-export function createAccess(deps: { directory: Directory; snapshots: Snapshots }) {
+export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshots: Snapshots }) {
   const { directory, snapshots } = deps
 
   /** A person's role in a project: instance owners and admins are admins of every project. */

@@ -55,7 +55,8 @@ import { noteClientAddress } from '../identity/request-meta'
 import { asCodeRoutes } from './routes/as-code'
 import { promotionRoutes } from './routes/promotion'
 import { relayRoutes } from './routes/relay'
-import type { AppDeps } from './deps'
+import type { AppDeps, RelayAppDeps } from './deps'
+import { relayEdgeRoutes, relayRefusal } from './relay-edge'
 
 /** Not in the OpenAPI document, and open to anyone (route-inventory.ts). */
 const PUBLIC_HIDDEN = { hide: true, 'x-permission': 'public' }
@@ -84,8 +85,10 @@ export function rateClassOf(method: string, path: string): RateClass {
   return 'management'
 }
 
-export function createApp(deps: AppDeps) {
+export function createApp(deps: AppDeps | RelayAppDeps) {
   const { settings, authenticator, limiter } = deps
+  // Relay mode (server/relay/): the evaluation surface only, fed from an upstream instead of a store.
+  const relay = 'relay' in deps ? deps.relay : undefined
   const cors = createCors(settings.corsOrigins)
   const limits: Record<RateClass, number> = {
     evaluation: settings.rateLimitEvaluationPerMinute,
@@ -135,7 +138,8 @@ export function createApp(deps: AppDeps) {
         return r
       }
       if (corsHeaders) Object.assign(set.headers, corsHeaders)
-      if (!routeExists(request.method, path)) return early(notFoundOrMethod(request))
+      if (!routeExists(request.method, path)) return early((relay && relayRefusal(relay, request)) || notFoundOrMethod(request))
+      if (relay && !relay.ready()) return early(errorResponse(503, 'NOT_READY', 'This relay has no definitions yet: its upstream has not answered and it has no cache file', { upstream: relay.upstreamUrl }, { 'Retry-After': '5' }))
       const address = () => server?.requestIP(request)?.address
       // Sign-in routes take no caller (their own per-address and per-account limits apply), but the
       // cross-site rules do.
@@ -252,6 +256,8 @@ export function createApp(deps: AppDeps) {
         },
       }),
     )
+  if ('relay' in deps) app.use(relayEdgeRoutes(deps))
+  else app
     // The console's built files (console.ts); their names carry a content hash, so they may be cached for good.
     .get('/assets/*', ({ params }) => consoleAsset(params['*']), { detail: PUBLIC_HIDDEN })
     .use(sdkRoutes())
@@ -320,7 +326,7 @@ export function createApp(deps: AppDeps) {
       return errorResponse(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, { allowed }, { Allow: allowed.join(', ') })
     }
     // The console's client-side routes get its index.html; the API's and OFREP's paths never do.
-    if (request.method === 'GET' && !path.startsWith('/api/') && !path.startsWith('/ofrep/') && path !== '/ofrep') {
+    if (!relay && request.method === 'GET' && !path.startsWith('/api/') && !path.startsWith('/ofrep/') && path !== '/ofrep') {
       const page = consoleResponse(path)
       if (page) return page
     }

@@ -1,0 +1,90 @@
+// Relay mode (docs/operations.md, Relays): the app a relay serves. The evaluation surface is the origin's own
+// route modules over the relay's in-memory snapshot and change hub (fed from its upstream by server/relay/);
+// what a relay adds is here: its health and readiness, the POSTs it forwards upstream in batches, and the
+// refusal of everything else (management lives at the upstream, named in the answer).
+import { t } from 'elysia'
+import type { RelayAppDeps, RelayState } from './deps'
+import { callerOf } from './auth'
+import { errorResponse } from './errors'
+import { cachedJson } from './caching'
+import { pathOf } from './url-input'
+import { checkUsageReport } from '../services/usage'
+import { MAX_REPORTED } from '../services/usage'
+import { VERSION } from '../version'
+import * as S from '../schemas'
+import { guard, jsonBody, routeModule } from './routes/common'
+import { sdkRoutes } from './routes/sdk'
+import { docsRoutes } from './routes/docs'
+import { flagEvaluationRoute } from './routes/flags'
+import { configEvaluationRoute } from './routes/configs'
+import { evaluateRoutes } from './routes/evaluate'
+import { ofrepRoutes } from './routes/ofrep'
+import { streamRoutes } from './routes/stream'
+import { definitionRoutes } from './routes/definitions'
+import { metricsRoutes } from './routes/metrics'
+import { relayRoutes } from './routes/relay'
+import { ReportedCount, UsageAnswer } from './routes/usage'
+
+/** What a relay forwards, by upstream path: the body's list field and how many items one request may carry.
+ *  A route the upstream offers (POST /api/v1/events, experiments) is one more line here and one route below. */
+export const FORWARDED = {
+  '/api/v1/usage': { field: 'counts', maxItems: MAX_REPORTED },
+} as const satisfies Record<string, { field: string; maxItems: number }>
+
+/** 404 RELAY_READ_ONLY for any /api path a relay does not serve (every management route). */
+export function relayRefusal(relay: RelayState, request: Request): Response | undefined {
+  const path = pathOf(request.url)
+  if (!path.startsWith('/api/')) return undefined
+  return errorResponse(404, 'RELAY_READ_ONLY', `This is a relay: it serves evaluation only. ${request.method} ${path} is answered by its upstream, ${relay.upstreamUrl}`, { upstream: relay.upstreamUrl })
+}
+
+const relayHealthRoutes = ({ relay, settings }: Pick<RelayAppDeps, 'relay' | 'settings'>) =>
+  routeModule('relay-health')
+    .get('/health', ({ request }) => cachedJson(request, {
+      status: relay.ready() ? 'ok' : 'not_ready', version: VERSION, environment: settings.appEnv, mode: 'relay' as const,
+      upstream: relay.upstream(), data_age_s: relay.dataAgeSeconds(), change_seq: relay.changeSequence(),
+    }, { maxAge: 0, staleWhileRevalidate: 0, public: true }), {
+      detail: { tags: ['system'], summary: 'Liveness of a relay, with its upstream link', 'x-permission': 'public' },
+      response: { 200: t.Object({
+        status: t.String({ description: 'ok, or not_ready while it holds no definitions' }), version: t.String(), environment: t.String(), mode: t.Literal('relay'),
+        upstream: t.String({ description: 'connected (following the change stream), polling (stream lost), unreachable, starting' }),
+        data_age_s: t.Union([t.Number(), t.Null()], { description: 'seconds since the upstream last confirmed the definitions' }),
+        change_seq: t.Integer({ description: 'the upstream change number served' }),
+      }) },
+    })
+    .get('/health/ready', () => relay.ready()
+      ? { ready: true as const }
+      : errorResponse(503, 'NOT_READY', 'No definitions yet: the upstream has not answered and there is no cache file', { upstream: relay.upstreamUrl }, { 'Retry-After': '5' }), {
+      detail: { tags: ['system'], summary: 'Readiness of a relay (503 until it holds definitions)', 'x-permission': 'public' },
+      response: { 200: t.Object({ ready: t.Literal(true) }), 503: S.ErrorBody },
+    })
+
+/** POST /api/v1/usage at a relay: checked exactly as the origin checks it, answered the same, and queued for
+ *  the upstream (merged into batches) instead of stored. */
+const relayUsageRoute = ({ relay, snapshots }: Pick<RelayAppDeps, 'relay' | 'snapshots'>) =>
+  routeModule('relay-usage').post('/api/v1/usage', ({ request, body }) => {
+    const { actor } = callerOf(request)
+    const { known, accepted, ignored } = checkUsageReport(snapshots, actor, body.counts, Date.now(), true)
+    relay.forward('/api/v1/usage', body.counts.filter((c) => known.has(c.key) && c.count > 0))
+    return { success: true as const, accepted, ignored }
+  }, {
+    ...guard('read:flags', 'usage', 'Report evaluation counts made in process (SDKs); a relay forwards them upstream'),
+    ...jsonBody(t.Object({ counts: t.Array(ReportedCount, { maxItems: MAX_REPORTED }) }, { title: 'UsageReport' })),
+    response: { 200: UsageAnswer, ...S.errors(400, 401, 403, 413, 415, 429) },
+  })
+
+/** A relay's routes (app.ts builds the hooks both kinds share). */
+export const relayEdgeRoutes = (deps: RelayAppDeps) =>
+  routeModule('relay-edge')
+    .use(sdkRoutes())
+    .use(docsRoutes())
+    .use(relayHealthRoutes(deps))
+    .use(flagEvaluationRoute(deps))
+    .use(configEvaluationRoute(deps))
+    .use(evaluateRoutes(deps))
+    .use(ofrepRoutes(deps))
+    .use(streamRoutes(deps))
+    .use(definitionRoutes(deps))
+    .use(relayUsageRoute(deps))
+    .use(metricsRoutes(deps))
+    .use(relayRoutes(deps))
