@@ -41,22 +41,22 @@ export function relayRefusal(relay: RelayState, request: Request): Response | un
 const relayHealthRoutes = ({ relay, settings }: Pick<RelayAppDeps, 'relay' | 'settings'>) =>
   routeModule('relay-health')
     .get('/health', ({ request }) => cachedJson(request, {
-      status: relay.ready() ? 'ok' : 'not_ready', version: VERSION, environment: settings.appEnv, mode: 'relay' as const,
+      status: relay.ready() ? 'ok' : 'not_ready', version: VERSION, environment: settings.appEnv, mode: 'relay',
       upstream: relay.upstream(), data_age_s: relay.dataAgeSeconds(), change_seq: relay.changeSequence(),
     }, { maxAge: 0, staleWhileRevalidate: 0, public: true }), {
       detail: { tags: ['system'], summary: 'Liveness of a relay, with its upstream link', 'x-permission': 'public' },
       response: { 200: t.Object({
-        status: t.String({ description: 'ok, or not_ready while it holds no definitions' }), version: t.String(), environment: t.String(), mode: t.Literal('relay'),
+        status: t.String({ description: 'ok, or not_ready while it holds no definitions' }), version: t.String(), environment: t.String(), mode: t.String({ description: 'relay' }),
         upstream: t.String({ description: 'connected (following the change stream), polling (stream lost), unreachable, starting' }),
         data_age_s: t.Union([t.Number(), t.Null()], { description: 'seconds since the upstream last confirmed the definitions' }),
         change_seq: t.Integer({ description: 'the upstream change number served' }),
       }) },
     })
     .get('/health/ready', () => relay.ready()
-      ? { ready: true as const }
+      ? { ready: true }
       : errorResponse(503, 'NOT_READY', 'No definitions yet: the upstream has not answered and there is no cache file', { upstream: relay.upstreamUrl }, { 'Retry-After': '5' }), {
       detail: { tags: ['system'], summary: 'Readiness of a relay (503 until it holds definitions)', 'x-permission': 'public' },
-      response: { 200: t.Object({ ready: t.Literal(true) }), 503: S.ErrorBody },
+      response: { 200: t.Object({ ready: t.Boolean() }), 503: S.ErrorBody },
     })
 
 /** POST /api/v1/usage at a relay: checked exactly as the origin checks it, answered the same, and queued for

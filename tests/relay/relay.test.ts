@@ -3,6 +3,7 @@
 // passed on, management refused, the origin killed and restarted with nothing lost and nothing counted
 // twice, a restart from the cache file with the origin down, and not-ready without exiting.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import SwaggerParser from '@apidevtools/swagger-parser'
 import { join } from 'node:path'
 import { api, createToken, startServer, type TestServer } from '../helpers/server'
 import { openSse } from '../helpers/sse'
@@ -89,6 +90,14 @@ describe('a relay answers as its origin does', () => {
     expect(relay.output()).toContain('DATABASE_URL is ignored')
   })
 
+  test('its OpenAPI document is valid and lists what it serves, each route with its permission', async () => {
+    const doc = (await api(relay, 'GET', '/openapi.json')).body
+    await SwaggerParser.validate(structuredClone(doc))
+    expect(doc.paths['/api/v1/relay/verify'].post['x-permission']).toBe('relay')
+    expect(doc.paths['/api/v1/flags/{key}'].get).toBeDefined()
+    expect(doc.paths['/api/v1/tokens']).toBeUndefined()
+  })
+
   test('health and metrics say how the relay follows its upstream', async () => {
     const health = await api(relay, 'GET', '/health')
     expect(health.body).toMatchObject({ status: 'ok', mode: 'relay', upstream: 'connected' })
@@ -111,6 +120,24 @@ describe('changes and revocations', () => {
     // Re-read on the event: the relays already serve it.
     for (const r of [relay, second]) expect((await api(r, 'GET', '/api/v1/flags/fresh', { token: reader })).body.value).toBe(42)
     streams.forEach((s) => s.close())
+    // A client resuming at the relay with Last-Event-ID gets what it missed, as at the origin.
+    const resumed = await openSse(`${second.url}/api/v1/stream`, { authorization: `Bearer ${reader}`, 'last-event-id': String(Number(got[0]!.id) - 1) })
+    expect((await resumed.next((e) => e.event === 'change', 5000)).data.key).toBe('fresh')
+    resumed.close()
+  })
+
+  test('OFREP at a relay: the bulk answer names the relay\'s own stream, which tells of changes', async () => {
+    const bulk = await api(second, 'POST', '/ofrep/v1/evaluate/flags', { token: reader, body: { context: { targetingKey: 'u1' } } })
+    const url = bulk.body.eventStreams[0].url as string
+    expect(url.startsWith(`${second.url}/ofrep/v1/stream?ticket=`)).toBe(true)
+    const ofrep = await openSse(url)
+    expect(ofrep.status).toBe(200)
+    await api(origin, 'POST', '/api/v1/flags', { token: origin.adminToken, body: { key: 'ofrep-fresh', enabled: true, value: 1 } })
+    const message = await ofrep.next((e) => e.data?.type === 'refetchEvaluation', 10_000)
+    expect(message.id).toBeDefined()
+    const again = await api(second, 'POST', '/ofrep/v1/evaluate/flags/ofrep-fresh', { token: reader, body: { context: { targetingKey: 'u1' } } })
+    expect(again.body.value).toBe(1)
+    ofrep.close()
   })
 
   test('a revoked token is refused at both relays within 5 s, and its stream closes', async () => {

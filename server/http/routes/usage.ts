@@ -12,7 +12,7 @@ import { batchIdOf } from '../relay-batch'
 
 export const UsageAnswer = t.Object({
   success: S.Success, accepted: t.Integer(), ignored: t.Integer({ description: 'counts of flags this project does not have' }),
-  duplicate: t.Optional(t.Literal(true, { description: 'a relay\'s batch (Flagship-Batch-Id) already applied: nothing was added' })),
+  duplicate: t.Optional(t.Boolean({ description: 'true: a relay\'s batch (Flagship-Batch-Id) already applied, nothing was added' })),
 })
 
 const DAY = 86_400_000
