@@ -27,6 +27,17 @@ export interface EdgeFigures {
   max: number
   incomplete: number
   bytesPerSubscriber: number
+  /** the relay's CPU time (user + system) per change with every subscriber open: unlike wall-clock
+   *  latency, barely moved by other work on the machine */
+  cpuMsPerChange: number
+  /** the machine's 1-minute load average during the measurement */
+  load: string
+}
+
+/** CPU time (user + system, ms) a process has used so far. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 interface Sub { seen: Map<number, number>; socket?: { end(): void } }
@@ -134,14 +145,17 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
     const rssIdle = rssKiB(proc.pid)
     const bytesPerSubscriber = ((rssIdle - rssBefore) * 1024) / EDGE_SUBSCRIBERS
     log(`  ${fmtInt(EDGE_SUBSCRIBERS)} subscribers open on the relay; its RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssIdle / 1024)} MiB (${fmtInt(bytesPerSubscriber)} bytes each)`)
+    const cpuBefore = cpuMs(proc.pid)
     const all = await measure(origin, subs)
+    const cpuMsPerChange = (cpuMs(proc.pid) - cpuBefore) / CHANGES
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0]!
     const figures: EdgeFigures = {
       origin: o!, relay: r!, ratio,
       smallP50: percentile(small.latencies, 50), smallP99: percentile(small.latencies, 99),
       subscribers: EDGE_SUBSCRIBERS, p50: percentile(all.latencies, 50), p99: percentile(all.latencies, 99), max: all.latencies.at(-1) ?? NaN,
-      incomplete: all.incomplete, bytesPerSubscriber,
+      incomplete: all.incomplete, bytesPerSubscriber, cpuMsPerChange, load,
     }
-    log(`  ${CHANGES} changes x ${fmtInt(EDGE_SUBSCRIBERS)} subscribers: p50 ${fmtMs(figures.p50)}, p99 ${fmtMs(figures.p99)}, max ${fmtMs(figures.max)}; subscribers missing a change: ${figures.incomplete}`)
+    log(`  ${CHANGES} changes x ${fmtInt(EDGE_SUBSCRIBERS)} subscribers: p50 ${fmtMs(figures.p50)}, p99 ${fmtMs(figures.p99)}, max ${fmtMs(figures.max)}; subscribers missing a change: ${figures.incomplete}; relay CPU ${fmtMs(cpuMsPerChange)} per change (load average ${load})`)
     subs.forEach((s) => s.socket?.end())
     return figures
   } finally {

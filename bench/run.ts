@@ -14,6 +14,8 @@
 // benchmark (bench/engine.ts); then a server holding 10,000 flags (created through the API): its
 // resident memory, and GET /flags/:key throughput with 10 vs 10,000 flags in the project; then the change
 // stream with 1,000 subscribers (bench/stream.ts): change-to-arrival p50/p99 and memory per idle subscriber;
+// then relays (bench/edge.ts): a relay's evaluation GET throughput against its origin's, and 10,000
+// subscribers on one relay: change-to-arrival p99 and memory per idle subscriber;
 // then flags as code (bench/as-code.ts): plan and apply of a 10,000-flag document over HTTP;
 // then flagship-sdk in process (bench/sdk.ts, pinned like the engine): its evaluate vs @openfeature/flagd-core
 // and a hand-written evaluator on the same flag and contexts, on Node and on Bun (bench/sdk-compare.mjs);
@@ -36,6 +38,7 @@ import {
 import type { SdkFigures } from './sdk'
 import { benchStream, SUBSCRIBERS } from './stream'
 import { benchAsCode } from './as-code'
+import { benchEdge, EDGE_SUBSCRIBERS } from './edge'
 
 // ---------------------------------------------------------------------------------------------------
 // Main
@@ -187,6 +190,10 @@ async function main(): Promise<void> {
   console.log(`\n[${elapsed()}] change stream, ${fmtInt(SUBSCRIBERS)} subscribers (bench/stream.ts)`)
   const stream = await benchStream()
 
+  // --- relays ------------------------------------------------------------------------------------------
+  console.log(`\n[${elapsed()}] relay vs origin, ${fmtInt(EDGE_SUBSCRIBERS)} subscribers on the relay (bench/edge.ts)`)
+  const edge = await benchEdge()
+
   // --- flagship-sdk ------------------------------------------------------------------------------------
   console.log(`\n[${elapsed()}] flagship-sdk in process (bench/sdk.ts)`)
   const sdkRun = spawnTracked(pinned(SERVER_CPU, [BUN, join(ROOT, 'bench', 'sdk.ts')]))
@@ -199,7 +206,7 @@ async function main(): Promise<void> {
   const sdkLoaded = sdk.manyFlags / sdk.tenFlags - 1
 
   // --- summary ---------------------------------------------------------------------------------------
-  const errors = a.errors + b.errors + c.errors + aFloor.errors + bUnique.errors + aSame.errors + o.errors + aPost.errors + s10.errors + sLarge.errors
+  const errors = a.errors + b.errors + c.errors + aFloor.errors + bUnique.errors + aSame.errors + o.errors + aPost.errors + s10.errors + sLarge.errors + edge.origin.errors + edge.relay.errors
   const rows: [string, string, string][] = [
     ['(a) bare Bun.serve', line(a), ''],
     ['(b) GET /api/v1/flags/:key', line(b), ''],
@@ -235,6 +242,10 @@ async function main(): Promise<void> {
     [`stream p50 / p99, ${fmtInt(stream.subscribers)} subscribers`, `${fmtMs(stream.p50)} / ${fmtMs(stream.p99)} (change sent -> arrival, ${stream.changes} changes)`, `target p99 < 100 ms  ${verdict(stream.p99 < 100)}`],
     ['stream: subscribers missing a change', String(stream.incomplete), `target 0  ${verdict(stream.incomplete === 0)}`],
     ['stream: memory per idle subscriber', `${fmtInt(stream.bytesPerSubscriber)} bytes (server RSS growth / subscribers)`, ''],
+    ['relay / origin evaluation GET', `${edge.ratio.toFixed(2)} (${fmtInt(edge.relay.rps)} vs ${fmtInt(edge.origin.rps)} req/s, median per round)`, `target >= 0.95  ${verdict(edge.ratio >= 0.95)}`],
+    ['relay: change -> 1,000 subscribers', `p50 ${fmtMs(edge.smallP50)}, p99 ${fmtMs(edge.smallP99)} (PUT at the origin -> arrival)`, `target p99 < 50 ms  ${verdict(edge.smallP99 < 50)}`],
+    [`relay: change -> ${fmtInt(edge.subscribers)} subscribers`, `p50 ${fmtMs(edge.p50)}, p99 ${fmtMs(edge.p99)}; missing ${edge.incomplete}; relay CPU ${fmtMs(edge.cpuMsPerChange)}/change`, `target p99 < 250 ms  ${verdict(edge.p99 < 250 && edge.incomplete === 0)}`],
+    ['relay: memory per idle subscriber', `${fmtInt(edge.bytesPerSubscriber)} bytes (relay RSS growth / subscribers)`, ''],
     ...(sdk.node === null
       ? [['SDK on Node', 'node not found', 'target not measured'] as [string, string, string]]
       : [
