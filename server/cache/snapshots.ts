@@ -69,7 +69,8 @@ export class Snapshots {
   }
 
   /** A relay's project (server/relay/): its row and documents as its upstream serves them, replacing
-   *  whatever was held; nothing of it is read from a store. */
+   *  whatever was held; nothing of it is read from a store. Documents whose stamp is unchanged keep their
+   *  compiled form, so a change to one flag of 10,000 compiles one flag (all of them when a segment changed). */
   serveProject(project: ProjectRow, rows: DocumentRows): void {
     this.fileBacked.set(project.id, rows)
     const snap = this.projects.get(project.id)
@@ -80,7 +81,18 @@ export class Snapshots {
       return
     }
     snap.project = project
-    this.fillFromRows(snap, rows)
+    const held = (row: DocumentRow | undefined, stamp: DocumentRow): row is DocumentRow => row !== undefined && sameStamp(row, stamp)
+    if (rows.segments.length !== snap.segments.size || rows.segments.some((r) => !held(snap.segments.get(r.key), r))) return this.fillFromRows(snap, rows)
+    snap.configs = new Map(rows.configs.map((r) => {
+      const was = snap.configs.get(r.key)
+      return [r.key, held(was, r) ? was : r]
+    }))
+    const incoming = new Set(rows.flags.map((r) => r.key))
+    for (const key of [...snap.flags.keys()]) if (!incoming.has(key)) snap.flags.delete(key)
+    for (const key of [...snap.archivedFlags.keys()]) if (!incoming.has(key)) snap.archivedFlags.delete(key)
+    const defs = segmentDefs(snap.segments)
+    for (const r of rows.flags) if (!held(snap.flags.get(r.key)?.row ?? snap.archivedFlags.get(r.key), r)) placeFlag(snap, r, defs)
+    snap.revision++
   }
 
   /** A relay's verified tokens (server/relay/keys.ts): put in, or dropped when revoked. */

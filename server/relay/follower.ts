@@ -47,6 +47,8 @@ export class Follower {
   private etag: string | null = null
   private pending: StreamChange[] = []
   private refreshing: Promise<void> = Promise.resolve()
+  /** the reload waiting for the one under way */
+  private queued: { reset: boolean; done: Promise<boolean> } | undefined
   private stopped = false
   private abort = new AbortController()
   private sleeper: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | undefined
@@ -97,7 +99,12 @@ export class Follower {
   /** Loads the definitions (ETag); true when the upstream answered. `reset`: the relay's subscribers reload
    *  (a reload without the changes that led to it); otherwise the changes received are passed on. */
   private load(reset: boolean): Promise<boolean> {
+    // Changes arriving together share one reload: a load not yet started covers them all.
+    if (this.queued && (!reset || this.queued.reset)) return this.queued.done
+    const queued: { reset: boolean; done: Promise<boolean> } = { reset, done: undefined as unknown as Promise<boolean> }
+    this.queued = queued
     const run = this.refreshing.then(async () => {
+      if (this.queued === queued) this.queued = undefined
       const query = this.environment !== null ? `?environment=${encodeURIComponent(this.environment)}` : ''
       const res = await fetch(`${this.o.url}/api/v1/definitions${query}`, {
         headers: this.headers(this.etag && !reset ? { 'if-none-match': this.etag } : {}), signal: AbortSignal.timeout(10_000),
@@ -126,7 +133,8 @@ export class Follower {
       this.o.changed()
     })
     this.refreshing = run.catch(() => {})
-    return run.then(() => true, () => false)
+    queued.done = run.then(() => true, () => false)
+    return queued.done
   }
 
   /** Follows the upstream until stop(): the stream while it lasts, polling while it does not. */

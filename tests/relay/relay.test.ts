@@ -98,6 +98,20 @@ describe('a relay answers as its origin does', () => {
     expect(doc.paths['/api/v1/tokens']).toBeUndefined()
   })
 
+  test('the relay\'s own evaluations are counted at the origin, once', async () => {
+    const staging = ctx({ user_id: 'u-exposed', environment: 'staging' })
+    for (let i = 0; i < 25; i++) expect((await api(relay, 'GET', `/api/v1/flags/dark?context=${staging}`, { token: reader })).status).toBe(200)
+    const counted = async () => (await api(origin, 'GET', '/api/v1/flags/dark/usage?environment=staging', { token: origin.adminToken })).body.buckets.reduce((s: number, b: { count: number }) => s + b.count, 0)
+    await until('relay evaluations forwarded', async () => (await counted()) >= 25, 15_000)
+    await Bun.sleep(1000)
+    expect(await counted()).toBe(25)
+  })
+
+  test('a session cookie is no credential at a relay', async () => {
+    const res = await api(relay, 'GET', '/api/v1/flags/dark', { headers: { cookie: 'flagship_session=anything' } })
+    expect(res.status).toBe(401)
+  })
+
   test('health and metrics say how the relay follows its upstream', async () => {
     const health = await api(relay, 'GET', '/health')
     expect(health.body).toMatchObject({ status: 'ok', mode: 'relay', upstream: 'connected' })
