@@ -121,11 +121,12 @@ export async function startService(settings: Settings) {
   const identity = createIdentity({ store, bus, settings, limiter })
   const setupCode = await identity.start()
   const access = createAccess({ directory: identity.directory, snapshots })
+  revocations.useLiveness((t) => access.personalTokenLive(t))
   services.changeRequests.useReviewers(reviewersFrom(identity.directory, access, snapshots))
-  const onIdentityNotice = async (n: ChangeNotice) => {
-    identity.sessions.apply(n)
-    await identity.directory.apply(n)
-  }
+  const onIdentityNotice = (n: ChangeNotice) => revocations.apply(n, async (x) => {
+    identity.sessions.apply(x)
+    await identity.directory.apply(x)
+  })
   bus.subscribe(onIdentityNotice)
   const fromOtherInstance = async (n: ChangeNotice) => {
     wakeForSchedules(n)

@@ -15,9 +15,9 @@ export type { CachedFlag, ProjectSnapshot } from './project-snapshot'
 const sameStamp = (row: DocumentRow, stamp: DocumentStamp): boolean =>
   row.version === stamp.version && row.createdAt === stamp.createdAt && row.updatedAt === stamp.updatedAt
 
-/** Two token rows grant the same access (project, permissions, expiry). */
+/** Two token rows grant the same access (project, permissions, expiry, environment). */
 const sameAuthority = (a: TokenRow | undefined, b: TokenRow): boolean =>
-  a !== undefined && a.projectId === b.projectId && a.expiresAt === b.expiresAt && a.tokenPrefix === b.tokenPrefix &&
+  a !== undefined && a.projectId === b.projectId && a.expiresAt === b.expiresAt && a.tokenPrefix === b.tokenPrefix && a.environment === b.environment &&
   a.permissions.length === b.permissions.length && a.permissions.every((p, i) => p === b.permissions[i])
 
 /** The notices applyMany reloads in bulk: a project's documents. */

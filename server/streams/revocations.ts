@@ -16,11 +16,18 @@ const sameGrant = (a: TokenRow, b: TokenRow): boolean =>
   a.permissions.length === b.permissions.length && a.permissions.every((p, i) => p === b.permissions[i])
 
 export function relayRevocations(snapshots: Pick<Snapshots, 'allTokens'>, hub: Pick<ChangeHub, 'toRelays'>) {
-  /** Runs `change` (something that may reload tokens) and sends a `revoke` for every token it removed or changed. */
+  /** Whether a token still stands apart from its row: a personal token's owner still in its project (set
+   *  once the people directory exists; until then every token does). */
+  let live: (token: TokenRow) => boolean = () => true
+  /** The tokens that stand now (a personal token whose owner left is revoked like a deleted one). */
+  const standing = () => new Map([...snapshots.allTokens()].filter(([, t]) => live(t)))
+
+  /** Runs `change` (something that may reload tokens or people) and sends a `revoke` for every token it
+   *  removed, changed, or left standing no more. */
   async function around<T>(change: () => Promise<T>): Promise<T> {
-    const before = new Map(snapshots.allTokens())
+    const before = standing()
     const out = await change()
-    const after = snapshots.allTokens()
+    const after = standing()
     const gone = new Map<string, string[]>()
     for (const [hash, was] of before) {
       const now = after.get(hash)
@@ -31,6 +38,9 @@ export function relayRevocations(snapshots: Pick<Snapshots, 'allTokens'>, hub: P
   }
   return {
     around,
+    useLiveness(check: (token: TokenRow) => boolean): void {
+      live = check
+    },
     /** Applies notices with `apply`, watching the token map only when one of them can change it. */
     apply<N extends ChangeNotice | readonly ChangeNotice[]>(notices: N, apply: (n: N) => Promise<void>): Promise<void> {
       const list = (Array.isArray(notices) ? notices : [notices]) as readonly ChangeNotice[]
