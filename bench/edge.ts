@@ -7,7 +7,7 @@
 // Subscribers are raw HTTP/1.1 sockets in this process (fetch caps connections per host). Each needs a file
 // descriptor here and one in the relay: the soft limit is raised to the hard one where `prlimit` exists.
 import { readFileSync } from 'node:fs'
-import { call, evalPath, fmtInt, fmtMs, interleaved, mustCall, pinned, populate, roundRatio, rssKiB, spawnTracked, stopProcess, waitForPort, BUN, ROOT, SERVER_CPU, startFlagServer, type FlagServer, type WrkResult } from './lib'
+import { call, evalPath, fmtInt, fmtMs, interleaved, median, mustCall, ROUNDS, SECONDS, pinned, populate, roundRatio, rssKiB, spawnTracked, stopProcess, waitForPort, BUN, ROOT, SERVER_CPU, startFlagServer, type FlagServer, type WrkResult } from './lib'
 import { join } from 'node:path'
 
 export const EDGE_SUBSCRIBERS = Number(process.env.BENCH_EDGE_SUBSCRIBERS ?? 10_000)
@@ -18,6 +18,9 @@ export interface EdgeFigures {
   origin: WrkResult
   relay: WrkResult
   ratio: number
+  /** server CPU time per request (µs), median of the rounds */
+  cpuOrigin: number
+  cpuRelay: number
   /** change at the origin -> arrival at the relay's subscribers, FIRST of them */
   smallP50: number
   smallP99: number
@@ -126,13 +129,26 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
     const check = [await call(origin, 'GET', evalPath('bench-flag')), await call(relay, 'GET', evalPath('bench-flag'))]
     if (check[0]!.status !== 200 || check[1]!.text !== check[0]!.text) throw new Error(`relay answers differently: ${check[1]!.status} ${check[1]!.text}`)
 
-    log('  evaluation GET, origin vs relay (interleaved wrk rounds)')
-    const [o, r] = await interleaved([
+    log('  evaluation GET, origin vs relay (interleaved wrk rounds; server CPU time per request alongside)')
+    const targets = [
       { name: 'origin GET /flags/:key', url: origin.url + evalPath('bench-flag'), token: origin.token, pid: origin.pid },
       { name: 'relay  GET /flags/:key', url: relayUrl + evalPath('bench-flag'), token: origin.token, pid: proc.pid },
-    ])
+    ]
+    // CPU time (user + system) each server spent per request while wrk ran: unlike requests/s it hardly
+    // moves when other work on the machine takes the cores.
+    const cpuPerRequest: number[][] = [[], []]
+    const results = await interleaved(targets, ROUNDS, 2, SECONDS, (i, run) => {
+      const before = cpuMs(targets[i]!.pid)
+      return run().then((res) => {
+        cpuPerRequest[i]!.push(((cpuMs(targets[i]!.pid) - before) * 1000) / Math.max(1, res.requests))
+        return res
+      })
+    })
+    const [o, r] = results
     const ratio = roundRatio(r!, o!)
-    log(`  relay / origin: ${ratio.toFixed(3)} (median of per-round ratios)`)
+    const cpuOrigin = median(cpuPerRequest[0]!)
+    const cpuRelay = median(cpuPerRequest[1]!)
+    log(`  relay / origin: ${ratio.toFixed(3)} requests/s (median of per-round ratios); CPU per request origin ${cpuOrigin.toFixed(1)} µs, relay ${cpuRelay.toFixed(1)} µs (origin/relay ${(cpuOrigin / cpuRelay).toFixed(3)})`)
 
     await Bun.sleep(1000)
     const rssBefore = rssKiB(proc.pid)
@@ -150,7 +166,7 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
     const cpuMsPerChange = (cpuMs(proc.pid) - cpuBefore) / CHANGES
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0]!
     const figures: EdgeFigures = {
-      origin: o!, relay: r!, ratio,
+      origin: o!, relay: r!, ratio, cpuOrigin, cpuRelay,
       smallP50: percentile(small.latencies, 50), smallP99: percentile(small.latencies, 99),
       subscribers: EDGE_SUBSCRIBERS, p50: percentile(all.latencies, 50), p99: percentile(all.latencies, 99), max: all.latencies.at(-1) ?? NaN,
       incomplete: all.incomplete, bytesPerSubscriber, cpuMsPerChange, load,

@@ -242,7 +242,7 @@ async function main(): Promise<void> {
     [`stream p50 / p99, ${fmtInt(stream.subscribers)} subscribers`, `${fmtMs(stream.p50)} / ${fmtMs(stream.p99)} (change sent -> arrival, ${stream.changes} changes)`, `target p99 < 100 ms  ${verdict(stream.p99 < 100)}`],
     ['stream: subscribers missing a change', String(stream.incomplete), `target 0  ${verdict(stream.incomplete === 0)}`],
     ['stream: memory per idle subscriber', `${fmtInt(stream.bytesPerSubscriber)} bytes (server RSS growth / subscribers)`, ''],
-    ['relay / origin evaluation GET', `${edge.ratio.toFixed(2)} (${fmtInt(edge.relay.rps)} vs ${fmtInt(edge.origin.rps)} req/s, median per round)`, `target >= 0.95  ${verdict(edge.ratio >= 0.95)}`],
+    ['relay / origin evaluation GET', `${edge.ratio.toFixed(2)} (${fmtInt(edge.relay.rps)} vs ${fmtInt(edge.origin.rps)} req/s; CPU/request ${edge.cpuRelay.toFixed(1)} vs ${edge.cpuOrigin.toFixed(1)} µs)`, `target >= 0.95  ${verdict(edge.ratio >= 0.95)}`],
     ['relay: change -> 1,000 subscribers', `p50 ${fmtMs(edge.smallP50)}, p99 ${fmtMs(edge.smallP99)} (PUT at the origin -> arrival)`, `target p99 < 50 ms  ${verdict(edge.smallP99 < 50)}`],
     [`relay: change -> ${fmtInt(edge.subscribers)} subscribers`, `p50 ${fmtMs(edge.p50)}, p99 ${fmtMs(edge.p99)}; missing ${edge.incomplete}; relay CPU ${fmtMs(edge.cpuMsPerChange)}/change`, `target p99 < 250 ms  ${verdict(edge.p99 < 250 && edge.incomplete === 0)}`],
     ['relay: memory per idle subscriber', `${fmtInt(edge.bytesPerSubscriber)} bytes (relay RSS growth / subscribers)`, ''],

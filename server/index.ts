@@ -33,6 +33,9 @@ import { startFlagsFile } from './offline/flags-file'
 import { relayRevocations } from './streams/revocations'
 import { startRelay } from './relay/start'
 
+/** How long an origin remembers the id of a batch a relay forwarded. */
+const RELAY_BATCH_DAYS = 30
+
 export async function startService(settings: Settings) {
   // Relay mode: no database; the upstream's data, served from memory (server/relay/).
   if (settings.upstreamUrl !== undefined && settings.upstreamToken !== undefined) {
@@ -153,6 +156,11 @@ export async function startService(settings: Settings) {
 
   const timers = [
     setInterval(() => limiter.sweep(), 60_000),
+    // Relays' batch ids (forwarded usage) are kept 30 days: a relay resends only a batch whose answer it lost.
+    setInterval(() => store.transaction((tx) => store.relayBatches.prune(tx, new Date(Date.now() - RELAY_BATCH_DAYS * 86_400_000).toISOString())).catch((e) => {
+      counts.storeError('reconcile')
+      log('pruning relay batch ids failed', errorForLog(e), 'warn')
+    }), 3_600_000),
     // Heals a change notice this instance missed (another instance's write, the CLI).
     setInterval(() => revocations.around(() => snapshots.reconcile()).then(() => hub.catchUp()).then(() => identity.directory.reload()).catch((e) => {
       counts.storeError('reconcile')
