@@ -4,6 +4,8 @@ export interface Settings {
   port: number
   host: string
   databaseUrl: string
+  /** DATABASE_URL was set (a relay says it ignores it) */
+  databaseUrlGiven: boolean
   redisUrl: string | undefined
   bootstrapToken: string | undefined
   appEnv: string
@@ -127,6 +129,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     port: int(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     databaseUrl,
+    databaseUrlGiven: Boolean(env.DATABASE_URL),
     redisUrl: env.REDIS_URL || undefined,
     bootstrapToken,
     appEnv: env.APP_ENV || 'development',

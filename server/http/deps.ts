@@ -52,8 +52,9 @@ export interface RelayState {
   dataAgeSeconds(): number | null
   /** the upstream's change number the relay is at */
   changeSequence(): number
-  /** queues what a client sent to `path` (POST /usage, /events) for the upstream, in batches */
-  forward(path: string, items: readonly unknown[]): void
+  /** queues what a client sent to `path` (POST /usage, /events) for the upstream, in batches; `batchId`:
+   *  a following relay's batch, taken once (false: already taken, nothing queued) */
+  forward(path: string, items: readonly unknown[], batchId?: string): boolean
   /** forwarded batches: sent, and waiting */
   batches(): { sent: number; pending: number }
 }

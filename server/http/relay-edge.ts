@@ -24,6 +24,7 @@ import { definitionRoutes } from './routes/definitions'
 import { metricsRoutes } from './routes/metrics'
 import { relayRoutes } from './routes/relay'
 import { ReportedCount, UsageAnswer } from './routes/usage'
+import { batchIdOf } from './relay-batch'
 
 /** What a relay forwards, by upstream path: the body's list field and how many items one request may carry.
  *  A route the upstream offers (POST /api/v1/events, experiments) is one more line here and one route below. */
@@ -63,9 +64,11 @@ const relayHealthRoutes = ({ relay, settings }: Pick<RelayAppDeps, 'relay' | 'se
  *  the upstream (merged into batches) instead of stored. */
 const relayUsageRoute = ({ relay, snapshots }: Pick<RelayAppDeps, 'relay' | 'snapshots'>) =>
   routeModule('relay-usage').post('/api/v1/usage', ({ request, body }) => {
-    const { actor } = callerOf(request)
-    const { known, accepted, ignored } = checkUsageReport(snapshots, actor, body.counts, Date.now(), true)
-    relay.forward('/api/v1/usage', body.counts.filter((c) => known.has(c.key) && c.count > 0))
+    const caller = callerOf(request)
+    // A following relay's batch: checked like the origin checks it, and taken once by its id.
+    const batchId = batchIdOf(request, caller)
+    const { known, accepted, ignored } = checkUsageReport(snapshots, caller.actor, body.counts, Date.now(), batchId === undefined)
+    if (!relay.forward('/api/v1/usage', body.counts.filter((c) => known.has(c.key) && c.count > 0), batchId)) return { success: true as const, accepted: 0, ignored: 0, duplicate: true }
     return { success: true as const, accepted, ignored }
   }, {
     ...guard('read:flags', 'usage', 'Report evaluation counts made in process (SDKs); a relay forwards them upstream'),

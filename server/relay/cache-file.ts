@@ -21,6 +21,8 @@ export interface RelayCache {
   definitions: DefinitionsDocument
   keys: TokenRow[]
   spool: Batch[]
+  /** ids of batches relays following this one forwarded, already taken (a resend is a no-op) */
+  taken?: string[]
 }
 
 export interface DefinitionsDocument {

@@ -44,7 +44,7 @@ export class Follower {
   head = 0
   confirmedAt: number | null = null
   definitions: DefinitionsDocument | undefined
-  private etag: string | null = null
+  etag: string | null = null
   private pending: StreamChange[] = []
   private refreshing: Promise<void> = Promise.resolve()
   /** the reload waiting for the one under way */

@@ -21,6 +21,8 @@ export interface Batch {
 
 /** Items the spool holds at most; past it the oldest batches go (logged): the relay's memory stays bounded. */
 export const MAX_SPOOLED_ITEMS = 200_000
+/** Following relays' batch ids remembered (a relay resends only the batch whose answer it lost). */
+const MAX_TAKEN_IDS = 10_000
 const CUT_MS = 1000
 const RETRY_MIN_MS = 100
 const RETRY_MAX_MS = 5000
@@ -55,23 +57,41 @@ export class Forwarder {
   private gathering = new Map<string, unknown[]>()
   private spool: Batch[] = []
   private sentCount = 0
-  private sending = false
+  /** ids of the batches following relays forwarded here, newest last (bounded) */
+  private taken: Set<string>
   private stopped = false
   private retryMs = RETRY_MIN_MS
   private timer: ReturnType<typeof setInterval>
   private wake: (() => void) | undefined
 
-  constructor(private readonly o: ForwarderOptions, restored: readonly Batch[] = []) {
+  constructor(private readonly o: ForwarderOptions, restored: readonly Batch[] = [], taken: readonly string[] = []) {
     this.spool = [...restored]
+    this.taken = new Set(taken)
     this.timer = setInterval(() => this.cut(), CUT_MS)
     void this.run()
   }
 
-  add(path: string, items: readonly unknown[]): void {
-    if (!items.length) return
+  /** Gathers items for `path`; `batchId` (a following relay's batch): false when it was taken before. */
+  add(path: string, items: readonly unknown[], batchId?: string): boolean {
+    if (batchId !== undefined) {
+      if (this.taken.has(batchId)) return false
+      this.taken.add(batchId)
+      if (this.taken.size > MAX_TAKEN_IDS) this.taken.delete(this.taken.values().next().value!)
+      // Taken only once it is on the spool (and so in the cache file): cut now.
+      this.gathering.set(path, [...(this.gathering.get(path) ?? []), ...items])
+      this.cut()
+      return true
+    }
+    if (!items.length) return true
     const into = this.gathering.get(path) ?? []
     into.push(...items)
     this.gathering.set(path, into)
+    return true
+  }
+
+  /** The following relays' batch ids taken (for the cache file). */
+  takenIds(): string[] {
+    return [...this.taken]
   }
 
   stats(): { sent: number; pending: number } {
@@ -124,7 +144,6 @@ export class Forwarder {
   }
 
   private async send(batch: Batch): Promise<'sent' | 'refused' | 'retry'> {
-    this.sending = true
     try {
       const rule = FORWARDED[batch.path]!
       const res = await fetch(`${this.o.upstreamUrl}${batch.path}`, {
@@ -143,8 +162,6 @@ export class Forwarder {
       return 'retry'
     } catch {
       return 'retry'
-    } finally {
-      this.sending = false
     }
   }
 

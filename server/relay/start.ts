@@ -27,7 +27,7 @@ import { RelayKeys } from './keys'
 
 export async function startRelay(settings: Settings & { upstreamUrl: string; upstreamToken: string }) {
   const upstreamUrl = settings.upstreamUrl
-  if (process.env.DATABASE_URL) log('DATABASE_URL is ignored: a relay has no database of its own (it serves its upstream\'s data from memory)', { upstream: upstreamUrl }, 'warn')
+  if (settings.databaseUrlGiven) log('DATABASE_URL is ignored: a relay has no database of its own (it serves its upstream\'s data from memory)', { upstream: upstreamUrl }, 'warn')
   const snapshots = new Snapshots(undefined)
   const hub = new ChangeHub({
     store: undefined, replayLimit: settings.streamReplayLimit, heartbeatMs: settings.streamHeartbeatMs, log,
@@ -53,10 +53,10 @@ export async function startRelay(settings: Settings & { upstreamUrl: string; ups
     keys.restore(cache.keys)
     log('serving the last state from RELAY_CACHE_FILE until the upstream answers', { file: settings.relayCacheFile, version: cache.head, saved_age_s: Math.round((Date.now() - cache.confirmedAt) / 1000) })
   }
-  const forwarder = new Forwarder({ upstreamUrl, token: settings.upstreamToken, log, changed }, cache?.spool ?? [])
+  const forwarder = new Forwarder({ upstreamUrl, token: settings.upstreamToken, log, changed }, cache?.spool ?? [], cache?.taken ?? [])
   const state = (): RelayCache | undefined => follower.project && follower.definitions && {
     format: 1, upstream: upstreamUrl, confirmedAt: follower.confirmedAt ?? 0, project: follower.project, environment: follower.environment,
-    head: follower.head, etag: null, definitions: follower.definitions, keys: keys.held(), spool: forwarder.spooled(),
+    head: follower.head, etag: follower.etag, definitions: follower.definitions, keys: keys.held(), spool: forwarder.spooled(), taken: forwarder.takenIds(),
   }
   const writer = settings.relayCacheFile ? cacheWriter(settings.relayCacheFile, state, log) : undefined
   if (writer) saveState = () => writer.save()
@@ -76,7 +76,7 @@ export async function startRelay(settings: Settings & { upstreamUrl: string; ups
     upstream: () => follower.state,
     dataAgeSeconds: () => (follower.confirmedAt === null ? null : Math.max(0, Math.round((Date.now() - follower.confirmedAt) / 100) / 10)),
     changeSequence: () => follower.head,
-    forward: (path, items) => forwarder.add(path, items),
+    forward: (path, items, batchId) => forwarder.add(path, items, batchId),
     batches: () => forwarder.stats(),
   }
   const requests = new RequestMetrics()

@@ -107,6 +107,18 @@ describe('a relay answers as its origin does', () => {
     expect(await counted()).toBe(25)
   })
 
+  test('a batch a following relay forwards is taken once at a relay too, and reaches the origin once', async () => {
+    const at = new Date().toISOString()
+    const counts = [{ key: 'counted', environment: 'staging', variant: 'default', count: 5, from: at, to: at }]
+    const headers = { 'flagship-batch-id': `downstream-${crypto.randomUUID()}` }
+    expect((await api(relay, 'POST', '/api/v1/usage', { token: relayKey, body: { counts }, headers })).body).toEqual({ success: true, accepted: 1, ignored: 0 })
+    expect((await api(relay, 'POST', '/api/v1/usage', { token: relayKey, body: { counts }, headers })).body).toEqual({ success: true, accepted: 0, ignored: 0, duplicate: true })
+    const staging = async () => (await api(origin, 'GET', '/api/v1/flags/counted/usage?environment=staging', { token: origin.adminToken })).body.buckets.reduce((s: number, b: { count: number }) => s + b.count, 0)
+    await until('forwarded', async () => (await staging()) >= 5, 15_000)
+    await Bun.sleep(1000)
+    expect(await staging()).toBe(5)
+  })
+
   test('a session cookie is no credential at a relay', async () => {
     const res = await api(relay, 'GET', '/api/v1/flags/dark', { headers: { cookie: 'flagship_session=anything' } })
     expect(res.status).toBe(401)
