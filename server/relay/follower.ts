@@ -17,6 +17,9 @@ import { readSse } from './sse-reader'
 export type UpstreamState = 'connected' | 'polling' | 'unreachable' | 'starting'
 
 const META = new Set(['key', 'version', 'created_at', 'updated_at'])
+/** An upstream stream silent this long (no event, no heartbeat: the upstream sends one every 15 s by
+ *  default) is taken for lost, as a half-open connection never ends by itself. */
+export const STREAM_SILENCE_MS = 45_000
 
 /** A document of the definitions as the stored row it was made from (its body: every other field). */
 function rowOf(projectId: string, doc: Record<string, unknown>): DocumentRow {
@@ -161,16 +164,30 @@ export class Follower {
       this.environment = me.environment
     }
     const held = this.definitions !== undefined
-    const res = await fetch(`${this.o.url}/api/v1/stream`, { headers: this.headers(held ? { 'last-event-id': String(this.head) } : {}), signal: this.abort.signal })
+    const connection = new AbortController()
+    let heardAt = Date.now()
+    const watchdog = setInterval(() => {
+      if (Date.now() - heardAt > STREAM_SILENCE_MS) connection.abort(new Error(`no bytes from the upstream stream for ${STREAM_SILENCE_MS} ms`))
+    }, 5000)
+    try {
+      await this.stream(held, AbortSignal.any([this.abort.signal, connection.signal]), () => (heardAt = Date.now()))
+    } finally {
+      clearInterval(watchdog)
+    }
+  }
+
+  private async stream(held: boolean, signal: AbortSignal, heard: () => void): Promise<void> {
+    const res = await fetch(`${this.o.url}/api/v1/stream`, { headers: this.headers(held ? { 'last-event-id': String(this.head) } : {}), signal })
     if (res.status !== 200 || !res.body) {
       await res.arrayBuffer().catch(() => {})
       throw new Error(`GET /api/v1/stream answered ${res.status}`)
     }
     if (!held && !(await this.load(true))) throw new Error('definitions unavailable')
     this.state = 'connected'
-    this.o.log('following the upstream change stream', { upstream: this.o.url, project: this.project.id, version: this.head })
+    const project = this.project!
+    this.o.log('following the upstream change stream', { upstream: this.o.url, project: project.id, version: this.head })
     void this.o.keys().recheck().catch(() => {})
-    for await (const message of readSse(res.body)) {
+    for await (const message of readSse(res.body, heard)) {
       if (message.event === 'change') {
         const data = JSON.parse(message.data) as Omit<StreamChange, 'seq' | 'at'>
         this.pending.push({ ...data, seq: Number(message.id), at: new Date().toISOString() })
@@ -187,7 +204,7 @@ export class Follower {
         const hashes = (JSON.parse(message.data) as { hashes: string[] }).hashes
         this.o.keys().revoke(hashes)
         // Relays following this one hear of it too.
-        this.o.hub.toRelays(this.project.id, sseEvent({ event: 'revoke', data: { hashes } }))
+        this.o.hub.toRelays(project.id, sseEvent({ event: 'revoke', data: { hashes } }))
       }
     }
     throw new Error('the upstream ended the stream')

@@ -5,10 +5,12 @@ export interface SseMessage {
   data: string
 }
 
-export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
+/** `onBytes`: called for every chunk, comments (heartbeats) included: the stream is alive. */
+export async function* readSse(body: ReadableStream<Uint8Array>, onBytes: () => void = () => {}): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder()
   let buffer = ''
   for await (const chunk of body) {
+    onBytes()
     buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n')
     let cut: number
     while ((cut = buffer.indexOf('\n\n')) !== -1) {
