@@ -2,13 +2,17 @@
 // origin's, same run, interleaved wrk rounds (target ratio >= 0.95); (2) change-to-arrival at a relay's
 // subscribers, the change made at the origin (target p99 < 50 ms with 1,000 subscribers); (3) the same relay
 // holding 10,000 subscribers: a change reaching every one (target p99 < 250 ms, client on the same machine)
-// and the relay's memory per idle subscriber. Run by bench/run.ts; alone: `bun bench/edge.ts`.
+// and the relay's memory per idle subscriber; (4) the origin killed for BENCH_EDGE_OUTAGE_S (default 30)
+// under load (edge-outage.ts). Run by bench/run.ts; alone: `bun bench/edge.ts`.
 //
 // Subscribers are raw HTTP/1.1 sockets in this process (fetch caps connections per host). Each needs a file
 // descriptor here and one in the relay: the soft limit is raised to the hard one where `prlimit` exists.
 import { readFileSync } from 'node:fs'
-import { call, evalPath, fmtInt, fmtMs, interleaved, median, mustCall, ROUNDS, SECONDS, pinned, populate, roundRatio, rssKiB, spawnTracked, stopProcess, waitForPort, BUN, ROOT, SERVER_CPU, startFlagServer, type FlagServer, type WrkResult } from './lib'
+import { call, evalPath, fmtInt, fmtMs, interleaved, median, mustCall, ROUNDS, SECONDS, tempDirs, pinned, populate, roundRatio, rssKiB, spawnTracked, stopProcess, waitForPort, BUN, ROOT, SERVER_CPU, startFlagServer, type FlagServer, type WrkResult } from './lib'
 import { join } from 'node:path'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { benchDatabaseUrl, benchOutage, OUTAGE_SECONDS, type OutageFigures } from './edge-outage'
 
 export const EDGE_SUBSCRIBERS = Number(process.env.BENCH_EDGE_SUBSCRIBERS ?? 10_000)
 const FIRST = Math.min(1000, EDGE_SUBSCRIBERS)
@@ -35,6 +39,8 @@ export interface EdgeFigures {
   cpuMsPerChange: number
   /** the machine's 1-minute load average during the measurement */
   load: string
+  /** the origin away under load (edge-outage.ts); absent with BENCH_EDGE_OUTAGE_S=0 */
+  outage?: OutageFigures
 }
 
 /** CPU time (user + system, ms) a process has used so far. */
@@ -111,7 +117,9 @@ async function measure(origin: FlagServer, subs: Sub[]): Promise<{ latencies: nu
 export async function benchEdge(log: (line: string) => void = console.log): Promise<EdgeFigures> {
   const limit = raiseFileLimit()
   if (limit < EDGE_SUBSCRIBERS + 1000) throw new Error(`open-file limit ${limit} is too low for ${EDGE_SUBSCRIBERS} subscribers (one socket each, in this process and in the relay): raise it (ulimit -n) to ${EDGE_SUBSCRIBERS + 1000}`)
-  const origin = await startFlagServer('origin')
+  const dir = mkdtempSync(join(tmpdir(), 'flagship-bench-edge-'))
+  tempDirs.push(dir)
+  let origin = await startFlagServer('origin', { DATABASE_URL: benchDatabaseUrl(dir) })
   let relayProc: ReturnType<typeof spawnTracked>['proc'] | undefined
   try {
     await populate(origin, 100)
@@ -173,6 +181,11 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
     }
     log(`  ${CHANGES} changes x ${fmtInt(EDGE_SUBSCRIBERS)} subscribers: p50 ${fmtMs(figures.p50)}, p99 ${fmtMs(figures.p99)}, max ${fmtMs(figures.max)}; subscribers missing a change: ${figures.incomplete}; relay CPU ${fmtMs(cpuMsPerChange)} per change (load average ${load})`)
     subs.forEach((s) => s.socket?.end())
+    if (OUTAGE_SECONDS > 0) {
+      const outage = await benchOutage(origin, benchDatabaseUrl(dir), relayUrl, log)
+      origin = outage.origin
+      figures.outage = outage.figures
+    }
     return figures
   } finally {
     if (relayProc) await stopProcess(relayProc)

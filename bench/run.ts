@@ -246,6 +246,12 @@ async function main(): Promise<void> {
     ['relay: change -> 1,000 subscribers', `p50 ${fmtMs(edge.smallP50)}, p99 ${fmtMs(edge.smallP99)} (PUT at the origin -> arrival)`, `target p99 < 50 ms  ${verdict(edge.smallP99 < 50)}`],
     [`relay: change -> ${fmtInt(edge.subscribers)} subscribers`, `p50 ${fmtMs(edge.p50)}, p99 ${fmtMs(edge.p99)}; missing ${edge.incomplete}; relay CPU ${fmtMs(edge.cpuMsPerChange)}/change`, `target p99 < 250 ms  ${verdict(edge.p99 < 250 && edge.incomplete === 0)}`],
     ['relay: memory per idle subscriber', `${fmtInt(edge.bytesPerSubscriber)} bytes (relay RSS growth / subscribers)`, ''],
+    ...(edge.outage
+      ? [
+          [`relay: origin down ${edge.outage.seconds} s under load`, `${line(edge.outage.load)}`, `target 0 errors  ${verdict(edge.outage.load.errors === 0)}`],
+          ['relay: usage sent during the outage', `${fmtInt(edge.outage.reported)} sent, ${fmtInt(edge.outage.arrived)} arrived upstream`, `target exactly once  ${verdict(edge.outage.arrived === edge.outage.reported)}`],
+        ] as [string, string, string][]
+      : []),
     ...(sdk.node === null
       ? [['SDK on Node', 'node not found', 'target not measured'] as [string, string, string]]
       : [
