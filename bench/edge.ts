@@ -8,7 +8,7 @@
 // Subscribers are raw HTTP/1.1 sockets in this process (fetch caps connections per host). Each needs a file
 // descriptor here and one in the relay: the soft limit is raised to the hard one where `prlimit` exists.
 import { readFileSync } from 'node:fs'
-import { call, evalPath, fmtInt, fmtMs, interleaved, median, mustCall, ROUNDS, SECONDS, tempDirs, pinned, populate, roundRatio, rssKiB, spawnTracked, stopProcess, waitForPort, BUN, ROOT, SERVER_CPU, startFlagServer, type FlagServer, type WrkResult } from './lib'
+import { call, evalPath, fmtInt, fmtMs, interleaved, median, mustCall, ROUNDS, SECONDS, tempDirs, hasTaskset, LOAD_CPU, pinned, populate, roundRatio, rssKiB, spawnTracked, stopProcess, waitForPort, BUN, ROOT, SERVER_CPU, startFlagServer, type FlagServer, type WrkResult } from './lib'
 import { join } from 'node:path'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -158,6 +158,9 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
     const cpuRelay = median(cpuPerRequest[1]!)
     log(`  relay / origin: ${ratio.toFixed(3)} requests/s (median of per-round ratios); CPU per request origin ${cpuOrigin.toFixed(1)} µs, relay ${cpuRelay.toFixed(1)} µs (origin/relay ${(cpuOrigin / cpuRelay).toFixed(3)})`)
 
+    // The subscribers' side (this process) on the load generator's core, the relay alone on its own, as
+    // wrk and the servers are placed.
+    if (hasTaskset) Bun.spawnSync(['taskset', '-a', '-p', '-c', String(LOAD_CPU), String(process.pid)])
     await Bun.sleep(1000)
     const rssBefore = rssKiB(proc.pid)
     const subs: Sub[] = Array.from({ length: EDGE_SUBSCRIBERS }, () => ({ seen: new Map() }))

@@ -23,7 +23,7 @@
 //
 // Servers are pinned to CPU 0 and wrk to CPU 1 when `taskset` exists (the reference machine has 2 cores).
 // Every process started here is stopped on exit, on error and on SIGINT/SIGTERM; a watchdog bounds the
-// whole run (BENCH_MAX_SECONDS, default 600).
+// whole run (BENCH_MAX_SECONDS, default 900: the relays add about three minutes).
 //
 // Knobs (environment): BENCH_SECONDS (per wrk run, default 5), BENCH_ROUNDS (default 3),
 // BENCH_CONNECTIONS (default 32), BENCH_FLAGS_LARGE (default 10000).

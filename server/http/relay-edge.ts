@@ -8,8 +8,7 @@ import { callerOf } from './auth'
 import { errorResponse } from './errors'
 import { cachedJson } from './caching'
 import { pathOf } from './url-input'
-import { checkUsageReport } from '../services/usage'
-import { MAX_REPORTED } from '../services/usage'
+import { checkUsageReport, MAX_REPORTED } from '../services/usage'
 import { VERSION } from '../version'
 import * as S from '../schemas'
 import { guard, jsonBody, routeModule } from './routes/common'
@@ -25,12 +24,6 @@ import { metricsRoutes } from './routes/metrics'
 import { relayRoutes } from './routes/relay'
 import { ReportedCount, UsageAnswer } from './routes/usage'
 import { batchIdOf } from './relay-batch'
-
-/** What a relay forwards, by upstream path: the body's list field and how many items one request may carry.
- *  A route the upstream offers (POST /api/v1/events, experiments) is one more line here and one route below. */
-export const FORWARDED = {
-  '/api/v1/usage': { field: 'counts', maxItems: MAX_REPORTED },
-} as const satisfies Record<string, { field: string; maxItems: number }>
 
 /** 404 RELAY_READ_ONLY for any /api path a relay does not serve (every management route). */
 export function relayRefusal(relay: RelayState, request: Request): Response | undefined {

@@ -4,13 +4,14 @@
 // the spool only when the upstream answered it, so a lost answer means a resend the upstream ignores: nothing
 // lost, nothing counted twice. The spool is bounded and kept in RELAY_CACHE_FILE while the upstream is away.
 import { hourOf } from '../usage/flusher'
+import { MAX_REPORTED } from '../services/usage'
 import type { Log } from '../log'
 
 /** What a relay forwards, by upstream path: the body's list field, how many items one request carries, and
  *  how items of one batch merge. POST /api/v1/events (experiments) is one more line here and one route in
  *  http/relay-edge.ts. */
 export const FORWARDED: Record<string, { field: string; maxItems: number; merge?: (items: unknown[]) => unknown[] }> = {
-  '/api/v1/usage': { field: 'counts', maxItems: 500, merge: mergeCounts },
+  '/api/v1/usage': { field: 'counts', maxItems: MAX_REPORTED, merge: mergeCounts },
 }
 
 export interface Batch {
