@@ -55,8 +55,8 @@ export interface RelayState {
   /** queues what a client sent to `path` (POST /usage, /events) for the upstream, in batches; `batchId`:
    *  a following relay's batch, taken once (false: already taken, nothing queued) */
   forward(path: string, items: readonly unknown[], batchId?: string): boolean
-  /** forwarded batches: sent, and waiting */
-  batches(): { sent: number; pending: number }
+  /** forwarded batches: sent, waiting, and dropped from a full spool */
+  batches(): { sent: number; pending: number; dropped: number }
 }
 
 /** What a relay's app is built from: the evaluation surface's parts, no store, services or people. */

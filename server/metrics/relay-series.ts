@@ -6,7 +6,7 @@ export interface RelaySources {
   upstream(): 'connected' | 'polling' | 'unreachable' | 'starting'
   dataAgeSeconds(): number | null
   changeSequence(): number
-  batches(): { sent: number; pending: number }
+  batches(): { sent: number; pending: number; dropped: number }
 }
 
 const STATES = ['connected', 'polling', 'unreachable', 'starting'] as const
@@ -47,6 +47,15 @@ export function relaySeries(registry: Registry, relay: RelaySources): void {
     collect() {
       this.reset()
       this.inc(relay.batches().sent)
+    },
+  })
+  new Counter({
+    name: 'flagship_relay_dropped_batches_total',
+    help: 'Batches dropped because the spool was full (the upstream away too long; RELAY_CACHE_FILE keeps the rest)',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(relay.batches().dropped)
     },
   })
   new Gauge({

@@ -52,12 +52,15 @@ export interface ForwarderOptions {
   log: Log
   /** called whenever the spool changed (the cache file is rewritten) */
   changed: () => void
+  /** items the spool holds at most (default MAX_SPOOLED_ITEMS) */
+  maxItems?: number
 }
 
 export class Forwarder {
   private gathering = new Map<string, unknown[]>()
   private spool: Batch[] = []
   private sentCount = 0
+  private droppedCount = 0
   /** ids of the batches following relays forwarded here, newest last (bounded) */
   private taken: Set<string>
   private stopped = false
@@ -95,8 +98,8 @@ export class Forwarder {
     return [...this.taken]
   }
 
-  stats(): { sent: number; pending: number } {
-    return { sent: this.sentCount, pending: this.spool.length + (this.gathering.size ? 1 : 0) }
+  stats(): { sent: number; pending: number; dropped: number } {
+    return { sent: this.sentCount, pending: this.spool.length + (this.gathering.size ? 1 : 0), dropped: this.droppedCount }
   }
 
   /** The batches not yet answered (what the cache file keeps). */
@@ -114,10 +117,13 @@ export class Forwarder {
     }
     this.gathering.clear()
     let held = this.spool.reduce((n, b) => n + b.items.length, 0)
-    while (held > MAX_SPOOLED_ITEMS && this.spool.length > 1) {
-      const dropped = this.spool.shift()!
+    const limit = this.o.maxItems ?? MAX_SPOOLED_ITEMS
+    while (held > limit && this.spool.length > 1) {
+      // Never the batch being sent (the first): its answer may still come.
+      const dropped = this.spool.splice(1, 1)[0]!
       held -= dropped.items.length
-      this.o.log('relay spool full: the oldest batch was dropped', { path: dropped.path, items: dropped.items.length, limit: MAX_SPOOLED_ITEMS }, 'warn')
+      this.droppedCount++
+      this.o.log('relay spool full: the oldest waiting batch was dropped', { path: dropped.path, items: dropped.items.length, limit }, 'warn')
     }
     this.o.changed()
     this.wake?.()

@@ -221,10 +221,16 @@ describe('the origin away', () => {
     expect(Number((await (await fetch(`${relay.url}/metrics`)).text()).match(/flagship_relay_forwarded_batches_total (\d+)/)![1])).toBeGreaterThan(0)
   }, 90_000)
 
-  test('a relay restarted from its cache file with the origin down serves the last state', async () => {
+  test('a relay restarted from its cache file with the origin down serves the last state, and keeps its spool', async () => {
     const expected = await api(relay, 'GET', `/api/v1/flags/dark?context=${ctx({ plan: 'pro' })}`, { token: reader })
+    const before = await totalUsage(origin, 'counted')
     const port = origin.port
     await origin.kill()
+    // Reported while the origin is away: spooled, in the cache file across the relay's restart.
+    for (let i = 0; i < 4; i++) {
+      const at = new Date().toISOString()
+      expect((await api(relay, 'POST', '/api/v1/usage', { token: reader, body: { counts: [{ key: 'counted', environment: 'production', variant: 'default', count: 2, from: at, to: at }] } })).status).toBe(200)
+    }
     await relay.stop()
     relay = await startServer({ env: relayEnv({ url: `http://127.0.0.1:${port}` } as TestServer, relayKey, cacheFile) })
     const health = await api(relay, 'GET', '/health')
@@ -236,6 +242,9 @@ describe('the origin away', () => {
     await until('unreachable', async () => (await api(relay, 'GET', '/health')).body.upstream === 'unreachable', 10_000)
     expect(typeof (await api(relay, 'GET', '/health')).body.data_age_s).toBe('number')
     origin = await startServer({ dbPath: origin.dbPath, adminToken: origin.adminToken, env: { PORT: String(port) } })
+    await until('spooled usage forwarded after the restarts', async () => (await totalUsage(origin, 'counted')) >= before + 8, 20_000)
+    await Bun.sleep(1500)
+    expect(await totalUsage(origin, 'counted')).toBe(before + 8)
   }, 60_000)
 
   test('with neither upstream nor cache file: 503 NOT_READY and readiness false, and the process stays up', async () => {
