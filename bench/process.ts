@@ -11,7 +11,7 @@ export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 export const LARGE = Number(process.env.BENCH_FLAGS_LARGE ?? 10_000)
-export const MAX_SECONDS = Number(process.env.BENCH_MAX_SECONDS ?? 900)
+export const MAX_SECONDS = Number(process.env.BENCH_MAX_SECONDS ?? 1800)
 
 // ---------------------------------------------------------------------------------------------------
 // Processes, cleanup, time bound

@@ -15,6 +15,8 @@
 // benchmark (bench/engine.ts); then a server holding 10,000 flags (created through the API): its
 // resident memory, and GET /flags/:key throughput with 10 vs 10,000 flags in the project; then the change
 // stream with 1,000 subscribers (bench/stream.ts): change-to-arrival p50/p99 and memory per idle subscriber;
+// then relays (bench/edge.ts): a relay's evaluation GET throughput against its origin's, and 10,000
+// subscribers on one relay: change-to-arrival p99 and memory per idle subscriber;
 // then flags as code (bench/as-code.ts): plan and apply of a 10,000-flag document over HTTP;
 // then flagship-sdk in process (bench/sdk.ts, pinned like the engine): its evaluate vs @openfeature/flagd-core
 // and a hand-written evaluator on the same flag and contexts, on Node and on Bun (bench/sdk-compare.mjs);
@@ -22,8 +24,9 @@
 //
 // Servers are pinned to CPU 0 and wrk to CPU 1 when `taskset` exists (the reference machine has 2 cores).
 // Every process started here is stopped on exit, on error and on SIGINT/SIGTERM; a watchdog bounds the
-// whole run (BENCH_MAX_SECONDS, default 900); then experiments (bench/experiments.ts): ingest, results of
-// 1,000,000 units and 5,000,000 events on SQLite and PostgreSQL, and a flag in a running experiment's throughput.
+// whole run (BENCH_MAX_SECONDS, default 1800: the relays add about three minutes); then experiments
+// (bench/experiments.ts): ingest, results of 1,000,000 units and 5,000,000 events on SQLite and PostgreSQL, and
+// a flag in a running experiment's throughput.
 //
 // Knobs (environment): BENCH_SECONDS (per wrk run, default 5), BENCH_ROUNDS (default 3),
 // BENCH_CONNECTIONS (default 32), BENCH_FLAGS_LARGE (default 10000).
@@ -39,6 +42,7 @@ import type { SdkFigures } from './sdk'
 import { benchStream, SUBSCRIBERS } from './stream'
 import { benchAsCode } from './as-code'
 import { benchExperimentsPostgres, benchExperimentsSqlite, benchExposureHotPath, EXPERIMENT_EVENTS, EXPERIMENT_UNITS } from './experiments'
+import { benchEdge, EDGE_SUBSCRIBERS } from './edge'
 
 // ---------------------------------------------------------------------------------------------------
 // Main
@@ -198,6 +202,10 @@ async function main(): Promise<void> {
   console.log(`\n[${elapsed()}] change stream, ${fmtInt(SUBSCRIBERS)} subscribers (bench/stream.ts)`)
   const stream = await benchStream()
 
+  // --- relays ------------------------------------------------------------------------------------------
+  console.log(`\n[${elapsed()}] relay vs origin, ${fmtInt(EDGE_SUBSCRIBERS)} subscribers on the relay (bench/edge.ts)`)
+  const edge = await benchEdge()
+
   // --- flagship-sdk ------------------------------------------------------------------------------------
   console.log(`\n[${elapsed()}] flagship-sdk in process (bench/sdk.ts)`)
   const sdkRun = spawnTracked(pinned(SERVER_CPU, [BUN, join(ROOT, 'bench', 'sdk.ts')]))
@@ -220,7 +228,7 @@ async function main(): Promise<void> {
   ] as [string, string, string][])
 
   // --- summary ---------------------------------------------------------------------------------------
-  const errors = a.errors + b.errors + c.errors + aFloor.errors + bUnique.errors + aSame.errors + o.errors + aPost.errors + s10.errors + sLarge.errors
+  const errors = a.errors + b.errors + c.errors + aFloor.errors + bUnique.errors + aSame.errors + o.errors + aPost.errors + s10.errors + sLarge.errors + edge.origin.errors + edge.relay.errors
   const rows: [string, string, string][] = [
     ['(a) bare Bun.serve', line(a), ''],
     ['(b) GET /api/v1/flags/:key', line(b), ''],
@@ -258,6 +266,16 @@ async function main(): Promise<void> {
     [`stream p50 / p99, ${fmtInt(stream.subscribers)} subscribers`, `${fmtMs(stream.p50)} / ${fmtMs(stream.p99)} (change sent -> arrival, ${stream.changes} changes)`, `target p99 < 100 ms  ${verdict(stream.p99 < 100)}`],
     ['stream: subscribers missing a change', String(stream.incomplete), `target 0  ${verdict(stream.incomplete === 0)}`],
     ['stream: memory per idle subscriber', `${fmtInt(stream.bytesPerSubscriber)} bytes (server RSS growth / subscribers)`, ''],
+    ['relay / origin evaluation GET', `${edge.ratio.toFixed(2)} (${fmtInt(edge.relay.rps)} vs ${fmtInt(edge.origin.rps)} req/s; CPU/request ${edge.cpuRelay.toFixed(1)} vs ${edge.cpuOrigin.toFixed(1)} µs)`, `target >= 0.95  ${verdict(edge.ratio >= 0.95)}`],
+    ['relay: change -> 1,000 subscribers', `p50 ${fmtMs(edge.smallP50)}, p99 ${fmtMs(edge.smallP99)} (PUT at the origin -> arrival)`, `target p99 < 50 ms  ${verdict(edge.smallP99 < 50)}`],
+    [`relay: change -> ${fmtInt(edge.subscribers)} subscribers`, `p50 ${fmtMs(edge.p50)}, p99 ${fmtMs(edge.p99)}; missing ${edge.incomplete}; relay CPU ${fmtMs(edge.cpuMsPerChange)}/change`, `target p99 < 250 ms  ${verdict(edge.p99 < 250 && edge.incomplete === 0)}`],
+    ['relay: memory per idle subscriber', `${fmtInt(edge.bytesPerSubscriber)} bytes (relay RSS growth / subscribers)`, ''],
+    ...(edge.outage
+      ? [
+          [`relay: origin down ${edge.outage.seconds} s under load`, `${line(edge.outage.load)}`, `target 0 errors  ${verdict(edge.outage.load.errors === 0)}`],
+          ['relay: usage sent during the outage', `${fmtInt(edge.outage.reported)} sent, ${fmtInt(edge.outage.arrived)} arrived upstream`, `target exactly once  ${verdict(edge.outage.arrived === edge.outage.reported)}`],
+        ] as [string, string, string][]
+      : []),
     ...(sdk.node === null
       ? [['SDK on Node', 'node not found', 'target not measured'] as [string, string, string]]
       : [

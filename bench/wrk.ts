@@ -168,7 +168,11 @@ export const roundRatio = (x: WrkResult, y: WrkResult): number =>
 export const loadavg = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
 
 /** Warm-up, then ROUNDS interleaved rounds over the targets; the median of each. */
-export async function interleaved(targets: Target[], rounds = ROUNDS, warmupSeconds = 2, seconds = SECONDS): Promise<WrkResult[]> {
+export async function interleaved(
+  targets: Target[], rounds = ROUNDS, warmupSeconds = 2, seconds = SECONDS,
+  /** wraps each measured run (target index, the run): lets a caller read something around it */
+  around: (i: number, run: () => Promise<WrkResult>) => Promise<WrkResult> = (_i, run) => run(),
+): Promise<WrkResult[]> {
   const width = Math.max(...targets.map((t) => t.name.length)) + 1
   for (const t of targets) {
     const w = await wrk(t, warmupSeconds)
@@ -177,7 +181,7 @@ export async function interleaved(targets: Target[], rounds = ROUNDS, warmupSeco
   const all: WrkResult[][] = targets.map(() => [])
   for (let round = 1; round <= rounds; round++) {
     for (const [i, t] of targets.entries()) {
-      const r = await wrk(t, seconds)
+      const r = await around(i, () => wrk(t, seconds))
       all[i]!.push(r)
       console.log(`  round ${round}  ${pad(t.name, width)} ${line(r)}`)
     }

@@ -32,8 +32,17 @@ import { createAccess } from './access/authorize'
 import { reviewersFrom } from './access/reviewers'
 import { startFlagsFile } from './offline/flags-file'
 import { lockServiceDatabase } from './store/service-lock'
+import { relayRevocations } from './streams/revocations'
+import { startRelay } from './relay/start'
+
+/** How long an origin remembers the id of a batch a relay forwarded. */
+const RELAY_BATCH_DAYS = 30
 
 export async function startService(settings: Settings) {
+  // Relay mode: no database; the upstream's data, served from memory (server/relay/).
+  if (settings.upstreamUrl !== undefined && settings.upstreamToken !== undefined) {
+    return startRelay({ ...settings, upstreamUrl: settings.upstreamUrl, upstreamToken: settings.upstreamToken })
+  }
   if (settings.webhookAllowPrivateTargets) {
     log('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may target plain http and private or loopback addresses. Never use this in production.', {}, 'warn')
   }
@@ -91,14 +100,16 @@ export async function startService(settings: Settings) {
     },
   })
   await hub.start()
+  // Relays following this instance hear of tokens it no longer holds (a `revoke` on their stream).
+  const revocations = relayRevocations(snapshots, hub)
   const onNotice = async (notice: ChangeNotice) => {
-    await snapshots.apply(notice)
+    await revocations.apply(notice, (n) => snapshots.apply(n))
     await hub.ingest(notice)
   }
   // A commit's notices together: the cache reloads its documents in bulk, then the hub takes every stream
   // entry in order (it queues them per project).
   const onNotices = async (notices: readonly ChangeNotice[]) => {
-    await snapshots.applyMany(notices)
+    await revocations.apply(notices, (n) => snapshots.applyMany(n))
     await Promise.all(notices.map((n) => hub.ingest(n)))
   }
   bus.subscribe(onNotice, onNotices)
@@ -135,11 +146,12 @@ export async function startService(settings: Settings) {
   const identity = createIdentity({ store, bus, settings, limiter })
   const setupCode = await identity.start()
   const access = createAccess({ directory: identity.directory, snapshots })
+  revocations.useLiveness((t) => access.personalTokenLive(t))
   services.changeRequests.useReviewers(reviewersFrom(identity.directory, access, snapshots))
-  const onIdentityNotice = async (n: ChangeNotice) => {
-    identity.sessions.apply(n)
-    await identity.directory.apply(n)
-  }
+  const onIdentityNotice = (n: ChangeNotice) => revocations.apply(n, async (x) => {
+    identity.sessions.apply(x)
+    await identity.directory.apply(x)
+  })
   bus.subscribe(onIdentityNotice)
   const fromOtherInstance = async (n: ChangeNotice) => {
     wakeForSchedules(n)
@@ -170,8 +182,13 @@ export async function startService(settings: Settings) {
 
   const timers = [
     setInterval(() => limiter.sweep(), 60_000),
+    // Relays' batch ids (forwarded usage) are kept 30 days: a relay resends only a batch whose answer it lost.
+    setInterval(() => store.transaction((tx) => store.relayBatches.prune(tx, new Date(Date.now() - RELAY_BATCH_DAYS * 86_400_000).toISOString())).catch((e) => {
+      counts.storeError('reconcile')
+      log('pruning relay batch ids failed', errorForLog(e), 'warn')
+    }), 3_600_000),
     // Heals a change notice this instance missed (another instance's write, the CLI).
-    setInterval(() => snapshots.reconcile().then(() => hub.catchUp()).then(() => identity.directory.reload()).then(() => services.experiments.reloadRegistry()).catch((e) => {
+    setInterval(() => revocations.around(() => snapshots.reconcile()).then(() => hub.catchUp()).then(() => identity.directory.reload()).then(() => services.experiments.reloadRegistry()).catch((e) => {
       counts.storeError('reconcile')
       log('reconcile failed', errorForLog(e), 'warn')
     }), settings.reconcileIntervalMs),

@@ -5,6 +5,8 @@ export interface Settings {
   port: number
   host: string
   databaseUrl: string
+  /** DATABASE_URL was set (a relay says it ignores it) */
+  databaseUrlGiven: boolean
   redisUrl: string | undefined
   bootstrapToken: string | undefined
   appEnv: string
@@ -54,6 +56,14 @@ export interface Settings {
   trustedProxies: string[]
   /** one JSON line per request (http/access-log.ts) */
   accessLog: boolean
+  /** relay mode (docs/operations.md, Relays): the upstream (origin or relay) this process follows, and the
+   *  relay key it presents there; unset: an origin */
+  upstreamUrl: string | undefined
+  upstreamToken: string | undefined
+  /** how often a relay whose stream is lost polls the upstream's definitions (ms) */
+  upstreamPollMs: number
+  /** where a relay keeps its last state and its spool of forwarded batches */
+  relayCacheFile: string | undefined
 }
 
 export const TOKEN_PATTERN = /^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/
@@ -103,6 +113,17 @@ function setupCode(raw: string | undefined): string | undefined {
   return raw
 }
 
+/** UPSTREAM_URL and UPSTREAM_TOKEN: both or neither. */
+function upstream(env: Record<string, string | undefined>): { upstreamUrl: string | undefined; upstreamToken: string | undefined } {
+  const url = env.UPSTREAM_URL || undefined
+  const token = env.UPSTREAM_TOKEN || undefined
+  if (url === undefined && token === undefined) return { upstreamUrl: undefined, upstreamToken: undefined }
+  if (url === undefined || token === undefined) throw new Error('UPSTREAM_URL and UPSTREAM_TOKEN go together: set both to run as a relay, or neither')
+  if (!/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(url)) throw new Error(`UPSTREAM_URL must be an http(s) URL like https://flags.example.com, got "${url}"`)
+  if (!TOKEN_PATTERN.test(token)) throw new Error('UPSTREAM_TOKEN must be a relay key (ff_<4 chars>_<20 chars>)')
+  return { upstreamUrl: url.replace(/\/+$/, ''), upstreamToken: token }
+}
+
 export function loadSettings(env: Record<string, string | undefined> = process.env): Settings {
   const databaseUrl = env.DATABASE_URL || 'sqlite:./data/flags.db'
   if (!databaseUrl.startsWith('sqlite:') && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -119,6 +140,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     port: int(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     databaseUrl,
+    databaseUrlGiven: Boolean(env.DATABASE_URL),
     redisUrl: env.REDIS_URL || undefined,
     bootstrapToken,
     appEnv: env.APP_ENV || 'development',
@@ -146,5 +168,8 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     flagsFilePollMs: int(env, 'FLAGS_FILE_POLL_MS', 1000, 50, 60_000),
     trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
     accessLog: flag(env, 'ACCESS_LOG'),
+    ...upstream(env),
+    upstreamPollMs: int(env, 'UPSTREAM_POLL_MS', 10_000, 50, 3_600_000),
+    relayCacheFile: env.RELAY_CACHE_FILE || undefined,
   }
 }

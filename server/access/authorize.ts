@@ -5,7 +5,7 @@ import type { Snapshots } from '../cache/snapshots'
 import type { Directory, Person } from '../identity/directory'
 import type { Actor } from '../services/context'
 import { AppError } from '../errors'
-import type { Permission } from '../store/vocabulary/permissions'
+import { holds, type Permission } from '../store/vocabulary/permissions'
 import type { ProjectRow } from '../store/projects'
 import type { TokenRow } from '../store/tokens'
 import { clientKeyMayCall, isClientKey } from './client-keys'
@@ -15,7 +15,7 @@ import { canWriteIn, instanceRoleRank, permissionsOfRole, type EnvironmentGrants
  *  the project), `self` (any authenticated caller, no project), `session` (a signed-in person only),
  *  `instance:admin` / `instance:owner`, or `public` (no authentication). */
 export type RouteAction = Permission | 'any' | 'self' | 'session' | 'instance:admin' | 'instance:owner' | 'public'
-export const ROUTE_ACTIONS: readonly RouteAction[] = ['read:flags', 'read:configs', 'write:flags', 'write:configs', '*', 'client', 'any', 'self', 'session', 'instance:admin', 'instance:owner', 'public']
+export const ROUTE_ACTIONS: readonly RouteAction[] = ['read:flags', 'read:configs', 'write:flags', 'write:configs', '*', 'client', 'relay', 'any', 'self', 'session', 'instance:admin', 'instance:owner', 'public']
 
 /** The environments a change affects (teams.md §4): every environment of the project, or the ones named. */
 export type Affected = 'all' | string[]
@@ -45,7 +45,7 @@ const READ = new Set<RouteAction>(['read:flags', 'read:configs', 'any'])
 
 const forbidden = (message: string, details: Record<string, unknown>) => new AppError(403, 'FORBIDDEN', message, details)
 
-export function createAccess(deps: { directory: Directory; snapshots: Snapshots }) {
+export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshots: Snapshots }) {
   const { directory, snapshots } = deps
 
   /** A person's role in a project: instance owners and admins are admins of every project. */
@@ -125,7 +125,7 @@ export function createAccess(deps: { directory: Directory; snapshots: Snapshots 
     }
     if (action === 'session' || action === 'instance:admin' || action === 'instance:owner') throw forbidden('This needs a signed-in person (a session), not a token', { required: action })
     if (action === 'self' || action === 'any') return { projectId: token.projectId, permissions: token.permissions }
-    if (!token.permissions.includes('*') && !token.permissions.includes(action as Permission)) {
+    if (!holds(token.permissions, action as Permission)) {
       throw forbidden(`This token lacks the "${action}" permission`, { required: action })
     }
     if (project) checkTokenScope(token, action, affected, project)

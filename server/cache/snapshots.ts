@@ -34,7 +34,13 @@ export class Snapshots {
   /** changes identity whenever any token is added, changed or removed (lets callers drop derived caches) */
   tokensVersion: object = {}
 
-  constructor(private store: Store) {}
+  constructor(private readonly source: Store | undefined) {}
+
+  /** A relay's snapshots (server/relay/) are fed from its upstream, never read from a store. */
+  private get store(): Store {
+    if (!this.source) throw new Error('relay snapshots are fed by their upstream and have no store')
+    return this.source
+  }
 
   project(projectId: string): ProjectSnapshot | undefined {
     return this.projects.get(projectId)
@@ -55,6 +61,51 @@ export class Snapshots {
 
   token(hash: string): TokenRow | undefined {
     return this.tokens.get(hash)
+  }
+
+  /** Every token held, by hash (streams/revocations.ts compares it before and after a change). */
+  allTokens(): ReadonlyMap<string, TokenRow> {
+    return this.tokens
+  }
+
+  /** A relay's project (server/relay/): its row and documents as its upstream serves them, replacing
+   *  whatever was held; nothing of it is read from a store. Documents whose stamp is unchanged keep their
+   *  compiled form, so a change to one flag of 10,000 compiles one flag (all of them when a segment changed). */
+  serveProject(project: ProjectRow, rows: DocumentRows): void {
+    this.fileBacked.set(project.id, rows)
+    const snap = this.projects.get(project.id)
+    if (!snap) {
+      const fresh: ProjectSnapshot = { revision: 0, project, flags: new Map(), archivedFlags: new Map(), configs: new Map(), segments: new Map() }
+      this.fillFromRows(fresh, rows)
+      this.projects.set(project.id, fresh)
+      return
+    }
+    snap.project = project
+    const held = (row: DocumentRow | undefined, stamp: DocumentRow): row is DocumentRow => row !== undefined && sameStamp(row, stamp)
+    if (rows.segments.length !== snap.segments.size || rows.segments.some((r) => !held(snap.segments.get(r.key), r))) return this.fillFromRows(snap, rows)
+    snap.configs = new Map(rows.configs.map((r) => {
+      const was = snap.configs.get(r.key)
+      return [r.key, held(was, r) ? was : r]
+    }))
+    const incoming = new Set(rows.flags.map((r) => r.key))
+    for (const key of [...snap.flags.keys()]) if (!incoming.has(key)) snap.flags.delete(key)
+    for (const key of [...snap.archivedFlags.keys()]) if (!incoming.has(key)) snap.archivedFlags.delete(key)
+    const defs = segmentDefs(snap.segments)
+    for (const r of rows.flags) if (!held(snap.flags.get(r.key)?.row ?? snap.archivedFlags.get(r.key), r)) placeFlag(snap, r, defs)
+    snap.revision++
+  }
+
+  /** A relay's verified tokens (server/relay/keys.ts): put in, or dropped when revoked. */
+  putTokens(rows: readonly TokenRow[]): void {
+    if (!rows.length) return
+    for (const row of rows) this.tokens.set(row.hash, row)
+    this.tokensVersion = {}
+  }
+
+  dropTokens(hashes: readonly string[]): void {
+    let dropped = false
+    for (const hash of hashes) dropped = this.tokens.delete(hash) || dropped
+    if (dropped) this.tokensVersion = {}
   }
 
   /** Brings every project and the token map in line with the store, healing any missed change notice.

@@ -64,7 +64,9 @@ import { experimentRoutes } from './routes/experiments'
 import { experimentMetricRoutes } from './routes/experiment-metrics'
 import { eventRoutes } from './routes/events'
 import { experimentUnitRoutes } from './routes/experiment-units'
-import type { AppDeps } from './deps'
+import { relayRoutes } from './routes/relay'
+import type { AppDeps, RelayAppDeps } from './deps'
+import { relayEdgeRoutes, relayRefusal } from './relay-edge'
 
 /** Not in the OpenAPI document, and open to anyone (route-inventory.ts). */
 const PUBLIC_HIDDEN = { hide: true, 'x-permission': 'public' }
@@ -84,8 +86,10 @@ export function rateClassOf(method: string, path: string): RateClass {
   return 'management'
 }
 
-export function createApp(deps: AppDeps) {
+export function createApp(deps: AppDeps | RelayAppDeps) {
   const { settings, authenticator, limiter } = deps
+  // Relay mode (server/relay/): the evaluation surface only, fed from an upstream instead of a store.
+  const relay = 'relay' in deps ? deps.relay : undefined
   const cors = createCors(settings.corsOrigins)
   const clientAddress = clientAddressResolver(settings.trustedProxies)
   // ACCESS_LOG: Elysia's answers are logged from its wrap, the fast paths' from their admission (access-log.ts).
@@ -157,7 +161,8 @@ export function createApp(deps: AppDeps) {
         return r
       }
       if (corsHeaders) Object.assign(set.headers, corsHeaders)
-      if (!routeExists(request.method, path)) return early(notFoundOrMethod(request))
+      if (!routeExists(request.method, path)) return early((relay && relayRefusal(relay, request)) || notFoundOrMethod(request))
+      if (relay && !relay.ready()) return early(errorResponse(503, 'NOT_READY', 'This relay has no definitions yet: its upstream has not answered and it has no cache file', { upstream: relay.upstreamUrl }, { 'Retry-After': '5' }))
       // Sign-in routes take no caller (their own per-address and per-account limits apply), but the
       // cross-site rules do.
       if (PUBLIC_AUTH_PATHS.has(path)) {
@@ -268,10 +273,12 @@ export function createApp(deps: AppDeps) {
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },
-          tags: ['auth', 'me', 'people', 'projects', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'experiments', 'tokens', 'webhooks', 'audit', 'project', 'as-code', 'system'].map((name) => ({ name })),
+          tags: ['auth', 'me', 'people', 'projects', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'experiments', 'tokens', 'webhooks', 'audit', 'project', 'as-code', 'relay', 'system'].map((name) => ({ name })),
         },
       }),
     )
+  if ('relay' in deps) app.use(relayEdgeRoutes(deps))
+  else app
     // The console's built files (console.ts); their names carry a content hash, so they may be cached for good.
     .get('/assets/*', ({ params }) => consoleAsset(params['*']), { detail: PUBLIC_HIDDEN })
     .use(sdkRoutes())
@@ -306,6 +313,7 @@ export function createApp(deps: AppDeps) {
     .use(experimentRoutes(deps).use(experimentUnitRoutes(deps)))
     .use(experimentMetricRoutes(deps))
     .use(eventRoutes(deps))
+    .use(relayRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
   // Every route declares its permission (route-inventory.ts); a route without one is a bug, found here.
@@ -343,7 +351,7 @@ export function createApp(deps: AppDeps) {
       return errorResponse(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, { allowed }, { Allow: allowed.join(', ') })
     }
     // The console's client-side routes get its index.html; the API's and OFREP's paths never do.
-    if (request.method === 'GET' && !path.startsWith('/api/') && !path.startsWith('/ofrep/') && path !== '/ofrep') {
+    if (!relay && request.method === 'GET' && !path.startsWith('/api/') && !path.startsWith('/ofrep/') && path !== '/ofrep') {
       const page = consoleResponse(path)
       if (page) return page
     }

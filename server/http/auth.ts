@@ -6,6 +6,7 @@ import type { Actor } from '../services/context'
 import type { Requester } from '../services/change-request-author'
 import { AppError } from '../errors'
 import { expiryOf, hashToken, type Permission } from '../services/tokens'
+import { holds } from '../store/vocabulary/permissions'
 import type { TicketSigner } from '../streams/tickets'
 import { BoundedMemo } from './bounded-memo'
 import type { RateClass } from './rate-limit'
@@ -45,7 +46,7 @@ export function callerOf(request: Request): Caller {
   return c
 }
 
-export const can = (token: TokenRow, permission: Permission): boolean => token.permissions.includes('*') || token.permissions.includes(permission)
+export const can = (token: TokenRow, permission: Permission): boolean => holds(token.permissions, permission)
 
 /** May this token evaluate flags (or configs): it reads them, or it is a client key (which reads only the
  *  client_side ones, and only on the evaluation routes: access/client-keys.ts). */
@@ -89,7 +90,15 @@ export class Authenticator {
   private touched = new Map<string, number>()
   private flushTimer: ReturnType<typeof setInterval>
 
-  constructor(private snapshots: Snapshots, private store: Store, private tickets: TicketSigner) {
+  constructor(
+    private snapshots: Snapshots,
+    /** absent on a relay (no database: nothing to record last use in) */
+    private store: Store | undefined,
+    private tickets: TicketSigner,
+    /** a relay's way to learn tokens it has not seen (server/relay/keys.ts asks its upstream); without it a
+     *  miss re-reads the token table */
+    private resolveMisses?: (hashes: string[]) => Promise<void>,
+  ) {
     // last_used_at is batched: writing it per request would put the database back on the hot path.
     this.flushTimer = setInterval(() => void this.flush(), TOUCH_FLUSH_MS)
   }
@@ -118,9 +127,15 @@ export class Authenticator {
   }
 
   /** The token as the caller when it is in memory, re-reading the token table on a miss (rate-limited). */
-  private async refreshOnMiss<T>(lookup: () => T | undefined): Promise<T | undefined> {
+  private async refreshOnMiss<T>(lookup: () => T | undefined, hash?: () => string | undefined): Promise<T | undefined> {
     let found = lookup()
-    if (found === undefined && Date.now() - this.lastMissRefresh > MISS_REFRESH_MS) {
+    if (found === undefined && this.resolveMisses) {
+      const h = hash?.()
+      if (h !== undefined) {
+        await this.resolveMisses([h])
+        found = lookup()
+      }
+    } else if (found === undefined && Date.now() - this.lastMissRefresh > MISS_REFRESH_MS) {
       this.lastMissRefresh = Date.now()
       await this.snapshots.reloadAllTokens()
       found = lookup()
@@ -133,7 +148,7 @@ export class Authenticator {
   async authenticateTicket(request: Request, ticket: string): Promise<Caller> {
     const claims = this.tickets.verify(ticket)
     if (!claims) throw new AppError(401, 'UNAUTHORIZED', 'Invalid or expired stream ticket; get a new one from POST /api/v1/stream/tickets')
-    const token = await this.refreshOnMiss(() => this.snapshots.token(claims.tokenHash))
+    const token = await this.refreshOnMiss(() => this.snapshots.token(claims.tokenHash), () => claims.tokenHash)
     if (!token || token.projectId !== claims.projectId) throw new AppError(401, 'UNAUTHORIZED', 'The stream ticket\'s token no longer exists')
     const caller = callerFor(token)
     if (caller.expiresAtMs <= Date.now()) throw new AppError(401, 'TOKEN_EXPIRED', 'Token expired')
@@ -154,7 +169,7 @@ export class Authenticator {
         const refused = authorization === null && !apiKey && request.headers.has('x-api-key') ? '; X-API-Key is accepted on the evaluation endpoints only' : ' (or X-API-Key: <token> on the evaluation endpoints)'
         throw new AppError(401, 'UNAUTHORIZED', `Missing or malformed Authorization header; expected "Bearer <token>"${refused}`)
       }
-      caller = await this.refreshOnMiss(() => this.known(header))
+      caller = await this.refreshOnMiss(() => this.known(header), () => hashToken(AUTHORIZATION.exec(header)![1]!))
       if (!caller) throw new AppError(401, 'UNAUTHORIZED', 'Unknown token')
     }
     const now = Date.now()
@@ -164,13 +179,23 @@ export class Authenticator {
     return caller
   }
 
+  /** Makes sure the tokens of `hashes` that exist are in memory (POST /api/v1/relay/verify): a relay asks its
+   *  upstream; an origin re-reads the token table when one is missing (at most once a second). */
+  async lookupHashes(hashes: readonly string[]): Promise<void> {
+    const missing = hashes.filter((h) => this.snapshots.token(h) === undefined)
+    if (!missing.length) return
+    if (this.resolveMisses) return this.resolveMisses(missing)
+    await this.refreshOnMiss(() => undefined)
+  }
+
   async flush(): Promise<void> {
-    if (!this.touched.size) return
+    const store = this.store
+    if (!this.touched.size || !store) return
     const batch = [...this.touched]
     this.touched.clear()
     try {
-      await this.store.transaction(async (tx) => {
-        for (const [hash, at] of batch) await this.store.tokens.touch(tx, hash, new Date(at).toISOString())
+      await store.transaction(async (tx) => {
+        for (const [hash, at] of batch) await store.tokens.touch(tx, hash, new Date(at).toISOString())
       })
     } catch {
       // Best effort: last_used_at is informational, and the store may be briefly unavailable.

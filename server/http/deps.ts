@@ -38,3 +38,26 @@ export interface AppDeps {
   /** the one authorization function every route runs */
   access: Access
 }
+
+/** A relay's state as its routes read it (server/relay/ implements it). */
+export interface RelayState {
+  /** UPSTREAM_URL: named in the answer to every management route */
+  upstreamUrl: string
+  /** holds a project's definitions (from the upstream or its cache file) */
+  ready(): boolean
+  /** `connected` (following the stream), `polling` (stream lost, upstream answering), `unreachable`, or
+   *  `starting` (nothing tried yet) */
+  upstream(): 'connected' | 'polling' | 'unreachable' | 'starting'
+  /** seconds since the definitions were last confirmed by the upstream (null: never) */
+  dataAgeSeconds(): number | null
+  /** the upstream's change number the relay is at */
+  changeSequence(): number
+  /** queues what a client sent to `path` (POST /usage, /events) for the upstream, in batches; `batchId`:
+   *  a following relay's batch, taken once (false: already taken, nothing queued) */
+  forward(path: string, items: readonly unknown[], batchId?: string): boolean
+  /** forwarded batches: sent, waiting, and dropped from a full spool */
+  batches(): { sent: number; pending: number; dropped: number }
+}
+
+/** What a relay's app is built from: the evaluation surface's parts, no store, services or people. */
+export type RelayAppDeps = Omit<AppDeps, 'store' | 'services' | 'identity'> & { relay: RelayState }

@@ -40,3 +40,17 @@ export function contextIn(keyEnvironment: string | null, context: EvaluationCont
   if (copy === undefined) copies.set(environment, (copy = Object.freeze({ ...context, environment })))
   return copy
 }
+
+/** An environment key's events are of its environment (environments.md §2): an item naming none gets it, an
+ *  item naming another is refused (403 ENVIRONMENT_MISMATCH, nothing stored). */
+export function eventsInKeyEnvironment<T extends { context: unknown }>(items: T[], keyEnvironment: string | null): T[] {
+  if (keyEnvironment === null) return items
+  return items.map((item) => {
+    const context = item.context as Record<string, unknown> | null
+    if (context === null || typeof context !== 'object' || Array.isArray(context)) return item // the service words the 400
+    const requested = context.environment
+    if (requested === undefined || requested === '') return { ...item, context: { ...context, environment: keyEnvironment } } as T
+    if (requested !== keyEnvironment) throw environmentMismatch(keyEnvironment, String(requested))
+    return item
+  })
+}

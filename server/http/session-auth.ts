@@ -31,14 +31,15 @@ export async function sessionCaller(identity: Identity, value: string, ip: strin
  *  console stream (EventSource sends the cookie but no headers) carries a ticket made for this very
  *  session, which names the project. A personal token whose owner lost access answers 401. */
 export async function authenticateRequest(
-  deps: Pick<AppDeps, 'identity' | 'access' | 'authenticator' | 'tickets' | 'settings'>,
+  deps: Pick<AppDeps, 'access' | 'authenticator' | 'tickets' | 'settings'> & { identity?: AppDeps['identity'] },
   request: Request, ticket: string | null, address: () => string | undefined,
   /** an evaluation route: X-API-Key is accepted as the token (it is refused everywhere else) */
   apiKey = false,
 ): Promise<{ caller: Caller; cookieAuthenticated: boolean }> {
   const bearer = request.headers.has('authorization') || request.headers.has('x-api-key')
-  const cookie = bearer ? undefined : readSessionCookie(request, deps.settings)
-  if (cookie !== undefined) {
+  // A relay knows no people: a session cookie there is no credential.
+  const cookie = bearer || !deps.identity ? undefined : readSessionCookie(request, deps.settings)
+  if (cookie !== undefined && deps.identity) {
     const ip = address()
     noteClientAddress(request, ip)
     const caller = await sessionCaller(deps.identity, cookie, ip ?? null)

@@ -3,6 +3,7 @@
 // asks for then (stream subscribers, the webhook queue's depth), so the request path never touches
 // prom-client and nothing is computed between scrapes. Label values are fixed sets or route templates:
 // never a flag key, a token or other text a client sent.
+import { relaySeries, type RelaySources } from './relay-series'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { LATENCY_BUCKETS, type RequestMetrics, type RouteSeries } from '../http/metrics'
 import { DELIVERY_OUTCOMES, STORE_ERROR_SOURCES, type OperationCounts } from './counts'
@@ -15,8 +16,10 @@ export interface MetricsSources {
   counts: OperationCounts
   /** open change streams, native and OFREP */
   subscribers: () => number
-  /** webhook deliveries pending or being delivered (one COUNT in the store) */
-  queueDepth: () => Promise<number>
+  /** webhook deliveries pending or being delivered (one COUNT in the store); absent on a relay */
+  queueDepth?: () => Promise<number>
+  /** a relay's upstream, data age, change number and forwarded batches (relay-series.ts) */
+  relay?: RelaySources
 }
 
 export interface MetricsExposition {
@@ -130,7 +133,7 @@ export function createExposition(sources: MetricsSources): MetricsExposition {
   const countQueue = (): Promise<void> =>
     (counting ??= new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no answer within ${QUEUE_DEPTH_TIMEOUT_MS} ms`)), QUEUE_DEPTH_TIMEOUT_MS)
-      sources.queueDepth().then(resolve, reject).finally(() => clearTimeout(timer))
+      ;(sources.queueDepth ?? (() => Promise.reject(new Error('no store'))))().then(resolve, reject).finally(() => clearTimeout(timer))
     }).then(
       (n) => void (depth = n),
       () => {
@@ -169,10 +172,12 @@ export function createExposition(sources: MetricsSources): MetricsExposition {
     },
   })
 
+  if (sources.relay) relaySeries(registry, sources.relay)
+
   return {
     contentType: registry.contentType,
     async text() {
-      await countQueue()
+      if (sources.queueDepth) await countQueue()
       return registry.metrics()
     },
   }

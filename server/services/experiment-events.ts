@@ -9,6 +9,7 @@ import type { EvaluationContext } from '../engine/types'
 import type { ExposureRow, TrackEventRow } from '../store/experiments'
 import { experimentRegistry } from '../experiments/registry'
 import type { Actor, ServiceDeps } from './context'
+import type { Snapshots } from '../cache/snapshots'
 import { AppError, validationError } from '../errors'
 import { KEY_PATTERN } from './keys'
 import { flagBodyOf } from './flag-body'
@@ -46,41 +47,50 @@ function charge(token: string, events: number, perMinute: number, now: number): 
   s.events += events
 }
 
+/** The items checked as the origin checks them (a relay checks them the same before forwarding): 400 naming
+ *  the first bad items' indexes; their times (ms), `now` for those without one. */
+export function checkEvents(snapshots: Pick<Snapshots, 'project'>, actor: Actor, items: readonly EventItem[], now: number): number[] {
+  const snap = snapshots.project(actor.projectId)
+  const environments = new Set<string>(snap?.project.environments ?? [])
+  const issues: { path: string; message: string }[] = []
+  const times: number[] = []
+  items.forEach((item, i) => {
+    const at = `events[${i}]`
+    const context = item.context
+    if (context === null || typeof context !== 'object' || Array.isArray(context)) issues.push({ path: `${at}.context`, message: 'must be an evaluation context (an object)' })
+    else if (context.environment !== undefined && (typeof context.environment !== 'string' || !environments.has(context.environment))) {
+      issues.push({ path: `${at}.context.environment`, message: `must be one of the project's environments (${[...environments].join(', ')})` })
+    }
+    let t = now
+    if (item.timestamp !== undefined) {
+      t = typeof item.timestamp === 'string' ? parseIsoDate(item.timestamp) : NaN
+      if (Number.isNaN(t)) issues.push({ path: `${at}.timestamp`, message: 'must be an ISO 8601 date-time' })
+      else if (t < now - MAX_EVENT_AGE_MS || t > now + MAX_EVENT_AHEAD_MS) issues.push({ path: `${at}.timestamp`, message: 'must lie within the last 30 days (and at most 5 minutes ahead)' })
+    }
+    times.push(t)
+    if (item.type === 'track') {
+      if (typeof item.key !== 'string' || !KEY_PATTERN.test(item.key)) issues.push({ path: `${at}.key`, message: 'must be an event key (^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$)' })
+      if (item.value !== undefined && (typeof item.value !== 'number' || !Number.isFinite(item.value))) issues.push({ path: `${at}.value`, message: 'must be a finite number' })
+    } else if (item.type === 'exposure') {
+      if (typeof item.flag !== 'string' || !KEY_PATTERN.test(item.flag)) issues.push({ path: `${at}.flag`, message: 'must be a flag key' })
+      const row = snap?.flags.get(item.flag)?.row
+      const variants = row && flagBodyOf(row).variants
+      if (typeof item.variant !== 'string') issues.push({ path: `${at}.variant`, message: 'must be a variant name' })
+      else if (variants && !Object.hasOwn(variants, item.variant)) issues.push({ path: `${at}.variant`, message: `is not a variant of flag "${item.flag}"` })
+    } else issues.push({ path: `${at}.type`, message: 'must be "track" or "exposure"' })
+  })
+  if (issues.length) throw validationError(issues.slice(0, 20))
+  return times
+}
+
 export function experimentEventService({ store, settings, snapshots }: Pick<ServiceDeps, 'store' | 'settings' | 'snapshots'>) {
   return {
-    /** Stores every item or none: 400 naming the first bad items' indexes, 429 past the token's budget. */
-    async ingest(actor: Actor, items: EventItem[], now = Date.now()): Promise<{ accepted: number }> {
-      const snap = snapshots.project(actor.projectId)
-      const environments = new Set<string>(snap?.project.environments ?? [])
-      const issues: { path: string; message: string }[] = []
-      const times: number[] = []
-      items.forEach((item, i) => {
-        const at = `events[${i}]`
-        const context = item.context
-        if (context === null || typeof context !== 'object' || Array.isArray(context)) issues.push({ path: `${at}.context`, message: 'must be an evaluation context (an object)' })
-        else if (context.environment !== undefined && (typeof context.environment !== 'string' || !environments.has(context.environment))) {
-          issues.push({ path: `${at}.context.environment`, message: `must be one of the project's environments (${[...environments].join(', ')})` })
-        }
-        let t = now
-        if (item.timestamp !== undefined) {
-          t = typeof item.timestamp === 'string' ? parseIsoDate(item.timestamp) : NaN
-          if (Number.isNaN(t)) issues.push({ path: `${at}.timestamp`, message: 'must be an ISO 8601 date-time' })
-          else if (t < now - MAX_EVENT_AGE_MS || t > now + MAX_EVENT_AHEAD_MS) issues.push({ path: `${at}.timestamp`, message: 'must lie within the last 30 days (and at most 5 minutes ahead)' })
-        }
-        times.push(t)
-        if (item.type === 'track') {
-          if (typeof item.key !== 'string' || !KEY_PATTERN.test(item.key)) issues.push({ path: `${at}.key`, message: 'must be an event key (^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$)' })
-          if (item.value !== undefined && (typeof item.value !== 'number' || !Number.isFinite(item.value))) issues.push({ path: `${at}.value`, message: 'must be a finite number' })
-        } else if (item.type === 'exposure') {
-          if (typeof item.flag !== 'string' || !KEY_PATTERN.test(item.flag)) issues.push({ path: `${at}.flag`, message: 'must be a flag key' })
-          const row = snap?.flags.get(item.flag)?.row
-          const variants = row && flagBodyOf(row).variants
-          if (typeof item.variant !== 'string') issues.push({ path: `${at}.variant`, message: 'must be a variant name' })
-          else if (variants && !Object.hasOwn(variants, item.variant)) issues.push({ path: `${at}.variant`, message: `is not a variant of flag "${item.flag}"` })
-        } else issues.push({ path: `${at}.type`, message: 'must be "track" or "exposure"' })
-      })
-      if (issues.length) throw validationError(issues.slice(0, 20))
-      charge(actor.tokenHash ?? `${actor.projectId}:${actor.name}`, items.length, settings.eventsPerMinute, now)
+    /** Stores every item or none: 400 naming the first bad items' indexes, 429 past the token's budget. A
+     *  relay's forwarded batch (`batchId`) is taken once, in the same transaction: a resend stores nothing. */
+    async ingest(actor: Actor, items: EventItem[], now = Date.now(), batchId?: string): Promise<{ accepted: number; duplicate?: true }> {
+      const times = checkEvents(snapshots, actor, items, now)
+      // A relay's batch was charged to its clients at the relay.
+      if (batchId === undefined) charge(actor.tokenHash ?? `${actor.projectId}:${actor.name}`, items.length, settings.eventsPerMinute, now)
 
       const attributes = experimentRegistry.unitAttributes(actor.projectId)
       const events: TrackEventRow[] = []
@@ -98,11 +108,14 @@ export function experimentEventService({ store, settings, snapshots }: Pick<Serv
         const unit = x?.unitOf(item.context)
         if (x && unit !== undefined) exposures.push({ experimentId: x.id, phase: x.phase, unit, firstAt: times[i]!, variant: item.variant, multiple: false })
       })
-      if (events.length || exposures.length) {
-        await store.transaction(async (tx) => {
+      if (events.length || exposures.length || batchId !== undefined) {
+        const applied = await store.transaction(async (tx) => {
+          if (batchId !== undefined && !(await store.relayBatches.claim(tx, actor.projectId, batchId, new Date(now).toISOString()))) return false
           await store.experiments.events.insert(tx, events)
           await store.experiments.exposures.add(tx, exposures)
+          return true
         })
+        if (!applied) return { accepted: 0, duplicate: true }
       }
       return { accepted: items.length }
     },

@@ -9,6 +9,7 @@ import type { Actor, ServiceDeps } from './context'
 import { AppError, notFound, validationError } from '../errors'
 import { flagBodyOf, type FlagBody } from './flag-body'
 import { KEY_PATTERN } from './keys'
+import type { Snapshots } from '../cache/snapshots'
 
 export interface ReportedCount {
   key: string
@@ -58,37 +59,24 @@ export function usageService({ store, settings, snapshots }: Pick<ServiceDeps, '
      *  (or has archived) are ignored (an SDK may hold a flag deleted meanwhile). Refuses the whole report on
      *  any bad entry: an environment the project does not have, a variant the flag cannot serve, times
      *  outside the last 7 days, a count that is not a whole number in range; and past the token's budget, 429. */
-    async report(actor: Actor, counts: ReportedCount[]): Promise<{ accepted: number; ignored: number }> {
+    async report(actor: Actor, counts: ReportedCount[], batchId?: string): Promise<{ accepted: number; ignored: number; duplicate?: true }> {
       const now = Date.now()
-      const snap = snapshots.project(actor.projectId)
-      const environments = new Set<string>(snap?.project.environments ?? [])
-      const issues: { path: string; message: string }[] = []
-      counts.forEach((c, i) => {
-        const at = `counts[${i}]`
-        const row = snap?.flags.get(c.key)?.row
-        const flag = row && flagBodyOf(row)
-        if (!KEY_PATTERN.test(c.key)) issues.push({ path: `${at}.key`, message: 'is not a flag key' })
-        if (c.environment !== '' && !environments.has(c.environment)) issues.push({ path: `${at}.environment`, message: 'must be one of the project\'s environments, or "" for none' })
-        if (flag !== undefined && !servable(flag, c.environment)(c.variant)) issues.push({ path: `${at}.variant`, message: `is not a variant flag "${c.key}" can serve` })
-        if (!Number.isSafeInteger(c.count) || c.count < 0 || c.count > MAX_COUNT) issues.push({ path: `${at}.count`, message: `must be a whole number from 0 to ${MAX_COUNT}` })
-        const from = parseIsoDate(c.from)
-        const to = parseIsoDate(c.to)
-        const recent = (t: number) => t >= now - REPORT_WINDOW_MS && t <= now + CLOCK_SKEW_MS
-        if (Number.isNaN(from)) issues.push({ path: `${at}.from`, message: 'must be an ISO 8601 date-time' })
-        else if (!recent(from)) issues.push({ path: `${at}.from`, message: 'must lie within the last 7 days' })
-        if (Number.isNaN(to)) issues.push({ path: `${at}.to`, message: 'must be an ISO 8601 date-time' })
-        else if (!recent(to)) issues.push({ path: `${at}.to`, message: 'must lie within the last 7 days (and not in the future)' })
-        if (from > to) issues.push({ path: `${at}.from`, message: 'is after `to`' })
-      })
-      if (issues.length) throw validationError(issues.slice(0, 20))
-      chargeReport(`${actor.projectId}:${actor.name}`, counts, now)
-      const known = new Set(snap ? [...snap.flags.keys()] : [])
+      const { known, accepted, ignored } = checkUsageReport(snapshots, actor, counts, now, batchId === undefined)
       const rows: UsageRow[] = counts.filter((c) => known.has(c.key) && c.count > 0).map((c) => {
         const to = parseIsoDate(c.to)
         return { projectId: actor.projectId, flagKey: c.key, environment: c.environment, variant: c.variant, hour: hourOf(to), count: c.count, lastAt: new Date(to).toISOString() }
       })
+      if (batchId !== undefined) {
+        // A relay's batch (docs/operations.md, Relays): its id is taken with the counts, so a resend is a no-op.
+        const fresh = await store.transaction(async (tx) => {
+          if (!(await store.relayBatches.claim(tx, actor.projectId, batchId, new Date(now).toISOString()))) return false
+          if (rows.length) await store.usage.add(tx, rows)
+          return true
+        })
+        return fresh ? { accepted, ignored } : { accepted: 0, ignored: 0, duplicate: true }
+      }
       if (rows.length) await store.transaction((tx) => store.usage.add(tx, rows))
-      return { accepted: counts.filter((c) => known.has(c.key)).length, ignored: counts.filter((c) => !known.has(c.key)).length }
+      return { accepted, ignored }
     },
 
     /** One flag's hourly buckets in [since, until), oldest first, at most MAX_USAGE_ROWS (`has_more` when
@@ -127,8 +115,38 @@ export function usageService({ store, settings, snapshots }: Pick<ServiceDeps, '
 }
 export type UsageService = ReturnType<typeof usageService>
 
+/** Checks an SDK's report as POST /api/v1/usage does, wherever it arrives (an origin, or a relay that
+ *  forwards it): refuses the whole report on any bad entry (400) or past the token's budget (429, when
+ *  `charge`: a relay's forwarded batch was charged at the relay); which flags the project knows. */
+export function checkUsageReport(snapshots: Pick<Snapshots, 'project'>, actor: Actor, counts: readonly ReportedCount[], now: number, charge: boolean): { known: Set<string>; accepted: number; ignored: number } {
+  const snap = snapshots.project(actor.projectId)
+  const environments = new Set<string>(snap?.project.environments ?? [])
+  const issues: { path: string; message: string }[] = []
+  counts.forEach((c, i) => {
+    const at = `counts[${i}]`
+    const row = snap?.flags.get(c.key)?.row
+    const flag = row && flagBodyOf(row)
+    if (!KEY_PATTERN.test(c.key)) issues.push({ path: `${at}.key`, message: 'is not a flag key' })
+    if (c.environment !== '' && !environments.has(c.environment)) issues.push({ path: `${at}.environment`, message: 'must be one of the project\'s environments, or "" for none' })
+    if (flag !== undefined && !servable(flag, c.environment)(c.variant)) issues.push({ path: `${at}.variant`, message: `is not a variant flag "${c.key}" can serve` })
+    if (!Number.isSafeInteger(c.count) || c.count < 0 || c.count > MAX_COUNT) issues.push({ path: `${at}.count`, message: `must be a whole number from 0 to ${MAX_COUNT}` })
+    const from = parseIsoDate(c.from)
+    const to = parseIsoDate(c.to)
+    const recent = (t: number) => t >= now - REPORT_WINDOW_MS && t <= now + CLOCK_SKEW_MS
+    if (Number.isNaN(from)) issues.push({ path: `${at}.from`, message: 'must be an ISO 8601 date-time' })
+    else if (!recent(from)) issues.push({ path: `${at}.from`, message: 'must lie within the last 7 days' })
+    if (Number.isNaN(to)) issues.push({ path: `${at}.to`, message: 'must be an ISO 8601 date-time' })
+    else if (!recent(to)) issues.push({ path: `${at}.to`, message: 'must lie within the last 7 days (and not in the future)' })
+    if (from > to) issues.push({ path: `${at}.from`, message: 'is after `to`' })
+  })
+  if (issues.length) throw validationError(issues.slice(0, 20))
+  if (charge) chargeReport(`${actor.projectId}:${actor.name}`, counts, now)
+  const known = new Set(snap ? [...snap.flags.keys()] : [])
+  return { known, accepted: counts.filter((c) => known.has(c.key)).length, ignored: counts.filter((c) => !known.has(c.key)).length }
+}
+
 /** Counts a report against its token's minute; 429 (nothing counted) past the budget. */
-function chargeReport(token: string, counts: ReportedCount[], now: number): void {
+function chargeReport(token: string, counts: readonly ReportedCount[], now: number): void {
   const minute = Math.floor(now / 60_000)
   let spent = reported.get(token)
   if (spent === undefined || spent.minute !== minute) {

@@ -18,6 +18,7 @@ import { policyRepository } from './policies'
 import { changeRequestRepository } from './change-requests'
 import { experimentRepository } from './experiments'
 import { exposureCounts, exposuresByDay, freshenStatistics, metricSums, type MetricSpec, type ResultsQuery } from './experiment-results'
+import { relayBatchRepository } from './relay-batches'
 import { sql } from 'drizzle-orm'
 import type { Db } from './database'
 
@@ -71,6 +72,7 @@ export function createStore(database: Database) {
       exposuresByDay: (db: Db, experimentId: string, phase: number) => exposuresByDay(db, database.dialect, experimentId, phase),
       freshenStatistics: (db: Db) => freshenStatistics(db, database.dialect),
     },
+    relayBatches: relayBatchRepository(t),
     /** Serialises, until commit, the transactions of one project that change its prerequisite graph, so two
      *  writes that each close half of a cycle cannot both pass their check: PostgreSQL takes a transaction-level
      *  advisory lock; SQLite already runs one writing transaction at a time. */

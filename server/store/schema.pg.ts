@@ -50,7 +50,7 @@ export const tokens = pgTable(
     /** the person who created it (four eyes: a machine token's requests are its creator's); null for
      *  bootstrap and command-line tokens */
     createdByUserId: text('created_by_user_id'),
-    /** an environment key (environments.md §2): every evaluation runs in this environment (null: any) */
+    /** the one environment an environment, client or relay key is bound to (null: any; environments.md §2) */
     environment: text('environment'),
   },
   (t) => [index('tokens_project_idx').on(t.projectId), index('tokens_owner_idx').on(t.ownerUserId)],
@@ -188,3 +188,11 @@ export const flagUsage = pgTable(
 export * from './schema-teams.pg'
 export * from './schema-change-requests.pg'
 export * from './schema-experiments.pg'
+
+/** Forwarded batches a relay sent (docs/operations.md, Relays): each id is taken once, in the transaction
+ *  that applies the batch, so a batch sent again after a lost answer changes nothing. */
+export const relayBatches = pgTable('relay_batches', {
+  id: text('id').primaryKey(),
+  projectId: text('project_id').notNull(),
+  receivedAt: text('received_at').notNull(),
+})

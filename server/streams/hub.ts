@@ -28,7 +28,9 @@ interface ProjectLog {
 }
 
 export interface HubOptions {
-  store: Store
+  /** where missed changes are read back from; a relay has none (it follows its upstream's stream, and a
+   *  gap there is the upstream's `reset`, passed on with resetTo) */
+  store: Store | undefined
   replayLimit: number
   heartbeatMs: number
   /** brings this instance's caches up to a change before subscribers hear of it (a gap filled from the store) */
@@ -63,10 +65,10 @@ export class ChangeHub {
 
   /** Loads each project's last change number and recent changes, and starts the heartbeat and the token checks. */
   async start(): Promise<void> {
-    const db = this.o.store.db
-    for (const [projectId, head] of await this.o.store.changes.heads(db)) {
+    const store = this.o.store
+    for (const [projectId, head] of store ? await store.changes.heads(store.db) : []) {
       const log = this.logOf(projectId)
-      log.ring = (await this.o.store.changes.newest(db, projectId, this.o.replayLimit)).map((r) => encode(changeOf(r)))
+      log.ring = (await store!.changes.newest(store!.db, projectId, this.o.replayLimit)).map((r) => encode(changeOf(r)))
       log.head = head
     }
     this.timers.push(
@@ -106,7 +108,9 @@ export class ChangeHub {
 
   /** Heals notices that never arrived: compares every project's stored last change number with memory. */
   async catchUp(): Promise<void> {
-    for (const [projectId, head] of await this.o.store.changes.heads(this.o.store.db)) {
+    const store = this.o.store
+    if (!store) return
+    for (const [projectId, head] of await store.changes.heads(store.db)) {
       if (head > this.head(projectId)) await this.enqueue(projectId, (log) => this.fill(projectId, log, head))
     }
   }
@@ -127,7 +131,8 @@ export class ChangeHub {
   /** Writes the stored changes after `head` up to `upTo`, each after the caches have it. If the store no
    *  longer holds some of them (trimmed past STREAM_REPLAY_LIMIT), subscribers are told to reload. */
   private async fill(projectId: string, log: ProjectLog, upTo: number): Promise<void> {
-    const rows = await this.o.store.changes.after(this.o.store.db, projectId, log.head, upTo - log.head)
+    const store = this.o.store
+    const rows = store ? await store.changes.after(store.db, projectId, log.head, upTo - log.head) : []
     if (!rows.length) return this.reset(log, upTo)
     if (rows.length && rows[0]!.seq !== log.head + 1) this.reset(log, rows[0]!.seq - 1)
     for (const row of rows) {
@@ -187,6 +192,24 @@ export class ChangeHub {
 
   remove(s: Subscriber): void {
     this.logs.get(s.projectId)?.subscribers.delete(s)
+  }
+
+  /** A relay's view of its upstream's numbering: the project is at `head`, with nothing kept to replay
+   *  (started from its cache file, or after the upstream's `reset`); open streams reload when it moves. */
+  resetTo(projectId: string, head: number): Promise<void> {
+    return this.enqueue(projectId, async (log) => {
+      if (log.head === head && log.ring.length === 0) return
+      const moved = log.head !== head
+      log.ring = []
+      log.head = head
+      if (moved) for (const s of log.subscribers) s.send(this.resetEvent(s, head))
+    })
+  }
+
+  /** Writes an event only the relays that follow this instance read (a `revoke` of token hashes): to the
+   *  project's streams opened with a relay key. */
+  toRelays(projectId: string, bytes: Uint8Array): void {
+    for (const s of this.logs.get(projectId)?.subscribers ?? []) if (s.feedsRelay) s.send(bytes)
   }
 
   private broadcast(bytes: Uint8Array): void {

@@ -26,6 +26,8 @@ export class Subscriber {
   private controller!: ReadableStreamDefaultController<Uint8Array>
   private closed = false
   readonly response: Response
+  /** opened with a relay key: also gets the relay-only events (ChangeHub.toRelays) */
+  feedsRelay = false
 
   constructor(
     readonly projectId: string,

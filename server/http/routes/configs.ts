@@ -10,14 +10,9 @@ import * as S from '../../schemas'
 import { guard, routeModule } from './common'
 import { documentListRoute, versionedDocumentRoutes } from './versioned-document-routes'
 
-export const configRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | 'snapshots'>) => {
-  const kind = {
-    plural: 'configs', name: 'config', read: 'read:configs', write: 'write:configs',
-    schemas: { view: S.Config, create: S.ConfigCreate, patch: S.ConfigPatch },
-    view: configView,
-  } as const
-  return routeModule('configs')
-    .use(documentListRoute({ ...kind, page: services.configs.page, list: { summary: 'List configs', maxAge: 60 } }))
+/** GET /api/v1/configs/:key, a config's value: an origin's and a relay's (server/relay/) alike. */
+export const configEvaluationRoute = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
+  routeModule('config-evaluation')
     // Evaluation class, from the in-memory snapshot; like GET /flags/:key, Bun's router sends the common case
     // to fast-evaluation.ts first.
     .get('/api/v1/configs/:key', ({ request, params, query }) => {
@@ -29,6 +24,16 @@ export const configRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' |
       query: t.Object({ environment: t.Optional(t.String()) }),
       response: { 200: t.Object({ value: t.Any() }), ...S.errors(400, 401, 403, 404, 429) },
     })
+
+export const configRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | 'snapshots'>) => {
+  const kind = {
+    plural: 'configs', name: 'config', read: 'read:configs', write: 'write:configs',
+    schemas: { view: S.Config, create: S.ConfigCreate, patch: S.ConfigPatch },
+    view: configView,
+  } as const
+  return routeModule('configs')
+    .use(documentListRoute({ ...kind, page: services.configs.page, list: { summary: 'List configs', maxAge: 60 } }))
+    .use(configEvaluationRoute({ snapshots }))
     .use(versionedDocumentRoutes({
       ...kind,
       definitionPath: '/:key/definition', definitionMaxAge: 0,

@@ -5,33 +5,26 @@ import { t } from 'elysia'
 import { MAX_EVENTS_PER_REQUEST, type EventItem } from '../../services/experiment-events'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
-import { environmentMismatch } from '../key-environment'
+import { eventsInKeyEnvironment } from '../key-environment'
+import { batchIdOf } from '../relay-batch'
 import * as S from '../../schemas'
 import { guard, jsonBody, routeModule } from './common'
+
+/** The answer to an accepted batch (a relay's resent batch: `duplicate`, nothing stored again). */
+export const EventsAccepted = t.Object({ accepted: t.Integer({ description: 'the events stored' }), duplicate: t.Optional(t.Literal(true)) })
+export const EventBatch = t.Object({ events: t.Array(t.Union([S.TrackEvent, S.ExposureEvent]), { minItems: 1, maxItems: MAX_EVENTS_PER_REQUEST }) }, { title: 'EventBatch' })
 
 export const eventRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('events')
     .post('/api/v1/events', async ({ request, body, set }) => {
-      const { actor, token } = callerOf(request)
-      const result = await services.events.ingest(actor, inKeyEnvironment(body.events as EventItem[], token.environment))
+      const caller = callerOf(request)
+      const items = eventsInKeyEnvironment(body.events as EventItem[], caller.token.environment)
+      const result = await services.events.ingest(caller.actor, items, Date.now(), batchIdOf(request, caller))
       set.status = 202
       return result
     }, {
       ...guard('read:flags', 'experiments', 'Send track and exposure events (all stored, or none: 400 names the bad item)'),
-      ...jsonBody(t.Object({ events: t.Array(t.Union([S.TrackEvent, S.ExposureEvent]), { minItems: 1, maxItems: MAX_EVENTS_PER_REQUEST }) }, { title: 'EventBatch' })),
-      response: { 202: t.Object({ accepted: t.Integer({ description: 'the events stored' }) }), ...S.errors(400, 401, 403, 413, 415, 429) },
+      ...jsonBody(EventBatch),
+      response: { 202: EventsAccepted, ...S.errors(400, 401, 403, 413, 415, 429) },
     })
 
-/** An environment key's events are of its environment (environments.md §2): an item naming none gets it, an
- *  item naming another is refused (403 ENVIRONMENT_MISMATCH, nothing stored). */
-function inKeyEnvironment(items: EventItem[], keyEnvironment: string | null): EventItem[] {
-  if (keyEnvironment === null) return items
-  return items.map((item) => {
-    const context = item.context as Record<string, unknown> | null
-    if (context === null || typeof context !== 'object' || Array.isArray(context)) return item // the service words the 400
-    const requested = context.environment
-    if (requested === undefined || requested === '') return { ...item, context: { ...context, environment: keyEnvironment } } as EventItem
-    if (requested !== keyEnvironment) throw environmentMismatch(keyEnvironment, String(requested))
-    return item
-  })
-}

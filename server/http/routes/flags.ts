@@ -42,6 +42,23 @@ function listFilter(url: string, query: { stale?: string; q?: string; archived?:
   return { matches, inStore }
 }
 
+/** GET /api/v1/flags/:key, the evaluation: an origin's and a relay's (server/relay/) alike. */
+export const flagEvaluationRoute = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
+  routeModule('flag-evaluation')
+    // The hot path, from the in-memory snapshot. Bun's router sends the common case to fast-evaluation.ts,
+    // which answers it the same way; this route serves what that hands back (errors, unknown tokens).
+    .get('/api/v1/flags/:key', ({ request, params }) => {
+      const { actor, token } = callerOf(request)
+      return flagResponse(snapshots, actor.projectId, params.key, request.url, token.environment, isClientKey(token.permissions)).send(request)
+    }, {
+      ...EVALUATE_GUARD,
+      params: S.KeyParam,
+      // Declared so that any other parameter (`?ctx=`) is refused and `context` is documented; the handler
+      // reads it from the URL itself (evaluation-context.ts caches parsed contexts per raw text).
+      query: t.Object({ context: t.Optional(t.String({ description: 'URL-encoded JSON evaluation context, e.g. {"user_id":"u-42","plan":"pro"}' })) }),
+      response: { 200: S.EvaluationResult, ...S.errors(400, 401, 403, 404, 429) },
+    })
+
 export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | 'snapshots'>) =>
   routeModule('flags')
     .get('/api/v1/flags', async ({ request, query }) => {
@@ -81,19 +98,7 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
         ...S.errors(400, 401, 403, 429),
       },
     })
-    // The hot path, from the in-memory snapshot. Bun's router sends the common case to fast-evaluation.ts,
-    // which answers it the same way; this route serves what that hands back (errors, unknown tokens).
-    .get('/api/v1/flags/:key', ({ request, params }) => {
-      const { actor, token } = callerOf(request)
-      return flagResponse(snapshots, actor.projectId, params.key, request.url, token.environment, isClientKey(token.permissions)).send(request)
-    }, {
-      ...EVALUATE_GUARD,
-      params: S.KeyParam,
-      // Declared so that any other parameter (`?ctx=`) is refused and `context` is documented; the handler
-      // reads it from the URL itself (evaluation-context.ts caches parsed contexts per raw text).
-      query: t.Object({ context: t.Optional(t.String({ description: 'URL-encoded JSON evaluation context, e.g. {"user_id":"u-42","plan":"pro"}' })) }),
-      response: { 200: S.EvaluationResult, ...S.errors(400, 401, 403, 404, 429) },
-    })
+    .use(flagEvaluationRoute({ snapshots }))
     .use(versionedDocumentRoutes({
       plural: 'flags', name: 'flag', read: 'read:flags', write: 'write:flags',
       definitionPath: '/:key/definition', definitionMaxAge: 0,

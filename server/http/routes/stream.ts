@@ -80,6 +80,7 @@ export const streamRoutes = (deps: Pick<AppDeps, 'hub' | 'settings' | 'tickets'>
     // A stream is quiet between changes and heartbeats: Bun's idle timeout must not end it.
     server?.timeout(request, 0)
     const sub = new Subscriber(caller.token.projectId, caller.token.hash, kind, sees, SSE_HEADERS, (s) => hub.remove(s))
+    sub.feedsRelay = kind === 'native' && caller.token.permissions.includes('relay')
     hub.add(sub, lastEventId)
     return sub.response
   }

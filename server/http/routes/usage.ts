@@ -8,10 +8,16 @@ import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import * as S from '../../schemas'
 import { guard, jsonBody, routeModule } from './common'
+import { batchIdOf } from '../relay-batch'
+
+export const UsageAnswer = t.Object({
+  success: S.Success, accepted: t.Integer(), ignored: t.Integer({ description: 'counts of flags this project does not have' }),
+  duplicate: t.Optional(t.Boolean({ description: 'true: a relay\'s batch (Flagship-Batch-Id) already applied, nothing was added' })),
+})
 
 const DAY = 86_400_000
 
-const ReportedCount = t.Object({
+export const ReportedCount = t.Object({
   key: t.String(), environment: t.String({ description: 'one of the project\'s environments, "" for none' }), variant: t.String({ description: 'off, override, `rule-{n}`, rollout or default; for a flag with variants, off or a variant name' }),
   count: t.Integer({ minimum: 0, description: 'a whole number (a JSON number, never a string)' }), from: t.String({ description: 'ISO 8601: start of the counted period' }), to: t.String({ description: 'ISO 8601: its end; counts are filed under this hour' }),
 }, { title: 'ReportedCount' })
@@ -44,12 +50,13 @@ const MAX_KEYS = 100
 export const usageRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
   routeModule('usage')
     .post('/api/v1/usage', async ({ request, body }) => {
-      const result = await services.usage.report(callerOf(request).actor, body.counts)
+      const caller = callerOf(request)
+      const result = await services.usage.report(caller.actor, body.counts, batchIdOf(request, caller))
       return { success: true as const, ...result }
     }, {
       ...guard('read:flags', 'usage', 'Report evaluation counts made in process (SDKs)'),
       ...jsonBody(t.Object({ counts: t.Array(ReportedCount, { maxItems: MAX_REPORTED }) }, { title: 'UsageReport' })),
-      response: { 200: t.Object({ success: S.Success, accepted: t.Integer(), ignored: t.Integer({ description: 'counts of flags this project does not have' }) }), ...S.errors(400, 401, 403, 413, 415, 429) },
+      response: { 200: UsageAnswer, ...S.errors(400, 401, 403, 413, 415, 429) },
     })
     .get('/api/v1/usage', async ({ request, query }) => {
       const { since, until } = usageWindow(query, 1)

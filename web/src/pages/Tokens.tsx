@@ -20,6 +20,7 @@ const PERMISSION_TEXT: Record<Permission, string> = {
   'write:flags': 'Create, change and delete flags and segments',
   'read:configs': 'Read and list configs',
   'write:configs': 'Create, change and delete configs',
+  relay: 'Feed a relay: verify keys, read everything it serves, forward usage',
   '*': 'Everything, including tokens, webhooks, audit log and settings',
   client: 'Client key: evaluate flags and configs marked "Available to client keys" only (safe in a page or an app)',
 }
