@@ -3,8 +3,11 @@
 // environment only), compare shows the targeting difference, promote copies the whole override. Both stores.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { api, startServer, type TestServer } from '../helpers/server'
+import { sapi, setupOwner } from '../helpers/teams'
 
 let srv: TestServer
+/** lowering protection needs a project admin's session (docs/change-requests.md) */
+let owner: string
 const admin = (method: string, path: string, body?: unknown) => api(srv, method, path, { token: srv.adminToken, body })
 const send = (path: string, text: string) => api(srv, 'POST', path, { token: srv.adminToken, rawBody: text, headers: { 'content-type': 'application/json' } })
 const q = (ctx: unknown) => `?context=${encodeURIComponent(JSON.stringify(ctx))}`
@@ -12,6 +15,7 @@ const OWN = { rules: [{ conditions: [{ property: 'plan', operator: 'equals', val
 
 beforeAll(async () => {
   srv = await startServer()
+  owner = await setupOwner(srv)
   expect((await admin('POST', '/api/v1/flags', { key: 'search', enabled: true, value: false, environments: { production: { enabled: true, targeting: OWN }, staging: { enabled: false } } })).status).toBe(201)
 }, 60_000)
 afterAll(() => srv?.stop())
@@ -107,14 +111,15 @@ test("an import touching staging's overrides only is a change to staging: a writ
 })
 
 test('a protected production is untouched by an import or a promotion that changes staging only; one changing production needs review', async () => {
-  const policy = (p: boolean) => admin('PUT', '/api/v1/project/environments/production/policy', { protected: p, required_approvals: 1, approver_role: 'editor' })
+  const policy = (p: boolean) => sapi(srv, 'PUT', '/api/v1/project/environments/production/policy', { cookie: owner, project: 'default', body: { protected: p, required_approvals: 1, approver_role: 'editor' } })
   expect((await policy(true)).status).toBe(200)
   try {
     const doc = JSON.parse((await admin('GET', '/api/v1/export?format=json')).text)
     doc.flags[0].environments.staging = { enabled: true, targeting: { rules: [] } }
     expect((await send('/api/v1/import?mode=apply', JSON.stringify(doc))).status).toBe(200)
     expect((await admin('POST', '/api/v1/promote', { from: 'development', to: 'staging', flags: ['search'] })).status).toBe(200)
-    doc.flags[0].environments.production.enabled = false
+    // (not a switch turned off: that alone would pass as an emergency off)
+    doc.flags[0].environments.production.targeting = { rules: [] }
     const refused = await send('/api/v1/import?mode=apply', JSON.stringify(doc))
     expect(refused.status).toBe(409)
     expect(refused.body.code).toBe('CHANGE_REQUEST_REQUIRED')

@@ -5,8 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { api, startServer, type TestServer } from '../helpers/server'
 import { openSse } from '../helpers/sse'
+import { sapi, setupOwner } from '../helpers/teams'
 
 let srv: TestServer
+/** lowering protection needs a project admin's session (docs/change-requests.md) */
+let owner: string
+const setPolicy = (body: unknown) => sapi(srv, 'PUT', '/api/v1/project/environments/production/policy', { cookie: owner, project: 'default', body })
 const hooks: { event: string; environment: string; resource: string }[] = []
 let receiver: ReturnType<typeof Bun.serve>
 const admin = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => api(srv, method, path, { token: srv.adminToken, body, headers })
@@ -16,6 +20,7 @@ const STAFF_RULES = { rules: [{ conditions: [{ property: 'plan', operator: 'equa
 beforeAll(async () => {
   receiver = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: async (req) => { hooks.push(await req.json()); return new Response('ok') } })
   srv = await startServer()
+  owner = await setupOwner(srv)
   expect((await admin('POST', '/api/v1/webhooks', { url: `http://127.0.0.1:${receiver.port}/h`, events: ['*'] })).status).toBe(201)
   expect((await admin('POST', '/api/v1/flags', {
     key: 'checkout', enabled: true, value: 'old',
@@ -102,7 +107,7 @@ describe('which environments a change affects', () => {
   })
 
   test('a protected production is untouched by a staging-only change; production\'s own rules need review', async () => {
-    expect((await admin('PUT', '/api/v1/project/environments/production/policy', { protected: true, required_approvals: 1, approver_role: 'editor' })).status).toBe(200)
+    expect((await setPolicy({ protected: true, required_approvals: 1, approver_role: 'editor' })).status).toBe(200)
     try {
       expect((await admin('PUT', '/api/v1/flags/checkout/environments/staging', { enabled: true, targeting: { rules: [] } })).status).toBe(200)
       const stored = (await admin('GET', '/api/v1/flags/checkout/definition')).body.flag
@@ -113,7 +118,7 @@ describe('which environments a change affects', () => {
       const blockedWhole = await admin('PUT', '/api/v1/flags/checkout', { environments: { ...stored.environments, production: { enabled: true, targeting: STAFF_RULES } } })
       expect(blockedWhole.body.code).toBe('CHANGE_REQUEST_REQUIRED')
     } finally {
-      expect((await admin('PUT', '/api/v1/project/environments/production/policy', { protected: false, required_approvals: 1, approver_role: 'editor' })).status).toBe(200)
+      expect((await setPolicy({ protected: false, required_approvals: 1, approver_role: 'editor' })).status).toBe(200)
     }
   })
 
@@ -153,7 +158,7 @@ describe('schedules and change requests', () => {
       { resource_type: 'flag', key: 'checkout', action: 'set_override', environment: 'production', body: { enabled: true, targeting: STAFF_RULES } },
       { resource_type: 'flag', key: 'checkout', action: 'update', body: { environments: { ...stored.environments, production: { enabled: false, targeting: STAFF_RULES } } } },
     ]
-    const policy = (p: boolean) => admin('PUT', '/api/v1/project/environments/production/policy', { protected: p, required_approvals: 1, approver_role: 'editor' })
+    const policy = (p: boolean) => setPolicy({ protected: p, required_approvals: 1, approver_role: 'editor' })
     expect((await policy(true)).status).toBe(200)
     try {
       for (const item of items) {
