@@ -62,13 +62,28 @@ export function renderNotices(): string {
     ...pkgs.map((p) => `| ${p.name} | ${p.version} | ${p.license} | ${p.via} |`),
     '',
   ]
+  // Each distinct licence text is printed once (hundreds of small @stdlib packages carry the same Apache-2.0
+  // and Boost texts), after the packages, which name the texts they carry.
+  const texts = new Map<string, { id: number; packages: string[] }>()
   for (const p of pkgs) {
     out.push(`## ${p.name} ${p.version} (${p.license})`, '')
     if (p.homepage) out.push(`Source: ${p.homepage.replace(/^git\+/, '')}`, '')
     if (NOTES[p.name]) out.push(NOTES[p.name]!, '')
     const files = licenceFiles(p.dir)
     if (!files.length) out.push(`The package carries no licence file; its package.json declares ${p.license}${p.license === 'Apache-2.0' ? ' (the text is in this repository\'s LICENSE)' : ''}.`, '')
-    for (const f of files) out.push('```text', readFileSync(join(p.dir, f), 'utf8').trimEnd().replace(/```/g, "'''"), '```', '')
+    const ids: number[] = []
+    for (const f of files) {
+      const text = readFileSync(join(p.dir, f), 'utf8').trimEnd().replace(/```/g, "'''")
+      let entry = texts.get(text)
+      if (entry === undefined) texts.set(text, (entry = { id: texts.size + 1, packages: [] }))
+      entry.packages.push(`${p.name} ${p.version}`)
+      ids.push(entry.id)
+    }
+    if (ids.length) out.push(`Licence text${ids.length > 1 ? 's' : ''}: ${ids.map((id) => `[text ${id}](#text-${id})`).join(', ')}.`, '')
+  }
+  out.push('# Licence texts', '')
+  for (const [text, { id, packages }] of texts) {
+    out.push(`## Text ${id}`, '', `Carried by ${packages.join(', ')}.`, '', '```text', text, '```', '')
   }
   return out.join('\n')
 }
