@@ -11,7 +11,7 @@ import * as S from '../../schemas'
 import { guard, jsonBody, routeModule } from './common'
 
 /** The answer to an accepted batch (a relay's resent batch: `duplicate`, nothing stored again). */
-export const EventsAccepted = t.Object({ accepted: t.Integer({ description: 'the events stored' }), duplicate: t.Optional(t.Literal(true)) })
+export const EventsAccepted = t.Object({ accepted: t.Integer({ description: 'the events stored' }), duplicate: t.Optional(t.Boolean({ description: "true: a relay's batch (Flagship-Batch-Id) already stored, nothing was added" })) })
 export const EventBatch = t.Object({ events: t.Array(t.Union([S.TrackEvent, S.ExposureEvent]), { minItems: 1, maxItems: MAX_EVENTS_PER_REQUEST }) }, { title: 'EventBatch' })
 
 export const eventRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
