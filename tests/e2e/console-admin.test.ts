@@ -209,8 +209,8 @@ browserSuite('admin console', () => {
       await p.getByRole('link', { name: 'checkout-v2' }).waitFor()
       const nav = p.getByRole('navigation', { name: 'Main' })
       // Upcoming lists scheduled changes (read:flags); without write:flags it offers no Cancel. Changes (change
-      // requests) are readable with read:flags too.
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Flags', 'Upcoming', 'Changes', 'Import / export', 'Compare environments'])
+      // requests), experiments and metrics are readable with read:flags too.
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Flags', 'Upcoming', 'Changes', 'Experiments', 'Metrics', 'Import / export', 'Compare environments'])
       expect(await p.getByRole('switch').count()).toBe(0)
       expect(await p.getByRole('button', { name: 'New flag' }).count()).toBe(0)
       await shot(p, 'flags-readonly-1280')
