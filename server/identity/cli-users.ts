@@ -4,7 +4,7 @@
 import type { Store } from '../store'
 import type { Settings } from '../settings'
 import type { InstanceRole } from '../store/vocabulary/roles'
-import { ChangeBus } from '../services/events'
+import { ChangeBus } from '../notices/changes'
 import { hashToken } from '../services/tokens'
 import { createIdentity } from './service'
 import { newSessionValue } from './sessions'

@@ -8,7 +8,7 @@ import { affectedByChange, affectedNames } from '../access/affected-environments
 import type { Db, Store } from '../store'
 import type { PolicyRow } from '../store/policies'
 import { AppError } from '../errors'
-import type { Change } from './events'
+import type { Change } from '../notices/changes'
 import { onlyStopsServing } from './emergency-off'
 
 /** What the gate decided: the protected environments a change affects, and whether it passes as an

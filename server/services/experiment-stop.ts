@@ -5,7 +5,7 @@
 // change to the flag in the experiment's environment opens the next phase.
 import type { ExperimentRow } from '../store/experiments'
 import { DECISIONS, type DecisionKind } from '../store/vocabulary/experiments'
-import type { ChangeNotice } from './events'
+import type { ChangeNotice } from '../notices/changes'
 import type { Actor, ServiceDeps } from './context'
 import type { FlagService } from './flags'
 import type { ChangeRequestService, Requester } from './change-requests'
