@@ -5,7 +5,7 @@
 import type { Store, Db } from '../store'
 import type { UserRow } from '../store/users'
 import { AppError, notFound } from '../errors'
-import { hashToken } from '../services/tokens'
+import { hashToken } from '../access/tokens'
 import { instanceRoleRank, type InstanceRole } from '../store/vocabulary/roles'
 import type { Identity } from './service'
 import type { Person } from './directory'

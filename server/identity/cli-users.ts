@@ -5,7 +5,7 @@ import type { Store } from '../store'
 import type { Settings } from '../settings'
 import type { InstanceRole } from '../store/vocabulary/roles'
 import { ChangeBus } from '../notices/changes'
-import { hashToken } from '../services/tokens'
+import { hashToken } from '../access/tokens'
 import { createIdentity } from './service'
 import { newSessionValue } from './sessions'
 

@@ -9,7 +9,7 @@ import { canWriteIn, type EnvironmentGrants, type ProjectRole } from '../store/v
 import type { Access } from '../access/authorize'
 import type { Identity } from './service'
 import { userView } from './service'
-import { expiryOf } from '../services/tokens'
+import { expiryOf } from '../access/tokens'
 
 export interface MemberInput {
   role: ProjectRole

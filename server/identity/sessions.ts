@@ -5,7 +5,7 @@
 import type { Store } from '../store'
 import type { SessionRow } from '../store/sessions'
 import type { ChangeNotice } from '../notices/changes'
-import { hashToken } from '../services/tokens'
+import { hashToken } from '../access/tokens'
 
 const TOUCH_FLUSH_MS = 10_000
 

@@ -4,7 +4,7 @@
 // address: at most 30 sign-in, setup and invitation-accept attempts a minute (the shared rate limiter).
 import type { Store } from '../store'
 import { AppError } from '../errors'
-import { hashToken } from '../services/tokens'
+import { hashToken } from '../access/tokens'
 
 export const FREE_FAILURES = 5
 export const MAX_WAIT_MS = 15 * 60_000

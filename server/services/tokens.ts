@@ -8,13 +8,14 @@ import { by } from './context'
 import { AppError, notFound, validationError } from '../errors'
 import { displayNameIssue } from './keys'
 import { scheduleView } from './schedules'
+import { hashToken, isExpired, tokenPrefixOf } from '../access/tokens'
+// Re-exported for callers that make tokens; readers import them from access/tokens.ts.
+export { expiryOf, hashToken, isExpired, tokenPrefixOf } from '../access/tokens'
 
 import { PERMISSIONS, type Permission } from '../store/vocabulary/permissions'
 export { PERMISSIONS, type Permission } from '../store/vocabulary/permissions'
 const MAX_TOKENS_PER_PROJECT = 1000
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
-
-export const hashToken = (token: string): string => Bun.SHA256.hash(token, 'hex') as string
 
 /** 20 characters of [A-Za-z0-9] by rejection sampling over crypto random bytes (no modulo bias). */
 function randomPart(): string {
@@ -28,7 +29,6 @@ function randomPart(): string {
 }
 
 export const newTokenPlaintext = (projectId: string): string => `ff_${projectId.slice(0, 4)}_${randomPart()}`
-export const tokenPrefixOf = (token: string): string => token.slice(0, 12)
 
 /** The wire form: never the plaintext; the hash identifies the token for deletion. */
 export function tokenView(row: TokenRow) {
@@ -49,10 +49,6 @@ const auditView = (row: TokenRow) => ({
   ...(row.createdByUserId !== null && { created_by: row.createdByUserId }),
 })
 const eventData = (row: TokenRow) => ({ name: row.name, token_prefix: row.tokenPrefix, permissions: row.permissions })
-
-/** Unix ms from which the token is refused; Infinity when it never expires. */
-export const expiryOf = (row: TokenRow): number => (row.expiresAt === null ? Infinity : Date.parse(row.expiresAt))
-export const isExpired = (row: TokenRow, now = Date.now()): boolean => expiryOf(row) <= now
 
 export interface NewToken {
   name: string
