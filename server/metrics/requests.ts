@@ -9,8 +9,8 @@
 //  - every request Elysia answers (the fast paths' fallbacks, errors and early refusals included) passes
 //    through `countRequests`, Elysia's `wrap`, which finds the series by the route template of its path
 //    (route-templates.ts) or files it under UNMATCHED.
-import { BoundedMemo } from './bounded-memo'
-import { pathOf } from './url-input'
+import { BoundedMemo } from '../http/bounded-memo'
+import { pathOf } from '../http/url-input'
 
 /** Upper bounds of the latency histogram, in seconds: most answers come from memory in well under 1 ms. */
 export const LATENCY_BUCKETS: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
