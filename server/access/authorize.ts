@@ -3,7 +3,7 @@
 // come from the identity directory, projects and tokens from the snapshots. Refusals say what is missing.
 import type { Snapshots } from '../cache/snapshots'
 import type { Directory, Person } from '../identity/directory'
-import type { Actor } from '../services/context'
+import type { Actor } from './actor'
 import { AppError } from '../errors'
 import { holds, type Permission } from '../store/vocabulary/permissions'
 import type { ProjectRow } from '../store/projects'

@@ -2,7 +2,7 @@
 import type { Store } from '../store'
 import type { DeliveryRow } from '../store/deliveries'
 import { AppError, notFound } from '../errors'
-import { webhookHealth } from '../services/webhooks'
+import { webhookHealth } from './webhooks'
 
 export const DEFAULT_DELIVERY_LIST_LIMIT = 100
 export type DeliveryStatus = 'pending' | 'delivering' | 'delivered' | 'failed'
