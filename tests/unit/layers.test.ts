@@ -159,3 +159,15 @@ test('http/ performs no store writes: every change goes through services/', () =
   expect(storeWrites('http/routes/x.ts', 'await store.flags.insert(tx, row); await store.oidcStates.put(tx, s)')).toHaveLength(2)
   expect(storeWrites('http/routes/x.ts', 'await store.tokens.byOwner(store.db, id)')).toEqual([])
 })
+
+test("docs/architecture.md's table of rooms is this table", () => {
+  const text = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8')
+  const documented: Record<string, string[]> = {}
+  for (const m of text.matchAll(/^\| `([^`]+)` \| (.+) \|$/gm)) {
+    const cell = m[2]!
+    const named = [...cell.matchAll(/`([^`]+)`/g)].map((n) => n[1]!)
+    documented[m[1]!] = cell.startsWith('anything') ? [''] : [...named, ...(cell.includes('the top-level files') ? LEAVES : [])]
+  }
+  const normal = (table: Record<string, string[]>) => Object.fromEntries(Object.entries(table).map(([k, v]) => [k, [...new Set(v)].sort()]))
+  expect(normal(documented)).toEqual(normal(ALLOWED))
+})
