@@ -1,4 +1,4 @@
-// Services refuse with the named constructors of server/errors.ts, and each kind of refusal becomes its HTTP
+// Services (and identity/, access/) refuse with the named constructors of server/errors.ts, and each kind of refusal becomes its HTTP
 // status in one place (STATUS there): no service writes a status number itself.
 import { expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -30,9 +30,11 @@ test('each constructor gives its kind its status, and keeps the code, message an
 /** `new AppError(<a number>` in a source text: a status written by hand instead of a named constructor. */
 const handMade = (text: string) => [...text.matchAll(/new AppError\(\s*\d/g)].length
 
-test('no service builds an AppError with a status of its own', () => {
-  const dir = join(ROOT, 'server', 'services')
-  const found = readdirSync(dir).filter((f) => f.endsWith('.ts') && handMade(readFileSync(join(dir, f), 'utf8')) > 0)
+test('no service (services/, identity/, access/) builds an AppError with a status of its own', () => {
+  const found = ['services', 'identity', 'access'].flatMap((room) => {
+    const dir = join(ROOT, 'server', room)
+    return readdirSync(dir).filter((f) => f.endsWith('.ts') && handMade(readFileSync(join(dir, f), 'utf8')) > 0).map((f) => `${room}/${f}`)
+  })
   expect(found).toEqual([])
   // the check can fail
   expect(handMade("throw new AppError(409, 'IN_USE', 'used')")).toBe(1)
