@@ -1,5 +1,5 @@
 // Every environment variable the service reads, parsed and validated once (docs/behaviour.md §1).
-import { parseTrustedProxies } from './http/client-address'
+import { isIP } from 'node:net'
 
 export interface Settings {
   port: number
@@ -172,4 +172,20 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     upstreamPollMs: int(env, 'UPSTREAM_POLL_MS', 10_000, 50, 3_600_000),
     relayCacheFile: env.RELAY_CACHE_FILE || undefined,
   }
+}
+
+/** TRUSTED_PROXIES: comma-separated addresses and CIDR ranges (`10.0.0.0/8`, `::1`, `fd00::/8`); the
+ *  entries, validated. */
+export function parseTrustedProxies(raw: string | undefined): string[] {
+  const list = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  for (const entry of list) {
+    const [address, prefix, extra] = entry.split('/')
+    const family = isIP(address ?? '')
+    const bits = family === 4 ? 32 : 128
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= bits)
+    if (family === 0 || extra !== undefined || !prefixOk) {
+      throw new Error(`TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges (10.0.0.0/8, ::1, fd00::/8), got "${entry}"`)
+    }
+  }
+  return list
 }

@@ -3,8 +3,8 @@
 // come from the identity directory, projects and tokens from the snapshots. Refusals say what is missing.
 import type { Snapshots } from '../cache/snapshots'
 import type { Directory, Person } from '../identity/directory'
-import type { Actor } from '../services/context'
-import { AppError } from '../errors'
+import type { Actor } from './actor'
+import { forbidden as forbiddenWith, invalid, notFound, unauthorized } from '../errors'
 import { holds, type Permission } from '../store/vocabulary/permissions'
 import type { ProjectRow } from '../store/projects'
 import type { TokenRow } from '../store/tokens'
@@ -43,7 +43,7 @@ export interface Decision {
 const WRITE = new Set<RouteAction>(['write:flags', 'write:configs'])
 const READ = new Set<RouteAction>(['read:flags', 'read:configs', 'any'])
 
-const forbidden = (message: string, details: Record<string, unknown>) => new AppError(403, 'FORBIDDEN', message, details)
+const forbidden = (message: string, details: Record<string, unknown>) => forbiddenWith('FORBIDDEN', message, details)
 
 export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshots: Snapshots }) {
   const { directory, snapshots } = deps
@@ -67,7 +67,7 @@ export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshot
     const denied = envs.filter((e) => !canWriteIn(grant.role, grant.environments, e))
     const writesSomewhere = grant.role === 'editor' || Object.values(grant.environments).includes('editor')
     if (!writesSomewhere || (envs.length === 0 && grant.role === 'viewer')) throw forbidden(`This needs write rights (you are ${grant.role})`, { required: action, role: 'editor' })
-    if (denied.length) throw new AppError(403, 'ENVIRONMENT_FORBIDDEN', `No write rights in ${denied.join(', ')}`, { required: action, environments: denied })
+    if (denied.length) throw forbiddenWith('ENVIRONMENT_FORBIDDEN', `No write rights in ${denied.join(', ')}`, { required: action, environments: denied })
   }
 
   /** A token's `environments` scope: its write permissions apply only to changes affecting those only. */
@@ -76,7 +76,7 @@ export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshot
     // Admin actions (tokens, webhooks, settings) count as affecting every environment.
     const envs = affected === 'all' || action === '*' ? project.environments : affected
     const outside = envs.filter((e) => !token.environments!.includes(e))
-    if (outside.length) throw new AppError(403, 'ENVIRONMENT_FORBIDDEN', `This token may only change ${token.environments.join(', ') || 'no environment'}`, { required: action, environments: outside })
+    if (outside.length) throw forbiddenWith('ENVIRONMENT_FORBIDDEN', `This token may only change ${token.environments.join(', ') || 'no environment'}`, { required: action, environments: outside })
   }
 
   const projectOf = (id: string): ProjectRow | undefined => snapshots.project(id)?.project
@@ -94,17 +94,17 @@ export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshot
     if (action === 'public') return { projectId: null, permissions: [] }
     const sessionUser = p.person?.sessionId !== undefined ? directory.get(p.person.userId) : undefined
     if (p.person?.sessionId !== undefined) {
-      if (!sessionUser || sessionUser.user.disabled) throw new AppError(401, 'UNAUTHORIZED', 'Session ended; sign in again')
+      if (!sessionUser || sessionUser.user.disabled) throw unauthorized('UNAUTHORIZED', 'Session ended; sign in again')
       if (action === 'self' || action === 'session') return { projectId: null, permissions: [] }
       if (action === 'instance:admin' || action === 'instance:owner') {
         const need = action === 'instance:owner' ? 'owner' : 'admin'
         if (instanceRoleRank(sessionUser.user.instanceRole) < instanceRoleRank(need)) throw forbidden(`This needs the instance ${need} role`, { required: action })
         return { projectId: null, permissions: [] }
       }
-      if (!projectRef) throw new AppError(400, 'PROJECT_REQUIRED', 'Name the project with the Flagship-Project header (its id or slug)')
+      if (!projectRef) throw invalid('PROJECT_REQUIRED', 'Name the project with the Flagship-Project header (its id or slug)')
       const project = snapshots.projectByRef(projectRef)?.project
       const grant = project && grantOf(sessionUser, project.id)
-      if (!project || !grant) throw new AppError(404, 'PROJECT_NOT_FOUND', 'Project not found')
+      if (!project || !grant) throw notFound('PROJECT_NOT_FOUND', 'Project')
       checkGrant(grant, action, affected, project)
       return { projectId: project.id, permissions: permissionsOfRole(grant.role) }
     }
@@ -120,7 +120,7 @@ export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshot
         throw forbidden('A client key may only evaluate (flags, configs, OFREP and its stream, events)', { required: action, client_key: true })
       }
       const owner = token.ownerUserId !== null ? directory.get(token.ownerUserId) : undefined
-      if (token.ownerUserId !== null && (!owner || !project || !grantOf(owner, token.projectId))) throw new AppError(401, 'UNAUTHORIZED', "The token's owner no longer has access")
+      if (token.ownerUserId !== null && (!owner || !project || !grantOf(owner, token.projectId))) throw unauthorized('UNAUTHORIZED', "The token's owner no longer has access")
       return { projectId: token.projectId, permissions: token.permissions }
     }
     if (action === 'session' || action === 'instance:admin' || action === 'instance:owner') throw forbidden('This needs a signed-in person (a session), not a token', { required: action })
@@ -132,7 +132,7 @@ export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshot
     if (token.ownerUserId !== null) {
       const owner = directory.get(token.ownerUserId)
       const grant = owner && grantOf(owner, token.projectId)
-      if (!grant || !project) throw new AppError(401, 'UNAUTHORIZED', "The token's owner no longer has access")
+      if (!grant || !project) throw unauthorized('UNAUTHORIZED', "The token's owner no longer has access")
       checkGrant(grant, action, affected, project)
     }
     return { projectId: token.projectId, permissions: token.permissions }

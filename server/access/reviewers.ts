@@ -3,8 +3,16 @@
 // and the project admin role when a policy asks for it. Bound into the change-request service at start.
 import type { Snapshots } from '../cache/snapshots'
 import type { Directory } from '../identity/directory'
-import type { Reviewers } from '../services/change-request-views'
+import type { Affected } from './affected-environments'
 import type { Access } from './authorize'
+
+/** Who may review, from the people directory and roles (reviewersFrom below; bound at start); the
+ *  change-request service (services/change-request-views.ts) asks it. */
+export interface Reviewers {
+  person(userId: string): { id: string; email: string; name: string } | undefined
+  /** write rights in every `affected` environment of the project (and the admin role when `needAdmin`) */
+  mayReview(userId: string, projectId: string, affected: Affected, needAdmin: boolean): boolean
+}
 
 export function reviewersFrom(directory: Directory, access: Access, snapshots: Snapshots): Reviewers {
   return {

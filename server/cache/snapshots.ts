@@ -1,4 +1,4 @@
-// server/cache: the read side. Fed by change notices (services/events.ts, cluster/) and the store; read by
+// server/cache: the read side. Fed by change notices (notices/changes.ts, cluster/) and the store; read by
 // http/ (evaluation) and streams/. In-memory read model: per project, the compiled flags, configs, segments
 // and project row, plus a global token map. The evaluation hot path reads only from here; every change notice
 // reloads what it names from the store, and reconcile() compares every document's stamp with memory to heal a
@@ -7,7 +7,7 @@ import type { Store } from '../store'
 import type { DocumentRepository, DocumentRow, DocumentStamp } from '../store/documents'
 import type { ProjectRow } from '../store/projects'
 import type { TokenRow } from '../store/tokens'
-import { STREAMED_TYPES, type ChangeNotice } from '../services/events'
+import { STREAMED_TYPES, type ChangeNotice } from '../notices/changes'
 import { flagRows, placeFlag, recompileFlags, segmentDefs, type DocumentTable, type ProjectSnapshot } from './project-snapshot'
 
 export type { CachedFlag, ProjectSnapshot } from './project-snapshot'

@@ -4,7 +4,7 @@
 // The periodic reconcile in index.ts heals any notice lost while a connection was down.
 import Redis from 'ioredis'
 import type postgres from 'postgres'
-import type { ChangeBus, ChangeNotice } from '../services/events'
+import type { ChangeBus, ChangeNotice } from '../notices/changes'
 import { errorForLog, type Log } from '../log'
 import { batchMessages, readMessage, singleMessage } from './notice-wire'
 

@@ -2,7 +2,7 @@
 // the notices of one large commit (an import of thousands) go as a few batch messages instead, each within
 // a byte budget (PostgreSQL's NOTIFY takes payloads under 8000 bytes) and each about one project, with
 // every notice's stream entry, so the other instances' streams send every change as this one's do.
-import type { ChangeNotice, NoticeType, StreamChange } from '../services/events'
+import type { ChangeNotice, NoticeType, StreamChange } from '../notices/changes'
 
 /** One notice of a batch: type and key, then its stream entry without what the notice already says
  *  (seq, action, version, environment, at), or the entry whole when it names another resource. */

@@ -6,7 +6,7 @@
 // cap (alias bombs fail). No object may have a `__proto__` key (plain-data.ts). Then the value is checked against
 // the document's JSON Schema (unknown fields refused by path). Every problem names its path and line.
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml'
-import { describeUnit, locateBadText, MAX_JSON_DEPTH, scanJsonText } from '../http/json-text'
+import { describeUnit, locateBadText, MAX_JSON_DEPTH, scanJsonText } from './json-text'
 import { duplicateJsonKey, jsonLineOf, type PathSegment } from './json-keys'
 import { documentJsonSchema } from './json-schema'
 import type { DocumentIssue, FlagshipDocument } from './model'

@@ -5,7 +5,9 @@ import type { TokenRow } from '../store/tokens'
 import type { Actor } from '../services/context'
 import type { Requester } from '../services/change-request-author'
 import { AppError } from '../errors'
-import { expiryOf, hashToken, type Permission } from '../services/tokens'
+import { expiryOf, hashToken } from '../access/tokens'
+import { recordTokenUse } from '../services/token-use'
+import type { Permission } from '../store/vocabulary/permissions'
 import { holds } from '../store/vocabulary/permissions'
 import type { TicketSigner } from '../streams/tickets'
 import { BoundedMemo } from './bounded-memo'
@@ -194,9 +196,7 @@ export class Authenticator {
     const batch = [...this.touched]
     this.touched.clear()
     try {
-      await store.transaction(async (tx) => {
-        for (const [hash, at] of batch) await store.tokens.touch(tx, hash, new Date(at).toISOString())
-      })
+      await recordTokenUse(store, batch)
     } catch {
       // Best effort: last_used_at is informational, and the store may be briefly unavailable.
     }

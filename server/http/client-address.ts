@@ -6,22 +6,7 @@
 // else the header is ignored, so it cannot be spoofed. Addresses and CIDR ranges are matched with node's
 // net.BlockList (IPv4 and IPv6).
 import { BlockList, isIP } from 'node:net'
-
-/** TRUSTED_PROXIES: comma-separated addresses and CIDR ranges (`10.0.0.0/8`, `::1`, `fd00::/8`); the
- *  entries, validated. */
-export function parseTrustedProxies(raw: string | undefined): string[] {
-  const list = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)
-  for (const entry of list) {
-    const [address, prefix, extra] = entry.split('/')
-    const family = isIP(address ?? '')
-    const bits = family === 4 ? 32 : 128
-    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= bits)
-    if (family === 0 || extra !== undefined || !prefixOk) {
-      throw new Error(`TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges (10.0.0.0/8, ::1, fd00::/8), got "${entry}"`)
-    }
-  }
-  return list
-}
+// TRUSTED_PROXIES itself is parsed with the other settings (settings.ts parseTrustedProxies).
 
 /** An IPv4 address a dual-stack socket reports as IPv6 (`::ffff:10.0.0.1`) is written as IPv4. */
 export function normalAddress(address: string): string {

@@ -5,7 +5,7 @@
 import type { Server } from 'bun'
 import type { Permission } from '../services/tokens'
 import { canEvaluate, type Authenticator, type Caller } from './auth'
-import type { RouteSeries } from './metrics'
+import type { RouteSeries } from '../metrics/requests'
 import { rateLimited, type RateLimiter, type RateVerdict } from './rate-limit'
 
 /** An answer computed before admission (pure: nothing counted yet); `serve` counts it and builds the response. */

@@ -14,7 +14,7 @@ import { isClientKey } from '../access/client-keys'
 import type { PreparedResponse } from './caching'
 import { configResponse, flagEvaluation } from './evaluation-responses'
 import { fastAdmission, type FastAccessLog, type PendingAnswer } from './fast-admission'
-import type { RequestMetrics } from './metrics'
+import type { RequestMetrics } from '../metrics/requests'
 import type { RateLimiter, RateVerdict } from './rate-limit'
 import { decodeQueryValue, hasControlCharacter } from './url-input'
 

@@ -1,11 +1,11 @@
 // Reading JSON that a client sent (request bodies and the URL-encoded `context`), refusing hostile input
 // early and cheaply (docs/behaviour.md §8): over-long bodies are cut off while they are read, bytes that are
-// not UTF-8 are refused rather than replaced, and one linear scan before JSON.parse (json-text.ts) refuses
+// not UTF-8 are refused rather than replaced, and one linear scan before JSON.parse (documents/json-text.ts) refuses
 // nesting deeper than MAX_JSON_DEPTH and strings that no store can keep (`\u0000`, unpaired surrogates).
 import { AppError, validationError } from '../errors'
-import { describeUnit, locateBadText, MAX_JSON_DEPTH, scanJsonText } from './json-text'
+import { describeUnit, locateBadText, MAX_JSON_DEPTH, scanJsonText } from '../documents/json-text'
 
-export { MAX_JSON_DEPTH } from './json-text'
+export { MAX_JSON_DEPTH } from '../documents/json-text'
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Importing a document (docs/as-code.md) takes larger bodies: 10 MiB holds 10,000 flags. */
 export const MAX_IMPORT_BYTES = 10 * 1024 * 1024

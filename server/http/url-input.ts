@@ -23,7 +23,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/
 const PLAIN_DECIMAL = /^[0-9]{1,15}$/
 const MAX_QUOTE = 60
 /** Exempt from the control-character rule: its value is JSON, where tabs and newlines are whitespace
- *  (JSON's own rules, json-text.ts, then apply). */
+ *  (JSON's own rules, documents/json-text.ts, then apply). */
 const JSON_VALUED = 'context'
 /** The only query parameter that may be given more than once (GET /flags?tag=a&tag=b: every tag must match).
  *  Any other repeated parameter is refused: routers keep the first or the last one silently, and a client

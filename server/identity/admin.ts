@@ -4,8 +4,8 @@
 // owners demoting each other at the same moment leave one.
 import type { Store, Db } from '../store'
 import type { UserRow } from '../store/users'
-import { AppError, notFound } from '../errors'
-import { hashToken } from '../services/tokens'
+import { notFound, conflict, forbidden, gone } from '../errors'
+import { hashToken } from '../access/tokens'
 import { instanceRoleRank, type InstanceRole } from '../store/vocabulary/roles'
 import type { Identity } from './service'
 import type { Person } from './directory'
@@ -25,7 +25,7 @@ export function userAdministration(store: Store, identity: Identity) {
   function mayActOn(b: ByPerson, target: UserRow, newRole?: InstanceRole): void {
     const own = instanceRoleRank(b.person.user.instanceRole)
     if (instanceRoleRank(target.instanceRole) > own || (newRole !== undefined && instanceRoleRank(newRole) > own)) {
-      throw new AppError(403, 'FORBIDDEN', 'Only an owner may change an owner or make one', { required: 'instance:owner' })
+      throw forbidden('FORBIDDEN', 'Only an owner may change an owner or make one', { required: 'instance:owner' })
     }
   }
 
@@ -35,7 +35,7 @@ export function userAdministration(store: Store, identity: Identity) {
     const current = await store.users.get(tx, target.id)
     if (!current || current.instanceRole !== 'owner' || current.disabled || stillOwner) return
     const owners = await store.users.activeOwners(tx)
-    if (owners.length <= 1) throw new AppError(409, 'LAST_OWNER', 'The last active owner cannot be demoted, disabled or deleted')
+    if (owners.length <= 1) throw conflict('LAST_OWNER', 'The last active owner cannot be demoted, disabled or deleted')
   }
 
   async function target(tx: Db, id: string): Promise<UserRow> {
@@ -96,14 +96,14 @@ export function userAdministration(store: Store, identity: Identity) {
     async usePasswordReset(token: string, password: string, ip: string | null): Promise<void> {
       const hash = hashToken(token)
       const row = await store.sessions.reset(store.db, hash)
-      if (!row || row.usedAt !== null || Date.parse(row.expiresAt) <= Date.now()) throw new AppError(410, 'RESET_GONE', 'This password-reset link was used or has expired')
+      if (!row || row.usedAt !== null || Date.parse(row.expiresAt) <= Date.now()) throw gone('RESET_GONE', 'This password-reset link was used or has expired')
       const user = await store.users.get(store.db, row.userId)
-      if (!user) throw new AppError(410, 'RESET_GONE', 'This password-reset link was used or has expired')
+      if (!user) throw gone('RESET_GONE', 'This password-reset link was used or has expired')
       assertPassword(password, user.email)
       const passwordHash = await hashPassword(password)
       await identity.change(async (tx, notify) => {
         const again = await store.sessions.reset(tx, hash)
-        if (!again || again.usedAt !== null) throw new AppError(410, 'RESET_GONE', 'This password-reset link was used or has expired')
+        if (!again || again.usedAt !== null) throw gone('RESET_GONE', 'This password-reset link was used or has expired')
         await store.sessions.useReset(tx, hash, new Date().toISOString())
         await store.users.update(tx, user.id, { passwordHash, updatedAt: new Date().toISOString() })
         await store.sessions.deleteForUser(tx, user.id)

@@ -4,8 +4,8 @@
 import type { Store } from '../store'
 import type { Settings } from '../settings'
 import type { InstanceRole } from '../store/vocabulary/roles'
-import { ChangeBus } from '../services/events'
-import { hashToken } from '../services/tokens'
+import { ChangeBus } from '../notices/changes'
+import { hashToken } from '../access/tokens'
 import { createIdentity } from './service'
 import { newSessionValue } from './sessions'
 

@@ -4,7 +4,7 @@
 // cluster fan-out) and re-read whole by the periodic reconcile, which heals a missed notice.
 import type { Store } from '../store'
 import type { MembershipRow, UserRow } from '../store/users'
-import type { ChangeNotice } from '../services/events'
+import type { ChangeNotice } from '../notices/changes'
 
 export interface Person {
   user: UserRow

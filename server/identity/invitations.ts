@@ -4,8 +4,8 @@
 import type { Store } from '../store'
 import type { InvitationRow } from '../store/instance-audit'
 import type { UserRow } from '../store/users'
-import { AppError, notFound, validationError } from '../errors'
-import { hashToken } from '../services/tokens'
+import { notFound, validationError, conflict, forbidden, gone as goneWith, limitReached } from '../errors'
+import { hashToken } from '../access/tokens'
 import { instanceRoleRank, type EnvironmentGrants, type InstanceRole, type ProjectRole } from '../store/vocabulary/roles'
 import type { Access } from '../access/authorize'
 import type { Identity } from './service'
@@ -30,7 +30,7 @@ export const invitationView = (r: InvitationRow) => ({
   created_at: r.createdAt, expires_at: r.expiresAt, accepted_at: r.acceptedAt,
 })
 
-const gone = () => new AppError(410, 'INVITATION_GONE', 'This invitation was used, withdrawn or has expired')
+const gone = () => goneWith('INVITATION_GONE', 'This invitation was used, withdrawn or has expired')
 
 export function invitationOperations(store: Store, identity: Identity, access: Access) {
   const isInstanceAdmin = (p: Person) => instanceRoleRank(p.user.instanceRole) >= instanceRoleRank('admin')
@@ -65,14 +65,14 @@ export function invitationOperations(store: Store, identity: Identity, access: A
       const email = normalEmail(input.email)
       const instanceRole = input.instance_role ?? 'member'
       if (instanceRoleRank(instanceRole) > instanceRoleRank(by.user.instanceRole) || (instanceRole !== 'member' && !isInstanceAdmin(by))) {
-        throw new AppError(403, 'FORBIDDEN', `You cannot invite someone as ${instanceRole}`, { required: instanceRole === 'owner' ? 'instance:owner' : 'instance:admin' })
+        throw forbidden('FORBIDDEN', `You cannot invite someone as ${instanceRole}`, { required: instanceRole === 'owner' ? 'instance:owner' : 'instance:admin' })
       }
       const projects: InvitationRow['projects'] = []
       for (const [i, p] of (input.projects ?? []).entries()) {
         const snap = await store.projects.get(store.db, p.project) ?? await store.projects.bySlug(store.db, p.project)
         const own = snap ? access.grantOf(by, snap.id) : undefined
         if (!snap || !own) throw notFound('PROJECT_NOT_FOUND', `Project "${p.project}"`)
-        if (own.role !== 'admin') throw new AppError(403, 'FORBIDDEN', `Only admins of ${snap.slug} may invite to it`, { required: '*', project: snap.slug })
+        if (own.role !== 'admin') throw forbidden('FORBIDDEN', `Only admins of ${snap.slug} may invite to it`, { required: '*', project: snap.slug })
         projects.push({ project: snap.id, role: p.role, environments: checkGrants(snap, p.environments, `projects[${i}].environments`) })
       }
       if (!isInstanceAdmin(by) && projects.length === 0) throw validationError([{ path: 'projects', message: 'name at least one project you administer' }])
@@ -82,8 +82,8 @@ export function invitationOperations(store: Store, identity: Identity, access: A
         createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + VALID_MS).toISOString(), acceptedAt: null,
       }
       await identity.change(async (tx) => {
-        if (await store.users.byEmail(tx, email)) throw new AppError(409, 'CONFLICT', 'A user with this email already exists')
-        if ((await store.invitations.count(tx)) >= MAX_OPEN) throw new AppError(409, 'LIMIT_REACHED', `At most ${MAX_OPEN} invitations are kept; delete old ones`)
+        if (await store.users.byEmail(tx, email)) throw conflict('CONFLICT', 'A user with this email already exists')
+        if ((await store.invitations.count(tx)) >= MAX_OPEN) throw limitReached(`At most ${MAX_OPEN} invitations are kept; delete old ones`)
         await store.invitations.insert(tx, row)
         await identity.audit(tx, { actor: by.user.email, actorType: 'user', action: 'create', resourceType: 'invitation', resourceKey: row.id, details: { email, instance_role: instanceRole, projects }, ip })
       })
@@ -135,7 +135,7 @@ export function invitationOperations(store: Store, identity: Identity, access: A
     /** For single sign-on: uses the invitation for a user the SSO sign-in created or found (same email). */
     async acceptFor(token: string, user: UserRow): Promise<void> {
       const row = await open(token)
-      if (row.email !== user.email) throw new AppError(403, 'FORBIDDEN', 'This invitation is for another email address')
+      if (row.email !== user.email) throw forbidden('FORBIDDEN', 'This invitation is for another email address')
       await grant(row, async (tx) => {
         if (instanceRoleRank(row.instanceRole) > instanceRoleRank(user.instanceRole)) await store.users.update(tx, user.id, { instanceRole: row.instanceRole })
         return user

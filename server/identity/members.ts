@@ -4,12 +4,12 @@
 import type { Store } from '../store'
 import type { MembershipRow } from '../store/users'
 import type { ProjectRow } from '../store/projects'
-import { AppError, notFound, validationError } from '../errors'
+import { notFound, validationError, invalid } from '../errors'
 import { canWriteIn, type EnvironmentGrants, type ProjectRole } from '../store/vocabulary/roles'
 import type { Access } from '../access/authorize'
 import type { Identity } from './service'
 import { userView } from './service'
-import { expiryOf } from '../services/tokens'
+import { expiryOf } from '../access/tokens'
 
 export interface MemberInput {
   role: ProjectRole
@@ -88,7 +88,7 @@ export function memberOperations(store: Store, identity: Identity, access: Acces
     /** Who can change `environment` of the project, and how (teams.md §6). */
     async access(projectId: string, environment: string) {
       const project = await projectOf(projectId)
-      if (!project.environments.includes(environment)) throw new AppError(400, 'VALIDATION_ERROR', `Unknown environment "${environment}"`, { issues: [{ path: 'environment', message: `must be one of ${project.environments.join(', ')}` }] })
+      if (!project.environments.includes(environment)) throw invalid('VALIDATION_ERROR', `Unknown environment "${environment}"`, { issues: [{ path: 'environment', message: `must be one of ${project.environments.join(', ')}` }] })
       const users = [...identity.directory.all()].flatMap((person) => {
         if (person.user.disabled) return []
         const grant = access.grantOf(person, projectId)

@@ -6,8 +6,8 @@ import { timingSafeEqual } from 'node:crypto'
 import type { Store, Db } from '../store'
 import type { UserRow } from '../store/users'
 import type { Settings } from '../settings'
-import type { ChangeBus, ChangeNotice } from '../services/events'
-import { AppError, notFound, validationError } from '../errors'
+import type { ChangeBus, ChangeNotice } from '../notices/changes'
+import { notFound, validationError, conflict, forbidden, unauthorized } from '../errors'
 import { Directory, type Person } from './directory'
 import { SessionCache } from './sessions'
 import { createThrottle } from './throttle'
@@ -44,7 +44,7 @@ export function displayName(raw: unknown, path = 'name'): string {
   return name
 }
 
-const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS', 'Wrong email or password')
+const invalidCredentials = () => unauthorized('INVALID_CREDENTIALS', 'Wrong email or password')
 const sameText = (a: string, b: string): boolean => {
   const x = Buffer.from(a)
   const y = Buffer.from(b)
@@ -100,7 +100,7 @@ export function createIdentity(deps: IdentityDeps) {
     const email = normalEmail(input.email)
     const name = displayName(input.name)
     if (input.password !== undefined) assertPassword(input.password, email)
-    if (await store.users.byEmail(tx, email)) throw new AppError(409, 'CONFLICT', 'A user with this email already exists')
+    if (await store.users.byEmail(tx, email)) throw conflict('CONFLICT', 'A user with this email already exists')
     const now = new Date().toISOString()
     const user: UserRow = {
       id: crypto.randomUUID(), email, name, instanceRole: input.instanceRole, disabled: false,
@@ -144,9 +144,9 @@ export function createIdentity(deps: IdentityDeps) {
 
     async setup(input: { setup_code: string; email: string; name: string; password: string }, request: Request) {
       await throttle.checkAddress(clientAddress(request))
-      if (directory.size > 0 || setupCode === undefined) throw new AppError(409, 'ALREADY_SET_UP', 'This service already has users; sign in instead')
+      if (directory.size > 0 || setupCode === undefined) throw conflict('ALREADY_SET_UP', 'This service already has users; sign in instead')
       if (typeof input.setup_code !== 'string' || !sameText(input.setup_code, setupCode)) {
-        throw new AppError(403, 'INVALID_SETUP_CODE', 'Wrong setup code (it is printed in the service log at start)')
+        throw forbidden('INVALID_SETUP_CODE', 'Wrong setup code (it is printed in the service log at start)')
       }
       const email = normalEmail(input.email)
       const name = displayName(input.name)
@@ -160,7 +160,7 @@ export function createIdentity(deps: IdentityDeps) {
       await change(async (tx, notify) => {
         // One setup ever, even when two arrive at once on different instances.
         if (!(await store.serverKeys.claim(tx, 'setup-done')) || (await store.users.count(tx)) > 0) {
-          throw new AppError(409, 'ALREADY_SET_UP', 'This service already has users; sign in instead')
+          throw conflict('ALREADY_SET_UP', 'This service already has users; sign in instead')
         }
         await store.users.insert(tx, user)
         await audit(tx, { actor: email, actorType: 'user', action: 'setup', resourceType: 'user', resourceKey: user.id, details: { email, instance_role: 'owner' }, ip: clientAddress(request) })
@@ -187,7 +187,7 @@ export function createIdentity(deps: IdentityDeps) {
       if (!ok || !found || found.disabled) throw await refuse(found && ok ? 'disabled' : 'credentials')
       const user = found
       if (user.totpSecret !== null) {
-        if (input.totp === undefined || input.totp === '') throw new AppError(401, 'TOTP_REQUIRED', 'This account needs its two-factor code (field `totp`)')
+        if (input.totp === undefined || input.totp === '') throw unauthorized('TOTP_REQUIRED', 'This account needs its two-factor code (field `totp`)')
         const spent = await store.transaction((tx) => spendSecondFactor(tx, user, input.totp!))
         if (!spent) throw await refuse('totp')
       }
@@ -212,7 +212,7 @@ export function createIdentity(deps: IdentityDeps) {
       await throttle.checkAccount(user.email)
       if (!(await verifyPassword(input.current_password, user.passwordHash))) {
         await throttle.failed(user.email)
-        throw new AppError(403, 'INVALID_CURRENT_PASSWORD', 'The current password is wrong')
+        throw forbidden('INVALID_CURRENT_PASSWORD', 'The current password is wrong')
       }
       await throttle.succeeded(user.email)
       assertPassword(input.new_password, user.email, 'new_password')

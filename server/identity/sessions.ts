@@ -4,8 +4,8 @@
 // what it names at once, so sign-out, disable and password changes take effect on the very next request.
 import type { Store } from '../store'
 import type { SessionRow } from '../store/sessions'
-import type { ChangeNotice } from '../services/events'
-import { hashToken } from '../services/tokens'
+import type { ChangeNotice } from '../notices/changes'
+import { hashToken } from '../access/tokens'
 
 const TOUCH_FLUSH_MS = 10_000
 

@@ -3,8 +3,8 @@
 // a key derived from the email whether or not such a user exists, so a refusal reveals nothing. Per client
 // address: at most 30 sign-in, setup and invitation-accept attempts a minute (the shared rate limiter).
 import type { Store } from '../store'
-import { AppError } from '../errors'
-import { hashToken } from '../services/tokens'
+import { rateLimited } from '../errors'
+import { hashToken } from '../access/tokens'
 
 export const FREE_FAILURES = 5
 export const MAX_WAIT_MS = 15 * 60_000
@@ -15,7 +15,7 @@ interface Limiter {
 }
 
 const throttled = (seconds: number) =>
-  new AppError(429, 'LOGIN_THROTTLED', `Too many sign-in attempts; retry in ${seconds} s`, { retry_after: seconds }, { 'Retry-After': String(seconds) })
+  rateLimited('LOGIN_THROTTLED', `Too many sign-in attempts; retry in ${seconds} s`, seconds)
 
 /** The wait after `failures` consecutive failures (0 while under the free allowance). */
 export const waitAfter = (failures: number): number => (failures < FREE_FAILURES ? 0 : Math.min(1000 * 2 ** (failures - FREE_FAILURES), MAX_WAIT_MS))

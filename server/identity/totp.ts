@@ -2,7 +2,7 @@
 // recovery codes (stored as SHA-256 hashes). A code is accepted once: its time step must be later than
 // the last one accepted.
 import * as OTPAuth from 'otpauth'
-import { hashToken } from '../services/tokens'
+import { hashToken } from '../access/tokens'
 
 const PERIOD = 30
 

@@ -2,17 +2,17 @@
 // a first code and answers 10 one-time recovery codes (stored hashed), DELETE turns it off with a code.
 // The secret is shown only in the POST answer; lists, logs and audit never see it or the codes.
 import type { Store } from '../store'
-import { AppError } from '../errors'
+import { conflict, forbidden } from '../errors'
 import type { Identity } from './service'
 import type { Person } from './directory'
 import { acceptTotp, hashRecoveryCode, newRecoveryCodes, newTotpSecret, otpauthUrl } from './totp'
 
-const wrongCode = () => new AppError(403, 'INVALID_TOTP', 'Wrong or already used code')
+const wrongCode = () => forbidden('INVALID_TOTP', 'Wrong or already used code')
 
 export function twoFactor(store: Store, identity: Identity) {
   return {
     async begin(person: Person, ip: string | null): Promise<{ secret: string; otpauth_url: string }> {
-      if (person.user.totpSecret !== null) throw new AppError(409, 'TOTP_ENABLED', 'Two-factor sign-in is already on; turn it off first')
+      if (person.user.totpSecret !== null) throw conflict('TOTP_ENABLED', 'Two-factor sign-in is already on; turn it off first')
       const secret = newTotpSecret()
       await identity.change(async (tx, notify) => {
         await store.users.update(tx, person.user.id, { totpPending: secret, updatedAt: new Date().toISOString() })
@@ -27,7 +27,7 @@ export function twoFactor(store: Store, identity: Identity) {
       const codes = newRecoveryCodes()
       await identity.change(async (tx, notify) => {
         const user = await store.users.get(tx, person.user.id)
-        if (!user?.totpPending) throw new AppError(409, 'TOTP_NOT_STARTED', 'Start with POST /api/v1/me/totp')
+        if (!user?.totpPending) throw conflict('TOTP_NOT_STARTED', 'Start with POST /api/v1/me/totp')
         const step = acceptTotp(user.totpPending, code, null)
         if (step === undefined) throw wrongCode()
         await store.users.update(tx, user.id, { totpSecret: user.totpPending, totpPending: null, totpLastStep: step, recoveryCodes: codes.map(hashRecoveryCode), updatedAt: new Date().toISOString() })
@@ -47,7 +47,7 @@ export function twoFactor(store: Store, identity: Identity) {
       try {
         await identity.change(async (tx, notify) => {
           const user = await store.users.get(tx, person.user.id)
-          if (!user?.totpSecret) throw new AppError(409, 'TOTP_NOT_ENABLED', 'Two-factor sign-in is off')
+          if (!user?.totpSecret) throw conflict('TOTP_NOT_ENABLED', 'Two-factor sign-in is off')
           if (!(await identity.spendSecondFactor(tx, user, code))) {
             wrong = true
             throw wrongCode()

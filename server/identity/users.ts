@@ -4,7 +4,7 @@
 import type { Store, Db } from '../store'
 import type { UserRow } from '../store/users'
 import type { EnvironmentGrants, InstanceRole, ProjectRole } from '../store/vocabulary/roles'
-import type { ChangeNotice } from '../services/events'
+import type { ChangeNotice } from '../notices/changes'
 import type { Directory } from './directory'
 
 export interface AuditEntry {

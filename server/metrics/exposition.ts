@@ -1,11 +1,11 @@
 // GET /metrics in the Prometheus text format, through prom-client's registry (names, escaping, layout).
-// Everything is read at scrape time from numbers the service keeps anyway (http/metrics.ts, counts.ts) or
+// Everything is read at scrape time from numbers the service keeps anyway (requests.ts, counts.ts) or
 // asks for then (stream subscribers, the webhook queue's depth), so the request path never touches
 // prom-client and nothing is computed between scrapes. Label values are fixed sets or route templates:
 // never a flag key, a token or other text a client sent.
 import { relaySeries, type RelaySources } from './relay-series'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { LATENCY_BUCKETS, type RequestMetrics, type RouteSeries } from '../http/metrics'
+import { LATENCY_BUCKETS, type RequestMetrics, type RouteSeries } from './requests'
 import { DELIVERY_OUTCOMES, STORE_ERROR_SOURCES, type OperationCounts } from './counts'
 
 /** How long a scrape waits for the queue-depth count before reporting without it. */

@@ -14,7 +14,7 @@ import type { Log } from '../log'
 import type { DocumentRows, Snapshots } from '../cache/snapshots'
 import type { Store } from '../store'
 import type { DocumentRow } from '../store/documents'
-import type { ChangeBus, ChangeNotice } from '../services/events'
+import type { ChangeBus, ChangeNotice } from '../notices/changes'
 import type { Action } from '../store/vocabulary/changes'
 
 export interface FlagsFileOptions {

@@ -6,7 +6,7 @@
 import type { Snapshots } from '../cache/snapshots'
 import type { DocumentRow } from '../store/documents'
 import type { ChangeHub } from '../streams/hub'
-import type { StreamChange } from '../services/events'
+import type { StreamChange } from '../notices/changes'
 import type { ResourceType } from '../store/vocabulary/changes'
 import { sseEvent } from '../streams/sse'
 import { errorForLog, type Log } from '../log'

@@ -7,8 +7,8 @@
 import { affectedByChange, affectedNames } from '../access/affected-environments'
 import type { Db, Store } from '../store'
 import type { PolicyRow } from '../store/policies'
-import { AppError } from '../errors'
-import type { Change } from './events'
+import { conflict } from '../errors'
+import type { Change } from '../notices/changes'
 import { onlyStopsServing } from './emergency-off'
 
 /** What the gate decided: the protected environments a change affects, and whether it passes as an
@@ -25,7 +25,7 @@ function scheduleEnvironment(change: Change): string {
 }
 
 export const changeRequestRequired = (environments: string[]) =>
-  new AppError(409, 'CHANGE_REQUEST_REQUIRED', `${environments.join(', ')} ${environments.length > 1 ? 'are' : 'is'} protected: propose this change as a change request`, { environments })
+  conflict('CHANGE_REQUEST_REQUIRED', `${environments.join(', ')} ${environments.length > 1 ? 'are' : 'is'} protected: propose this change as a change request`, { environments })
 
 /** One gate per transaction: the project's policies are read once. */
 export function changeGate(store: Store, tx: Db) {

@@ -9,7 +9,7 @@ import { affectedNames } from '../access/affected-environments'
 import type { Db, Store } from '../store'
 import type { ChangeRequestRow } from '../store/change-requests'
 import type { TokenRow } from '../store/tokens'
-import { AppError } from '../errors'
+import { AppError, conflict } from '../errors'
 import { permissionOf } from './change-request-items'
 import type { RequestPolicy, Reviewers } from './change-request-views'
 import type { Actor } from './context'
@@ -35,7 +35,7 @@ export function isAuthor(req: Requester, row: ChangeRequestRow): boolean {
   return row.authorTokenHash !== null ? req.actor.tokenHash === row.authorTokenHash : row.authorUserId === null && req.actor.name === row.authorName
 }
 
-const lacks = (message: string, details: Record<string, unknown>) => new AppError(409, 'AUTHOR_LACKS_RIGHTS', message, details)
+const lacks = (message: string, details: Record<string, unknown>) => conflict('AUTHOR_LACKS_RIGHTS', message, details)
 
 /** Why the author may no longer apply `row` (null: they may). Reads the authoring token in `tx`. */
 export async function authorRefusal(store: Store, tx: Db, reviewers: Reviewers, row: ChangeRequestRow, policy: RequestPolicy): Promise<AppError | null> {

@@ -12,7 +12,7 @@ import type { RecordChange } from './change-runner'
 import { configView } from './configs'
 import type { Actor } from './context'
 import { ITEM_BODIES, runItem, type ItemServices } from './document-ops'
-import { AppError, validationError } from '../errors'
+import { AppError, validationError, invalid } from '../errors'
 import { flagView } from './flags'
 import { segmentView } from './segments'
 
@@ -97,7 +97,7 @@ export async function dryRun(store: Store, services: ItemServices, actor: Actor,
         } catch (e) {
           if (!(e instanceof AppError)) throw e
           const issues = (e.details?.issues as { path: string; message: string }[] | undefined) ?? [{ path: '', message: `${e.code}: ${e.message}` }]
-          throw new AppError(400, 'INVALID_ITEM', `Item ${i} (${item.resource_type} "${item.key}", ${item.action}) would be refused: ${e.message}`, {
+          throw invalid('INVALID_ITEM', `Item ${i} (${item.resource_type} "${item.key}", ${item.action}) would be refused: ${e.message}`, {
             item: i, key: item.key, code: e.code, issues: issues.map((x) => ({ path: `items.${i}${x.path ? `.body.${x.path}` : ''}`, message: x.message })),
           })
         }

@@ -1,10 +1,8 @@
 // What allows a change through a protected environment (docs/change-requests.md). The request's states and
 // items are store/vocabulary/change-requests.ts; how a service applies an item, document-ops.ts.
 
-/** Why a change may touch a protected environment: a project admin's break glass, or an approved request. */
-export type ChangeAuthority =
-  | { kind: 'bypass'; reason: string }
-  | { kind: 'change_request'; id: string; approvers: string[] }
+// The authority a change carries is recorded with the change (notices/changes.ts), so its type is vocabulary.
+export type { ChangeAuthority } from '../store/vocabulary/change-requests'
 
 export const BYPASS_HEADER = 'flagship-bypass-reason'
 export const BYPASS_REASON_MIN = 10

@@ -5,15 +5,10 @@ import { affectedNames, type Affected } from '../access/affected-environments'
 import type { ChangeRequestRow, ReviewRow } from '../store/change-requests'
 import type { PolicyRow } from '../store/policies'
 import { itemsAffect } from './change-request-items'
+import type { Reviewers } from '../access/reviewers'
+export type { Reviewers } from '../access/reviewers'
 
 export interface PersonView { id: string | null; email: string | null; name: string }
-
-/** Who may review, from the people directory and roles (access/reviewers.ts; bound at start). */
-export interface Reviewers {
-  person(userId: string): { id: string; email: string; name: string } | undefined
-  /** write rights in every `affected` environment of the project (and the admin role when `needAdmin`) */
-  mayReview(userId: string, projectId: string, affected: Affected, needAdmin: boolean): boolean
-}
 
 /** The policy a request answers to: the protected environments it affects and what they ask. */
 export interface RequestPolicy {

@@ -13,7 +13,7 @@ import type { ChangeRequestState } from '../store/vocabulary/change-requests'
 import { auditView, changeRequestView, countedApprovers, eventData, requestPolicy, type Reviewers } from './change-request-views'
 import type { RecordChange } from './change-runner'
 import { by, type Actor, type ServiceDeps } from './context'
-import { AppError, notFound, validationError } from '../errors'
+import { AppError, notFound, validationError, conflict, forbidden } from '../errors'
 import { authorOf, authorRefusal, isAuthor, type Requester } from './change-request-author'
 export type { Requester } from './change-request-author'
 
@@ -25,9 +25,9 @@ const TEXT = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/
 const MAX_AHEAD_MS = 365 * 86_400_000
 
 const invalidState = (row: ChangeRequestRow, what: string) =>
-  new AppError(409, 'INVALID_STATE', `Change request is ${row.state}; it cannot be ${what}`, { state: row.state })
+  conflict('INVALID_STATE', `Change request is ${row.state}; it cannot be ${what}`, { state: row.state })
 const revisionMismatch = (row: ChangeRequestRow) =>
-  new AppError(409, 'REVISION_MISMATCH', `The change request is at revision ${row.revision}; reload it`, { revision: row.revision })
+  conflict('REVISION_MISMATCH', `The change request is at revision ${row.revision}; reload it`, { revision: row.revision })
 
 function checkText(input: ChangeRequestInput, creating: boolean, now: number) {
   const issues: { path: string; message: string }[] = []
@@ -84,10 +84,10 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
     const policy = await policyOf(tx, row)
     const approvers = countedApprovers(row, await store.changeRequests.reviews(tx, [row.id]), policy, reviewers)
     if (approvers.length < policy.required) {
-      throw new AppError(409, 'NOT_APPROVED', `The change request has ${approvers.length} of ${policy.required} approvals`, { approvals: approvers.length, approvals_required: policy.required })
+      throw conflict('NOT_APPROVED', `The change request has ${approvers.length} of ${policy.required} approvals`, { approvals: approvers.length, approvals_required: policy.required })
     }
     const stale = await staleItems(store, tx, row.projectId, row.items)
-    if (stale.length) throw new AppError(409, 'STALE_CHANGE_REQUEST', 'What the request changes has changed since it was written; edit it (approvals are then needed again)', { items: stale })
+    if (stale.length) throw conflict('STALE_CHANGE_REQUEST', 'What the request changes has changed since it was written; edit it (approvals are then needed again)', { items: stale })
     const emails = approvers.map((id) => reviewers.person(id)?.email ?? id)
     const actor: Actor = { projectId: row.projectId, name: row.authorName, type: 'change_request', authority: { kind: 'change_request', id: row.id, approvers: emails } }
     const seen = new Set<string>()
@@ -180,7 +180,7 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
     /** The author's edit: a new revision; approvals given so far no longer count (back to `open`). */
     async edit(req: Requester, id: string, input: ChangeRequestInput & { revision?: unknown }, now = Date.now()): Promise<ChangeRequestRow> {
       const current = await mustGet(store.db, req.actor.projectId, id)
-      if (!isAuthor(req, current)) throw new AppError(403, 'FORBIDDEN', 'Only the author may edit a change request', { required: 'author' })
+      if (!isAuthor(req, current)) throw forbidden('FORBIDDEN', 'Only the author may edit a change request', { required: 'author' })
       const text = checkText(input, false, now)
       const items = input.items === undefined ? undefined : await dryRun(store, services, req.actor, checkItemShapes(input.items))
       return changes.run(async (tx, record) => {
@@ -200,21 +200,21 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
 
     /** A person's review; the HTTP layer has checked their rights in every environment the request affects. */
     review(req: Requester, id: string, input: { decision: 'approve' | 'reject' | 'comment'; revision: number; comment?: string | null }, now = Date.now()): Promise<ChangeRequestRow> {
-      if (req.userId === null) throw new AppError(403, 'FORBIDDEN', 'Reviews are made by people (a session or a personal token)', { required: 'person' })
+      if (req.userId === null) throw forbidden('FORBIDDEN', 'Reviews are made by people (a session or a personal token)', { required: 'person' })
       if (input.comment != null && (input.comment.length > 5000 || !TEXT.test(input.comment))) throw validationError([{ path: 'comment', message: 'must be at most 5000 characters of text' }])
       const userId = req.userId
       return changes.run(async (tx, record) => {
         const before = await mustGet(tx, req.actor.projectId, id, true)
-        if (input.decision !== 'comment' && before.authorUserId === userId) throw new AppError(403, 'SELF_APPROVAL', 'The author of a change request cannot review it')
+        if (input.decision !== 'comment' && before.authorUserId === userId) throw forbidden('SELF_APPROVAL', 'The author of a change request cannot review it')
         if (input.decision !== 'comment' && !OPEN_STATES.includes(before.state)) throw invalidState(before, 'reviewed')
         if (input.revision !== before.revision) throw revisionMismatch(before)
         const policy = await policyOf(tx, before)
         if (input.decision !== 'comment' && !reviewers.mayReview(userId, before.projectId, policy.affected, policy.needAdmin)) {
-          throw new AppError(403, 'FORBIDDEN', policy.needAdmin ? 'Reviewing this request needs the project admin role' : 'You may not review this request', { required: policy.needAdmin ? 'admin' : 'editor', environments: policy.environments })
+          throw forbidden('FORBIDDEN', policy.needAdmin ? 'Reviewing this request needs the project admin role' : 'You may not review this request', { required: policy.needAdmin ? 'admin' : 'editor', environments: policy.environments })
         }
         const reviews = await store.changeRequests.reviews(tx, [id])
         if (input.decision === 'approve' && reviews.some((r) => r.reviewerUserId === userId && r.decision === 'approve' && r.revision === before.revision)) {
-          throw new AppError(409, 'ALREADY_APPROVED', 'You already approved this revision')
+          throw conflict('ALREADY_APPROVED', 'You already approved this revision')
         }
         const at = new Date(now).toISOString()
         const review: ReviewRow = { id: crypto.randomUUID(), changeRequestId: id, reviewerUserId: userId, decision: input.decision, revision: before.revision, comment: input.comment ?? null, at }
@@ -236,7 +236,7 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
     cancel(req: Requester, id: string, isProjectAdmin: boolean): Promise<ChangeRequestRow> {
       return changes.run(async (tx, record) => {
         const before = await mustGet(tx, req.actor.projectId, id, true)
-        if (!isAuthor(req, before) && !isProjectAdmin) throw new AppError(403, 'FORBIDDEN', 'Only the author or a project admin may cancel a change request', { required: 'author' })
+        if (!isAuthor(req, before) && !isProjectAdmin) throw forbidden('FORBIDDEN', 'Only the author or a project admin may cancel a change request', { required: 'author' })
         if (!OPEN_STATES.includes(before.state)) throw invalidState(before, 'cancelled')
         const after = (await store.changeRequests.update(tx, id, { state: [before.state], revision: before.revision }, { state: 'cancelled', updatedAt: new Date().toISOString() }))!
         await recordState(tx, record, req.actor, before, after, 'cancelled')
@@ -249,7 +249,7 @@ export function changeRequestService({ store, changes }: Pick<ServiceDeps, 'stor
     async apply(req: Requester, id: string, revision: unknown): Promise<ChangeRequestRow> {
       const outcome = await changes.run(async (tx, record) => {
         const row = await mustGet(tx, req.actor.projectId, id, true)
-        if (row.state === 'open') throw new AppError(409, 'NOT_APPROVED', 'The change request is not approved yet')
+        if (row.state === 'open') throw conflict('NOT_APPROVED', 'The change request is not approved yet')
         if (row.state !== 'approved' && row.state !== 'scheduled') throw invalidState(row, 'applied')
         if (revision !== row.revision) throw revisionMismatch(row)
         return await failIfAuthorLacks(tx, record, row, req.actor) ?? { applied: await applyIn(tx, record, row, req.actor) }

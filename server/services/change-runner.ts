@@ -6,7 +6,7 @@ import type { DeliveryRow } from '../store/deliveries'
 import type { ChangeRow } from '../store/changes'
 import type { NewAuditRow } from '../store/audit'
 import { ROWS_PER_STATEMENT } from '../store/chunks'
-import { STREAMED_TYPES, type Change, type ChangeBus, type ChangeNotice, type StreamChange } from './events'
+import { STREAMED_TYPES, type Change, type ChangeBus, type ChangeNotice, type StreamChange } from '../notices/changes'
 import { type EventKind } from '../store/vocabulary/changes'
 import { changeGate } from './change-gate'
 

@@ -10,7 +10,7 @@ import type { ExposureRow, TrackEventRow } from '../store/experiments'
 import { experimentRegistry } from '../experiments/registry'
 import type { Actor, ServiceDeps } from './context'
 import type { Snapshots } from '../cache/snapshots'
-import { AppError, validationError } from '../errors'
+import { validationError, rateLimited } from '../errors'
 import { KEY_PATTERN } from './keys'
 import { flagBodyOf } from './flag-body'
 
@@ -42,7 +42,7 @@ function charge(token: string, events: number, perMinute: number, now: number): 
   }
   if (s.events + events > perMinute) {
     const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000))
-    throw new AppError(429, 'RATE_LIMITED', `This token may send at most ${perMinute} events per minute`, { retry_after: retryAfter }, { 'Retry-After': String(retryAfter) })
+    throw rateLimited('RATE_LIMITED', `This token may send at most ${perMinute} events per minute`, retryAfter)
   }
   s.events += events
 }

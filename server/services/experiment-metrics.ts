@@ -3,7 +3,7 @@
 import type { MetricRow } from '../store/experiments'
 import { AGGREGATIONS, METRIC_KINDS, type MetricDefinition } from '../store/vocabulary/experiments'
 import { by, type Actor, type ServiceDeps } from './context'
-import { AppError, notFound, validationError } from '../errors'
+import { notFound, validationError, limitReached, conflict, inUse } from '../errors'
 import { KEY_PATTERN, displayNameIssue } from './keys'
 
 export interface MetricInput {
@@ -86,8 +86,8 @@ export function experimentMetricService({ store, changes }: Pick<ServiceDeps, 's
       const key = input.key
       const body = checkMetric(input)
       return changes.run(async (tx, record) => {
-        if (await repo.get(tx, actor.projectId, key)) throw new AppError(409, 'CONFLICT', `Metric "${key}" already exists`)
-        if ((await repo.total(tx, actor.projectId)) >= MAX_METRICS) throw new AppError(409, 'LIMIT_REACHED', `A project holds at most ${MAX_METRICS} metrics`)
+        if (await repo.get(tx, actor.projectId, key)) throw conflict('CONFLICT', `Metric "${key}" already exists`)
+        if ((await repo.total(tx, actor.projectId)) >= MAX_METRICS) throw limitReached(`A project holds at most ${MAX_METRICS} metrics`)
         const now = new Date().toISOString()
         const row: MetricRow = { projectId: actor.projectId, key, body, createdAt: now, updatedAt: now }
         await repo.insert(tx, row)
@@ -113,7 +113,7 @@ export function experimentMetricService({ store, changes }: Pick<ServiceDeps, 's
         const before = await repo.get(tx, actor.projectId, key)
         if (!before) throw notFound('METRIC_NOT_FOUND', `Metric "${key}"`)
         const users = await store.experiments.experiments.usingMetric(tx, actor.projectId, key)
-        if (users.length) throw new AppError(409, 'METRIC_IN_USE', `Metric "${key}" is used by experiment ${users.map((u) => `"${u}"`).join(', ')}`, { experiments: users })
+        if (users.length) throw inUse(`Metric "${key}" is used by experiment ${users.map((u) => `"${u}"`).join(', ')}`, { experiments: users }, 'METRIC_IN_USE')
         await repo.delete(tx, actor.projectId, key)
         await record({ projectId: actor.projectId, ...by(actor), action: 'delete', resourceType: 'metric', resourceKey: key, before: metricView(before), after: null, event: event('metric.deleted', before) })
       })

@@ -5,14 +5,14 @@
 // change to the flag in the experiment's environment opens the next phase.
 import type { ExperimentRow } from '../store/experiments'
 import { DECISIONS, type DecisionKind } from '../store/vocabulary/experiments'
-import type { ChangeNotice } from './events'
+import type { ChangeNotice } from '../notices/changes'
 import type { Actor, ServiceDeps } from './context'
 import type { FlagService } from './flags'
 import type { ChangeRequestService, Requester } from './change-requests'
 import type { ExperimentService } from './experiments'
 import type { RecordChange } from './change-runner'
 import type { Db } from '../store'
-import { AppError, validationError } from '../errors'
+import { AppError, validationError, invalidState } from '../errors'
 import { flagBodyOf } from './flag-body'
 import { fingerprintIn, shippingOverride, splitIn } from './experiment-flag'
 import { experimentRegistry } from '../experiments/registry'
@@ -52,15 +52,15 @@ export function experimentStopper({ store, changes }: Pick<ServiceDeps, 'store' 
     async stop(req: Requester, key: string, input: StopInput): Promise<StopOutcome> {
       const { actor } = req
       const current = await experiments.mustGet(actor.projectId, key)
-      if (current.state !== 'running') throw new AppError(409, 'INVALID_STATE', `Experiment "${key}" is ${current.state}; only a running experiment can stop`, { state: current.state })
-      if (current.pendingChangeRequest) throw new AppError(409, 'INVALID_STATE', `Experiment "${key}" is stopping: change request ${current.pendingChangeRequest} is waiting to be applied`, { change_request: current.pendingChangeRequest })
+      if (current.state !== 'running') throw invalidState(`Experiment "${key}" is ${current.state}; only a running experiment can stop`, { state: current.state })
+      if (current.pendingChangeRequest) throw invalidState(`Experiment "${key}" is stopping: change request ${current.pendingChangeRequest} is waiting to be applied`, { change_request: current.pendingChangeRequest })
       const decision = decide(current, input)
       let override: ReturnType<typeof shippingOverride> | undefined
       if (decision.variant !== undefined) {
         const flagRow = await store.flags.get(store.db, actor.projectId, current.flagKey)
         const body = flagRow && flagBodyOf(flagRow)
         const split = body && splitIn(body, current.environment)
-        if (!body || !split) throw new AppError(409, 'INVALID_STATE', `Flag "${current.flagKey}" no longer has a split in ${current.environment}; stop the experiment inconclusive`)
+        if (!body || !split) throw invalidState(`Flag "${current.flagKey}" no longer has a split in ${current.environment}; stop the experiment inconclusive`)
         if (!body.variants || !Object.hasOwn(body.variants, decision.variant)) throw validationError([{ path: 'variant', message: `must be one of flag "${current.flagKey}"'s variants (${Object.keys(body.variants ?? {}).join(', ')})` }])
         override = shippingOverride(body, current.environment, decision.variant)
       }
@@ -68,7 +68,7 @@ export function experimentStopper({ store, changes }: Pick<ServiceDeps, 'store' 
         return {
           stopped: await changes.run(async (tx, record) => {
             const before = await experiments.mustGet(actor.projectId, key)
-            if (before.state !== 'running' || before.pendingChangeRequest) throw new AppError(409, 'INVALID_STATE', `Experiment "${key}" is ${before.state}`, { state: before.state })
+            if (before.state !== 'running' || before.pendingChangeRequest) throw invalidState(`Experiment "${key}" is ${before.state}`, { state: before.state })
             if (override) await flags.opIn(tx, record, actor, { action: 'set_override', key: before.flagKey, environment: before.environment, body: override })
             return finish(tx, record, actor, before, decision)
           }),

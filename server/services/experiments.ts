@@ -9,7 +9,7 @@ import { CORRECTIONS, EXPERIMENT_ENGINES, EXPERIMENT_STATES, type ExperimentDefi
 import { experimentRegistry } from '../experiments/registry'
 import { by, type Actor, type ServiceDeps } from './context'
 import type { RecordChange } from './change-runner'
-import { AppError, notFound, validationError } from '../errors'
+import { notFound, validationError, limitReached, conflict, invalidState } from '../errors'
 import { flagBodyOf, type FlagBody } from './flag-body'
 import { fingerprintIn, splitIn } from './experiment-flag'
 import { KEY_PATTERN, displayNameIssue } from './keys'
@@ -127,7 +127,7 @@ export function experimentService({ store, changes }: Pick<ServiceDeps, 'store' 
     await store.lock(tx, `experiment:${row.projectId}:${row.flagKey}:${row.environment}`)
     const other = await repo.runningOn(tx, row.projectId, row.flagKey, row.environment)
     if (other && other.id !== row.id) {
-      throw new AppError(409, 'EXPERIMENT_RUNNING', `Experiment "${other.key}" is already running on flag "${row.flagKey}" in ${row.environment}`, { experiment: other.key })
+      throw conflict('EXPERIMENT_RUNNING', `Experiment "${other.key}" is already running on flag "${row.flagKey}" in ${row.environment}`, { experiment: other.key })
     }
   }
 
@@ -154,8 +154,8 @@ export function experimentService({ store, changes }: Pick<ServiceDeps, 'store' 
       return changes.run(async (tx, record) => {
         const project = await store.projects.get(tx, actor.projectId)
         if (!project?.environments.includes(environment)) throw validationError([{ path: 'environment', message: `unknown environment "${environment}"; the project has: ${project?.environments.join(', ')}` }])
-        if (await repo.get(tx, actor.projectId, key)) throw new AppError(409, 'CONFLICT', `Experiment "${key}" already exists`)
-        if ((await repo.total(tx, actor.projectId)) >= MAX_EXPERIMENTS) throw new AppError(409, 'LIMIT_REACHED', `A project holds at most ${MAX_EXPERIMENTS} experiments`)
+        if (await repo.get(tx, actor.projectId, key)) throw conflict('CONFLICT', `Experiment "${key}" already exists`)
+        if ((await repo.total(tx, actor.projectId)) >= MAX_EXPERIMENTS) throw limitReached(`A project holds at most ${MAX_EXPERIMENTS} experiments`)
         const flag = await flagFor(tx, actor.projectId, flagKey, environment)
         const now = new Date().toISOString()
         const row: ExperimentRow = {
@@ -176,7 +176,7 @@ export function experimentService({ store, changes }: Pick<ServiceDeps, 'store' 
         if (fixed.length) throw validationError(fixed.map((f) => ({ path: f, message: 'cannot be changed (create another experiment)' })))
         if (before.state !== 'draft') {
           const late = Object.keys(input).filter((f) => input[f as keyof ExperimentInput] !== undefined && !LATER_FIELDS.has(f) && !['key', 'flag', 'environment'].includes(f))
-          if (late.length) throw new AppError(409, 'INVALID_STATE', `Experiment "${key}" is ${before.state}: only name, hypothesis and metrics may change`, { state: before.state, fields: late })
+          if (late.length) throw invalidState(`Experiment "${key}" is ${before.state}: only name, hypothesis and metrics may change`, { state: before.state, fields: late })
         }
         const flag = before.state === 'draft' ? await flagFor(tx, actor.projectId, before.flagKey, before.environment) : undefined
         // Once started, the split may have changed (phases) and only fields that do not name it may change:
@@ -194,7 +194,7 @@ export function experimentService({ store, changes }: Pick<ServiceDeps, 'store' 
     delete(actor: Actor, key: string) {
       return changes.run(async (tx, record) => {
         const before = await mustGet(tx, actor.projectId, key)
-        if (before.state !== 'draft') throw new AppError(409, 'INVALID_STATE', `Experiment "${key}" is ${before.state}; only a draft can be deleted`, { state: before.state })
+        if (before.state !== 'draft') throw invalidState(`Experiment "${key}" is ${before.state}; only a draft can be deleted`, { state: before.state })
         await repo.delete(tx, before.id)
         await record({ projectId: actor.projectId, ...by(actor), action: 'delete', resourceType: 'experiment', resourceKey: key, before: experimentView(before), after: null, event: experimentEvent('experiment.deleted', before) })
       })
@@ -204,7 +204,7 @@ export function experimentService({ store, changes }: Pick<ServiceDeps, 'store' 
     start(actor: Actor, key: string) {
       return changes.run(async (tx, record) => {
         const before = await mustGet(tx, actor.projectId, key)
-        if (before.state !== 'draft') throw new AppError(409, 'INVALID_STATE', `Experiment "${key}" is ${before.state}; only a draft can start`, { state: before.state })
+        if (before.state !== 'draft') throw invalidState(`Experiment "${key}" is ${before.state}; only a draft can start`, { state: before.state })
         const flag = await flagFor(tx, actor.projectId, before.flagKey, before.environment)
         await refuseIfRunning(tx, before)
         const now = new Date().toISOString()

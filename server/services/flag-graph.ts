@@ -3,7 +3,7 @@
 // and a flag others require may not lose the variants they name, be archived or be deleted.
 import { MAX_PREREQUISITE_CHAIN, MAX_PREREQUISITE_REACH, prerequisiteCycle, prerequisiteReach, type Prerequisite, type ValidationIssue } from '../engine'
 import type { DocumentRow } from '../store/documents'
-import { AppError } from '../errors'
+import { inUse } from '../errors'
 import { flagBodyOf, isArchived, type FlagBody } from './flag-body'
 
 const prerequisitesOf = (body: FlagBody): Prerequisite[] => (Array.isArray(body.prerequisites) ? body.prerequisites : [])
@@ -15,7 +15,7 @@ export const flagsRequiring = (flags: DocumentRow[], key: string): string[] =>
 /** 409 IN_USE when other flags require `key` (before deleting or archiving it). */
 export function refuseIfRequired(flags: DocumentRow[], key: string, doing: 'deleted' | 'archived'): void {
   const users = flagsRequiring(flags, key)
-  if (users.length) throw new AppError(409, 'IN_USE', `Flag "${key}" is a prerequisite of ${users.length} flag(s); it cannot be ${doing} while they require it`, { flags: users })
+  if (users.length) throw inUse(`Flag "${key}" is a prerequisite of ${users.length} flag(s); it cannot be ${doing} while they require it`, { flags: users })
 }
 
 /** Problems of `body` (the flag `key` about to be stored) against the project's other flags. */

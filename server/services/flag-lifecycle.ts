@@ -6,7 +6,7 @@ import type { ChangeRunner, RecordChange } from './change-runner'
 import type { AuditRow } from '../store/audit'
 import { actorNames } from './audit'
 import type { Actor } from './context'
-import { AppError, notFound } from '../errors'
+import { notFound, conflict } from '../errors'
 import { isArchived, type FlagBody } from './flag-body'
 import { refuseIfRequired } from './flag-graph'
 import type { VersionedDocuments } from './versioned-documents'
@@ -53,7 +53,7 @@ export function flagLifecycle(store: Store, changes: ChangeRunner, docs: Version
 
   function restoreIn(tx: Db, record: RecordChange, actor: Actor, key: string, ifMatch: number | undefined) {
     return docs.updateIn(tx, record, actor, key, ifMatch, (body) => {
-      if (!isArchived(body)) throw new AppError(409, 'NOT_ARCHIVED', `Flag "${key}" is not archived`)
+      if (!isArchived(body)) throw conflict('NOT_ARCHIVED', `Flag "${key}" is not archived`)
       const { archived: _a, archived_at: _at, ...rest } = body
       return rest
     }, { action: 'restore' })

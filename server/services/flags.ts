@@ -7,7 +7,7 @@ import { FLAG_CLEARABLE_FIELDS, FLAG_FIELDS, type FlagCreateInput, type FlagOver
 import type { Db } from '../store'
 import type { BodyFilter, DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
-import { AppError, validationError } from '../errors'
+import { validationError, conflict } from '../errors'
 import { touchedEnvironment } from '../access/affected-environments'
 import { flagBodyOf, isArchived, storedOverrides, type FlagBody } from './flag-body'
 import { graphIssues, refuseIfRequired } from './flag-graph'
@@ -62,7 +62,7 @@ export function mergeFlagFields(stored: FlagBody, input: FlagPatchInput): FlagBo
   return withMirroredValue(body as FlagBody, input.value)
 }
 
-export const archivedError = (key: string) => new AppError(409, 'FLAG_ARCHIVED', `Flag "${key}" is archived; restore it before changing it`)
+export const archivedError = (key: string) => conflict('FLAG_ARCHIVED', `Flag "${key}" is archived; restore it before changing it`)
 
 export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
   /** `stored`: the flag as it is now. Segment references it already holds stay acceptable even when the
@@ -142,7 +142,7 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
       return docs.update(actor, key, ifMatch, (stored) => {
         const next = mergeFlagFields(stored, input)
         if (onlyEnvironment !== undefined && touchedEnvironment(stored, next) !== onlyEnvironment) {
-          throw new AppError(409, 'CONFLICT', `Flag "${key}" changed meanwhile: this change would no longer touch ${onlyEnvironment} only; read it again`, { environment: onlyEnvironment })
+          throw conflict('CONFLICT', `Flag "${key}" changed meanwhile: this change would no longer touch ${onlyEnvironment} only; read it again`, { environment: onlyEnvironment })
         }
         return next
       })

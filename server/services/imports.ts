@@ -14,7 +14,7 @@ import type { DocumentRepository } from '../store/documents'
 import type { RecordChange } from './change-runner'
 import { configBodyOf, configEventData, configView } from './configs'
 import type { Actor, ServiceDeps } from './context'
-import { AppError, validationError } from '../errors'
+import { validationError, conflict, invalid, notFoundWith } from '../errors'
 import { flagBodyOf } from './flag-body'
 import { flagEventData, flagView } from './flags'
 import { segmentEventData, segmentView } from './segments'
@@ -47,7 +47,7 @@ function promotionDocument(state: CurrentState, req: PromoteRequest): FlagshipDo
   const pick = (kind: Overridden, names: string[] | undefined) => {
     const rows = new Map(state[kind].map((r) => [r.key, r]))
     const missing = (names ?? []).filter((k) => !rows.has(k))
-    if (missing.length) throw new AppError(404, kind === 'flags' ? 'FLAG_NOT_FOUND' : 'CONFIG_NOT_FOUND', `${kind === 'flags' ? 'Flag' : 'Config'}(s) ${missing.join(', ')} not found`, { keys: missing })
+    if (missing.length) throw notFoundWith(kind === 'flags' ? 'FLAG_NOT_FOUND' : 'CONFIG_NOT_FOUND', `${kind === 'flags' ? 'Flag' : 'Config'}(s) ${missing.join(', ')} not found`, { keys: missing })
     const chosen = all ? [...rows.values()] : (names ?? []).map((k) => rows.get(k)!)
     return chosen.map((r) => {
       const envs = { ...overridesOf(kind, r) }
@@ -87,11 +87,11 @@ export const planOutdated = (planId: string, current: Plan, remembered: Map<stri
     const [kind, ...key] = k.split(':')
     return { kind, key: key.join(':'), planned_version: remembered.get(k) ?? null, current_version: v }
   }) : undefined
-  return new AppError(409, 'PLAN_OUTDATED', `The state changed since plan ${planId}; plan again`, { plan_id: planId, current_plan_id: current.plan_id, ...(moved && { moved }) })
+  return conflict('PLAN_OUTDATED', `The state changed since plan ${planId}; plan again`, { plan_id: planId, current_plan_id: current.plan_id, ...(moved && { moved }) })
 }
 
 const refuseErrors = (plan: Plan) => {
-  if (plan.errors.length) throw new AppError(400, 'VALIDATION_ERROR', `The document has ${plan.errors.length} error(s): ${plan.errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ')}`, { issues: plan.errors })
+  if (plan.errors.length) throw invalid('VALIDATION_ERROR', `The document has ${plan.errors.length} error(s): ${plan.errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ')}`, { issues: plan.errors })
 }
 
 export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
@@ -169,7 +169,7 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
         const plan = planImport(promotionDocument(state, req), state, { prune: false })
         for (const [key, version] of Object.entries(req.expect ?? {})) {
           const now = plan.versions.get(`flags:${key}`) ?? plan.versions.get(`configs:${key}`)
-          if (now !== undefined && now !== version) throw new AppError(409, 'CONFLICT', `"${key}" is at version ${now}, not ${version}`, { key, current_version: now })
+          if (now !== undefined && now !== version) throw conflict('CONFLICT', `"${key}" is at version ${now}, not ${version}`, { key, current_version: now })
         }
         if (!record) {
           remember(plan)

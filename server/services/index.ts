@@ -4,7 +4,7 @@
 // instances consume. Builds every service over one store, change runner and cache.
 import { createChangeRunner } from './change-runner'
 import type { ServiceDeps } from './context'
-import type { ChangeBus } from './events'
+import type { ChangeBus } from '../notices/changes'
 import type { Store } from '../store'
 import type { Snapshots } from '../cache/snapshots'
 import type { Settings } from '../settings'

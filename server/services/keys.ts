@@ -1,6 +1,6 @@
 // Shared name rules (docs/behaviour.md §2) and If-Match parsing.
 import { KEY_PATTERN } from '../engine/names'
-import { AppError, validationError, versionConflict } from '../errors'
+import { validationError, versionConflict, invalid } from '../errors'
 
 export { KEY_PATTERN, ENV_PATTERN } from '../engine/names'
 
@@ -20,7 +20,7 @@ export function checkKey(key: unknown, path = 'key'): string {
 export function parseIfMatch(header: string | null | undefined): number | undefined {
   if (header === undefined || header === null || header.trim() === '' || header.trim() === '*') return undefined
   const m = /^(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))$/.exec(header.trim())
-  if (!m) throw new AppError(400, 'VALIDATION_ERROR', 'If-Match must be the resource version in double quotes, e.g. "3"', { issues: [{ path: 'If-Match', message: 'must be a quoted integer version' }] })
+  if (!m) throw invalid('VALIDATION_ERROR', 'If-Match must be the resource version in double quotes, e.g. "3"', { issues: [{ path: 'If-Match', message: 'must be a quoted integer version' }] })
   return Number(m[1] ?? m[2])
 }
 

@@ -8,7 +8,7 @@ import type { Step } from '../documents/plan'
 import type { Db } from '../store'
 import type { DocumentRepository, DocumentRow } from '../store/documents'
 import { eventKind, type Action, type DocumentType } from '../store/vocabulary/changes'
-import { AppError } from '../errors'
+import { conflict } from '../errors'
 import type { RecordChange } from './change-runner'
 import type { Actor } from './context'
 import { touchedEnvironment } from '../access/affected-environments'
@@ -45,7 +45,7 @@ function pendingWrites(tx: Db, projectId: string, now: string) {
 }
 
 const outdated = (type: DocumentType, key: string) =>
-  new AppError(409, 'PLAN_OUTDATED', `${type} "${key}" changed while the import ran; plan again`, { resource_type: type, key })
+  conflict('PLAN_OUTDATED', `${type} "${key}" changed while the import ran; plan again`, { resource_type: type, key })
 
 /** The stored rows the plan's updates and deletes start from, locked until commit (getForUpdate). */
 async function lockedRows(tx: Db, projectId: string, steps: readonly Step[], ops: Record<Kind, KindOps>): Promise<Map<Kind, Map<string, DocumentRow>>> {

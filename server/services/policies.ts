@@ -7,7 +7,7 @@
 import type { Db } from '../store'
 import type { PolicyRow } from '../store/policies'
 import { by, type Actor, type ServiceDeps } from './context'
-import { AppError, notFound, validationError } from '../errors'
+import { notFound, validationError, forbidden } from '../errors'
 import { POLICY_UPDATED } from '../store/vocabulary/changes'
 
 export interface PolicyInput {
@@ -74,7 +74,7 @@ export function policyService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
         const after = policyView(environment, row)
         const lowered = loweredBy(before, after)
         if (lowered.length && !session) {
-          throw new AppError(403, 'FORBIDDEN', `Lowering protection (${lowered.join(', ')}) needs a project admin signed in to the console, not a token`, { required: 'session', lowered })
+          throw forbidden('FORBIDDEN', `Lowering protection (${lowered.join(', ')}) needs a project admin signed in to the console, not a token`, { required: 'session', lowered })
         }
         await store.policies.put(tx, row)
         await record({

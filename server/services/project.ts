@@ -5,7 +5,7 @@ import type { ProjectRow } from '../store/projects'
 import type { RecordChange } from './change-runner'
 import type { Actor, ServiceDeps } from './context'
 import { by } from './context'
-import { AppError, notFound, validationError } from '../errors'
+import { notFound, validationError, alreadyExists, limitReached, inUse, conflict, invalid } from '../errors'
 import { displayNameIssue, ENV_PATTERN } from './keys'
 import { flagEventData, flagView } from './flags'
 import { configEventData, configView } from './configs'
@@ -50,7 +50,7 @@ export function projectService({ store, changes }: ServiceDeps) {
     const repo = kind === 'flag' ? store.flags : store.configs
     const [view, data] = kind === 'flag' ? [flagView, flagEventData] : [configView, configEventData]
     const updated = await repo.update(tx, actor.projectId, row.key, { ...row.body, environments: rest }, row.version, new Date().toISOString())
-    if (!updated) throw new AppError(409, 'CONFLICT', `${kind} "${row.key}" changed concurrently; retry`)
+    if (!updated) throw conflict('CONFLICT', `${kind} "${row.key}" changed concurrently; retry`)
     await record({
       projectId: actor.projectId, ...by(actor), action: 'update', resourceType: kind, resourceKey: row.key,
       before: view(row), after: view(updated), event: { kind: eventKind(kind, 'update'), environment: env, data: data(updated) },
@@ -71,7 +71,7 @@ export function projectService({ store, changes }: ServiceDeps) {
       else environments.forEach((e, i) => { if (typeof e !== 'string' || !ENV_PATTERN.test(e)) issues.push({ path: `environments[${i}]`, message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' }) })
       if (issues.length) throw validationError(issues)
       return changes.run(async (tx, record) => {
-        if (await store.projects.bySlug(tx, input.slug)) throw new AppError(409, 'ALREADY_EXISTS', `Slug "${input.slug}" is taken`)
+        if (await store.projects.bySlug(tx, input.slug)) throw alreadyExists(`Slug "${input.slug}" is taken`)
         const now = new Date().toISOString()
         const project: ProjectRow = { id: randomProjectId(), name: input.name, slug: input.slug, environments: [...new Set(environments)], createdAt: now, updatedAt: now }
         await store.projects.insert(tx, project)
@@ -86,8 +86,8 @@ export function projectService({ store, changes }: ServiceDeps) {
     delete(actorName: string, id: string, confirm: string | undefined, alsoInTx: (tx: Db, project: ProjectRow) => Promise<void>): Promise<ProjectRow> {
       return changes.run(async (tx, record) => {
         const project = await store.projects.get(tx, id)
-        if (!project) throw new AppError(404, 'PROJECT_NOT_FOUND', 'Project not found')
-        if (confirm !== project.slug) throw new AppError(400, 'CONFIRMATION_REQUIRED', `Send ?confirm=${project.slug} to delete this project and everything in it`, { slug: project.slug })
+        if (!project) throw notFound('PROJECT_NOT_FOUND', 'Project')
+        if (confirm !== project.slug) throw invalid('CONFIRMATION_REQUIRED', `Send ?confirm=${project.slug} to delete this project and everything in it`, { slug: project.slug })
         await store.projects.deleteEverything(tx, id)
         await alsoInTx(tx, project)
         // Its notice (every instance reloads the project, finds it gone and drops it with its tokens) is
@@ -107,7 +107,7 @@ export function projectService({ store, changes }: ServiceDeps) {
         const before = await mustGet(tx, actor.projectId)
         if (input.slug !== undefined && input.slug !== before.slug) {
           const other = await store.projects.bySlug(tx, input.slug)
-          if (other) throw new AppError(409, 'ALREADY_EXISTS', `Slug "${input.slug}" is taken`)
+          if (other) throw alreadyExists(`Slug "${input.slug}" is taken`)
         }
         return save(tx, record, actor, before, { ...(input.name !== undefined && { name: input.name }), ...(input.slug !== undefined && { slug: input.slug }) })
       })
@@ -117,8 +117,8 @@ export function projectService({ store, changes }: ServiceDeps) {
       if (typeof name !== 'string' || !ENV_PATTERN.test(name)) throw validationError([{ path: 'name', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' }])
       return changes.run(async (tx, record) => {
         const before = await mustGet(tx, actor.projectId)
-        if (before.environments.includes(name)) throw new AppError(409, 'ALREADY_EXISTS', `Environment "${name}" already exists`)
-        if (before.environments.length >= MAX_ENVIRONMENTS) throw new AppError(409, 'LIMIT_REACHED', `A project holds at most ${MAX_ENVIRONMENTS} environments`)
+        if (before.environments.includes(name)) throw alreadyExists(`Environment "${name}" already exists`)
+        if (before.environments.length >= MAX_ENVIRONMENTS) throw limitReached(`A project holds at most ${MAX_ENVIRONMENTS} environments`)
         return save(tx, record, actor, before, { environments: [...before.environments, name] })
       })
     },
@@ -133,7 +133,7 @@ export function projectService({ store, changes }: ServiceDeps) {
         const configs = (await store.configs.all(tx, actor.projectId)).filter((r) => envsOf(r)?.[name] !== undefined)
         const keys = (await store.tokens.byProject(tx, actor.projectId)).filter((t) => t.environment === name)
         if ((flags.length || configs.length || keys.length) && !force) {
-          throw new AppError(409, 'IN_USE', `Environment "${name}" has overrides or keys bound to it; remove them or pass ?force=true`, {
+          throw inUse(`Environment "${name}" has overrides or keys bound to it; remove them or pass ?force=true`, {
             flags: flags.map((f) => f.key), configs: configs.map((c) => c.key), tokens: keys.map((k) => ({ name: k.name, token_prefix: k.tokenPrefix })),
           })
         }

@@ -11,7 +11,7 @@ import type { ScheduleFilter, ScheduleRow } from '../store/schedules'
 import { isStoreUnavailable } from '../store/unavailable'
 import type { Actor, ServiceDeps } from './context'
 import { by } from './context'
-import { AppError, notFound, validationError } from '../errors'
+import { AppError, notFound, validationError, limitReached, conflict } from '../errors'
 import { SCHEDULE_FAILED } from '../store/vocabulary/changes'
 import { isOverrideChange, type FlagChange, type FlagService } from './flags'
 
@@ -120,7 +120,7 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
       return changes.run(async (tx, record) => {
         await flags.checkChange(tx, actor, key, change).catch((e) => Promise.reject(underChange(e)))
         if ((await store.schedules.countPending(tx, actor.projectId)) >= MAX_PENDING_SCHEDULES_PER_PROJECT) {
-          throw new AppError(409, 'LIMIT_REACHED', `A project holds at most ${MAX_PENDING_SCHEDULES_PER_PROJECT} pending schedules`)
+          throw limitReached(`A project holds at most ${MAX_PENDING_SCHEDULES_PER_PROJECT} pending schedules`)
         }
         const row: ScheduleRow = {
           id: crypto.randomUUID(), projectId: actor.projectId, flagKey: key, at, change,
@@ -141,7 +141,7 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
         const row = await store.schedules.cancel(tx, actor.projectId, id, new Date().toISOString(), actor.name)
         if (!row) {
           const status = (await store.schedules.get(tx, actor.projectId, id))?.status ?? before.status
-          throw new AppError(409, 'NOT_PENDING', `Schedule "${id}" is ${status}; only a pending schedule can be cancelled`, { status })
+          throw conflict('NOT_PENDING', `Schedule "${id}" is ${status}; only a pending schedule can be cancelled`, { status })
         }
         await record({ projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'schedule', resourceKey: id, before: scheduleView(before), after: scheduleView(row) })
         return row

@@ -5,7 +5,7 @@ import type { SegmentCreateInput, SegmentPatchInput } from '../schemas'
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
 import { by, type Actor, type ServiceDeps } from './context'
-import { AppError, validationError } from '../errors'
+import { validationError, inUse } from '../errors'
 import { versionedDocuments } from './versioned-documents'
 import { flagBodyOf, type FlagBody } from './flag-body'
 import { flagEventData, flagView } from './flags'
@@ -75,7 +75,7 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
    *  references in the same transaction (audited), so a later segment of the same key revives nothing. */
   const inUseGuard = (actor: Actor, key: string, force: boolean) => async (tx: Db, _current: unknown, record: RecordChange) => {
     const users = flagsUsing(await store.flags.all(tx, actor.projectId), key)
-    if (users.length && !force) throw new AppError(409, 'IN_USE', `Segment "${key}" is used by ${users.length} flag(s)`, { flags: users })
+    if (users.length && !force) throw inUse(`Segment "${key}" is used by ${users.length} flag(s)`, { flags: users })
     for (const flagKey of users) await unreference(tx, record, actor, flagKey, key)
   }
 

@@ -5,16 +5,17 @@ import type { TokenRow } from '../store/tokens'
 import type { Actor, ServiceDeps } from './context'
 import type { RecordChange } from './change-runner'
 import { by } from './context'
-import { AppError, notFound, validationError } from '../errors'
+import { notFound, validationError, inUse, forbidden, limitReached } from '../errors'
 import { displayNameIssue } from './keys'
 import { scheduleView } from './schedules'
+import { hashToken, isExpired, tokenPrefixOf } from '../access/tokens'
+// Re-exported for callers that make tokens; readers import them from access/tokens.ts.
+export { expiryOf, hashToken, isExpired, tokenPrefixOf } from '../access/tokens'
 
 import { PERMISSIONS, type Permission } from '../store/vocabulary/permissions'
 export { PERMISSIONS, type Permission } from '../store/vocabulary/permissions'
 const MAX_TOKENS_PER_PROJECT = 1000
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
-
-export const hashToken = (token: string): string => Bun.SHA256.hash(token, 'hex') as string
 
 /** 20 characters of [A-Za-z0-9] by rejection sampling over crypto random bytes (no modulo bias). */
 function randomPart(): string {
@@ -28,7 +29,6 @@ function randomPart(): string {
 }
 
 export const newTokenPlaintext = (projectId: string): string => `ff_${projectId.slice(0, 4)}_${randomPart()}`
-export const tokenPrefixOf = (token: string): string => token.slice(0, 12)
 
 /** The wire form: never the plaintext; the hash identifies the token for deletion. */
 export function tokenView(row: TokenRow) {
@@ -49,10 +49,6 @@ const auditView = (row: TokenRow) => ({
   ...(row.createdByUserId !== null && { created_by: row.createdByUserId }),
 })
 const eventData = (row: TokenRow) => ({ name: row.name, token_prefix: row.tokenPrefix, permissions: row.permissions })
-
-/** Unix ms from which the token is refused; Infinity when it never expires. */
-export const expiryOf = (row: TokenRow): number => (row.expiresAt === null ? Infinity : Date.parse(row.expiresAt))
-export const isExpired = (row: TokenRow, now = Date.now()): boolean => expiryOf(row) <= now
 
 export interface NewToken {
   name: string
@@ -104,7 +100,7 @@ export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, inpu
   issues.push(...environmentKeyIssues(input, known))
   if (issues.length) throw validationError(issues)
   if ((await deps.store.tokens.count(tx, input.project_id)) >= MAX_TOKENS_PER_PROJECT) {
-    throw new AppError(409, 'LIMIT_REACHED', `A project holds at most ${MAX_TOKENS_PER_PROJECT} tokens`)
+    throw limitReached(`A project holds at most ${MAX_TOKENS_PER_PROJECT} tokens`)
   }
   const token = plaintext ?? newTokenPlaintext(input.project_id)
   const row: TokenRow = {
@@ -146,12 +142,12 @@ export function tokenService(deps: ServiceDeps) {
     /** `scope`: the creator's own environment scope (null: all) — nobody grants more than they have. */
     create(actor: Actor, input: NewToken, scope: string[] | null = null) {
       if (input.project_id !== actor.projectId) {
-        throw new AppError(403, 'FORBIDDEN', 'A token can only create tokens for its own project', { required: '*', project_id: actor.projectId })
+        throw forbidden('FORBIDDEN', 'A token can only create tokens for its own project', { required: '*', project_id: actor.projectId })
       }
       if (scope !== null) {
         const limits = input.environment != null ? [input.environment] : input.environments
         const outside = limits == null ? ['*'] : limits.filter((e) => !scope.includes(e))
-        if (outside.length) throw new AppError(403, 'ENVIRONMENT_FORBIDDEN', `A token limited to ${scope.join(', ')} can only create tokens limited to those`, { required: '*', environments: outside })
+        if (outside.length) throw forbidden('ENVIRONMENT_FORBIDDEN', `A token limited to ${scope.join(', ')} can only create tokens limited to those`, { required: '*', environments: outside })
       }
       return changes.run(async (tx, record) => {
         const created = await insertToken(deps, tx, input)
@@ -170,7 +166,7 @@ export function tokenService(deps: ServiceDeps) {
         if (!row) throw notFound('NOT_FOUND', 'Token')
         if (row.permissions.includes('*') && !isExpired(row)) {
           const admins = (await store.tokens.byProject(tx, actor.projectId)).filter((t) => t.permissions.includes('*') && !isExpired(t))
-          if (admins.length <= 1) throw new AppError(409, 'IN_USE', "Cannot delete the project's last unexpired admin (*) token", { token_prefix: row.tokenPrefix })
+          if (admins.length <= 1) throw inUse("Cannot delete the project's last unexpired admin (*) token", { token_prefix: row.tokenPrefix })
         }
         await revokeToken(deps, tx, record, actor, row)
       })

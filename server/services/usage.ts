@@ -6,7 +6,7 @@ import type { DocumentRow } from '../store/documents'
 import type { UsageRow } from '../store/usage'
 import { hourOf } from '../usage/flusher'
 import type { Actor, ServiceDeps } from './context'
-import { AppError, notFound, validationError } from '../errors'
+import { notFound, validationError, rateLimited } from '../errors'
 import { flagBodyOf, type FlagBody } from './flag-body'
 import { KEY_PATTERN } from './keys'
 import type { Snapshots } from '../cache/snapshots'
@@ -158,7 +158,7 @@ function chargeReport(token: string, counts: readonly ReportedCount[], now: numb
   const count = counts.reduce((sum, c) => sum + c.count, spent.count)
   if (rows > REPORT_ROWS_PER_MINUTE || count > REPORT_COUNT_PER_MINUTE) {
     const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000))
-    throw new AppError(429, 'RATE_LIMITED', `This token may report at most ${REPORT_ROWS_PER_MINUTE} usage rows and ${REPORT_COUNT_PER_MINUTE} evaluations per minute`, { retry_after: retryAfter })
+    throw rateLimited('RATE_LIMITED', `This token may report at most ${REPORT_ROWS_PER_MINUTE} usage rows and ${REPORT_COUNT_PER_MINUTE} evaluations per minute`, retryAfter)
   }
   spent.rows = rows
   spent.count = count

@@ -8,7 +8,7 @@ import type { DocumentRepository, DocumentRow } from '../store/documents'
 import type { ChangeRunner, RecordChange } from './change-runner'
 import type { Actor } from './context'
 import { by } from './context'
-import { AppError, notFound, versionConflict } from '../errors'
+import { notFound, versionConflict, alreadyExists } from '../errors'
 import { eventKind, type Action, type DocumentType, type EventKind } from '../store/vocabulary/changes'
 import { checkIfMatch, checkKey } from './keys'
 import { touchedEnvironment } from '../access/affected-environments'
@@ -100,7 +100,7 @@ export function versionedDocuments<Body extends DocumentRow['body']>(deps: { sto
   async function createIn(tx: Db, record: RecordChange, actor: Actor, rawKey: unknown, body: Body): Promise<DocumentRow> {
     const key = checkKey(rawKey)
     await kind.validate(tx, actor.projectId, key, body, undefined)
-    if (await repo.get(tx, actor.projectId, key)) throw new AppError(409, 'ALREADY_EXISTS', `${kind.label} "${key}" already exists`)
+    if (await repo.get(tx, actor.projectId, key)) throw alreadyExists(`${kind.label} "${key}" already exists`)
     const now = new Date().toISOString()
     const row: DocumentRow = { projectId: actor.projectId, key, body, version: 1, createdAt: now, updatedAt: now }
     await repo.insert(tx, row)

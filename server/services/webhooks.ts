@@ -3,7 +3,7 @@ import { checkWebhookUrl } from '../webhooks/url-guard'
 import type { WebhookRow } from '../store/webhooks'
 import type { Actor, ServiceDeps } from './context'
 import { by } from './context'
-import { AppError, notFound, validationError } from '../errors'
+import { notFound, validationError, limitReached, conflict, invalid } from '../errors'
 import { EVENT_KINDS, type EventKind } from '../store/vocabulary/changes'
 
 const MAX_WEBHOOKS_PER_PROJECT = 100
@@ -42,17 +42,17 @@ export function webhookService({ store, changes, settings }: ServiceDeps) {
         // plain http): an admin testing against a local receiver otherwise cannot find out.
         const liftable = !settings.webhookAllowPrivateTargets && checkWebhookUrl(input.url, { allowPrivate: true }).ok
         const hint = liftable ? ' Private, internal and plain-http targets are allowed only when the server runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true (development and tests).' : ''
-        throw new AppError(400, 'INVALID_WEBHOOK_URL', `Webhook URL rejected: ${verdict.reason}.${hint}`, { reason: verdict.reason, ...(liftable ? { allowed_with: 'WEBHOOK_ALLOW_PRIVATE_TARGETS' } : {}) })
+        throw invalid('INVALID_WEBHOOK_URL', `Webhook URL rejected: ${verdict.reason}.${hint}`, { reason: verdict.reason, ...(liftable ? { allowed_with: 'WEBHOOK_ALLOW_PRIVATE_TARGETS' } : {}) })
       }
       return changes.run(async (tx, record) => {
         const existing = await store.webhooks.byProject(tx, actor.projectId)
         if (existing.length >= MAX_WEBHOOKS_PER_PROJECT) {
-          throw new AppError(409, 'LIMIT_REACHED', `A project holds at most ${MAX_WEBHOOKS_PER_PROJECT} webhooks`)
+          throw limitReached(`A project holds at most ${MAX_WEBHOOKS_PER_PROJECT} webhooks`)
         }
         // One registration per URL: a second would deliver every event twice. Change the events by
         // deleting and registering again.
         const same = existing.find((w) => w.url === input.url)
-        if (same) throw new AppError(409, 'CONFLICT', `A webhook for ${input.url} is registered already (${same.id})`, { id: same.id })
+        if (same) throw conflict('CONFLICT', `A webhook for ${input.url} is registered already (${same.id})`, { id: same.id })
         const row: WebhookRow = {
           id: crypto.randomUUID(), projectId: actor.projectId, url: input.url, secret: input.secret ?? null,
           events: [...new Set(input.events as (EventKind | '*')[])], createdAt: new Date().toISOString(),

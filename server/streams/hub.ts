@@ -5,7 +5,7 @@
 // fill a gap (another instance's notice that came late or never), never per subscriber.
 import type { Store } from '../store'
 import type { ChangeRow } from '../store/changes'
-import type { ChangeNotice, StreamChange } from '../services/events'
+import type { ChangeNotice, StreamChange } from '../notices/changes'
 import { errorForLog, type Log } from '../log'
 import { HEARTBEAT, PREAMBLE, sseEvent, type Subscriber } from './sse'
 

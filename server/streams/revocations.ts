@@ -4,7 +4,7 @@
 // drop it within moments. Found by comparing the token map before and after whatever may change it.
 import type { Snapshots } from '../cache/snapshots'
 import type { TokenRow } from '../store/tokens'
-import type { ChangeNotice } from '../services/events'
+import type { ChangeNotice } from '../notices/changes'
 import type { ChangeHub } from './hub'
 import { sseEvent } from './sse'
 

@@ -4,7 +4,7 @@
 // every instance loads them at start. Each person is then signed in through the real login route.
 import { openDatabase } from '../../server/store/database'
 import { createStore } from '../../server/store'
-import { hashToken, tokenPrefixOf } from '../../server/services/tokens'
+import { hashToken, tokenPrefixOf } from '../../server/access/tokens'
 import type { Permission } from '../../server/store/vocabulary/permissions'
 import type { EnvironmentGrants, InstanceRole, ProjectRole } from '../../server/store/vocabulary/roles'
 import { createTestDatabase, type TestDatabase } from './postgres'

@@ -6,7 +6,7 @@ import { openDatabase } from '../../server/store/database'
 import { createStore, type Store } from '../../server/store'
 import { ChangeHub } from '../../server/streams/hub'
 import { MAX_QUEUED_BYTES, Subscriber } from '../../server/streams/sse'
-import type { ChangeNotice, StreamChange } from '../../server/services/events'
+import type { ChangeNotice, StreamChange } from '../../server/notices/changes'
 import { tempSqliteUrl } from '../helpers/temp'
 
 const hubs: ChangeHub[] = []

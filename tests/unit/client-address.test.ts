@@ -1,6 +1,7 @@
 // TRUSTED_PROXIES: what the setting accepts, and which X-Forwarded-For hop is the client (http/client-address.ts).
 import { expect, test } from 'bun:test'
-import { clientAddressResolver, parseTrustedProxies } from '../../server/http/client-address'
+import { clientAddressResolver } from '../../server/http/client-address'
+import { parseTrustedProxies } from '../../server/settings'
 import { loadSettings } from '../../server/settings'
 
 test('TRUSTED_PROXIES takes addresses and CIDR ranges, IPv4 and IPv6, and refuses anything else', () => {

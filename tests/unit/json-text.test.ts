@@ -1,7 +1,7 @@
-// The one linear scan JSON text gets before it is parsed (server/http/json-text.ts), and what the readers
+// The one linear scan JSON text gets before it is parsed (server/documents/json-text.ts), and what the readers
 // built on it answer (server/http/json-input.ts, evaluation-context.ts).
 import { describe, expect, test } from 'bun:test'
-import { badUnitOf, describeUnit, locateBadText, scanJsonText } from '../../server/http/json-text'
+import { badUnitOf, describeUnit, locateBadText, scanJsonText } from '../../server/documents/json-text'
 import { parseJsonText } from '../../server/http/json-input'
 import { contextFromUrl } from '../../server/http/evaluation-context'
 import { AppError } from '../../server/errors'

@@ -1,7 +1,8 @@
 // The pieces of GET /metrics in process: route templates for labels, the per-route counters, and the
 // prom-client exposition (its format, and a store that fails or hangs while being scraped).
 import { describe, expect, test } from 'bun:test'
-import { countRequests, LATENCY_BUCKETS, RequestMetrics, UNMATCHED } from '../../server/http/metrics'
+import { LATENCY_BUCKETS, RequestMetrics, UNMATCHED } from '../../server/metrics/requests'
+import { countRequests } from '../../server/http/count-requests'
 import { routeTemplates } from '../../server/http/route-templates'
 import { OperationCounts } from '../../server/metrics/counts'
 import { createExposition, QUEUE_DEPTH_TIMEOUT_MS, type MetricsSources } from '../../server/metrics/exposition'

@@ -2,7 +2,7 @@
 // once (others still get each one, in order), and the fan-out packs them into messages that each stay within
 // NOTIFY's 8000-byte payload and read back as the same notices, in order.
 import { expect, test } from 'bun:test'
-import { ChangeBus, type ChangeNotice } from '../../server/services/events'
+import { ChangeBus, type ChangeNotice } from '../../server/notices/changes'
 import { batchMessages, readMessage, singleMessage } from '../../server/cluster/notice-wire'
 
 const notice = (projectId: string, i: number, key = `flag-${i}`): ChangeNotice => ({

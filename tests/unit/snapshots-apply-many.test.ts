@@ -6,7 +6,7 @@ import { Snapshots, type ProjectSnapshot } from '../../server/cache/snapshots'
 import { createStore } from '../../server/store'
 import { openDatabase } from '../../server/store/database'
 import { bootstrap } from '../../server/services/bootstrap'
-import type { ChangeNotice } from '../../server/services/events'
+import type { ChangeNotice } from '../../server/notices/changes'
 import { tempSqliteUrl } from '../helpers/temp'
 
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString()

@@ -1,6 +1,6 @@
 // /api/v1/webhooks/:id/deliveries (permission *): the delivery log of one webhook and manual redelivery.
 import { t } from 'elysia'
-import { deliveryLog } from '../../webhooks/delivery-log'
+import { deliveryLog } from '../../services/webhook-deliveries'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import * as S from '../../schemas'

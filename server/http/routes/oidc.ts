@@ -6,9 +6,9 @@
 // instance audit, not to the URL.
 import { t } from 'elysia'
 import type { AppDeps } from '../deps'
-import type { Store } from '../../store'
 import { loadOidcSettings, type OidcSettings } from '../../identity/oidc-settings'
-import { OidcFailure, OidcRelyingParty, OIDC_STATE_TTL_MS, type OidcStateStore, type PendingSignIn } from '../../identity/oidc'
+import { OidcFailure, OidcRelyingParty, OIDC_STATE_TTL_MS } from '../../identity/oidc'
+import { auditRefusedOidcSignIn, StoredOidcStates } from '../../identity/oidc-states'
 import { signInWithOidc, SsoRefused, type SsoInvitations } from '../../identity/oidc-sign-in'
 import { safeReturnTo } from '../../identity/oidc-return-to'
 import { invitationOperations } from '../../identity/invitations'
@@ -16,19 +16,6 @@ import { clientAddress } from '../../identity/request-meta'
 import { guard, routeModule } from './common'
 import { errorResponse } from '../errors'
 import { AppError } from '../../errors'
-
-/** Pending sign-ins in the store (table oidc_states): every instance of a cluster can finish any of them. */
-export class StoredOidcStates implements OidcStateStore {
-  constructor(private readonly store: Store) {}
-  async put(id: string, pending: PendingSignIn, expiresAt: Date): Promise<void> {
-    // Writes go through the writer (a write on SQLite's reader connection would wait on an open transaction).
-    await this.store.transaction((tx) => this.store.oidcStates.put(tx, { id, data: { ...pending }, expiresAt: expiresAt.toISOString() }))
-  }
-  async take(id: string, now: Date): Promise<PendingSignIn | undefined> {
-    const row = await this.store.transaction((tx) => this.store.oidcStates.take(tx, id))
-    return row && Date.parse(row.expiresAt) > now.getTime() ? (row.data as unknown as PendingSignIn) : undefined
-  }
-}
 
 const START_SUMMARY = 'Single sign-on: redirects (302) to the identity provider; 404 OIDC_DISABLED without OIDC_ISSUER'
 const CALLBACK_SUMMARY = 'Single sign-on: the identity provider returns here; signs in and redirects (302) to return_to, or to /signin?sso_error={reason}'
@@ -137,7 +124,7 @@ export function oidcRoutes(deps: Pick<AppDeps, 'identity' | 'settings' | 'store'
         if (reason === undefined) throw e
         await deps.identity.throttle.checkAddress(ip).catch(() => undefined)
         deps.log('oidc: sign-in refused', { reason, detail: (e as Error).message, ip }, 'warn')
-        await deps.store.transaction((tx) => deps.identity.audit(tx, { actor: 'oidc', actorType: 'user', action: 'sign_in_failed', resourceType: 'session', resourceKey: '', details: { method: 'oidc', reason }, ip }))
+        await auditRefusedOidcSignIn(deps.store, deps.identity, reason, ip)
         return redirect(signInPage(reason), [cleared])
       }
     }, documented(CALLBACK_SUMMARY, CALLBACK_REDIRECT))

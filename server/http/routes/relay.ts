@@ -3,7 +3,7 @@
 // and by a relay to the relays that follow it (from its own cache, asking its upstream for what it lacks).
 import { t } from 'elysia'
 import type { TokenRow } from '../../store/tokens'
-import { expiryOf } from '../../services/tokens'
+import { expiryOf } from '../../access/tokens'
 import type { AppDeps } from '../deps'
 import { callerOf, type Caller } from '../auth'
 import * as S from '../../schemas'

@@ -1,6 +1,8 @@
 // What one change did (audit, outbox, stream) and the notices that tell caches, streams and other instances
-// about it. The change vocabulary itself (resource types, actions, event kinds) is store/vocabulary/changes.ts.
-import type { ChangeAuthority } from './change-request-types'
+// about it: the floor services, cache, streams, cluster, experiments, identity and relay all stand on (it
+// imports only store/vocabulary/). The change vocabulary itself (resource types, actions, event kinds) is
+// store/vocabulary/changes.ts.
+import type { ChangeAuthority } from '../store/vocabulary/change-requests'
 import type { Action, EventKind, ResourceType } from '../store/vocabulary/changes'
 
 /** Notices about people (teams), published like any change notice so every instance drops cached sessions

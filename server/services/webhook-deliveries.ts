@@ -1,8 +1,8 @@
 // What the API shows of the outbox: recent deliveries of one webhook, and manual redelivery of a failed one.
 import type { Store } from '../store'
 import type { DeliveryRow } from '../store/deliveries'
-import { AppError, notFound } from '../errors'
-import { webhookHealth } from '../services/webhooks'
+import { notFound, conflict } from '../errors'
+import { webhookHealth } from './webhooks'
 
 export const DEFAULT_DELIVERY_LIST_LIMIT = 100
 export type DeliveryStatus = 'pending' | 'delivering' | 'delivered' | 'failed'
@@ -43,7 +43,7 @@ export function deliveryLog(store: Store) {
         if (requeued) return requeued
         const row = await store.deliveries.get(tx, webhookId, deliveryId)
         if (!row) throw notFound('NOT_FOUND', `Delivery "${deliveryId}"`)
-        throw new AppError(409, 'CONFLICT', `Only failed deliveries can be redelivered; this one is ${row.status}`, { status: row.status })
+        throw conflict('CONFLICT', `Only failed deliveries can be redelivered; this one is ${row.status}`, { status: row.status })
       })
     },
   }

@@ -3,14 +3,13 @@
 // (metrics/exposition.ts) reads these numbers when /metrics is scraped.
 //
 // Two writers:
-//  - the native fast paths (fast-evaluation.ts and any other route registered on Bun's router ahead of
+//  - the native fast paths (http/fast-evaluation.ts and any other route registered on Bun's router ahead of
 //    Elysia) resolve their RouteSeries once at start and call `record` per answer: array increments and
 //    two additions, no lookups, no allocation;
 //  - every request Elysia answers (the fast paths' fallbacks, errors and early refusals included) passes
-//    through `countRequests`, Elysia's `wrap`, which finds the series by the route template of its path
-//    (route-templates.ts) or files it under UNMATCHED.
-import { BoundedMemo } from './bounded-memo'
-import { pathOf } from './url-input'
+//    through `countRequests` (http/count-requests.ts), Elysia's `wrap`, which finds the series by the route
+//    template of its path (http/route-templates.ts) or files it under UNMATCHED.
+// Imports nothing: http/, relay/ and metrics/exposition.ts all stand on it.
 
 /** Upper bounds of the latency histogram, in seconds: most answers come from memory in well under 1 ms. */
 export const LATENCY_BUCKETS: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -64,46 +63,5 @@ export class RequestMetrics {
 
   *all(): IterableIterator<RouteSeries> {
     for (const byMethod of this.byRoute.values()) yield* byMethod.values()
-  }
-}
-
-type Handle = (request: Request) => unknown
-
-/** Elysia's `wrap` (a higher-order function around every route handler and the not-found handler): times
- *  each request Elysia answers and records it under the template `templateOf` finds for its path. */
-export function countRequests(metrics: RequestMetrics, templateOf: (path: string) => string | undefined, also?: (request: Request, route: string, status: number, started: number) => void) {
-  // Paths repeat (the same keys are asked for again and again): their templates are remembered, within
-  // bounds, so most requests look up one string instead of walking the template tree.
-  const routes = new BoundedMemo<string>(10_000, 512)
-  const routeOf = (path: string): string => {
-    let route = routes.get(path)
-    if (route === undefined) routes.set(path, (route = templateOf(path) ?? UNMATCHED))
-    return route
-  }
-  const done = (request: Request, response: unknown, started: number): unknown => {
-    const seconds = (performance.now() - started) / 1000
-    const status = response instanceof Response ? response.status : 500
-    const route = routeOf(pathOf(request.url))
-    metrics.series(route, request.method).record(status, seconds)
-    also?.(request, route, status, started)
-    return response
-  }
-  return (handle: Handle) => (request: Request) => {
-    const started = performance.now()
-    let result: unknown
-    try {
-      result = handle(request)
-    } catch (error) {
-      done(request, undefined, started)
-      throw error
-    }
-    if (!(result instanceof Promise)) return done(request, result, started)
-    return result.then(
-      (response) => done(request, response, started),
-      (error: unknown) => {
-        done(request, undefined, started)
-        throw error
-      },
-    )
   }
 }

@@ -4,7 +4,8 @@
 // every store can keep. JSON's escapes can spell `\u0000` (PostgreSQL's jsonb and text refuse NUL) and
 // unpaired UTF-16 surrogates such as `\ud800` (not Unicode; PostgreSQL refuses them, SQLite would store
 // bytes no UTF-8 reader accepts). Both are refused on every store, so behaviour does not depend on it.
-// Pure: no I/O, no imports.
+// Pure: no I/O, no imports; in documents/ (below http/), since both the request readers (http/json-input.ts)
+// and the document parser (documents/parse.ts) scan with it.
 
 export const MAX_JSON_DEPTH = 64
 
