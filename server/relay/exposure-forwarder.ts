@@ -1,0 +1,56 @@
+// At a relay, the exposures its own evaluation surfaces record (experiments/exposures.ts, for the running
+// experiments its upstream's definitions list) go upstream as exposure events instead of into a store:
+// drained at least every EXPOSURE_FLUSH_MS, early when many wait, and at shutdown, and handed to the
+// relay's forwarder (forwarder.ts), whose batch ids the origin takes once: nothing lost, nothing twice. The
+// origin files each event under the phase running when it arrives (a relay knows no phases).
+import { drainExposuresAs, onExposurePressure } from '../experiments/exposures'
+import type { Log } from '../log'
+
+export interface ExposureEvent {
+  type: 'exposure'
+  flag: string
+  variant: string
+  context: Record<string, unknown>
+  timestamp: string
+}
+
+/** A context in which the unit attribute `attribute` reads `unit` the way engine/context.ts compileAccessor
+ *  reads it: `custom.<name>` (and `custom` itself) from the `custom` object, any other name (dots and all)
+ *  from the top level. */
+export function contextNaming(attribute: string, unit: string, environment: string): Record<string, unknown> {
+  if (attribute === 'custom') return { custom: { custom: unit }, environment }
+  if (attribute.startsWith('custom.')) return { custom: { [attribute.slice('custom.'.length)]: unit }, environment }
+  return { [attribute]: unit, environment }
+}
+
+/** Every exposure recorded since the last drain, as events: a unit also served another variant goes as
+ *  both, so that the origin marks it (left out of the results) as it would have here. */
+export function drainExposureEvents(): { events: ExposureEvent[]; dropped: number } {
+  const { items, dropped } = drainExposuresAs((x, unit, firstAt, variant, also) => {
+    const context = contextNaming(x.unit, unit, x.environment)
+    const timestamp = new Date(firstAt).toISOString()
+    const first: ExposureEvent = { type: 'exposure', flag: x.flagKey, variant, context, timestamp }
+    return also === undefined ? [first] : [first, { ...first, variant: also }]
+  })
+  return { events: items.flat(), dropped }
+}
+
+export function startExposureForwarding(opts: { forward: (events: ExposureEvent[]) => void; flushMs: number; log: Log }) {
+  const { forward, flushMs, log } = opts
+  function flush(): void {
+    const { events, dropped } = drainExposureEvents()
+    if (dropped) log('exposures dropped: too many units waiting between flushes', { dropped }, 'warn')
+    if (events.length) forward(events)
+  }
+  onExposurePressure(flush)
+  const timer = setInterval(flush, flushMs)
+  return {
+    flush,
+    /** Hands what is left to the forwarder (before it stops: its spool goes to RELAY_CACHE_FILE). */
+    stop(): void {
+      clearInterval(timer)
+      onExposurePressure(undefined)
+      flush()
+    },
+  }
+}
