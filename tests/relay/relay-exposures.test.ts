@@ -2,19 +2,27 @@
 // with two running experiments (one counting units by `custom.team`), a relay and a relay of that relay.
 // The relays list the running experiments in their definitions as the origin does (and stop listing one
 // stopped at the origin); their own evaluations (GET /api/v1/flags/:key, OFREP) reach the origin as
-// exposures, once per unit, with the variant the relay served; a unit served two variants is marked there.
+// exposures, once per unit, with the variant the relay served. A relay restarted from RELAY_CACHE_FILE with
+// the origin down knows the running experiments at once, and what it recorded before a shutdown reaches the
+// origin once it is back.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import { api, createToken, startServer, type TestServer } from '../helpers/server'
+import { tempDir } from '../helpers/temp'
 import { until } from '../helpers/until'
 
 const ctx = (c: unknown) => encodeURIComponent(JSON.stringify(c))
-const relayEnv = (upstream: TestServer, key: string): Record<string, string> => ({ UPSTREAM_URL: upstream.url, UPSTREAM_TOKEN: key, UPSTREAM_POLL_MS: '200', EXPOSURE_FLUSH_MS: '200' })
+const relayEnv = (upstream: { url: string }, key: string, cacheFile?: string): Record<string, string> => ({
+  UPSTREAM_URL: upstream.url, UPSTREAM_TOKEN: key, UPSTREAM_POLL_MS: '200', EXPOSURE_FLUSH_MS: '200', ...(cacheFile && { RELAY_CACHE_FILE: cacheFile }),
+})
 const relayReady = (srv: TestServer) => until(`relay ${srv.url} ready`, async () => (await api(srv, 'GET', '/health/ready')).status === 200, 20_000)
 
 let origin: TestServer
 let relay: TestServer
 let second: TestServer
 let reader: string
+let relayKey: string
+let cacheFile: string
 
 async function units(key: string): Promise<{ units: Record<string, number>; multiple_exposures: number }> {
   const r = await api(origin, 'GET', `/api/v1/experiments/${key}/units`, { token: origin.adminToken })
@@ -26,7 +34,7 @@ const listed = async (srv: TestServer) => (await api(srv, 'GET', '/api/v1/defini
 
 beforeAll(async () => {
   origin = await startServer()
-  const relayKey = await createToken(origin, ['relay'])
+  relayKey = await createToken(origin, ['relay'])
   reader = await createToken(origin, ['read:flags'])
   const c = async (method: string, path: string, body?: unknown) => {
     const r = await api(origin, method, path, { token: origin.adminToken, body })
@@ -40,7 +48,8 @@ beforeAll(async () => {
   await c('POST', '/api/v1/experiments', { key: 'y', name: 'Y', flag: 'g', environment: 'production', unit: 'custom.team', goal_metrics: ['orders'], cuped: false })
   await c('POST', '/api/v1/experiments/x/start')
   await c('POST', '/api/v1/experiments/y/start')
-  relay = await startServer({ env: relayEnv(origin, relayKey) })
+  cacheFile = join(tempDir(), 'relay-cache.json')
+  relay = await startServer({ env: relayEnv(origin, relayKey, cacheFile) })
   await relayReady(relay)
   second = await startServer({ env: relayEnv(relay, relayKey) })
   await relayReady(second)
@@ -111,4 +120,24 @@ describe('exposures at a relay', () => {
     await Bun.sleep(1500)
     expect(await units('y')).toEqual(before)
   }, 60_000)
+
+  test('restarted from its cache file with the origin down: the experiment is known, and exposures recorded before a shutdown arrive once', async () => {
+    const before = total((await units('x')).units)
+    const port = origin.port
+    await origin.kill()
+    await relay.stop()
+    const restart = () => startServer({ env: relayEnv({ url: `http://127.0.0.1:${port}` }, relayKey, cacheFile) })
+    relay = await restart()
+    expect(await listed(relay)).toEqual([{ key: 'x', flag: 'f', environment: 'production', unit: 'user_id' }])
+    for (const unit of ['c1', 'c2', 'c3']) {
+      expect((await api(relay, 'GET', `/api/v1/flags/f?context=${ctx({ user_id: unit, environment: 'production' })}`, { token: reader })).status).toBe(200)
+    }
+    // Stopped at once (before its flush timer): the exposures go to the spool, and the spool to the cache file.
+    await relay.stop()
+    relay = await restart()
+    origin = await startServer({ databaseUrl: origin.databaseUrl, adminToken: origin.adminToken, env: { PORT: String(port) } })
+    await until('the spooled exposures reach the origin', async () => total((await units('x')).units) >= before + 3, 30_000)
+    await Bun.sleep(1500)
+    expect(total((await units('x')).units)).toBe(before + 3)
+  }, 90_000)
 })
