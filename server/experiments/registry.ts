@@ -66,9 +66,15 @@ export class ExperimentRegistry {
    *  has no store rows, so no ids or phases: it forwards exposures as events (relay/exposure-forwarder.ts),
    *  and the origin files each under the phase running when it arrives. */
   loadListed(projectId: string, listed: readonly ListedExperiment[]): void {
+    // An experiment listed before keeps its object (the recorder's key): a unit evaluated on both sides of a
+    // reload stays one exposure.
+    const held = (x: ListedExperiment) => {
+      const h = this.runningIn(projectId, x.flag, x.environment)
+      return h !== undefined && h.key === x.key && h.unit === x.unit ? h : undefined
+    }
     this.fill(listed.map((x) => ({
       projectId, unit: x.unit,
-      running: running({ id: x.key, key: x.key, projectId, flagKey: x.flag, environment: x.environment, phase: 0, unit: x.unit }),
+      running: held(x) ?? running({ id: x.key, key: x.key, projectId, flagKey: x.flag, environment: x.environment, phase: 0, unit: x.unit }),
     })))
   }
 

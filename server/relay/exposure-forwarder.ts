@@ -4,6 +4,8 @@
 // relay's forwarder (forwarder.ts), whose batch ids the origin takes once: nothing lost, nothing twice. The
 // origin files each event under the phase running when it arrives (a relay knows no phases).
 import { drainExposuresAs, onExposurePressure } from '../experiments/exposures'
+import type { Snapshots } from '../cache/snapshots'
+import { flagBodyOf } from '../services/flag-body'
 import type { Log } from '../log'
 
 export interface ExposureEvent {
@@ -35,12 +37,22 @@ export function drainExposureEvents(): { events: ExposureEvent[]; dropped: numbe
   return { events: items.flat(), dropped }
 }
 
-export function startExposureForwarding(opts: { forward: (events: ExposureEvent[]) => void; flushMs: number; log: Log }) {
-  const { forward, flushMs, log } = opts
+/** Whether the flag (as the relay now serves it) still has the variant: the origin refuses a batch naming a
+ *  variant removed meanwhile, whole, so such an event would cost its batch's others. */
+export function variantServed(snapshots: Pick<Snapshots, 'project'>, projectId: string | undefined, flag: string, variant: string): boolean {
+  const row = projectId === undefined ? undefined : snapshots.project(projectId)?.flags.get(flag)?.row
+  const variants = row && flagBodyOf(row).variants
+  return variants !== undefined && variants !== null && Object.hasOwn(variants, variant)
+}
+
+export function startExposureForwarding(opts: { forward: (events: ExposureEvent[]) => void; served: (flag: string, variant: string) => boolean; flushMs: number; log: Log }) {
+  const { forward, served, flushMs, log } = opts
   function flush(): void {
     const { events, dropped } = drainExposureEvents()
     if (dropped) log('exposures dropped: too many units waiting between flushes', { dropped }, 'warn')
-    if (events.length) forward(events)
+    const kept = events.filter((e) => served(e.flag, e.variant))
+    if (kept.length < events.length) log('exposures dropped: their variant was removed from the flag meanwhile', { dropped: events.length - kept.length }, 'warn')
+    if (kept.length) forward(kept)
   }
   onExposurePressure(flush)
   const timer = setInterval(flush, flushMs)

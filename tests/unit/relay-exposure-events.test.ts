@@ -6,7 +6,8 @@ import { compileFlag } from '../../server/engine/compile'
 import { compileAccessor } from '../../server/engine/context'
 import { experimentRegistry } from '../../server/experiments/registry'
 import { recordExposure } from '../../server/experiments/exposures'
-import { contextNaming, drainExposureEvents } from '../../server/relay/exposure-forwarder'
+import { contextNaming, drainExposureEvents, variantServed } from '../../server/relay/exposure-forwarder'
+import { Snapshots } from '../../server/cache/snapshots'
 
 test('the context built names the unit as the accessor reads it', () => {
   for (const attribute of ['user_id', 'account.id', 'custom.team', 'custom', 'custom.a.b']) {
@@ -40,8 +41,23 @@ test('listed experiments record exposures; drained as events once; two variants 
     { type: 'exposure', flag: 'f', variant: r3.variant!, context: ctx('t3'), timestamp: at(t + 1) },
   ])
   expect(drainExposureEvents().events).toEqual([])
+  // Reloaded with the same list (another flag changed): a unit evaluated on both sides is one exposure.
+  recordExposure('p', flag, r3, ctx('t3'), t + 20)
+  experimentRegistry.loadListed('p', [{ key: 'x', flag: 'f', environment: 'production', unit: 'custom.team' }])
+  recordExposure('p', flag, r3, ctx('t3'), t + 30)
+  expect(drainExposureEvents().events).toEqual([{ type: 'exposure', flag: 'f', variant: r3.variant!, context: ctx('t3'), timestamp: at(t + 20) }])
   // Stopped upstream: no longer listed, nothing recorded.
   experimentRegistry.loadListed('p', [])
   recordExposure('p', flag, r3, ctx('t4'), t)
   expect(drainExposureEvents().events).toEqual([])
+})
+
+test('a variant the flag no longer has is not forwarded (the origin would refuse its whole batch)', () => {
+  const snapshots = new Snapshots(undefined)
+  const row = { projectId: 'p', key: 'f', body: { enabled: true, variants: { a: 1, b: 2 }, default_variant: 'a' }, version: 1, createdAt: '', updatedAt: '' }
+  snapshots.serveProject({ id: 'p', slug: 'p', name: 'P', environments: ['production'], createdAt: '', updatedAt: '' } as any, { flags: [row as any], configs: [], segments: [] })
+  expect(variantServed(snapshots, 'p', 'f', 'b')).toBe(true)
+  expect(variantServed(snapshots, 'p', 'f', 'c')).toBe(false)
+  expect(variantServed(snapshots, 'p', 'g', 'a')).toBe(false)
+  expect(variantServed(snapshots, undefined, 'f', 'a')).toBe(false)
 })
