@@ -67,17 +67,26 @@ function note(x: RunningExperiment, unit: string, variant: string, at: number): 
 
 /** Takes every exposure recorded since the last drain (and forgets them), with how many were dropped. */
 export function drainExposures(): { rows: ExposureRow[]; dropped: number } {
+  const { items, dropped: lost } = drainExposuresAs((x, unit, firstAt, variant, also): ExposureRow => ({ experimentId: x.id, phase: x.phase, unit, firstAt, variant, multiple: also !== undefined }))
+  return { rows: items, dropped: lost }
+}
+
+/** drainExposures, each exposure made into what the caller sends on (a relay: exposure events). `also`: for a
+ *  unit also served another variant, a variant other than its first this experiment saw (the unit's own
+ *  second one is not kept: any other marks it alike). */
+export function drainExposuresAs<T>(make: (x: RunningExperiment, unit: string, firstAt: number, variant: string, also: string | undefined) => T): { items: T[]; dropped: number } {
   const slots = pending
   const lost = dropped
   pending = new Map()
   pendingUnits = 0
   dropped = 0
-  const rows: ExposureRow[] = []
+  const items: T[] = []
   for (const [x, slot] of slots) {
     for (const [unit, packed] of slot.units) {
       const low = packed % PACK
-      rows.push({ experimentId: x.id, phase: x.phase, unit, firstAt: (packed - low) / PACK, variant: slot.variants[low % MULTIPLE]!, multiple: low >= MULTIPLE })
+      const variant = slot.variants[low % MULTIPLE]!
+      items.push(make(x, unit, (packed - low) / PACK, variant, low >= MULTIPLE ? slot.variants.find((v) => v !== variant) : undefined))
     }
   }
-  return { rows, dropped: lost }
+  return { items, dropped: lost }
 }

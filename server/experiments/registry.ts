@@ -1,7 +1,8 @@
 // The experiments every evaluation surface must know about, in memory: the running ones by project and flag
 // (exposures are recorded for them without touching the store), and the context attributes that name units
 // in each project (track events are stored under each). Loaded at start, reloaded when an experiment changes
-// (change notices, from this instance or another) and at each reconcile.
+// (change notices, from this instance or another) and at each reconcile; at a relay, from its upstream's
+// definitions (loadListed).
 import { attributeKey, compileAccessor, type PropertyAccessor } from '../engine/context'
 import type { EvaluationContext } from '../engine/types'
 import type { ExperimentRow } from '../store/experiments'
@@ -21,12 +22,12 @@ export interface RunningExperiment {
 
 const DEFAULT_UNIT = 'user_id'
 
-function running(row: ExperimentRow): RunningExperiment {
-  const accessor: PropertyAccessor = compileAccessor(row.body.unit)
-  return {
-    id: row.id, key: row.key, projectId: row.projectId, flagKey: row.flagKey, environment: row.environment, phase: row.phase, unit: row.body.unit,
-    unitOf: (context) => attributeKey(accessor(context)),
-  }
+/** A running experiment as GET /api/v1/definitions lists it. */
+export interface ListedExperiment { key: string; flag: string; environment: string; unit: string }
+
+function running(x: Omit<RunningExperiment, 'unitOf'>): RunningExperiment {
+  const accessor: PropertyAccessor = compileAccessor(x.unit)
+  return { ...x, unitOf: (context) => attributeKey(accessor(context)) }
 }
 
 export class ExperimentRegistry {
@@ -37,21 +38,44 @@ export class ExperimentRegistry {
 
   /** Replaces everything with `rows` (every experiment not stopped). */
   load(rows: ExperimentRow[]): void {
+    this.fill(rows.map((row) => ({
+      projectId: row.projectId, unit: row.body.unit,
+      running: row.state === 'running' ? running({ id: row.id, key: row.key, projectId: row.projectId, flagKey: row.flagKey, environment: row.environment, phase: row.phase, unit: row.body.unit }) : undefined,
+    })))
+  }
+
+  private fill(entries: { projectId: string; unit: string; running: RunningExperiment | undefined }[]): void {
     const byProject = new Map<string, Map<string, RunningExperiment[]>>()
     const attributes = new Map<string, Set<string>>()
-    for (const row of rows) {
-      let set = attributes.get(row.projectId)
-      if (set === undefined) attributes.set(row.projectId, (set = new Set([DEFAULT_UNIT])))
-      set.add(row.body.unit)
-      if (row.state !== 'running') continue
-      let flags = byProject.get(row.projectId)
-      if (flags === undefined) byProject.set(row.projectId, (flags = new Map()))
-      const list = flags.get(row.flagKey) ?? []
-      list.push(running(row))
-      flags.set(row.flagKey, list)
+    for (const { projectId, unit, running: x } of entries) {
+      let set = attributes.get(projectId)
+      if (set === undefined) attributes.set(projectId, (set = new Set([DEFAULT_UNIT])))
+      set.add(unit)
+      if (x === undefined) continue
+      let flags = byProject.get(projectId)
+      if (flags === undefined) byProject.set(projectId, (flags = new Map()))
+      const list = flags.get(x.flagKey) ?? []
+      list.push(x)
+      flags.set(x.flagKey, list)
     }
     this.byProject = byProject
     this.attributes = new Map([...attributes].map(([p, s]) => [p, [...s]]))
+  }
+
+  /** At a relay: replaces everything with the running experiments its upstream's definitions list. A relay
+   *  has no store rows, so no ids or phases: it forwards exposures as events (relay/exposure-forwarder.ts),
+   *  and the origin files each under the phase running when it arrives. */
+  loadListed(projectId: string, listed: readonly ListedExperiment[]): void {
+    // An experiment listed before keeps its object (the recorder's key): a unit evaluated on both sides of a
+    // reload stays one exposure.
+    const held = (x: ListedExperiment) => {
+      const h = this.runningIn(projectId, x.flag, x.environment)
+      return h !== undefined && h.key === x.key && h.unit === x.unit ? h : undefined
+    }
+    this.fill(listed.map((x) => ({
+      projectId, unit: x.unit,
+      running: held(x) ?? running({ id: x.key, key: x.key, projectId, flagKey: x.flag, environment: x.environment, phase: 0, unit: x.unit }),
+    })))
   }
 
   /** The running experiments on a flag (every environment), or undefined: the hot path's one lookup. */

@@ -6,6 +6,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import type { TokenRow } from '../store/tokens'
 import type { Log } from '../log'
 import type { Batch } from './forwarder'
+import type { ListedExperiment } from '../experiments/registry'
 
 export interface RelayCache {
   format: 1
@@ -31,6 +32,8 @@ export interface DefinitionsDocument {
   flags: Record<string, unknown>[]
   configs: Record<string, unknown>[]
   segments: Record<string, unknown>[]
+  /** the running experiments (absent when none runs) */
+  experiments?: ListedExperiment[]
 }
 
 export function readCache(path: string, upstream: string, log: Log): RelayCache | undefined {

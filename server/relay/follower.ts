@@ -13,6 +13,7 @@ import { errorForLog, type Log } from '../log'
 import type { DefinitionsDocument, RelayCache } from './cache-file'
 import type { RelayKeys, VerifyAnswer } from './keys'
 import { readSse } from './sse-reader'
+import { experimentRegistry } from '../experiments/registry'
 
 export type UpstreamState = 'connected' | 'polling' | 'unreachable' | 'starting'
 
@@ -93,6 +94,8 @@ export class Follower {
   private serve(doc: DefinitionsDocument): void {
     const project = this.project!
     this.definitions = doc
+    // The running experiments it lists: the relay records their exposures and lists them to its clients.
+    experimentRegistry.loadListed(project.id, doc.experiments ?? [])
     this.o.snapshots.serveProject(
       { id: project.id, slug: project.slug, name: project.name, environments: doc.environments, createdAt: '', updatedAt: '' },
       { flags: doc.flags.map((d) => rowOf(project.id, d)), configs: doc.configs.map((d) => rowOf(project.id, d)), segments: doc.segments.map((d) => rowOf(project.id, d)) },

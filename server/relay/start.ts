@@ -24,6 +24,7 @@ import { cacheWriter, readCache, type RelayCache } from './cache-file'
 import { Follower } from './follower'
 import { Forwarder } from './forwarder'
 import { RelayKeys } from './keys'
+import { startExposureForwarding, variantServed } from './exposure-forwarder'
 
 export async function startRelay(settings: Settings & { upstreamUrl: string; upstreamToken: string }) {
   const upstreamUrl = settings.upstreamUrl
@@ -69,6 +70,11 @@ export async function startRelay(settings: Settings & { upstreamUrl: string; ups
     countedSince = to
     forwarder.add('/api/v1/usage', counts)
   }, settings.usageFlushMs)
+  // Its exposures (of the running experiments the upstream's definitions list) go upstream as events.
+  const exposures = startExposureForwarding({
+    forward: (events) => forwarder.add('/api/v1/events', events), served: (flag, variant) => variantServed(snapshots, follower.project?.id, flag, variant),
+    flushMs: settings.exposureFlushMs, log,
+  })
 
   const relay: RelayState = {
     upstreamUrl,
@@ -108,6 +114,7 @@ export async function startRelay(settings: Settings & { upstreamUrl: string; ups
       clearInterval(usageTimer)
       clearInterval(sweep)
       follower.stop()
+      exposures.stop()
       forwarder.stop()
       writer?.flush()
       hub.stop()
