@@ -52,7 +52,7 @@ export const ALLOWED: Record<string, string[]> = {
   'http/': ['http/', 'services/', 'access/', 'identity/', 'cache/', 'streams/', 'usage/', 'experiments/', 'metrics/', 'documents/', 'schemas/', 'notices/', 'store/', 'engine/', ...LEAVES],
   'http/routes/': ['http/', 'services/', 'access/', 'identity/', 'cache/', 'streams/', 'usage/', 'experiments/', 'metrics/', 'documents/', 'schemas/', 'notices/', 'store/', 'engine/', ...LEAVES],
   // composition roots: the relay's (no store of its own), the service's and the operator commands'
-  'relay/': ['relay/', 'http/', 'streams/', 'cache/', 'access/', 'metrics/', 'usage/', 'services/', 'notices/', 'store/', 'engine/', ...LEAVES],
+  'relay/': ['relay/', 'http/', 'streams/', 'cache/', 'access/', 'metrics/', 'usage/', 'experiments/', 'services/', 'notices/', 'store/', 'engine/', ...LEAVES],
   'index.ts': [''],
   'cli.ts': [''],
 }
