@@ -64,6 +64,7 @@ import { experimentRoutes } from './routes/experiments'
 import { experimentMetricRoutes } from './routes/experiment-metrics'
 import { eventRoutes } from './routes/events'
 import { experimentUnitRoutes } from './routes/experiment-units'
+import { releasePlanRoutes } from './routes/release-plans'
 import type { AppDeps } from './deps'
 
 /** Not in the OpenAPI document, and open to anyone (route-inventory.ts). */
@@ -305,7 +306,7 @@ export function createApp(deps: AppDeps) {
     // (nested: one more link in this chain is past what TypeScript will instantiate)
     .use(experimentRoutes(deps).use(experimentUnitRoutes(deps)))
     .use(experimentMetricRoutes(deps))
-    .use(eventRoutes(deps))
+    .use(eventRoutes(deps).use(releasePlanRoutes(deps)))
 
   elysiaFetch = (request) => app.fetch(request)
   // Every route declares its permission (route-inventory.ts); a route without one is a bug, found here.

@@ -188,3 +188,4 @@ export const flagUsage = pgTable(
 export * from './schema-teams.pg'
 export * from './schema-change-requests.pg'
 export * from './schema-experiments.pg'
+export * from './schema-release-plans.pg'

@@ -205,3 +205,4 @@ export const flagUsage = sqliteTable(
 export * from './schema-teams.sqlite'
 export * from './schema-change-requests.sqlite'
 export * from './schema-experiments.sqlite'
+export * from './schema-release-plans.sqlite'
