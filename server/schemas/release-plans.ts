@@ -21,7 +21,7 @@ export const ReleasePlanCreate = t.Object({
   on_regression: t.Optional(t.String({ description: `${ON_REGRESSION.join(' or ')} (default rollback)` })),
 }, { title: 'ReleasePlanCreate' })
 
-const Interval = t.Nullable(t.Tuple([t.Number(), t.Number()], { description: 'the relative change, oriented so that positive is good for the metric' }))
+const Interval = t.Nullable(t.Array(t.Number(), { description: '[low, high] of the relative change, oriented so that positive is good for the metric' }))
 
 export const ReleasePlan = t.Object({
   id: t.String(), flag: t.String(), environment: t.String(), state: t.UnionEnum([...RELEASE_PLAN_STATES]),

@@ -119,7 +119,7 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
       const nextStep = row.body.steps[row.currentStep]!
       const complete = nextStep.percentage >= 100 && row.currentStep + 1 === row.body.steps.length
       const after = plans.next(row, {
-        currentStep: row.currentStep + 1, phase: row.phase + 1, stepStartedAt: new Date(now).toISOString(), status: { ...status, guardrails: [], units: { treatment: 0, control: 0 }, srm_p_value: null },
+        currentStep: row.currentStep + 1, phase: row.phase + 1, stepStartedAt: new Date(now).toISOString(), status,
         ...(complete && { state: 'completed', claimedBy: null, claimedUntil: null }),
       })
       await plans.run(async (tx, record) => {
