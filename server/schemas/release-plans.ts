@@ -1,4 +1,4 @@
-// Wire schemas of release plans (docs/experiments.md "Release plans"). Shapes only; the service checks
+// Wire schemas of release plans (docs/experiments.md §7). Shapes only; the service checks
 // meaning (step order, ranges, known metrics and environment) and names the field when refusing.
 import { t } from 'elysia'
 import { ON_REGRESSION, RELEASE_PLAN_STATES } from '../store/vocabulary/release-plans'

@@ -1,4 +1,4 @@
-// The release plans' monitor (docs/experiments.md "Release plans"): for a running plan, the units served the
+// The release plans' monitor (docs/experiments.md §7): for a running plan, the units served the
 // new value (treatment, OFREP branch `rollout`) against the units outside the rollout (control, `off`) on
 // each guardrail, with the sequential test of the experiments (server/stats compareVariants over the sums
 // store/experiment-results.ts computes in SQL for the plan's current phase), then one decision: roll back or

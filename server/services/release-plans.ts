@@ -1,4 +1,4 @@
-// Release plans (docs/experiments.md "Release plans"): a flag's rollout in one environment raised step by
+// Release plans (docs/experiments.md §7): a flag's rollout in one environment raised step by
 // step, each step held while guardrail metrics are watched (release-plan-monitor.ts). Create (draft), start
 // (step 1; in a protected environment a change request whose approval covers the later steps and the
 // rollback), pause, resume, roll back. Every transition is one change: the plan's row (compare-and-set), its

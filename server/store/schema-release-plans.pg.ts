@@ -1,4 +1,4 @@
-// PostgreSQL table of release plans (docs/experiments.md "Release plans"): one row per plan, its monitor's
+// PostgreSQL table of release plans (docs/experiments.md §7): one row per plan, its monitor's
 // lease (claimed_by / claimed_until: one instance checks a plan at a time). Column-for-column
 // schema-release-plans.sqlite.ts. A plan's exposures are rows of `exposures` under the plan's id, one phase per step.
 import { pgTable, text, integer, jsonb, index } from 'drizzle-orm/pg-core'

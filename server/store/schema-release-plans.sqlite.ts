@@ -1,4 +1,4 @@
-// SQLite table of release plans (docs/experiments.md "Release plans"): one row per plan, its monitor's
+// SQLite table of release plans (docs/experiments.md §7): one row per plan, its monitor's
 // lease (claimed_by / claimed_until: one instance checks a plan at a time). Mirrored column-for-column by
 // schema-release-plans.pg.ts. A plan's exposures are rows of `exposures` under the plan's id, one phase per step.
 import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core'

@@ -1,4 +1,4 @@
-// Release plans in a protected environment (docs/experiments.md "Release plans"): the start is a change
+// Release plans in a protected environment (docs/experiments.md §7): the start is a change
 // request (202, state awaiting_approval, nothing written); once it is applied the plan runs, its later
 // steps apply without review under that approval, and a rollback passes as an emergency off (audited
 // `emergency: true`, announced as change_request.bypassed). A rejected request sends the plan back to draft.

@@ -1,4 +1,4 @@
-// Release plans through HTTP (docs/experiments.md "Release plans"), driven by real traffic: users evaluate
+// Release plans through HTTP (docs/experiments.md §7), driven by real traffic: users evaluate
 // the flag (the server records who was inside the rollout) and send track events. A healthy rollout climbs
 // every step and completes; a harmful one is rolled back to 0 % by the monitor; a sample-ratio mismatch
 // pauses; refusals (validation, permissions, environment rights, states) change nothing. Each transition is

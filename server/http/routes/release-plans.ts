@@ -1,4 +1,4 @@
-// /api/v1/flags/:key/release-plans (docs/experiments.md "Release plans"): create, list, one, and start,
+// /api/v1/flags/:key/release-plans (docs/experiments.md §7): create, list, one, and start,
 // pause, resume, rollback. Reads need read:flags; writes write:flags plus write rights in the plan's
 // environment, checked by the one authorization function once the plan (and so its environment) is known.
 import { t } from 'elysia'

@@ -1,4 +1,4 @@
-// The words of release plans (docs/experiments.md "Release plans"): states, what happens on a regression,
+// The words of release plans (docs/experiments.md §7): states, what happens on a regression,
 // the shape of a plan's stored definition and of what its monitor last saw, and the webhook event kinds.
 // Pure types and constants, shared by the store, the services, the HTTP schemas and the console.
 
