@@ -10,7 +10,7 @@ import type { GuardrailReading, ReleasePlanStatus } from '../store/vocabulary/re
 import type { VariantSums } from '../store/experiment-results'
 import type { ServiceDeps } from './context'
 import { compareVariants, srmPValue, SRM_WARNING_P } from '../stats'
-import { planActor, type ReleasePlanService } from './release-plans'
+import { planActor, releasePlanView, type ReleasePlanService } from './release-plans'
 
 /** The significance of the guardrails' sequential intervals. */
 const ALPHA = 0.05
@@ -70,6 +70,8 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
       const now = Date.now()
       const at = new Date(now).toISOString()
       let checked = 0
+      // a start whose change request was decided while no instance heard of it (its notice lost)
+      for (const row of await store.releasePlans.awaiting(store.db)) await plans.settle(row.pendingChangeRequest!).catch((e) => onError(row.id, e))
       for (const row of await store.releasePlans.claimable(store.db, instance, at)) {
         const claimed = await store.transaction((tx) => store.releasePlans.claim(tx, row.id, instance, at, new Date(now + leaseMs).toISOString()))
         if (!claimed) continue
@@ -125,7 +127,7 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
       await plans.run(async (tx, record) => {
         const done = await plans.transition(tx, record, actor, row, after, 'advance', 'release.step', readings, { value: nextStep.percentage, flagActor })
         // the last step serves everyone: nothing is left to compare
-        if (complete) await record({ projectId: row.projectId, actor: actor.name, actorType: 'release_plan', credential: null, action: 'complete', resourceType: 'release_plan', resourceKey: row.id, before: null, after: null, details: { release_plan: row.id, flag: row.flagKey }, event: { kind: 'release.completed', environment: row.environment, data: { id: row.id, flag: row.flagKey, state: 'completed', step: after.currentStep, percentage: nextStep.percentage } } })
+        if (complete) await record({ projectId: row.projectId, actor: actor.name, actorType: 'release_plan', credential: null, action: 'complete', resourceType: 'release_plan', resourceKey: row.id, before: releasePlanView(after), after: releasePlanView(done), details: { release_plan: row.id, flag: row.flagKey }, event: { kind: 'release.completed', environment: row.environment, data: { id: row.id, flag: row.flagKey, state: 'completed', step: after.currentStep, percentage: nextStep.percentage } } })
         return done
       })
       return complete ? 'completed' : 'advanced'

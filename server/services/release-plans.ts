@@ -252,9 +252,13 @@ export function releasePlanService({ store, changes }: Pick<ServiceDeps, 'store'
 
     /** A change request was applied (the plan runs from step 1 under its approval) or dropped (back to draft). */
     async onNotice(n: ChangeNotice): Promise<void> {
-      if (n.resourceType !== 'change_request') return
-      for (const row of await repo.waitingFor(store.db, n.resourceKey)) {
-        const cr = await store.changeRequests.get(store.db, row.projectId, n.resourceKey)
+      if (n.resourceType === 'change_request') await service.settle(n.resourceKey)
+    },
+
+    /** The plans waiting for change request `id`: run (applied) or back to draft (rejected, cancelled, failed). */
+    async settle(id: string): Promise<void> {
+      for (const row of await repo.waitingFor(store.db, id)) {
+        const cr = await store.changeRequests.get(store.db, row.projectId, id)
         if (!cr || !['applied', 'rejected', 'cancelled', 'failed'].includes(cr.state)) continue
         const actor: Actor = { projectId: row.projectId, name: `change-request:${cr.id}`, type: 'change_request' }
         const reviewerIds = [...new Set((await store.changeRequests.reviews(store.db, [cr.id])).filter((r) => r.decision === 'approve').map((r) => r.reviewerUserId))]

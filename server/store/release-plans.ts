@@ -47,6 +47,8 @@ export function releasePlanRepository(t: Tables) {
     async saveStatus(db: Db, id: string, updatedAt: string, status: ReleasePlanStatus): Promise<void> {
       await db.update(r).set({ status }).where(and(eq(r.id, id), eq(r.updatedAt, updatedAt)))
     },
+    /** Plans whose start waits for a change request (at most 1,000 looked at per round). */
+    awaiting: (db: Db) => db.select().from(r).where(eq(r.state, 'awaiting_approval')).orderBy(asc(r.id)).limit(1000),
     /** Plans whose start waits for this change request. */
     waitingFor: (db: Db, changeRequestId: string) => db.select().from(r).where(eq(r.pendingChangeRequest, changeRequestId)),
     /** Writes `after` if the row is still as `before` left it; false when someone moved it meanwhile. */

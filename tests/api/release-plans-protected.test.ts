@@ -60,6 +60,12 @@ describe('release plans in a protected environment', () => {
     expect((await definition('guarded')).environments.production.targeting.rollout.percentage).toBe(100)
     const step = (await asToken('GET', '/api/v1/audit?resource_type=flag&resource_key=guarded')).body.entries[0]
     expect(step).toMatchObject({ actor: `release-plan:${id}`, actor_type: 'release_plan', details: { change_request: cr, approvers: [REVIEWER] } })
+    const hook = (await asToken('GET', '/api/v1/webhooks')).body.webhooks[0]
+    const deliveries = (await asToken('GET', `/api/v1/webhooks/${hook.id}/deliveries?limit=200`)).body.deliveries
+    const events = deliveries.map((d: { event: string }) => d.event)
+    for (const kind of ['release.started', 'release.step', 'release.completed']) expect(events).toContain(kind)
+    // the later step needed no review: nothing was bypassed for this flag
+    expect(events.filter((e: string) => e === 'change_request.bypassed')).toHaveLength(0)
   }, 90_000)
 
   test('a regression rolls back as an emergency off: audited and announced', async () => {
