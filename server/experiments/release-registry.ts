@@ -37,6 +37,11 @@ export class ReleasePlanRegistry {
     return this.byProject.get(projectId)?.get(flagKey)
   }
 
+  /** Every measured plan of a project (the SDK's definitions name their flags). */
+  measuredInProject(projectId: string): RunningExperiment[] {
+    return [...(this.byProject.get(projectId)?.values() ?? [])].flat()
+  }
+
   /** The context attributes the project's measured plans count units by (track events are stored under each). */
   unitAttributes(projectId: string): readonly string[] {
     return this.attributes.get(projectId) ?? []
