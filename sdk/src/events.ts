@@ -27,6 +27,8 @@ interface Watched {
   unit: string
   /** a release plan's flag: the arm is OFREP's branch, `rollout` (inside) or `off` (outside) */
   release?: true
+  /** a release plan on a flag with variants: the new variant */
+  variant?: string
 }
 
 export interface EventOptions {
@@ -37,6 +39,13 @@ export interface EventOptions {
   batchSize: number
   timeoutMs: number
   onError(error: unknown): void
+}
+
+/** A release plan's arm for a result: `rollout` (the new value or variant) or `off`, when the rollout decided it. */
+function releaseArm(x: Watched, compiled: CompiledFlag, result: EvaluationResult): string | undefined {
+  if (result.reason !== 'rollout') return undefined
+  if (x.variant !== undefined) return compiled.decidedBySplit(result) ? (result.variant === x.variant ? 'rollout' : 'off') : undefined
+  return compiled.forEnvironment(x.environment).branchOf(result) === 'rollout' ? 'rollout' : 'off'
 }
 
 export class EventRecorder {
@@ -59,9 +68,10 @@ export class EventRecorder {
   /** The running experiments of a new definitions document. */
   watch(experiments: readonly RunningExperiment[] | undefined, releasePlans?: readonly MeasuredReleasePlan[]): void {
     const watched = new Map<string, Watched[]>()
-    const add = (x: { flag?: unknown; environment?: unknown; unit?: unknown } | undefined, release: boolean) => {
+    const add = (x: { flag?: unknown; environment?: unknown; unit?: unknown; variant?: unknown } | undefined, release: boolean) => {
       if (typeof x?.flag !== 'string' || typeof x.environment !== 'string' || typeof x.unit !== 'string') return
-      watched.set(x.flag, [...(watched.get(x.flag) ?? []), { environment: x.environment, unit: x.unit, unitOf: compileAccessor(x.unit), ...(release && { release: true as const }) }])
+      const variant = release && typeof x.variant === 'string' ? { variant: x.variant } : {}
+      watched.set(x.flag, [...(watched.get(x.flag) ?? []), { environment: x.environment, unit: x.unit, unitOf: compileAccessor(x.unit), ...(release && { release: true as const }), ...variant }])
     }
     for (const x of experiments ?? []) add(x, false)
     for (const x of releasePlans ?? []) add(x, true)
@@ -79,9 +89,7 @@ export class EventRecorder {
       for (const x of list) {
         if (x.environment !== context.environment) continue
         // an experiment counts the split's units by variant; a release plan the rollout's, inside or not
-        const variant = x.release
-          ? (result.reason === 'rollout' ? (compiled.forEnvironment(x.environment).branchOf(result) === 'rollout' ? 'rollout' : 'off') : undefined)
-          : (compiled.decidedBySplit(result) && typeof result.variant === 'string' ? result.variant : undefined)
+        const variant = x.release ? releaseArm(x, compiled, result) : compiled.decidedBySplit(result) && typeof result.variant === 'string' ? result.variant : undefined
         if (variant === undefined) continue
         const unit = attributeKey(x.unitOf(context))
         if (unit === undefined) continue

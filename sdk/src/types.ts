@@ -64,6 +64,8 @@ export interface MeasuredReleasePlan {
   environment: string
   /** the context attribute the rollout buckets units by */
   unit: string
+  /** a flag with variants: the new variant (its units are `rollout`, the others `off`) */
+  variant?: string
 }
 
 export interface RunningExperiment {

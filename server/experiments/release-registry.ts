@@ -6,20 +6,26 @@ import { attributeKey, compileAccessor } from '../engine/context'
 import type { ReleasePlanRow } from '../store/release-plans'
 import type { RunningExperiment } from './registry'
 
+/** A measured plan as the hot path needs it; `variant`: a flag with variants, the new one (the treatment). */
+export interface MeasuredPlan extends RunningExperiment {
+  variant?: string
+}
+
 export class ReleasePlanRegistry {
-  private byProject = new Map<string, Map<string, RunningExperiment[]>>()
+  private byProject = new Map<string, Map<string, MeasuredPlan[]>>()
   private attributes = new Map<string, string[]>()
 
   /** Replaces everything with `rows` (the plans that are running or paused). */
   load(rows: ReleasePlanRow[]): void {
-    const byProject = new Map<string, Map<string, RunningExperiment[]>>()
+    const byProject = new Map<string, Map<string, MeasuredPlan[]>>()
     const attributes = new Map<string, Set<string>>()
     for (const row of rows) {
       if (row.state !== 'running' && row.state !== 'paused') continue
       const accessor = compileAccessor(row.body.attribute)
-      const entry: RunningExperiment = {
+      const entry: MeasuredPlan = {
         id: row.id, key: row.id, projectId: row.projectId, flagKey: row.flagKey, environment: row.environment, phase: row.phase, unit: row.body.attribute,
         unitOf: (context) => attributeKey(accessor(context)),
+        ...(row.body.variant !== undefined && { variant: row.body.variant }),
       }
       let flags = byProject.get(row.projectId)
       if (flags === undefined) byProject.set(row.projectId, (flags = new Map()))
@@ -33,12 +39,12 @@ export class ReleasePlanRegistry {
   }
 
   /** The measured plans on a flag (every environment), or undefined: the hot path's one lookup. */
-  measuredOn(projectId: string, flagKey: string): readonly RunningExperiment[] | undefined {
+  measuredOn(projectId: string, flagKey: string): readonly MeasuredPlan[] | undefined {
     return this.byProject.get(projectId)?.get(flagKey)
   }
 
   /** Every measured plan of a project (the SDK's definitions name their flags). */
-  measuredInProject(projectId: string): RunningExperiment[] {
+  measuredInProject(projectId: string): MeasuredPlan[] {
     return [...(this.byProject.get(projectId)?.values() ?? [])].flat()
   }
 

@@ -15,6 +15,8 @@ const ReleaseGuardrail = t.Object({
 
 export const ReleasePlanCreate = t.Object({
   environment: t.String({ description: 'the environment whose own rules the plan writes' }),
+  variant: t.Optional(t.String({ description: 'a flag with variants: the new variant, whose weight the steps raise (required there)' })),
+  control_variant: t.Optional(t.String({ description: 'a flag with variants: the variant it replaces (default: the default variant)' })),
   steps: t.Array(ReleaseStep, { description: '2 to 20 steps, increasing percentages' }),
   guardrails: t.Optional(t.Array(ReleaseGuardrail, { description: 'at most 20 metrics that must not get worse' })),
   min_units: t.Optional(t.Number({ description: 'units per arm before a step may advance (default 100)' })),
@@ -27,6 +29,7 @@ export const ReleasePlan = t.Object({
   id: t.String(), flag: t.String(), environment: t.String(), state: t.UnionEnum([...RELEASE_PLAN_STATES]),
   steps: t.Array(ReleaseStep), guardrails: t.Array(t.Object({ metric: t.String(), max_degradation: t.Number() })), min_units: t.Integer(), on_regression: t.UnionEnum([...ON_REGRESSION]),
   attribute: t.String({ description: 'the context attribute the rollout buckets units by' }),
+  variant: t.Optional(t.String()), control_variant: t.Optional(t.String()),
   current_step: t.Integer({ description: '1-based; 0 before the start' }), percentage: t.Number({ description: 'the current step\'s percentage' }), step_started_at: t.Nullable(Timestamp),
   checked_at: t.Nullable(Timestamp), units: t.Object({ treatment: t.Integer(), control: t.Integer() }), srm_p_value: t.Nullable(t.Number()),
   guardrail_results: t.Array(t.Object({

@@ -76,8 +76,11 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
         const claimed = await store.transaction((tx) => store.releasePlans.claim(tx, row.id, instance, at, new Date(now + leaseMs).toISOString()))
         if (!claimed) continue
         try {
+          const began = Date.now()
           await service.check(claimed)
           checked++
+          // a slow check holds the next round back (rounds never overlap): say so
+          if (Date.now() - began > Math.max(leaseMs, 5_000)) onError(row.id, new Error(`the check took ${Date.now() - began} ms, longer than the lease`))
         } catch (e) {
           onError(row.id, e)
         }

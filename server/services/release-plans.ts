@@ -20,9 +20,12 @@ import { flagBodyOf, type FlagBody } from './flag-body'
 import { targetingIn } from './experiment-flag'
 import { KEY_PATTERN } from './keys'
 import { releasePlanRegistry } from '../experiments/release-registry'
+import { experimentRegistry } from '../experiments/registry'
 
 export interface ReleasePlanInput {
   environment?: unknown
+  variant?: unknown
+  control_variant?: unknown
   steps?: unknown
   guardrails?: unknown
   min_units?: unknown
@@ -47,6 +50,7 @@ const emptyStatus = (): ReleasePlanStatus => ({ checked_at: null, units: { treat
 export const releasePlanView = (row: ReleasePlanRow) => ({
   id: row.id, flag: row.flagKey, environment: row.environment, state: row.state as ReleasePlanState,
   steps: row.body.steps, guardrails: row.body.guardrails, min_units: row.body.min_units, on_regression: row.body.on_regression, attribute: row.body.attribute,
+  ...(row.body.variant !== undefined && { variant: row.body.variant, control_variant: row.body.control_variant }),
   current_step: row.currentStep, percentage: row.currentStep > 0 ? row.body.steps[row.currentStep - 1]!.percentage : 0, step_started_at: row.stepStartedAt,
   checked_at: row.status.checked_at, units: row.status.units, srm_p_value: row.status.srm_p_value, guardrail_results: row.status.guardrails,
   reason: row.status.reason, ...(row.status.metric !== undefined && { metric: row.status.metric }),
@@ -61,7 +65,7 @@ function definitionOf(input: ReleasePlanInput, attribute: string): ReleasePlanDe
   else {
     input.steps.forEach((s: unknown, i) => {
       const { percentage, hold_minutes } = (s ?? {}) as { percentage?: unknown; hold_minutes?: unknown }
-      if (typeof percentage !== 'number' || !(percentage > 0 && percentage <= 100)) issues.push({ path: `steps[${i}].percentage`, message: 'must be a number above 0 and at most 100' })
+      if (typeof percentage !== 'number' || !(percentage > 0 && percentage <= 100) || Math.abs(Math.round(percentage * 100) - percentage * 100) > 1e-9) issues.push({ path: `steps[${i}].percentage`, message: 'must be a number above 0 and at most 100, with at most two decimals' })
       else if (steps.length && percentage <= steps.at(-1)!.percentage) issues.push({ path: `steps[${i}].percentage`, message: `must be above the previous step's (${steps.at(-1)!.percentage})` })
       if (typeof hold_minutes !== 'number' || !(hold_minutes > 0 && hold_minutes <= MAX_HOLD_MINUTES)) issues.push({ path: `steps[${i}].hold_minutes`, message: `must be a number above 0 and at most ${MAX_HOLD_MINUTES} (fractions allowed)` })
       steps.push({ percentage: percentage as number, hold_minutes: hold_minutes as number })
@@ -87,12 +91,33 @@ function definitionOf(input: ReleasePlanInput, attribute: string): ReleasePlanDe
   return { steps, guardrails, min_units: minUnits as number, on_regression: onRegression as ReleasePlanDefinition['on_regression'], attribute }
 }
 
+/** A flag with variants: the new variant (required) and the control (default: the flag's default variant);
+ *  a flag without: neither. 400 naming the field. */
+function variantsOf(body: FlagBody, input: ReleasePlanInput): Pick<ReleasePlanDefinition, 'variant' | 'control_variant'> {
+  const names = Object.keys(body.variants ?? {})
+  if (!names.length) {
+    if (input.variant !== undefined || input.control_variant !== undefined) throw validationError([{ path: input.variant !== undefined ? 'variant' : 'control_variant', message: 'only for a flag with variants' }])
+    return {}
+  }
+  const control = input.control_variant ?? body.default_variant ?? names[0]
+  const issues: Issue[] = []
+  if (typeof input.variant !== 'string' || !names.includes(input.variant)) issues.push({ path: 'variant', message: `must be the new variant, one of ${names.join(', ')}` })
+  if (typeof control !== 'string' || !names.includes(control)) issues.push({ path: 'control_variant', message: `must be one of ${names.join(', ')}` })
+  else if (control === input.variant) issues.push({ path: 'control_variant', message: 'must differ from the new variant' })
+  if (issues.length) throw validationError(issues)
+  return { variant: input.variant as string, control_variant: control as string }
+}
+
 /** The environment's override with its own rules (a copy of the flag's when it has none) serving the
- *  rollout at `percentage`; nothing else of the environment changes, so going to 0 only stops serving. */
-export function rolloutOverride(body: FlagBody, environment: string, attribute: string, percentage: number): FlagOverride {
+ *  rollout at `percentage` (a flag with variants: the new variant at that weight, first, the control the
+ *  rest); nothing else of the environment changes, so going to 0 % of a percentage rollout only stops serving. */
+export function rolloutOverride(body: FlagBody, environment: string, def: Pick<ReleasePlanDefinition, 'attribute' | 'variant' | 'control_variant'>, percentage: number): FlagOverride {
   const current = body.environments?.[environment]
   const targeting = targetingIn(body, environment) ?? {}
-  return { ...(current ?? { enabled: body.enabled }), targeting: { ...targeting, rollout: { ...(targeting.rollout ?? {}), attribute, percentage } } } as FlagOverride
+  const rollout = def.variant === undefined
+    ? { ...(targeting.rollout ?? {}), attribute: def.attribute, percentage }
+    : { attribute: def.attribute, distribution: [{ variant: def.variant, weight: percentage }, { variant: def.control_variant!, weight: Math.round((100 - percentage) * 100) / 100 }].filter((d) => d.weight > 0) }
+  return { ...(current ?? { enabled: body.enabled }), targeting: { ...targeting, rollout } } as FlagOverride
 }
 
 /** Who the monitor acts as: the plan itself. */
@@ -125,7 +150,7 @@ export function releasePlanService({ store, changes }: Pick<ServiceDeps, 'store'
   async function transition(tx: Db, record: RecordChange, actor: Actor, before: ReleasePlanRow, after: ReleasePlanRow, action: Action, kind: ReleaseEvent | undefined, data: Record<string, unknown>, percentage?: { value: number; flagActor: Actor }) {
     if (percentage) {
       const body = await flagOf(tx, before.projectId, before.flagKey)
-      await flags.opIn(tx, record, percentage.flagActor, { action: 'set_override', key: before.flagKey, environment: before.environment, body: rolloutOverride(body, before.environment, before.body.attribute, percentage.value) })
+      await flags.opIn(tx, record, percentage.flagActor, { action: 'set_override', key: before.flagKey, environment: before.environment, body: rolloutOverride(body, before.environment, before.body, percentage.value) })
     }
     if (!(await repo.replace(tx, before, after))) throw new AppError(409, 'CONFLICT', `Release plan "${before.id}" changed meanwhile`)
     const view = releasePlanView(after)
@@ -152,8 +177,7 @@ export function releasePlanService({ store, changes }: Pick<ServiceDeps, 'store'
       const environment = input.environment
       const project = await store.projects.get(store.db, actor.projectId)
       if (typeof environment !== 'string' || !project?.environments.includes(environment)) throw validationError([{ path: 'environment', message: `must be one of the project's environments (${project?.environments.join(', ')})` }])
-      if (body.variants && Object.keys(body.variants).length) throw validationError([{ path: 'flag', message: `flag "${flagKey}" has variants: release plans raise a percentage rollout (a flag without variants)` }])
-      const def = definitionOf(input, targetingIn(body, environment)?.rollout?.attribute ?? 'user_id')
+      const def = { ...definitionOf(input, targetingIn(body, environment)?.rollout?.attribute ?? 'user_id'), ...variantsOf(body, input) }
       const known = new Set((await store.experiments.metrics.many(store.db, actor.projectId, def.guardrails.map((g) => g.metric))).map((m) => m.key))
       const missing = def.guardrails.flatMap((g, i) => (known.has(g.metric) ? [] : [{ path: `guardrails[${i}].metric`, message: `no metric "${g.metric}" in this project` }]))
       if (missing.length) throw validationError(missing)
@@ -175,6 +199,8 @@ export function releasePlanService({ store, changes }: Pick<ServiceDeps, 'store'
       const { actor } = req
       const current = await mustGet(store.db, actor.projectId, flagKey, id)
       if (current.state !== 'draft') throw invalidState(current, 'only a draft plan can start')
+      const experiment = experimentRegistry.runningIn(actor.projectId, flagKey, current.environment)
+      if (experiment) throw new AppError(409, 'EXPERIMENT_RUNNING', `Experiment "${experiment.key}" runs on flag "${flagKey}" in ${current.environment}: stop it first`, { experiment: experiment.key })
       const holder = await repo.active(store.db, actor.projectId, flagKey, current.environment)
       if (holder) throw new AppError(409, 'RELEASE_PLAN_ACTIVE', `Release plan "${holder.id}" already holds flag "${flagKey}" in ${current.environment}`, { release_plan: holder.id })
       const first = current.body.steps[0]!.percentage
@@ -194,7 +220,7 @@ export function releasePlanService({ store, changes }: Pick<ServiceDeps, 'store'
       const changeRequest = await changeRequests.create(req, {
         title: `Release plan for ${flagKey} in ${current.environment}: start at ${first} %`,
         description: `Starts release plan ${id}: its approval covers the plan's later steps (${current.body.steps.map((s) => `${s.percentage} %`).join(', ')}) and its rollback.`,
-        items: [{ resource_type: 'flag', key: flagKey, action: 'set_override', environment: current.environment, body: rolloutOverride(body, current.environment, current.body.attribute, first) }],
+        items: [{ resource_type: 'flag', key: flagKey, action: 'set_override', environment: current.environment, body: rolloutOverride(body, current.environment, current.body, first) }],
       })
       const plan = await changes.run(async (tx, record) => {
         const before = await mustGet(tx, actor.projectId, flagKey, id)

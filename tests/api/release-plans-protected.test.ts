@@ -37,7 +37,7 @@ describe('release plans in a protected environment', () => {
   }
 
   beforeAll(async () => {
-    p = await startWithPeople([{ email: ADMIN, role: 'admin' }, { email: EDITOR, role: 'editor' }, { email: REVIEWER, role: 'editor' }], { env: { EXPOSURE_FLUSH_MS: '150', RELEASE_MONITOR_MS: '250' } })
+    p = await startWithPeople([{ email: ADMIN, role: 'admin' }, { email: EDITOR, role: 'editor' }, { email: REVIEWER, role: 'editor' }], { env: { EXPOSURE_FLUSH_MS: '150', RELEASE_MONITOR_MS: '250', RATE_LIMIT_EVALUATION_PER_MINUTE: '1000000', RATE_LIMIT_MANAGEMENT_PER_MINUTE: '100000' } })
     for (const key of ['guarded', 'guarded-bad', 'rejected']) ok(await asToken('POST', '/api/v1/flags', { key, enabled: true, value: true }))
     ok(await asToken('POST', '/api/v1/metrics', { key: 'errors', name: 'Errors', kind: 'proportion', event: 'error', higher_is_better: false }))
     ok(await asToken('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/flags', events: ['*'] }))

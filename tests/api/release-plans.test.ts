@@ -20,10 +20,11 @@ const plan = async (flag: string, id: string) => (await call('GET', `${plans(fla
 const traffic = (): Traffic => ({ next: 0, inside: 0, outside: 0 })
 
 beforeAll(async () => {
-  srv = await startServer({ env: { EXPOSURE_FLUSH_MS: '150', RELEASE_MONITOR_MS: '250' } })
+  srv = await startServer({ env: { EXPOSURE_FLUSH_MS: '150', RELEASE_MONITOR_MS: '250', RATE_LIMIT_EVALUATION_PER_MINUTE: '1000000', RATE_LIMIT_MANAGEMENT_PER_MINUTE: '100000' } })
   admin = srv.adminToken
   for (const key of ['healthy', 'harmful', 'skewed', 'manual', 'refused']) ok(await call('POST', '/api/v1/flags', { key, enabled: true, value: true }))
   ok(await call('POST', '/api/v1/flags', { key: 'split', enabled: true, variants: { a: 'A', b: 'B' }, default_variant: 'a' }))
+  ok(await call('POST', '/api/v1/flags', { key: 'variant-harmful', enabled: true, variants: { old: 'old', new: 'new' }, default_variant: 'old' }))
   ok(await call('POST', '/api/v1/metrics', { key: 'errors', name: 'Errors', kind: 'proportion', event: 'error', higher_is_better: false }))
 }, 60_000)
 afterAll(() => srv?.stop())
@@ -91,6 +92,32 @@ describe('the monitor', () => {
     expect((await call('POST', `${plans('harmful')}/${id}/resume`)).status).toBe(409)
   }, 120_000)
 
+  test('a flag with variants: the steps raise the new variant\'s weight; harmful, it goes back to the control', async () => {
+    const id = ok(await call('POST', plans('variant-harmful'), {
+      environment: 'production', variant: 'new', steps: [{ percentage: 50, hold_minutes: 60 }, { percentage: 100, hold_minutes: 60 }], guardrails: [{ metric: 'errors' }],
+    })).body.release_plan.id
+    expect((await plan('variant-harmful', id))).toMatchObject({ variant: 'new', control_variant: 'old' })
+    ok(await call('POST', `${plans('variant-harmful')}/${id}/start`))
+    const distribution = async () => (await call('GET', '/api/v1/flags/variant-harmful/definition')).body.flag.environments.production.targeting.rollout.distribution
+    expect(await distribution()).toEqual([{ variant: 'new', weight: 50 }, { variant: 'old', weight: 50 }])
+    const served = { next: 0, inside: 0, outside: 0 }
+    const rolled = await until('variant plan rolled back', async () => {
+      const events: object[] = []
+      for (let i = served.next; i < served.next + 100; i++) {
+        const context = { user_id: `v-${i}`, environment: 'production' }
+        const r = await call('GET', `/api/v1/flags/variant-harmful?context=${encodeURIComponent(JSON.stringify(context))}`)
+        const inside = r.body.variant === 'new'
+        if (((i * 2654435761) >>> 0) % 1000 < (inside ? 600 : 200)) events.push({ type: 'track', key: 'error', context })
+      }
+      served.next += 100
+      if (events.length) ok(await call('POST', '/api/v1/events', { events }))
+      const p = await plan('variant-harmful', id)
+      return p.state === 'rolled_back' ? p : undefined
+    }, 90_000, 10)
+    expect(rolled).toMatchObject({ reason: 'regression', metric: 'errors' })
+    expect(await distribution()).toEqual([{ variant: 'old', weight: 100 }])
+  }, 120_000)
+
   test('a sample-ratio mismatch pauses the plan (reason srm)', async () => {
     const id = ok(await call('POST', plans('skewed'), { environment: 'production', steps: [{ percentage: 10, hold_minutes: 60 }, { percentage: 100, hold_minutes: 60 }] })).body.release_plan.id
     ok(await call('POST', `${plans('skewed')}/${id}/start`))
@@ -155,7 +182,10 @@ describe('refusals', () => {
     }
     const variants = await call('POST', plans('split'), good)
     expect(variants.status).toBe(400)
-    expect(variants.body.details.issues[0].path).toBe('flag')
+    expect(variants.body.details.issues[0].path).toBe('variant')
+    expect((await call('POST', plans('split'), { ...good, variant: 'a' })).body.details.issues[0].path).toBe('control_variant')
+    expect((await call('POST', plans('refused'), { ...good, variant: 'a' })).body.details.issues[0].path).toBe('variant')
+    expect((await call('POST', plans('refused'), { ...good, steps: [{ percentage: 10.005, hold_minutes: 1 }, { percentage: 20, hold_minutes: 1 }] })).body.details.issues[0].path).toBe('steps[0].percentage')
     expect((await call('POST', plans('nope'), good)).status).toBe(404)
     expect((await call('POST', plans('refused'), { ...good, extra: 1 })).status).toBe(400)
     expect((await call('GET', plans('refused'))).body.release_plans).toEqual([])

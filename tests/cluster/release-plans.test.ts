@@ -12,7 +12,7 @@ import { drive } from '../helpers/release-traffic'
 const ready = await requireServices({ postgres: true })
 
 describe.skipIf(!ready)('release plans on two instances', () => {
-  const c = clusterFixture({ ...fanoutEnv('postgres only'), EXPOSURE_FLUSH_MS: '100', RELEASE_MONITOR_MS: '100' })
+  const c = clusterFixture({ ...fanoutEnv('postgres only'), EXPOSURE_FLUSH_MS: '100', RELEASE_MONITOR_MS: '100', RATE_LIMIT_EVALUATION_PER_MINUTE: '1000000', RATE_LIMIT_MANAGEMENT_PER_MINUTE: '100000' })
 
   test('both instances monitor; every step is advanced exactly once', async () => {
     const { a, b, admin } = c

@@ -17,7 +17,7 @@ browserSuite('console: release plans', () => {
   const call = (method: string, path: string, body?: unknown) => api(srv, method, path, { token: srv.adminToken, body })
 
   beforeAll(async () => {
-    srv = await startServer({ env: { EXPOSURE_FLUSH_MS: '150', RELEASE_MONITOR_MS: '250' } })
+    srv = await startServer({ env: { EXPOSURE_FLUSH_MS: '150', RELEASE_MONITOR_MS: '250', RATE_LIMIT_EVALUATION_PER_MINUTE: '1000000', RATE_LIMIT_MANAGEMENT_PER_MINUTE: '100000' } })
     browser = await launchChromium()
     expect((await call('POST', '/api/v1/flags', { key: 'rp-checkout', enabled: true, value: true })).status).toBe(201)
     expect((await call('POST', '/api/v1/metrics', { key: 'errors', name: 'Saw an error', kind: 'proportion', event: 'error', higher_is_better: false })).status).toBe(201)

@@ -6,6 +6,9 @@ export type ReleasePlanState = 'draft' | 'awaiting_approval' | 'running' | 'paus
 
 export interface ReleasePlanInput {
   environment: string
+  /** a flag with variants: the new variant */
+  variant?: string
+  control_variant?: string
   steps: { percentage: number; hold_minutes: number }[]
   guardrails?: { metric: string; max_degradation?: number }[]
   min_units?: number
@@ -32,6 +35,8 @@ export interface ReleasePlan {
   min_units: number
   on_regression: 'rollback' | 'pause'
   attribute: string
+  variant?: string
+  control_variant?: string
   current_step: number
   percentage: number
   step_started_at: string | null

@@ -25,6 +25,9 @@ export interface ReleasePlanDefinition {
   on_regression: OnRegression
   /** the context attribute the environment's rollout buckets units by (fixed at creation) */
   attribute: string
+  /** a flag with variants: the new variant, whose weight the steps raise, and the one it replaces */
+  variant?: string
+  control_variant?: string
 }
 
 /** One guardrail as the monitor last measured it (the interval of the relative change, oriented so that

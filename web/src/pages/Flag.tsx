@@ -81,7 +81,7 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
             <div className="insight-grid">
               <UsagePanel flagKey={flag.key} environments={environments} />
               <FlagSchedules flag={flag} environments={environments} />
-              {!flag.archived && !(flag.variants && Object.keys(flag.variants).length) && <ReleasePlans flag={flag} environments={environments} />}
+              {!flag.archived && <ReleasePlans flag={flag} environments={environments} />}
             </div>
             <div className="detail-grid">
               <div className="detail-main">

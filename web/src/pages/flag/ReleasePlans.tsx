@@ -66,7 +66,7 @@ function PlanView({ plan, canAct }: { plan: ReleasePlan; canAct: boolean }) {
       <div className="release-plan-head">
         <strong>{plan.environment}</strong>
         <span className={`badge release-state-${plan.state}`} data-testid="plan-state">{STATE_TEXT[plan.state]}</span>
-        {plan.current_step > 0 && <span className="muted small">step {plan.current_step} of {plan.steps.length} · {plan.percentage} %</span>}
+        {plan.current_step > 0 && <span className="muted small">step {plan.current_step} of {plan.steps.length} · {plan.percentage} %{plan.variant ? ` ${plan.variant}` : ''}</span>}
       </div>
       <ol className="release-steps" aria-label="Steps">
         {plan.steps.map((s, i) => {
@@ -139,6 +139,8 @@ function GuardrailRow({ metric, allowed, reading }: { metric: string; allowed: n
 function NewReleasePlan({ flag, environments, onClose }: { flag: Flag; environments: string[]; onClose: () => void }) {
   const metrics = useQuery({ queryKey: experimentKeys.metrics, queryFn: experimentsApi.metrics })
   const [environment, setEnvironment] = useState(environments[0] ?? '')
+  const variantNames = Object.keys(flag.variants ?? {})
+  const [variant, setVariant] = useState(variantNames.find((v) => v !== flag.default_variant) ?? '')
   const [steps, setSteps] = useState([{ percentage: '5', hold: '60' }, { percentage: '25', hold: '60' }, { percentage: '50', hold: '60' }, { percentage: '100', hold: '60' }])
   const [guardrails, setGuardrails] = useState<string[]>([])
   const [minUnits, setMinUnits] = useState('100')
@@ -146,7 +148,7 @@ function NewReleasePlan({ flag, environments, onClose }: { flag: Flag; environme
   const create = useApiMutation(releasePlansApi.create, [releasePlanKeys.flag(flag.key)], () => onClose())
   const submit = () => {
     const body: ReleasePlanInput = {
-      environment, steps: steps.map((s) => ({ percentage: Number(s.percentage), hold_minutes: Number(s.hold) })),
+      environment, ...(variantNames.length > 0 && { variant }), steps: steps.map((s) => ({ percentage: Number(s.percentage), hold_minutes: Number(s.hold) })),
       guardrails: guardrails.map((metric) => ({ metric })), min_units: Number(minUnits), on_regression: onRegression,
     }
     create.mutate({ flag: flag.key, body })
@@ -160,6 +162,15 @@ function NewReleasePlan({ flag, environments, onClose }: { flag: Flag; environme
           {environments.map((e) => <option key={e} value={e}>{e}</option>)}
         </select>
       </label>
+      {variantNames.length > 0 && (
+        <label className="field">
+          <span className="field-label">New variant</span>
+          <select value={variant} onChange={(e) => setVariant(e.target.value)}>
+            {variantNames.map((v) => <option key={v} value={v}>{v}</option>)}
+          </select>
+          <span className="hint">Its weight rises with the steps; the rest is served {flag.default_variant ?? 'the default variant'}.</span>
+        </label>
+      )}
       <fieldset className="field fieldset">
         <legend className="field-label">Steps</legend>
         {steps.map((s, i) => (
