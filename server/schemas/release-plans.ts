@@ -35,7 +35,7 @@ export const ReleasePlan = t.Object({
   guardrail_results: t.Array(t.Object({
     metric: t.String(), ci: Interval, lift: t.Nullable(t.Number()), control_mean: t.Nullable(t.Number()), treatment_mean: t.Nullable(t.Number()), regressed: t.Boolean(),
   }), { description: "each guardrail's latest reading in the current step" }),
-  reason: t.Nullable(t.String({ description: 'why it paused or rolled back: regression, srm, manual' })), metric: t.Optional(t.String({ description: 'the guardrail that decided' })),
+  reason: t.Nullable(t.String({ description: 'why it paused or rolled back: regression, srm, manual, flag_deleted, flag_archived' })), metric: t.Optional(t.String({ description: 'the guardrail that decided' })),
   approval: t.Nullable(t.Object({ id: t.String(), approvers: t.Array(t.String()) }, { description: 'the approved change request its later steps apply under (protected environment)' })),
   pending_change_request: t.Nullable(t.String()), created_at: Timestamp, updated_at: Timestamp,
 }, { title: 'ReleasePlan' })

@@ -90,6 +90,12 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
     /** Measures a running plan and acts on it once. */
     async check(row: ReleasePlanRow, now = Date.now()): Promise<MonitorDecision> {
       if (row.state !== 'running' || row.currentStep < 1) return 'held'
+      // a flag deleted or archived under a running plan: nothing to raise; it waits for a person
+      const flag = await store.flags.get(store.db, row.projectId, row.flagKey)
+      if (!flag || (flag.body as { archived?: unknown }).archived === true) {
+        await pause(row, row.status, { reason: flag ? 'flag_archived' : 'flag_deleted' })
+        return 'paused'
+      }
       const status = await measure(row, now)
       const actor = planActor(row)
       const approval = row.status.approval

@@ -157,6 +157,17 @@ describe('by hand', () => {
     const actions = (await call('GET', `/api/v1/audit?resource_type=release_plan&resource_key=${id}`)).body.entries.map((e: any) => e.action).reverse()
     expect(actions).toEqual(['create', 'start', 'pause', 'resume', 'rollback'])
   })
+  test('a running plan whose flag is deleted pauses (reason flag_deleted)', async () => {
+    ok(await call('POST', '/api/v1/flags', { key: 'doomed', enabled: true, value: true }))
+    const id = ok(await call('POST', plans('doomed'), { environment: 'production', steps: [{ percentage: 10, hold_minutes: 60 }, { percentage: 100, hold_minutes: 60 }] })).body.release_plan.id
+    ok(await call('POST', `${plans('doomed')}/${id}/start`))
+    ok(await call('DELETE', '/api/v1/flags/doomed'))
+    const paused = await until('doomed plan paused', async () => {
+      const p = await plan('doomed', id)
+      return p.state === 'paused' ? p : undefined
+    }, 30_000, 100)
+    expect(paused.reason).toBe('flag_deleted')
+  }, 60_000)
 })
 
 describe('refusals', () => {
