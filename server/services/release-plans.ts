@@ -150,7 +150,9 @@ export function releasePlanService({ store, changes }: Pick<ServiceDeps, 'store'
   async function transition(tx: Db, record: RecordChange, actor: Actor, before: ReleasePlanRow, after: ReleasePlanRow, action: Action, kind: ReleaseEvent | undefined, data: Record<string, unknown>, percentage?: { value: number; flagActor: Actor }) {
     if (percentage) {
       const body = await flagOf(tx, before.projectId, before.flagKey)
-      await flags.opIn(tx, record, percentage.flagActor, { action: 'set_override', key: before.flagKey, environment: before.environment, body: rolloutOverride(body, before.environment, before.body, percentage.value) })
+      // the flag change's audit entry names the plan too
+      const naming: RecordChange = (change) => record({ ...change, details: { ...change.details, release_plan: before.id } })
+      await flags.opIn(tx, naming, percentage.flagActor, { action: 'set_override', key: before.flagKey, environment: before.environment, body: rolloutOverride(body, before.environment, before.body, percentage.value) })
     }
     if (!(await repo.replace(tx, before, after))) throw new AppError(409, 'CONFLICT', `Release plan "${before.id}" changed meanwhile`)
     const view = releasePlanView(after)

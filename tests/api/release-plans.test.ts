@@ -65,6 +65,8 @@ describe('the monitor', () => {
     expect(steps.every((e: any) => e.actor === `release-plan:${id}` && e.actor_type === 'release_plan')).toBe(true)
     const flagAudit = (await call('GET', '/api/v1/audit?resource_type=flag&resource_key=healthy&action=update')).body.entries
     expect(flagAudit.filter((e: any) => e.actor === `release-plan:${id}`)).toHaveLength(2)
+    // every flag change the plan made names it, the start (by the token) included
+    expect(flagAudit.filter((e: any) => e.details?.release_plan === id)).toHaveLength(3)
   }, 150_000)
 
   test('a harmful rollout is rolled back to 0 % by the monitor, naming the metric and its interval', async () => {
