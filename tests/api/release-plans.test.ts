@@ -120,6 +120,25 @@ describe('the monitor', () => {
     expect(await distribution()).toEqual([{ variant: 'old', weight: 100 }])
   }, 120_000)
 
+  test('on_regression pause: a harmful rollout is held at its step, paused with the metric', async () => {
+    ok(await call('POST', '/api/v1/flags', { key: 'pausing', enabled: true, value: true }))
+    const id = ok(await call('POST', plans('pausing'), {
+      environment: 'production', steps: [{ percentage: 50, hold_minutes: 60 }, { percentage: 100, hold_minutes: 60 }], guardrails: [{ metric: 'errors' }], on_regression: 'pause',
+    })).body.release_plan.id
+    ok(await call('POST', `${plans('pausing')}/${id}/start`))
+    const t = traffic()
+    const paused = await until('pausing plan paused', async () => {
+      await drive(srv, admin, 'pausing', t, 100, (inside) => (inside ? 0.6 : 0.2))
+      const p = await plan('pausing', id)
+      return p.state === 'paused' ? p : undefined
+    }, 90_000, 10)
+    expect(paused).toMatchObject({ reason: 'regression', metric: 'errors', current_step: 1 })
+    expect((await call('GET', '/api/v1/flags/pausing/definition')).body.flag.environments.production.targeting.rollout.percentage).toBe(50)
+    const audit = (await call('GET', `/api/v1/audit?resource_type=release_plan&resource_key=${id}&action=pause`)).body.entries
+    expect(audit).toHaveLength(1)
+    expect(audit[0].actor).toBe(`release-plan:${id}`)
+  }, 120_000)
+
   test('a sample-ratio mismatch pauses the plan (reason srm)', async () => {
     const id = ok(await call('POST', plans('skewed'), { environment: 'production', steps: [{ percentage: 10, hold_minutes: 60 }, { percentage: 100, hold_minutes: 60 }] })).body.release_plan.id
     ok(await call('POST', `${plans('skewed')}/${id}/start`))
