@@ -16,6 +16,7 @@ import { errorForLog, log } from './log'
 import { startDeliveryWorker } from './webhooks/worker'
 import { startUsageFlusher } from './usage/flusher'
 import { startExperimentWorkers } from './experiments/flusher'
+import { startReleaseMonitor } from './schedules/release-monitor'
 import { startScheduleWorker } from './schedules/worker'
 import { ChangeHub } from './streams/hub'
 import { TicketSigner } from './streams/tickets'
@@ -125,6 +126,13 @@ export async function startService(settings: Settings) {
   const followExperiments = (n: ChangeNotice) => services.experimentStops.onNotice(n).catch((e) => log('experiment follow-up failed', errorForLog(e), 'warn'))
   bus.subscribe(reloadExperiments, undefined, true)
   bus.subscribe(followExperiments)
+  // Release plans: the measured ones are known in memory like experiments; an applied change request starts one.
+  await services.releasePlans.reloadRegistry()
+  const reloadReleasePlans = async (n: ChangeNotice) => {
+    if (n.resourceType === 'release_plan') await services.releasePlans.reloadRegistry()
+  }
+  bus.subscribe(reloadReleasePlans, undefined, true)
+  bus.subscribe((n: ChangeNotice) => services.releasePlans.onNotice(n).catch((e) => log('release plan follow-up failed', errorForLog(e), 'warn')))
   const tickets = new TicketSigner(await store.transaction((tx) => store.serverKeys.getOrCreate(tx, 'stream-tickets', randomBytes(32).toString('base64url'))))
   const authenticator = new Authenticator(snapshots, store, tickets)
   // Webhook outbox: rows are written in each change's transaction; the worker sends them (and whatever a
@@ -134,6 +142,7 @@ export async function startService(settings: Settings) {
   // Evaluation counts (usage/counter.ts) go to the store's hourly buckets every USAGE_FLUSH_MS and at stop.
   const usageFlusher = startUsageFlusher({ store, intervalMs: settings.usageFlushMs, log })
   const experimentWorkers = startExperimentWorkers({ store, flushMs: settings.exposureFlushMs, retentionDays: settings.eventsRetentionDays, log })
+  const releaseMonitor = startReleaseMonitor({ monitor: services.releaseMonitor, instanceId, intervalMs: settings.releaseMonitorMs, log })
   // Scheduled changes: the worker sleeps until the next one is due; a schedule created or cancelled here or
   // on another instance (its change notice) may move that time.
   const scheduleWorker = startScheduleWorker({ schedules: services.schedules, changeRequests: services.changeRequests, log, onStoreError: () => counts.storeError('schedules') })
@@ -188,7 +197,7 @@ export async function startService(settings: Settings) {
       log('pruning relay batch ids failed', errorForLog(e), 'warn')
     }), 3_600_000),
     // Heals a change notice this instance missed (another instance's write, the CLI).
-    setInterval(() => revocations.around(() => snapshots.reconcile()).then(() => hub.catchUp()).then(() => identity.directory.reload()).then(() => services.experiments.reloadRegistry()).catch((e) => {
+    setInterval(() => revocations.around(() => snapshots.reconcile()).then(() => hub.catchUp()).then(() => identity.directory.reload()).then(() => services.experiments.reloadRegistry()).then(() => services.releasePlans.reloadRegistry()).catch((e) => {
       counts.storeError('reconcile')
       log('reconcile failed', errorForLog(e), 'warn')
     }), settings.reconcileIntervalMs),
@@ -222,6 +231,7 @@ export async function startService(settings: Settings) {
       await scheduleWorker.stop()
       await deliveryWorker.stop()
       await usageFlusher.stop()
+      await releaseMonitor.stop()
       await experimentWorkers.stop()
       await fanout.stop()
       if (limiter instanceof RedisRateLimiter) await limiter.stop()

@@ -32,6 +32,8 @@ export interface Settings {
   usageFlushMs: number
   /** how often exposures recorded in memory are written to the store (ms) */
   exposureFlushMs: number
+  /** how often the release plans' monitor checks the running plans (docs/experiments.md) */
+  releaseMonitorMs: number
   /** track events one token may send per minute (POST /api/v1/events) */
   eventsPerMinute: number
   /** track events older than this many days are pruned */
@@ -157,6 +159,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 10_000, 100, 60_000),
     staleAfterDays: int(env, 'STALE_AFTER_DAYS', 30, 0, 3650),
     exposureFlushMs: int(env, 'EXPOSURE_FLUSH_MS', 10_000, 100, 60_000),
+    releaseMonitorMs: int(env, 'RELEASE_MONITOR_MS', 60_000, 100, 3_600_000),
     eventsPerMinute: int(env, 'EVENTS_PER_MINUTE', 600_000, 1, 1e9),
     eventsRetentionDays: int(env, 'EVENTS_RETENTION_DAYS', 90, 1, 3650),
     metricsToken: metricsToken(env.METRICS_TOKEN),

@@ -259,7 +259,7 @@ export class FlagshipClient {
     retired.forEach((c: FlagCounter) => c.drainInto(this.tally))
     const first = !this.loaded
     this.state = state
-    this.events.watch(doc.experiments)
+    this.events.watch(doc.experiments, doc.release_plans)
     this.loaded = true
     for (const w of this.waiters) w.resolve()
     this.waiters.clear()

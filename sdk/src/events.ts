@@ -6,7 +6,7 @@
 // Nothing here ever blocks or throws into an evaluation.
 import { attributeKey, compileAccessor, type PropertyAccessor } from '../../server/engine/context'
 import type { CompiledFlag, EvaluationContext, EvaluationResult } from '../../server/engine/types'
-import type { FetchLike, RunningExperiment } from './types'
+import type { FetchLike, MeasuredReleasePlan, RunningExperiment } from './types'
 
 /** One item of POST /api/v1/events. */
 export type EventItem =
@@ -25,6 +25,10 @@ interface Watched {
   environment: string
   unitOf: PropertyAccessor
   unit: string
+  /** a release plan's flag: the arm is OFREP's branch, `rollout` (inside) or `off` (outside) */
+  release?: true
+  /** a release plan on a flag with variants: the new variant */
+  variant?: string
 }
 
 export interface EventOptions {
@@ -35,6 +39,13 @@ export interface EventOptions {
   batchSize: number
   timeoutMs: number
   onError(error: unknown): void
+}
+
+/** A release plan's arm for a result: `rollout` (the new value or variant) or `off`, when the rollout decided it. */
+function releaseArm(x: Watched, compiled: CompiledFlag, result: EvaluationResult): string | undefined {
+  if (result.reason !== 'rollout') return undefined
+  if (x.variant !== undefined) return compiled.decidedBySplit(result) ? (result.variant === x.variant ? 'rollout' : 'off') : undefined
+  return compiled.forEnvironment(x.environment).branchOf(result) === 'rollout' ? 'rollout' : 'off'
 }
 
 export class EventRecorder {
@@ -55,31 +66,39 @@ export class EventRecorder {
   }
 
   /** The running experiments of a new definitions document. */
-  watch(experiments: readonly RunningExperiment[] | undefined): void {
+  watch(experiments: readonly RunningExperiment[] | undefined, releasePlans?: readonly MeasuredReleasePlan[]): void {
     const watched = new Map<string, Watched[]>()
-    for (const x of experiments ?? []) {
-      if (typeof x?.flag !== 'string' || typeof x.environment !== 'string' || typeof x.unit !== 'string') continue
-      watched.set(x.flag, [...(watched.get(x.flag) ?? []), { environment: x.environment, unit: x.unit, unitOf: compileAccessor(x.unit) }])
+    const add = (x: { flag?: unknown; environment?: unknown; unit?: unknown; variant?: unknown } | undefined, release: boolean) => {
+      if (typeof x?.flag !== 'string' || typeof x.environment !== 'string' || typeof x.unit !== 'string') return
+      const variant = release && typeof x.variant === 'string' ? { variant: x.variant } : {}
+      watched.set(x.flag, [...(watched.get(x.flag) ?? []), { environment: x.environment, unit: x.unit, unitOf: compileAccessor(x.unit), ...(release && { release: true as const }), ...variant }])
     }
+    for (const x of experiments ?? []) add(x, false)
+    for (const x of releasePlans ?? []) add(x, true)
     this.watched = watched
   }
 
   /** After an evaluation: records the exposure when the flag is in a running experiment in the context's
-   *  environment and the split decided the unit. One map lookup otherwise. */
+   *  environment and the split decided the unit, or under a release plan there and the rollout decided it.
+   *  One map lookup otherwise. */
   exposure(key: string, compiled: CompiledFlag, result: EvaluationResult, context: EvaluationContext): void {
     if (this.watched.size === 0) return
     const list = this.watched.get(key)
     if (list === undefined) return
     try {
-      const x = list.find((w) => w.environment === context.environment)
-      if (x === undefined || !compiled.decidedBySplit(result) || typeof result.variant !== 'string') return
-      const unit = attributeKey(x.unitOf(context))
-      if (unit === undefined) return
-      const id = `${key}\u0000${result.variant}\u0000${unit}`
-      if (this.seen.has(id)) return
-      this.seen.set(id, true)
-      if (this.seen.size > MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value!)
-      this.push({ type: 'exposure', flag: key, variant: result.variant, context: { [x.unit]: unit, environment: x.environment } as EvaluationContext, timestamp: new Date().toISOString() })
+      for (const x of list) {
+        if (x.environment !== context.environment) continue
+        // an experiment counts the split's units by variant; a release plan the rollout's, inside or not
+        const variant = x.release ? releaseArm(x, compiled, result) : compiled.decidedBySplit(result) && typeof result.variant === 'string' ? result.variant : undefined
+        if (variant === undefined) continue
+        const unit = attributeKey(x.unitOf(context))
+        if (unit === undefined) continue
+        const id = `${key}\u0000${variant}\u0000${unit}`
+        if (this.seen.has(id)) continue
+        this.seen.set(id, true)
+        if (this.seen.size > MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value!)
+        this.push({ type: 'exposure', flag: key, variant, context: { [x.unit]: unit, environment: x.environment } as EvaluationContext, timestamp: new Date().toISOString() })
+      }
     } catch {
       // a hostile context (a throwing getter): no exposure
     }

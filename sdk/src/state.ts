@@ -5,7 +5,7 @@ import { compileFlag } from '../../server/engine/compile'
 import { segmentKeysOf } from '../../server/engine/documents'
 import { conditionsUseRegex } from '../../server/engine/regex'
 import type { CompiledFlag, FlagResolver, SegmentDefinition } from '../../server/engine/types'
-import type { ChangeEvent, Definitions, RunningExperiment, StoredConfig, StoredFlag, StoredSegment } from './types'
+import type { ChangeEvent, Definitions, MeasuredReleasePlan, RunningExperiment, StoredConfig, StoredFlag, StoredSegment } from './types'
 import { FlagCounter } from './usage'
 
 export interface FlagEntry {
@@ -59,11 +59,13 @@ export function checkDefinitions(input: unknown): Definitions {
     if (((doc[field] ?? []) as unknown[]).some((d) => !keyed(d))) throw new TypeError(`definitions.${field} must hold objects with a string key`)
   }
   if (doc.experiments !== undefined && !Array.isArray(doc.experiments)) throw new TypeError('definitions.experiments must be an array')
+  if (doc.release_plans !== undefined && !Array.isArray(doc.release_plans)) throw new TypeError('definitions.release_plans must be an array')
   if (doc.environment !== undefined && typeof doc.environment !== 'string') throw new TypeError('definitions.environment must be a string')
   return {
     version: doc.version, environments: (doc.environments ?? []) as string[], flags: (doc.flags ?? []) as StoredFlag[], configs: (doc.configs ?? []) as StoredConfig[], segments: (doc.segments ?? []) as StoredSegment[],
     ...(typeof doc.environment === 'string' && { environment: doc.environment }),
     ...(doc.experiments !== undefined && { experiments: doc.experiments as RunningExperiment[] }),
+    ...(doc.release_plans !== undefined && { release_plans: doc.release_plans as MeasuredReleasePlan[] }),
   }
 }
 

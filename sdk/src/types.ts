@@ -53,9 +53,21 @@ export interface Definitions {
   segments: StoredSegment[]
   /** the running experiments: their flags' exposures are recorded (docs/experiments.md) */
   experiments?: RunningExperiment[]
+  /** the flags under a running or paused release plan: which arm each unit got is recorded (docs/experiments.md §7) */
+  release_plans?: MeasuredReleasePlan[]
 }
 
 /** A running experiment as the definitions name it. */
+export interface MeasuredReleasePlan {
+  id: string
+  flag: string
+  environment: string
+  /** the context attribute the rollout buckets units by */
+  unit: string
+  /** a flag with variants: the new variant (its units are `rollout`, the others `off`) */
+  variant?: string
+}
+
 export interface RunningExperiment {
   key: string
   flag: string

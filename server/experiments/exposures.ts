@@ -6,6 +6,7 @@
 import type { CompiledFlag, EvaluationContext, EvaluationResult } from '../engine/types'
 import type { ExposureRow } from '../store/experiments'
 import { experimentRegistry, type RunningExperiment } from './registry'
+import { releasePlanRegistry, type MeasuredPlan } from './release-registry'
 
 /** One running experiment's units since the last drain: unit -> first time, variant and mark packed in one
  *  number (`firstAt * 128 + 64 if also seen in another variant + the variant's index`), so recording a unit
@@ -35,6 +36,8 @@ export function onExposurePressure(fn: (() => void) | undefined): void {
 /** Records the exposure `result` of `flag` is for `context`, if the flag is in a running experiment in the
  *  context's environment and the split decided it. */
 export function recordExposure(projectId: string, flag: CompiledFlag, result: EvaluationResult, context: EvaluationContext, now?: number): void {
+  const plans = releasePlanRegistry.measuredOn(projectId, flag.key)
+  if (plans !== undefined) recordReleaseExposure(plans, flag, result, context, now)
   const experiments = experimentRegistry.runningOn(projectId, flag.key)
   if (experiments === undefined) return
   const environment = context.environment
@@ -45,6 +48,24 @@ export function recordExposure(projectId: string, flag: CompiledFlag, result: Ev
     const variant = result.variant
     if (unit === undefined || typeof variant !== 'string') return
     note(x, unit, variant, now ?? Date.now())
+    return
+  }
+}
+
+/** A flag under a release plan: a unit the rollout decided is `rollout` (served the new value or variant,
+ *  the treatment) or `off` (outside it, the control), OFREP's branch names for a flag without variants;
+ *  other units (rules, overrides, a switch turned off) are not exposures. */
+function recordReleaseExposure(plans: readonly MeasuredPlan[], flag: CompiledFlag, result: EvaluationResult, context: EvaluationContext, now?: number): void {
+  if (result.reason !== 'rollout') return
+  const environment = context.environment
+  for (const p of plans) {
+    if (p.environment !== environment) continue
+    const unit = p.unitOf(context)
+    if (unit === undefined) return
+    // a flag with variants: the split decided the unit; the new variant is the treatment
+    if (p.variant !== undefined && !flag.decidedBySplit(result)) return
+    const inside = p.variant !== undefined ? result.variant === p.variant : flag.forEnvironment(environment).branchOf(result) === 'rollout'
+    note(p, unit, inside ? 'rollout' : 'off', now ?? Date.now())
     return
   }
 }

@@ -67,6 +67,7 @@ import { experimentUnitRoutes } from './routes/experiment-units'
 import { relayRoutes } from './routes/relay'
 import type { AppDeps, RelayAppDeps } from './deps'
 import { relayEdgeRoutes, relayRefusal } from './relay-edge'
+import { releasePlanRoutes } from './routes/release-plans'
 
 /** Not in the OpenAPI document, and open to anyone (route-inventory.ts). */
 const PUBLIC_HIDDEN = { hide: true, 'x-permission': 'public' }
@@ -312,7 +313,7 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
     // (nested: one more link in this chain is past what TypeScript will instantiate)
     .use(experimentRoutes(deps).use(experimentUnitRoutes(deps)))
     .use(experimentMetricRoutes(deps))
-    .use(eventRoutes(deps))
+    .use(eventRoutes(deps).use(releasePlanRoutes(deps)))
     .use(relayRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)

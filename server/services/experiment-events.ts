@@ -8,6 +8,7 @@ import { attributeKey, compileAccessor, type PropertyAccessor } from '../engine/
 import type { EvaluationContext } from '../engine/types'
 import type { ExposureRow, TrackEventRow } from '../store/experiments'
 import { experimentRegistry } from '../experiments/registry'
+import { releasePlanRegistry } from '../experiments/release-registry'
 import type { Actor, ServiceDeps } from './context'
 import type { Snapshots } from '../cache/snapshots'
 import { validationError, rateLimited } from '../errors'
@@ -92,7 +93,7 @@ export function experimentEventService({ store, settings, snapshots }: Pick<Serv
       // A relay's batch was charged to its clients at the relay.
       if (batchId === undefined) charge(actor.tokenHash ?? `${actor.projectId}:${actor.name}`, items.length, settings.eventsPerMinute, now)
 
-      const attributes = experimentRegistry.unitAttributes(actor.projectId)
+      const attributes = [...new Set([...experimentRegistry.unitAttributes(actor.projectId), ...releasePlanRegistry.unitAttributes(actor.projectId)])]
       const events: TrackEventRow[] = []
       const exposures: ExposureRow[] = []
       items.forEach((item, i) => {
@@ -107,6 +108,10 @@ export function experimentEventService({ store, settings, snapshots }: Pick<Serv
         const x = experimentRegistry.runningIn(actor.projectId, item.flag, environment)
         const unit = x?.unitOf(item.context)
         if (x && unit !== undefined) exposures.push({ experimentId: x.id, phase: x.phase, unit, firstAt: times[i]!, variant: item.variant, multiple: false })
+        // a flag under a release plan: the SDK names OFREP's branch, `rollout` (inside) or `off`
+        const plan = releasePlanRegistry.measuredOn(actor.projectId, item.flag)?.find((p) => p.environment === environment)
+        const planUnit = plan?.unitOf(item.context)
+        if (plan && planUnit !== undefined && (item.variant === 'rollout' || item.variant === 'off')) exposures.push({ experimentId: plan.id, phase: plan.phase, unit: planUnit, firstAt: times[i]!, variant: item.variant, multiple: false })
       })
       if (events.length || exposures.length || batchId !== undefined) {
         const applied = await store.transaction(async (tx) => {

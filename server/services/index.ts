@@ -27,6 +27,8 @@ import { experimentStopper } from './experiment-stop'
 import { experimentEventService } from './experiment-events'
 import { experimentResultService } from './experiment-results'
 import { experimentUnitService } from './experiment-units'
+import { releasePlanService } from './release-plans'
+import { releasePlanMonitor } from './release-plan-monitor'
 
 export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshots, settings: Settings) {
   const deps: ServiceDeps = { store, changes: createChangeRunner(store, bus, settings.streamReplayLimit), snapshots, settings }
@@ -35,6 +37,7 @@ export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshot
   const segments = segmentService(deps)
   const changeRequests = changeRequestService(deps, { flag: flags, config: configs, segment: segments })
   const experiments = experimentService(deps)
+  const releasePlans = releasePlanService(deps, flags, changeRequests)
   return {
     flags,
     explain: flagExplainer(deps, flags),
@@ -55,6 +58,8 @@ export function createServices(store: Store, bus: ChangeBus, snapshots: Snapshot
     events: experimentEventService(deps),
     experimentResults: experimentResultService(deps),
     experimentUnits: experimentUnitService(deps),
+    releasePlans,
+    releaseMonitor: releasePlanMonitor(deps, releasePlans),
   }
 }
 export type Services = ReturnType<typeof createServices>

@@ -17,6 +17,7 @@ import { instanceAuditRepository, invitationRepository } from './instance-audit'
 import { policyRepository } from './policies'
 import { changeRequestRepository } from './change-requests'
 import { experimentRepository } from './experiments'
+import { releasePlanRepository } from './release-plans'
 import { exposureCounts, exposuresByDay, freshenStatistics, metricSums, type MetricSpec, type ResultsQuery } from './experiment-results'
 import { relayBatchRepository } from './relay-batches'
 import { sql } from 'drizzle-orm'
@@ -65,6 +66,7 @@ export function createStore(database: Database) {
     policies: policyRepository(t),
     changeRequests: changeRequestRepository(t),
     experiments: experimentRepository(t, database.dialect),
+    releasePlans: releasePlanRepository(t),
     /** the results' per-variant sums, in SQL (experiment-results.ts) */
     experimentResults: {
       metricSums: (db: Db, q: ResultsQuery, metrics: MetricSpec[]) => metricSums(db, database.dialect, q, metrics),

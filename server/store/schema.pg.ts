@@ -188,6 +188,7 @@ export const flagUsage = pgTable(
 export * from './schema-teams.pg'
 export * from './schema-change-requests.pg'
 export * from './schema-experiments.pg'
+export * from './schema-release-plans.pg'
 
 /** Forwarded batches a relay sent (docs/operations.md, Relays): each id is taken once, in the transaction
  *  that applies the batch, so a batch sent again after a lost answer changes nothing. */

@@ -205,6 +205,7 @@ export const flagUsage = sqliteTable(
 export * from './schema-teams.sqlite'
 export * from './schema-change-requests.sqlite'
 export * from './schema-experiments.sqlite'
+export * from './schema-release-plans.sqlite'
 
 /** Forwarded batches a relay sent (docs/operations.md, Relays): each id is taken once, in the transaction
  *  that applies the batch, so a batch sent again after a lost answer changes nothing. */

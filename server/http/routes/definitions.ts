@@ -17,6 +17,7 @@ import * as S from '../../schemas'
 import { routeModule } from './common'
 import { environmentMismatch } from '../key-environment'
 import { experimentRegistry } from '../../experiments/registry'
+import { releasePlanRegistry } from '../../experiments/release-registry'
 
 interface Built {
   revision: number
@@ -62,7 +63,9 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
       const configs = readConfigs ? [...snap.configs.values()].map((r) => onlyEnvironment(withKey(r.key, configView(r)), environment)) : []
       // The running experiments' flags: an SDK records their exposures (docs/experiments.md §1).
       const experiments = readFlags ? experimentRegistry.runningInProject(token.projectId).filter((x) => environment === undefined || x.environment === environment).map((x) => ({ key: x.key, flag: x.flagKey, environment: x.environment, unit: x.unit })) : []
-      const text = JSON.stringify({ version: head, environments: snap.project.environments, ...(token.environment !== null && { environment: token.environment }), flags, configs, segments, ...(experiments.length > 0 && { experiments }) })
+      // Flags under a running (or paused) release plan: an SDK records which arm a unit got (docs/experiments.md §7).
+      const releasePlans = readFlags ? releasePlanRegistry.measuredInProject(token.projectId).filter((x) => environment === undefined || x.environment === environment).map((x) => ({ id: x.id, flag: x.flagKey, environment: x.environment, unit: x.unit, ...(x.variant !== undefined && { variant: x.variant }) })) : []
+      const text = JSON.stringify({ version: head, environments: snap.project.environments, ...(token.environment !== null && { environment: token.environment }), flags, configs, segments, ...(experiments.length > 0 && { experiments }), ...(releasePlans.length > 0 && { release_plans: releasePlans }) })
       doc = { revision: snap.revision, head, text, etag: etagOf(text) }
       built.set(slot, doc)
     }
@@ -82,6 +85,7 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
         configs: t.Array(t.Object({ key: t.String(), ...S.Config.properties })),
         segments: t.Array(t.Object({ key: t.String(), ...S.Segment.properties })),
         experiments: t.Optional(t.Array(t.Object({ key: t.String(), flag: t.String(), environment: t.String(), unit: t.String({ description: 'the context attribute that names a unit' }) }), { description: 'the running experiments: SDKs record exposures of their flags in their environment and send them to POST /api/v1/events (absent when none runs)' })),
+        release_plans: t.Optional(t.Array(t.Object({ id: t.String(), flag: t.String(), environment: t.String(), unit: t.String({ description: 'the context attribute the rollout buckets by' }), variant: t.Optional(t.String({ description: 'a flag with variants: the new variant (its units are `rollout`, the others `off`)' })) }), { description: 'the running or paused release plans: SDKs record exposures of their flags in their environment (variant `rollout` inside the rollout, `off` outside) and send them to POST /api/v1/events (absent when none)' })),
       }, { title: 'Definitions' }),
       ...S.errors(400, 401, 403, 429),
     },

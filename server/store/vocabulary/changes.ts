@@ -2,18 +2,19 @@
 // each change sends. The store's tables record them (audit, outbox), so they live in its layer; services,
 // schemas and the console import them from here.
 import { EXPERIMENT_EVENTS, type ExperimentEvent } from './experiments'
+import { RELEASE_EVENTS, type ReleaseEvent } from './release-plans'
 
-export const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project', 'schedule', 'member', 'change_request', 'experiment', 'metric'] as const
+export const RESOURCE_TYPES = ['flag', 'config', 'segment', 'token', 'webhook', 'project', 'schedule', 'member', 'change_request', 'experiment', 'metric', 'release_plan'] as const
 export type ResourceType = (typeof RESOURCE_TYPES)[number]
 /** archive, restore and rollback are flag changes (docs/lifecycle.md §3-4), each a change like any other. */
-export const ACTIONS = ['create', 'update', 'delete', 'archive', 'restore', 'rollback', 'start', 'open_phase', 'stop'] as const
+export const ACTIONS = ['create', 'update', 'delete', 'archive', 'restore', 'rollback', 'start', 'open_phase', 'stop', 'pause', 'resume', 'advance', 'complete'] as const
 export type Action = (typeof ACTIONS)[number]
 const DOCUMENT_ACTIONS = ['create', 'update', 'delete'] as const
 
 /** The versioned documents (services/versioned-documents.ts). */
 export type DocumentType = 'flag' | 'config' | 'segment'
 
-const PAST = { create: 'created', update: 'updated', delete: 'deleted', archive: 'archived', restore: 'restored', rollback: 'rolled_back', start: 'started', open_phase: 'phase_opened', stop: 'stopped' } as const
+const PAST = { create: 'created', update: 'updated', delete: 'deleted', archive: 'archived', restore: 'restored', rollback: 'rolled_back', start: 'started', open_phase: 'phase_opened', stop: 'stopped', pause: 'paused', resume: 'resumed', advance: 'advanced', complete: 'completed' } as const
 type Past<A extends Action> = (typeof PAST)[A]
 
 /** A webhook event kind is the resource and what happened to it: `flag.updated`. */
@@ -38,8 +39,8 @@ export const POLICY_UPDATED = 'policy.updated'
 export const EVENT_KINDS = [
   ...(['flag', 'config', 'segment'] as const).flatMap((r) => DOCUMENT_ACTIONS.map((a) => eventKind(r, a))),
   eventKind('flag', 'archive'), eventKind('flag', 'restore'), eventKind('flag', 'rollback'),
-  eventKind('token', 'create'), eventKind('token', 'delete'), eventKind('project', 'update'), SCHEDULE_FAILED, ...CHANGE_REQUEST_EVENTS, POLICY_UPDATED, ...EXPERIMENT_EVENTS,
+  eventKind('token', 'create'), eventKind('token', 'delete'), eventKind('project', 'update'), SCHEDULE_FAILED, ...CHANGE_REQUEST_EVENTS, POLICY_UPDATED, ...EXPERIMENT_EVENTS, ...RELEASE_EVENTS,
 ] as unknown as readonly [EventKind, ...EventKind[]]
 export type EventKind = EventKindOf<DocumentType, (typeof DOCUMENT_ACTIONS)[number]> | EventKindOf<'flag', 'archive' | 'restore' | 'rollback'>
-  | EventKindOf<'token', 'create' | 'delete'> | EventKindOf<'project', 'update'> | typeof SCHEDULE_FAILED | ChangeRequestEvent | typeof POLICY_UPDATED | ExperimentEvent
+  | EventKindOf<'token', 'create' | 'delete'> | EventKindOf<'project', 'update'> | typeof SCHEDULE_FAILED | ChangeRequestEvent | typeof POLICY_UPDATED | ExperimentEvent | ReleaseEvent
 

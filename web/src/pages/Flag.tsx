@@ -20,6 +20,7 @@ import { FlagSchedules } from './flag/FlagSchedules'
 import { UsagePanel } from './flag/UsagePanel'
 import { FlagHistory } from './flag/FlagHistory'
 import { ServingCard } from './flag/ServingCard'
+import { ReleasePlans } from './flag/ReleasePlans'
 import type { FlagBody } from './flag/draft'
 
 export function FlagPage({ flagKey }: { flagKey: string }) {
@@ -80,6 +81,7 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
             <div className="insight-grid">
               <UsagePanel flagKey={flag.key} environments={environments} />
               <FlagSchedules flag={flag} environments={environments} />
+              {!flag.archived && <ReleasePlans flag={flag} environments={environments} />}
             </div>
             <div className="detail-grid">
               <div className="detail-main">
