@@ -93,8 +93,8 @@ export function badUnitOf(s: string): number | undefined {
 
 /** How a message names the code unit: `\u0000 (NUL)`, `\ud800 (an unpaired surrogate)`. */
 export function describeUnit(unit: number): string {
-  const escape = `\\u${unit.toString(16).padStart(4, '0')}`
-  return unit === 0 ? `${escape} (NUL)` : `${escape} (an unpaired UTF-16 surrogate)`
+  const escaped = `\\u${unit.toString(16).padStart(4, '0')}`
+  return unit === 0 ? `${escaped} (NUL)` : `${escaped} (an unpaired UTF-16 surrogate)`
 }
 
 /** `parent.key`, `parent[2]`, `parent["odd key"]` (a top-level field has no parent: `value`). */

@@ -71,7 +71,8 @@ function numeric(compare: (a: number, b: number) => boolean): Builder {
     if (typeof cv !== 'number' || !Number.isFinite(cv)) return NEVER
     return (v) => {
       const n = toNumber(v)
-      return n === n && compare(n, cv) // n === n: not NaN
+      // biome-ignore lint/suspicious/noSelfCompare: n === n is the NaN test, on the evaluation hot path
+      return n === n && compare(n, cv)
     }
   }
 }
@@ -82,6 +83,7 @@ function instant(compare: (a: number, b: number) => boolean): Builder {
     if (Number.isNaN(bound)) return NEVER
     return (v) => {
       const t = toInstant(v)
+      // biome-ignore lint/suspicious/noSelfCompare: t === t is the NaN test, on the evaluation hot path
       return t === t && compare(t, bound)
     }
   }

@@ -1,5 +1,5 @@
 // Turns anything thrown during a request into the error body of docs/behaviour.md §3.
-import { AppError } from '../errors'
+import type { AppError } from '../errors'
 
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' }
 

@@ -7,7 +7,7 @@ import type { ChangeRow } from '../store/changes'
 import type { NewAuditRow } from '../store/audit'
 import { ROWS_PER_STATEMENT } from '../store/chunks'
 import { STREAMED_TYPES, type Change, type ChangeBus, type ChangeNotice, type StreamChange } from '../notices/changes'
-import { type EventKind } from '../store/vocabulary/changes'
+import type { EventKind } from '../store/vocabulary/changes'
 import { changeGate } from './change-gate'
 
 /** Records one change inside the running transaction (audit entry + outbox rows). */

@@ -5,7 +5,7 @@
 // (experiments/registry.ts) follows the change notices.
 import type { Db } from '../store'
 import type { ExperimentRow } from '../store/experiments'
-import { CORRECTIONS, EXPERIMENT_ENGINES, EXPERIMENT_STATES, type ExperimentDefinition, type ExperimentEvent } from '../store/vocabulary/experiments'
+import { CORRECTIONS, EXPERIMENT_ENGINES, type EXPERIMENT_STATES, type ExperimentDefinition, type ExperimentEvent } from '../store/vocabulary/experiments'
 import { experimentRegistry } from '../experiments/registry'
 import { by, type Actor, type ServiceDeps } from './context'
 import type { RecordChange } from './change-runner'

@@ -89,8 +89,8 @@ export async function metricSums(db: Db, dialect: Dialect, q: ResultsQuery, metr
 async function someMetricSums(db: Db, dialect: Dialect, q: ResultsQuery, metrics: MetricSpec[]): Promise<VariantSums[][]> {
   if (metrics.length === 0) return []
   const f = (s: SQL): SQL => (dialect === 'postgres' ? sql`cast(${s} as double precision)` : s)
-  const valueOf = (agg: Aggregation) => (agg === 'sum' ? sql`e.value` : sql`1`)
-  const perEvent = (key: string, agg: Aggregation, when: SQL) => sql`case when e.key = ${key} and ${when} then ${valueOf(agg)} else 0 end`
+  const eventValue = (agg: Aggregation) => (agg === 'sum' ? sql`e.value` : sql`1`)
+  const perEvent = (key: string, agg: Aggregation, when: SQL) => sql`case when e.key = ${key} and ${when} then ${eventValue(agg)} else 0 end`
   const lookbackOf = (m: MetricSpec) => (q.cuped && m.kind !== 'ratio' ? COVARIATE_DAYS * DAY_MS : 0)
   const lookback = Math.max(...metrics.map(lookbackOf))
   const keys = [...new Set(metrics.flatMap((m) => (m.kind === 'ratio' && m.denominatorEvent !== undefined ? [m.event, m.denominatorEvent] : [m.event])))]

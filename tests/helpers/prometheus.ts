@@ -24,7 +24,7 @@ const SAMPLE = new RegExp(`^(${NAME})(?:\\{((?:${LABEL})(?:,${LABEL})*)?,?\\})? 
 const META = new RegExp(`^# (HELP|TYPE) (${NAME}) (.*)$`)
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped'])
 
-const unescape = (v: string) => v.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c))
+const unescapeLabel = (v: string) => v.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c))
 
 function familyOf(name: string, types: Map<string, string>): string | undefined {
   if (types.has(name)) return name
@@ -55,7 +55,7 @@ export function parsePrometheus(text: string): Exposition {
     const name = m[1]!
     if (familyOf(name, types) === undefined) throw new Error(`line ${i + 1}: ${name} has no TYPE before it`)
     const labels: Record<string, string> = {}
-    for (const l of (m[2] ?? '').matchAll(new RegExp(LABEL, 'g'))) labels[l[1]!] = unescape(l[2]!)
+    for (const l of (m[2] ?? '').matchAll(new RegExp(LABEL, 'g'))) labels[l[1]!] = unescapeLabel(l[2]!)
     const raw = m[7]!
     samples.push({ name, labels, value: raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw) })
   }

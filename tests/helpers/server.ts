@@ -105,7 +105,7 @@ export async function api<T = any>(
   }
   const res = await fetch(srv.url + path, { method, headers, body })
   const text = await res.text()
-  let parsed: any = undefined
+  let parsed: any 
   try {
     parsed = text ? JSON.parse(text) : undefined
   } catch {

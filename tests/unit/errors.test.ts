@@ -4,7 +4,7 @@ import { expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../helpers/import-graph'
-import { AppError, STATUS, alreadyExists, conflict, forbidden, gone, inUse, invalid, invalidState, limitReached, notFound, notFoundWith, rateLimited, unauthorized, validationError, versionConflict } from '../../server/errors'
+import { type AppError, STATUS, alreadyExists, conflict, forbidden, gone, inUse, invalid, invalidState, limitReached, notFound, notFoundWith, rateLimited, unauthorized, validationError, versionConflict } from '../../server/errors'
 
 const shape = (e: AppError) => ({ status: e.status, code: e.code, message: e.message, details: e.details, headers: e.headers })
 

@@ -159,7 +159,7 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
     throw new ApiError(0, 'NETWORK_ERROR', 'Could not reach the server. Check your connection and try again.')
   }
   const text = await res.text()
-  let data: unknown = undefined
+  let data: unknown 
   if (text) {
     try {
       data = JSON.parse(text)

@@ -76,7 +76,7 @@ export function Compare() {
           </td>
           <td>
             {r.status !== 'identical' && mayPromote(kind) && (
-              <button className="btn btn-small" disabled={busy} onClick={() => promote([id])} aria-label={`Promote ${kind} ${r.key}`}>
+              <button type="button" className="btn btn-small" disabled={busy} onClick={() => promote([id])} aria-label={`Promote ${kind} ${r.key}`}>
                 Promote
               </button>
             )}
@@ -101,7 +101,7 @@ export function Compare() {
             {envs.map((e) => <option key={e}>{e}</option>)}
           </select>
         </label>{' '}
-        <button className="btn btn-primary" disabled={busy || selected.size === 0} onClick={() => promote([...selected])}>
+        <button type="button" className="btn btn-primary" disabled={busy || selected.size === 0} onClick={() => promote([...selected])}>
           Promote selected ({selected.size})
         </button>
       </div>
@@ -109,7 +109,7 @@ export function Compare() {
       {tried && needsRequest(error) && (
         <div className="alert alert-info" role="note" aria-label="Propose instead">
           {tried.to} is protected: this promotion cannot be applied directly.{' '}
-          <button className="btn btn-primary btn-small" disabled={busy} onClick={propose}>Propose</button>{' '}
+          <button type="button" className="btn btn-primary btn-small" disabled={busy} onClick={propose}>Propose</button>{' '}
           <span className="muted small">opens a change request with the same promotion.</span>
         </div>
       )}

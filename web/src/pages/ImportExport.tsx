@@ -92,11 +92,11 @@ export function ImportExport() {
               <option value="json">JSON</option>
             </select>
           </label>{' '}
-          <button className="btn" disabled={busy} onClick={() => run(async () => setExported(await asCodeApi.exportText(format, [...(can.readFlags ? ['segments', 'flags'] : []), ...(can.readConfigs ? ['configs'] : [])])))}>
+          <button type="button" className="btn" disabled={busy} onClick={() => run(async () => setExported(await asCodeApi.exportText(format, [...(can.readFlags ? ['segments', 'flags'] : []), ...(can.readConfigs ? ['configs'] : [])])))}>
             Export
           </button>{' '}
           {exported !== null && (
-            <button className="btn" onClick={download}>
+            <button type="button" className="btn" onClick={download}>
               Download
             </button>
           )}
@@ -120,10 +120,11 @@ export function ImportExport() {
             <input type="checkbox" checked={prune} onChange={(e) => (setPrune(e.target.checked), setPlan(null))} /> Prune: also delete what the document does not list (of the kinds it has)
           </label>
           <div className="form-row">
-            <button className="btn" disabled={busy || !text.trim()} onClick={() => run(async () => (setApplied(null), setPlan(await asCodeApi.plan(text, prune))))}>
+            <button type="button" className="btn" disabled={busy || !text.trim()} onClick={() => run(async () => (setApplied(null), setPlan(await asCodeApi.plan(text, prune))))}>
               Plan
             </button>{' '}
             <button
+              type="button"
               className="btn btn-primary"
               disabled={busy || !plan || plan.errors.length > 0 || plan.changes.length === 0}
               onClick={() =>
@@ -142,7 +143,7 @@ export function ImportExport() {
           {plan && needsRequest(error) && (
             <div className="alert alert-info" role="note" aria-label="Propose instead">
               A protected environment is affected: this plan cannot be applied directly.{' '}
-              <button className="btn btn-primary btn-small" disabled={busy} onClick={() => run(async () => {
+              <button type="button" className="btn btn-primary btn-small" disabled={busy} onClick={() => run(async () => {
                 const proposed = await asCodeApi.propose(text, prune, plan.plan_id)
                 if (proposed.change_request) navigate(`/changes/${proposed.change_request.id}`, { force: true })
               })}>

@@ -1,7 +1,7 @@
 // Prerequisites: other flags that must serve a variant (or a value) for this one to be on. The picker offers
 // the project's other flags and, for one with variants, its variant names; a choice that would close a cycle
 // is shown at once, and saving is refused until it is undone (the server checks again).
-import { type Flag, type ListedFlag } from '../../api'
+import type { Flag, ListedFlag } from '../../api'
 import { newDraftId } from '../../components/ConditionEditor'
 import { cycleThrough } from '../../prerequisite-graph'
 import type { FlagDraft } from './draft'
