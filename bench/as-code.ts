@@ -3,15 +3,28 @@
 // HTTP; then planned again (all unchanged). One run each: these are seconds-long operations.
 import { call, cleanup, startFlagServer, watchdog } from './lib'
 
-export interface AsCodeFigures { flags: number; bytes: number; planMs: number; applyMs: number; replanMs: number }
+export interface AsCodeFigures {
+  flags: number
+  bytes: number
+  planMs: number
+  applyMs: number
+  replanMs: number
+}
 
 export function benchDocument(n: number) {
   return {
     flagship: 1,
     flags: Array.from({ length: n }, (_, i) => ({
-      key: `code-${String(i).padStart(5, '0')}`, enabled: i % 2 === 0, value: i % 3 === 0,
-      targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'in', value: ['pro', 'enterprise'] }], value: true }], rollout: { percentage: i % 100, attribute: 'user_id' } },
-      environments: { production: { enabled: false } }, tags: ['bulk'], description: `flag number ${i}`,
+      key: `code-${String(i).padStart(5, '0')}`,
+      enabled: i % 2 === 0,
+      value: i % 3 === 0,
+      targeting: {
+        rules: [{ conditions: [{ property: 'plan', operator: 'in', value: ['pro', 'enterprise'] }], value: true }],
+        rollout: { percentage: i % 100, attribute: 'user_id' },
+      },
+      environments: { production: { enabled: false } },
+      tags: ['bulk'],
+      description: `flag number ${i}`,
     })),
   }
 }
@@ -23,7 +36,11 @@ export async function benchAsCode(n = 10_000, env: Record<string, string> = {}):
     const bytes = Buffer.byteLength(JSON.stringify(doc))
     const timed = async (path: string, headers: Record<string, string> = {}) => {
       const started = performance.now()
-      const res = await fetch(srv.url + path, { method: 'POST', headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(doc) })
+      const res = await fetch(srv.url + path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(doc),
+      })
       const text = await res.text()
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`)
       return { ms: performance.now() - started, body: JSON.parse(text) as { plan_id: string; summary: Record<string, number> } }
@@ -44,7 +61,12 @@ export async function benchAsCode(n = 10_000, env: Record<string, string> = {}):
 // Alone: `bun bench/as-code.ts` (BENCH_DATABASE_URL=postgres://… measures PostgreSQL; the database must be empty).
 if (import.meta.main) {
   try {
-    console.log(await benchAsCode(Number(process.env.BENCH_FLAGS_LARGE ?? 10_000), process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}))
+    console.log(
+      await benchAsCode(
+        Number(process.env.BENCH_FLAGS_LARGE ?? 10_000),
+        process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {},
+      ),
+    )
   } finally {
     clearTimeout(watchdog)
     cleanup()

@@ -14,14 +14,19 @@ const token = process.env.BENCH_TOKEN ?? ''
 const headers = { 'content-type': 'application/json; charset=utf-8' }
 
 const evaluationHeaders = new Headers({
-  ...headers, ETag: '"MJoe7nrkh5Up7G_j0enbpg"', 'Cache-Control': 'private, max-age=10',
-  'X-RateLimit-Limit': '1000000000', 'X-RateLimit-Remaining': '1000000000', 'X-RateLimit-Reset': String(Date.now() + 60_000),
+  ...headers,
+  ETag: '"MJoe7nrkh5Up7G_j0enbpg"',
+  'Cache-Control': 'private, max-age=10',
+  'X-RateLimit-Limit': '1000000000',
+  'X-RateLimit-Remaining': '1000000000',
+  'X-RateLimit-Reset': String(Date.now() + 60_000),
 })
 const known = new Map([[`Bearer ${token}`, true]])
 let remaining = 1e9
 
 function floor(request: Request): Response {
-  if (known.get(request.headers.get('authorization') ?? '') === undefined) return new Response('{"code":"UNAUTHORIZED"}', { status: 401, headers })
+  if (known.get(request.headers.get('authorization') ?? '') === undefined)
+    return new Response('{"code":"UNAUTHORIZED"}', { status: 401, headers })
   if (!request.url.includes('context=')) return new Response('{"code":"VALIDATION_ERROR"}', { status: 400, headers })
   evaluationHeaders.set('X-RateLimit-Remaining', String(--remaining))
   return new Response(body, { headers: evaluationHeaders })
@@ -29,7 +34,9 @@ function floor(request: Request): Response {
 
 const sameHeaders = process.env.BENCH_HEADERS ? new Headers(JSON.parse(process.env.BENCH_HEADERS) as Record<string, string>) : undefined
 const same = (request: Request): Response | Promise<Response> =>
-  request.method === 'POST' ? request.bytes().then(() => new Response(body, { headers: sameHeaders })) : new Response(body, { headers: sameHeaders })
+  request.method === 'POST'
+    ? request.bytes().then(() => new Response(body, { headers: sameHeaders }))
+    : new Response(body, { headers: sameHeaders })
 
 const server = Bun.serve({
   port: 0,

@@ -18,11 +18,18 @@ export interface OutageFigures {
 }
 
 /** `origin` must run on `databaseUrl`; the one started again is returned (the caller stops it). */
-export async function benchOutage(origin: FlagServer, databaseUrl: string, relayUrl: string, log: (line: string) => void): Promise<{ figures: OutageFigures; origin: FlagServer }> {
+export async function benchOutage(
+  origin: FlagServer,
+  databaseUrl: string,
+  relayUrl: string,
+  log: (line: string) => void,
+): Promise<{ figures: OutageFigures; origin: FlagServer }> {
   await mustCall(origin, 'POST', '/api/v1/flags', { key: 'outage-counted', enabled: true, value: true }, 201)
   const port = new URL(origin.url).port
   const usage = async (server: FlagServer) => {
-    const res = await fetch(`${server.url}/api/v1/flags/outage-counted/usage?environment=production`, { headers: { authorization: `Bearer ${server.token}` } })
+    const res = await fetch(`${server.url}/api/v1/flags/outage-counted/usage?environment=production`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    })
     const body = (await res.json()) as { buckets: { count: number }[] }
     return body.buckets.reduce((s, b) => s + b.count, 0)
   }
@@ -35,8 +42,11 @@ export async function benchOutage(origin: FlagServer, databaseUrl: string, relay
   while (Date.now() < until) {
     const at = new Date().toISOString()
     const res = await fetch(`${relayUrl}/api/v1/usage`, {
-      method: 'POST', headers: { authorization: `Bearer ${origin.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ counts: [{ key: 'outage-counted', environment: 'production', variant: 'default', count: 1, from: at, to: at }] }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${origin.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        counts: [{ key: 'outage-counted', environment: 'production', variant: 'default', count: 1, from: at, to: at }],
+      }),
     })
     if (res.ok) reported++
     await res.arrayBuffer()
@@ -57,7 +67,9 @@ export async function benchOutage(origin: FlagServer, databaseUrl: string, relay
   }
   await Bun.sleep(2000)
   arrived = await usage(restarted)
-  log(`  relay under load through the outage: ${line(load)}; usage reports ${fmtInt(reported)} sent, ${fmtInt(arrived)} arrived (${Number.isNaN(drainedMs) ? 'not all' : `all within ${fmtInt(drainedMs)} ms of the restart`})`)
+  log(
+    `  relay under load through the outage: ${line(load)}; usage reports ${fmtInt(reported)} sent, ${fmtInt(arrived)} arrived (${Number.isNaN(drainedMs) ? 'not all' : `all within ${fmtInt(drainedMs)} ms of the restart`})`,
+  )
   return { figures: { seconds: OUTAGE_SECONDS, load, reported, arrived, drainedMs }, origin: restarted }
 }
 

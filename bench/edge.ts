@@ -8,7 +8,33 @@
 // Subscribers are raw HTTP/1.1 sockets in this process (fetch caps connections per host). Each needs a file
 // descriptor here and one in the relay: the soft limit is raised to the hard one where `prlimit` exists.
 import { readFileSync } from 'node:fs'
-import { call, evalPath, fmtInt, fmtMs, interleaved, median, mustCall, ROUNDS, SECONDS, tempDirs, hasTaskset, LOAD_CPU, pinned, populate, roundRatio, rssKiB, spawnTracked, stopProcess, waitForPort, BUN, ROOT, SERVER_CPU, startFlagServer, type FlagServer, type WrkResult } from './lib'
+import {
+  call,
+  evalPath,
+  fmtInt,
+  fmtMs,
+  interleaved,
+  median,
+  mustCall,
+  ROUNDS,
+  SECONDS,
+  tempDirs,
+  hasTaskset,
+  LOAD_CPU,
+  pinned,
+  populate,
+  roundRatio,
+  rssKiB,
+  spawnTracked,
+  stopProcess,
+  waitForPort,
+  BUN,
+  ROOT,
+  SERVER_CPU,
+  startFlagServer,
+  type FlagServer,
+  type WrkResult,
+} from './lib'
 import { join } from 'node:path'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -49,7 +75,10 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
-interface Sub { seen: Map<number, number>; socket?: { end(): void } }
+interface Sub {
+  seen: Map<number, number>
+  socket?: { end(): void }
+}
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN
 
@@ -66,7 +95,8 @@ function subscribe(url: string, token: string, sub: Sub): Promise<void> {
   let buffer = ''
   return new Promise((resolve, reject) => {
     Bun.connect({
-      hostname, port: Number(port),
+      hostname,
+      port: Number(port),
       socket: {
         open(socket) {
           sub.socket = socket
@@ -116,7 +146,10 @@ async function measure(origin: FlagServer, subs: Sub[]): Promise<{ latencies: nu
 
 export async function benchEdge(log: (line: string) => void = console.log): Promise<EdgeFigures> {
   const limit = raiseFileLimit()
-  if (limit < EDGE_SUBSCRIBERS + 1000) throw new Error(`open-file limit ${limit} is too low for ${EDGE_SUBSCRIBERS} subscribers (one socket each, in this process and in the relay): raise it (ulimit -n) to ${EDGE_SUBSCRIBERS + 1000}`)
+  if (limit < EDGE_SUBSCRIBERS + 1000)
+    throw new Error(
+      `open-file limit ${limit} is too low for ${EDGE_SUBSCRIBERS} subscribers (one socket each, in this process and in the relay): raise it (ulimit -n) to ${EDGE_SUBSCRIBERS + 1000}`,
+    )
   const dir = mkdtempSync(join(tmpdir(), 'flagship-bench-edge-'))
   tempDirs.push(dir)
   let origin = await startFlagServer('origin', { DATABASE_URL: benchDatabaseUrl(dir) })
@@ -124,18 +157,28 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
   try {
     await populate(origin, 100)
     await mustCall(origin, 'POST', '/api/v1/flags', { key: 'streamed', enabled: true, value: 0 }, 201)
-    const key = JSON.parse(await mustCall(origin, 'POST', '/api/v1/tokens', { name: 'bench relay', project_id: 'default', permissions: ['relay'] }, 201)).token as string
+    const key = JSON.parse(
+      await mustCall(origin, 'POST', '/api/v1/tokens', { name: 'bench relay', project_id: 'default', permissions: ['relay'] }, 201),
+    ).token as string
     // The relay: the same server, pinned like the origin, with no database of its own.
     const { proc, output } = spawnTracked(pinned(SERVER_CPU, [BUN, join(ROOT, 'server', 'index.ts')]), {
-      PORT: '0', HOST: '127.0.0.1', APP_ENV: 'bench', REDIS_URL: '', DATABASE_URL: '', UPSTREAM_URL: origin.url, UPSTREAM_TOKEN: key,
-      RATE_LIMIT_EVALUATION_PER_MINUTE: '1000000000', RATE_LIMIT_MANAGEMENT_PER_MINUTE: '1000000000',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      APP_ENV: 'bench',
+      REDIS_URL: '',
+      DATABASE_URL: '',
+      UPSTREAM_URL: origin.url,
+      UPSTREAM_TOKEN: key,
+      RATE_LIMIT_EVALUATION_PER_MINUTE: '1000000000',
+      RATE_LIMIT_MANAGEMENT_PER_MINUTE: '1000000000',
     })
     relayProc = proc
     const relayUrl = `http://127.0.0.1:${await waitForPort('relay', proc, output)}`
     const relay: FlagServer = { name: 'relay', url: relayUrl, pid: proc.pid, token: origin.token, stop: () => stopProcess(proc) }
     for (let i = 0; i < 200 && (await fetch(`${relayUrl}/health/ready`)).status !== 200; i++) await Bun.sleep(50)
     const check = [await call(origin, 'GET', evalPath('bench-flag')), await call(relay, 'GET', evalPath('bench-flag'))]
-    if (check[0]!.status !== 200 || check[1]!.text !== check[0]!.text) throw new Error(`relay answers differently: ${check[1]!.status} ${check[1]!.text}`)
+    if (check[0]!.status !== 200 || check[1]!.text !== check[0]!.text)
+      throw new Error(`relay answers differently: ${check[1]!.status} ${check[1]!.text}`)
 
     log('  evaluation GET, origin vs relay (interleaved wrk rounds; server CPU time per request alongside)')
     const targets = [
@@ -156,7 +199,9 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
     const ratio = roundRatio(r!, o!)
     const cpuOrigin = median(cpuPerRequest[0]!)
     const cpuRelay = median(cpuPerRequest[1]!)
-    log(`  relay / origin: ${ratio.toFixed(3)} requests/s (median of per-round ratios); CPU per request origin ${cpuOrigin.toFixed(1)} µs, relay ${cpuRelay.toFixed(1)} µs (origin/relay ${(cpuOrigin / cpuRelay).toFixed(3)})`)
+    log(
+      `  relay / origin: ${ratio.toFixed(3)} requests/s (median of per-round ratios); CPU per request origin ${cpuOrigin.toFixed(1)} µs, relay ${cpuRelay.toFixed(1)} µs (origin/relay ${(cpuOrigin / cpuRelay).toFixed(3)})`,
+    )
 
     // The subscribers' side (this process) on the load generator's core, the relay alone on its own, as
     // wrk and the servers are placed.
@@ -166,23 +211,41 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
     const subs: Sub[] = Array.from({ length: EDGE_SUBSCRIBERS }, () => ({ seen: new Map() }))
     for (let i = 0; i < FIRST; i += 100) await Promise.all(subs.slice(i, i + 100).map((s) => subscribe(relayUrl, origin.token, s)))
     const small = await measure(origin, subs.slice(0, FIRST))
-    log(`  ${fmtInt(FIRST)} relay subscribers, ${CHANGES} changes made at the origin: p50 ${fmtMs(percentile(small.latencies, 50))}, p99 ${fmtMs(percentile(small.latencies, 99))}`)
-    for (let i = FIRST; i < subs.length; i += 200) await Promise.all(subs.slice(i, i + 200).map((s) => subscribe(relayUrl, origin.token, s)))
+    log(
+      `  ${fmtInt(FIRST)} relay subscribers, ${CHANGES} changes made at the origin: p50 ${fmtMs(percentile(small.latencies, 50))}, p99 ${fmtMs(percentile(small.latencies, 99))}`,
+    )
+    for (let i = FIRST; i < subs.length; i += 200)
+      await Promise.all(subs.slice(i, i + 200).map((s) => subscribe(relayUrl, origin.token, s)))
     await Bun.sleep(2000)
     const rssIdle = rssKiB(proc.pid)
     const bytesPerSubscriber = ((rssIdle - rssBefore) * 1024) / EDGE_SUBSCRIBERS
-    log(`  ${fmtInt(EDGE_SUBSCRIBERS)} subscribers open on the relay; its RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssIdle / 1024)} MiB (${fmtInt(bytesPerSubscriber)} bytes each)`)
+    log(
+      `  ${fmtInt(EDGE_SUBSCRIBERS)} subscribers open on the relay; its RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssIdle / 1024)} MiB (${fmtInt(bytesPerSubscriber)} bytes each)`,
+    )
     const cpuBefore = cpuMs(proc.pid)
     const all = await measure(origin, subs)
     const cpuMsPerChange = (cpuMs(proc.pid) - cpuBefore) / CHANGES
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0]!
     const figures: EdgeFigures = {
-      origin: o!, relay: r!, ratio, cpuOrigin, cpuRelay,
-      smallP50: percentile(small.latencies, 50), smallP99: percentile(small.latencies, 99),
-      subscribers: EDGE_SUBSCRIBERS, p50: percentile(all.latencies, 50), p99: percentile(all.latencies, 99), max: all.latencies.at(-1) ?? NaN,
-      incomplete: all.incomplete, bytesPerSubscriber, cpuMsPerChange, load,
+      origin: o!,
+      relay: r!,
+      ratio,
+      cpuOrigin,
+      cpuRelay,
+      smallP50: percentile(small.latencies, 50),
+      smallP99: percentile(small.latencies, 99),
+      subscribers: EDGE_SUBSCRIBERS,
+      p50: percentile(all.latencies, 50),
+      p99: percentile(all.latencies, 99),
+      max: all.latencies.at(-1) ?? NaN,
+      incomplete: all.incomplete,
+      bytesPerSubscriber,
+      cpuMsPerChange,
+      load,
     }
-    log(`  ${CHANGES} changes x ${fmtInt(EDGE_SUBSCRIBERS)} subscribers: p50 ${fmtMs(figures.p50)}, p99 ${fmtMs(figures.p99)}, max ${fmtMs(figures.max)}; subscribers missing a change: ${figures.incomplete}; relay CPU ${fmtMs(cpuMsPerChange)} per change (load average ${load})`)
+    log(
+      `  ${CHANGES} changes x ${fmtInt(EDGE_SUBSCRIBERS)} subscribers: p50 ${fmtMs(figures.p50)}, p99 ${fmtMs(figures.p99)}, max ${fmtMs(figures.max)}; subscribers missing a change: ${figures.incomplete}; relay CPU ${fmtMs(cpuMsPerChange)} per change (load average ${load})`,
+    )
     subs.forEach((s) => s.socket?.end())
     if (OUTAGE_SECONDS > 0) {
       const outage = await benchOutage(origin, benchDatabaseUrl(dir), relayUrl, log)

@@ -1,11 +1,16 @@
 // In-process benchmark of the evaluation engine (no HTTP, no store). Run: bun bench/engine.ts
 // Prints plain lines such as `engine simple flag: 12,345,678 evals/s`.
-import { compileFlag, EvaluationBudgetExceeded, type CompiledFlag, type EvaluationContext, type FlagDefinition, type SegmentDefinition } from '../server/engine'
+import {
+  compileFlag,
+  EvaluationBudgetExceeded,
+  type CompiledFlag,
+  type EvaluationContext,
+  type FlagDefinition,
+  type SegmentDefinition,
+} from '../server/engine'
 import { BETA_SEGMENT, benchFlag, ownRulesFlag, variantChainFlags } from './fixtures'
 
-const segments = new Map<string, SegmentDefinition>([
-  ['beta', BETA_SEGMENT],
-])
+const segments = new Map<string, SegmentDefinition>([['beta', BETA_SEGMENT]])
 
 // Contexts vary per iteration so nothing is trivially constant-folded and rollout buckets differ.
 const CONTEXTS: EvaluationContext[] = Array.from({ length: 1024 }, (_, i) => ({
@@ -49,16 +54,20 @@ rate('3 rules + rollout', 1, (i) => {
 // The same rules and rollout as production's own: contexts in production take them, the others the flag's.
 const inProduction = CONTEXTS.map((c) => ({ ...c, environment: 'production' }))
 const ownFlag = compileFlag(ownRulesFlag('targeted'), segments)
-rate('3 rules + rollout, all contexts in production (flag\'s rules)', 1, (i) => {
+rate("3 rules + rollout, all contexts in production (flag's rules)", 1, (i) => {
   sink += targetedFlag.evaluate(inProduction[i & MASK]!).reason.length
 })
-rate('3 rules + rollout as production\'s own rules', 1, (i) => {
+rate("3 rules + rollout as production's own rules", 1, (i) => {
   sink += ownFlag.evaluate(inProduction[i & MASK]!).reason.length
 })
 
 // 5 variants by weight behind a 3-deep prerequisite chain: each evaluation walks the chain (3 more flags).
 const chain = new Map<string, CompiledFlag>()
-for (const f of variantChainFlags('variants')) chain.set(f.key, compileFlag(f, segments, (k) => chain.get(k)))
+for (const f of variantChainFlags('variants'))
+  chain.set(
+    f.key,
+    compileFlag(f, segments, (k) => chain.get(k)),
+  )
 const variantsFlag = chain.get('variants')!
 if (variantsFlag.evaluate(CONTEXTS[0]!).reason !== 'rollout') throw new Error('the variants flag must end in its split')
 rate('5 variants + 3-deep prerequisites', 1, (i) => {
@@ -66,11 +75,17 @@ rate('5 variants + 3-deep prerequisites', 1, (i) => {
 })
 
 const hundred: CompiledFlag[] = Array.from({ length: 100 }, (_, n) =>
-  compileFlag({ ...(n % 2 ? targeted : simple), key: `flag-${n}` }, segments))
-rate('100 flags per context (flags evaluated)', 100, (i) => {
-  const ctx = CONTEXTS[i & MASK]!
-  for (let n = 0; n < hundred.length; n++) sink += hundred[n]!.evaluate(ctx).reason.length
-}, 2)
+  compileFlag({ ...(n % 2 ? targeted : simple), key: `flag-${n}` }, segments),
+)
+rate(
+  '100 flags per context (flags evaluated)',
+  100,
+  (i) => {
+    const ctx = CONTEXTS[i & MASK]!
+    for (let n = 0; n < hundred.length; n++) sink += hundred[n]!.evaluate(ctx).reason.length
+  },
+  2,
+)
 
 function lookupBench(size: number): void {
   const flags = new Map<string, CompiledFlag>()
@@ -98,7 +113,20 @@ function worstAllowed(): void {
   sink += targetedFlag.evaluate(ordinaryCtx).reason.length
   let worst = { ms: 0, what: '' }
   for (const pattern of ['(?:a?){50}a{50}b', '(\\w+\\s?)*\\d$', '(?:a|aa){50}b']) {
-    const flag = compileFlag({ key: 'worst', enabled: true, value: false, targeting: { rules: Array.from({ length: 60 }, () => ({ conditions: [{ property: 'text', operator: 'matches' as const, value: pattern }], value: true })) } }, segments)
+    const flag = compileFlag(
+      {
+        key: 'worst',
+        enabled: true,
+        value: false,
+        targeting: {
+          rules: Array.from({ length: 60 }, () => ({
+            conditions: [{ property: 'text', operator: 'matches' as const, value: pattern }],
+            value: true,
+          })),
+        },
+      },
+      segments,
+    )
     for (const length of [60, 600, 6_000, 24_000, 1 << 20]) {
       const ctx = { custom: { text: 'a'.repeat(length) } }
       const times: number[] = []
@@ -116,7 +144,9 @@ function worstAllowed(): void {
     }
   }
   const ordinary = ordinaryTimes.sort((a, b) => a - b)[4]!
-  console.log(`engine worst allowed flag: ${(worst.ms * 1000).toFixed(1)} us per evaluation vs ordinary ${(ordinary * 1000).toFixed(2)} us (${Math.round(worst.ms / ordinary).toLocaleString('en-US')}x; ${worst.what})`)
+  console.log(
+    `engine worst allowed flag: ${(worst.ms * 1000).toFixed(1)} us per evaluation vs ordinary ${(ordinary * 1000).toFixed(2)} us (${Math.round(worst.ms / ordinary).toLocaleString('en-US')}x; ${worst.what})`,
+  )
 }
 worstAllowed()
 

@@ -7,7 +7,21 @@
 // scale the results part; BENCH_POSTGRES_URL the server that gets a scratch database, default the local one).
 import postgres from 'postgres'
 import { Database } from 'bun:sqlite'
-import { call, fmtInt, fmtMs, interleaved, line, luaScript, mustCall, roundRatio, rssKiB, startFlagServer, type FlagServer, type Target, type WrkResult } from './lib'
+import {
+  call,
+  fmtInt,
+  fmtMs,
+  interleaved,
+  line,
+  luaScript,
+  mustCall,
+  roundRatio,
+  rssKiB,
+  startFlagServer,
+  type FlagServer,
+  type Target,
+  type WrkResult,
+} from './lib'
 
 export const EXPERIMENT_UNITS = Number(process.env.BENCH_EXPERIMENT_UNITS ?? 1_000_000)
 export const EXPERIMENT_EVENTS = Number(process.env.BENCH_EXPERIMENT_EVENTS ?? 5_000_000)
@@ -27,13 +41,39 @@ export interface ExperimentFigures {
   seedSeconds: number
 }
 
-const split = { attribute: 'user_id', distribution: [{ variant: 'a', weight: 50 }, { variant: 'b', weight: 50 }] }
+const split = {
+  attribute: 'user_id',
+  distribution: [
+    { variant: 'a', weight: 50 },
+    { variant: 'b', weight: 50 },
+  ],
+}
 
 async function setUp(srv: FlagServer, flag: string, experiment: string): Promise<string> {
-  await mustCall(srv, 'POST', '/api/v1/flags', { key: flag, enabled: true, variants: { a: 'A', b: 'B' }, default_variant: 'a', targeting: { rollout: split } }, 201)
+  await mustCall(
+    srv,
+    'POST',
+    '/api/v1/flags',
+    { key: flag, enabled: true, variants: { a: 'A', b: 'B' }, default_variant: 'a', targeting: { rollout: split } },
+    201,
+  )
   await call(srv, 'POST', '/api/v1/metrics', { key: 'orders', name: 'Orders', kind: 'mean', event: 'order', aggregation: 'sum' })
   await call(srv, 'POST', '/api/v1/metrics', { key: 'visited', name: 'Visited', kind: 'proportion', event: 'visit' })
-  await mustCall(srv, 'POST', '/api/v1/experiments', { key: experiment, name: experiment, flag, environment: 'production', goal_metrics: ['orders'], guardrail_metrics: ['visited'], engine: 'frequentist' }, 201)
+  await mustCall(
+    srv,
+    'POST',
+    '/api/v1/experiments',
+    {
+      key: experiment,
+      name: experiment,
+      flag,
+      environment: 'production',
+      goal_metrics: ['orders'],
+      guardrail_metrics: ['visited'],
+      engine: 'frequentist',
+    },
+    201,
+  )
   await mustCall(srv, 'POST', `/api/v1/experiments/${experiment}/start`, {}, 200)
   return experiment
 }
@@ -41,17 +81,32 @@ async function setUp(srv: FlagServer, flag: string, experiment: string): Promise
 /** Events per second through POST /api/v1/events, batches of 1,000, 4 in flight. */
 async function ingest(srv: FlagServer): Promise<number> {
   const now = Date.now()
-  const batch = (b: number) => JSON.stringify({ events: Array.from({ length: 1000 }, (_, i) => ({ type: 'track', key: i % 3 ? 'order' : 'visit', context: { user_id: `i${(b * 1000 + i) % 50_000}`, environment: 'production' }, value: i % 50, timestamp: new Date(now - i * 1000).toISOString() })) })
+  const batch = (b: number) =>
+    JSON.stringify({
+      events: Array.from({ length: 1000 }, (_, i) => ({
+        type: 'track',
+        key: i % 3 ? 'order' : 'visit',
+        context: { user_id: `i${(b * 1000 + i) % 50_000}`, environment: 'production' },
+        value: i % 50,
+        timestamp: new Date(now - i * 1000).toISOString(),
+      })),
+    })
   const bodies = Array.from({ length: 8 }, (_, b) => batch(b))
   const started = performance.now()
   let next = 0
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (next < INGEST_BATCHES) {
-      const b = next++
-      const r = await fetch(`${srv.url}/api/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' }, body: bodies[b % bodies.length] })
-      if (r.status !== 202) throw new Error(`POST /api/v1/events answered ${r.status}: ${await r.text()}`)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < INGEST_BATCHES) {
+        const b = next++
+        const r = await fetch(`${srv.url}/api/v1/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' },
+          body: bodies[b % bodies.length],
+        })
+        if (r.status !== 202) throw new Error(`POST /api/v1/events answered ${r.status}: ${await r.text()}`)
+      }
+    }),
+  )
   return (INGEST_BATCHES * 1000) / ((performance.now() - started) / 1000)
 }
 
@@ -67,7 +122,13 @@ const seedSql = (experimentId: string, now: number, range: (n: number) => string
    from ${range(EVENTS)}`,
 ]
 
-async function results(srv: FlagServer, experiment: string, seed: () => Promise<void>, store: string, ingestPerSecond: number): Promise<ExperimentFigures> {
+async function results(
+  srv: FlagServer,
+  experiment: string,
+  seed: () => Promise<void>,
+  store: string,
+  ingestPerSecond: number,
+): Promise<ExperimentFigures> {
   const seeded = performance.now()
   await seed()
   const seedSeconds = (performance.now() - seeded) / 1000
@@ -83,8 +144,15 @@ async function results(srv: FlagServer, experiment: string, seed: () => Promise<
   const cachedStart = performance.now()
   await call(srv, 'GET', `/api/v1/experiments/${experiment}/results`)
   const resultsCachedMs = performance.now() - cachedStart
-  const sums = body.metrics.map((m: { metric: string; variants: { variant: string; mean: number }[] }) => `${m.metric} ${m.variants.map((v) => `${v.variant} ${v.mean.toFixed(3)}`).join(' / ')}`).join('; ')
-  console.log(`  ${store}: seeded ${fmtInt(UNITS)} units and ${fmtInt(EVENTS)} events in ${seedSeconds.toFixed(1)} s; results ${fmtMs(resultsMs)} (${resultsMs <= 15_000 ? 'within' : 'OVER'} 15 s), cached ${fmtMs(resultsCachedMs)}; RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssAfter / 1024)} MiB (${sums})`)
+  const sums = body.metrics
+    .map(
+      (m: { metric: string; variants: { variant: string; mean: number }[] }) =>
+        `${m.metric} ${m.variants.map((v) => `${v.variant} ${v.mean.toFixed(3)}`).join(' / ')}`,
+    )
+    .join('; ')
+  console.log(
+    `  ${store}: seeded ${fmtInt(UNITS)} units and ${fmtInt(EVENTS)} events in ${seedSeconds.toFixed(1)} s; results ${fmtMs(resultsMs)} (${resultsMs <= 15_000 ? 'within' : 'OVER'} 15 s), cached ${fmtMs(resultsCachedMs)}; RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssAfter / 1024)} MiB (${sums})`,
+  )
   return { store, ingestPerSecond, resultsMs, resultsCachedMs, rssBeforeMiB: rssBefore / 1024, rssAfterMiB: rssAfter / 1024, seedSeconds }
 }
 
@@ -100,15 +168,27 @@ export async function benchExperimentsSqlite(): Promise<ExperimentFigures> {
     const ingestPerSecond = await ingest(srv)
     console.log(`  SQLite: ingest ${fmtInt(ingestPerSecond)} events/s (${INGEST_BATCHES} batches of 1,000, 4 in flight)`)
     const dbPath = srv.databasePath!
-    return await results(srv, experiment, async () => {
-      const db = new Database(dbPath)
-      db.exec('PRAGMA busy_timeout = 10000')
-      const id = await experimentIdOf(async (q) => db.query(q).all() as { id: string }[], experiment)
-      const range = (n: number) => `(with recursive s(i) as (select 0 union all select i + 1 from s where i < ${n - 1}) select i from s)`
-      for (const statement of seedSql(id, Date.now(), range)) db.exec(statement.replaceAll(', false', ', 0').replace("lpad(cast(i as text), 7, '0')", "printf('%07d', i)").replace(/lpad\(cast\(i \/ (\d+) as text\), 7, '0'\)/, "printf('%07d', i / $1)"))
-      db.exec('ANALYZE')
-      db.close()
-    }, 'SQLite', ingestPerSecond)
+    return await results(
+      srv,
+      experiment,
+      async () => {
+        const db = new Database(dbPath)
+        db.exec('PRAGMA busy_timeout = 10000')
+        const id = await experimentIdOf(async (q) => db.query(q).all() as { id: string }[], experiment)
+        const range = (n: number) => `(with recursive s(i) as (select 0 union all select i + 1 from s where i < ${n - 1}) select i from s)`
+        for (const statement of seedSql(id, Date.now(), range))
+          db.exec(
+            statement
+              .replaceAll(', false', ', 0')
+              .replace("lpad(cast(i as text), 7, '0')", "printf('%07d', i)")
+              .replace(/lpad\(cast\(i \/ (\d+) as text\), 7, '0'\)/, "printf('%07d', i / $1)"),
+          )
+        db.exec('ANALYZE')
+        db.close()
+      },
+      'SQLite',
+      ingestPerSecond,
+    )
   } finally {
     await srv.stop()
   }
@@ -131,12 +211,19 @@ export async function benchExperimentsPostgres(): Promise<ExperimentFigures | un
     const experiment = await setUp(srv, 'xp-flag', 'xp')
     const ingestPerSecond = await ingest(srv)
     console.log(`  PostgreSQL: ingest ${fmtInt(ingestPerSecond)} events/s (${INGEST_BATCHES} batches of 1,000, 4 in flight)`)
-    return await results(srv, experiment, async () => {
-      const id = await experimentIdOf((q) => db.unsafe(q) as unknown as Promise<{ id: string }[]>, experiment)
-      for (const statement of seedSql(id, Date.now(), (n) => `generate_series(cast(0 as bigint), ${n - 1}) as s(i)`)) await db.unsafe(statement.replace('(i % 100) / 4.0', '(i % 100) / 4.0::float8'))
-      await db.unsafe('analyze exposures')
-      await db.unsafe('analyze track_events')
-    }, 'PostgreSQL', ingestPerSecond)
+    return await results(
+      srv,
+      experiment,
+      async () => {
+        const id = await experimentIdOf((q) => db.unsafe(q) as unknown as Promise<{ id: string }[]>, experiment)
+        for (const statement of seedSql(id, Date.now(), (n) => `generate_series(cast(0 as bigint), ${n - 1}) as s(i)`))
+          await db.unsafe(statement.replace('(i % 100) / 4.0', '(i % 100) / 4.0::float8'))
+        await db.unsafe('analyze exposures')
+        await db.unsafe('analyze track_events')
+      },
+      'PostgreSQL',
+      ingestPerSecond,
+    )
   } finally {
     await srv.stop()
     await db.end({ timeout: 1 })
@@ -150,24 +237,48 @@ export async function benchExposureHotPath(): Promise<{ withExperiment: WrkResul
   const srv = await startFlagServer('server (hot path)', { EXPOSURE_FLUSH_MS: '10000' })
   try {
     await setUp(srv, 'xp-flag', 'xp')
-    await mustCall(srv, 'POST', '/api/v1/flags', { key: 'plain-flag', enabled: true, variants: { a: 'A', b: 'B' }, default_variant: 'a', targeting: { rollout: split } }, 201)
-    const script = (key: string) => luaScript(`xp-unique-${key}`, [
-      'local n = 0',
-      'request = function()',
-      '  n = n + 1',
-      `  return wrk.format("GET", "/api/v1/flags/${key}?context=" .. "%7B%22user_id%22%3A%22u" .. n .. "%22%2C%22environment%22%3A%22production%22%7D")`,
-      'end',
-      '',
-    ].join('\n'))
+    await mustCall(
+      srv,
+      'POST',
+      '/api/v1/flags',
+      { key: 'plain-flag', enabled: true, variants: { a: 'A', b: 'B' }, default_variant: 'a', targeting: { rollout: split } },
+      201,
+    )
+    const script = (key: string) =>
+      luaScript(
+        `xp-unique-${key}`,
+        [
+          'local n = 0',
+          'request = function()',
+          '  n = n + 1',
+          `  return wrk.format("GET", "/api/v1/flags/${key}?context=" .. "%7B%22user_id%22%3A%22u" .. n .. "%22%2C%22environment%22%3A%22production%22%7D")`,
+          'end',
+          '',
+        ].join('\n'),
+      )
     const targets: Target[] = [
-      { name: 'flag in a running experiment', url: `${srv.url}/api/v1/flags/xp-flag`, token: srv.token, script: script('xp-flag'), pid: srv.pid },
-      { name: 'the same flag, no experiment', url: `${srv.url}/api/v1/flags/plain-flag`, token: srv.token, script: script('plain-flag'), pid: srv.pid },
+      {
+        name: 'flag in a running experiment',
+        url: `${srv.url}/api/v1/flags/xp-flag`,
+        token: srv.token,
+        script: script('xp-flag'),
+        pid: srv.pid,
+      },
+      {
+        name: 'the same flag, no experiment',
+        url: `${srv.url}/api/v1/flags/plain-flag`,
+        token: srv.token,
+        script: script('plain-flag'),
+        pid: srv.pid,
+      },
     ]
     const [withExperiment, without] = (await interleaved(targets, 3, 2)) as [WrkResult, WrkResult]
     const ratio = roundRatio(withExperiment, without)
     console.log(`  in an experiment ${line(withExperiment)}`)
     console.log(`  without          ${line(without)}`)
-    console.log(`  ratio per round: ${withExperiment.rounds!.map((v, i) => (v / without.rounds![i]!).toFixed(2)).join(', ')}; median ${ratio.toFixed(2)} (target >= 0.9)`)
+    console.log(
+      `  ratio per round: ${withExperiment.rounds!.map((v, i) => (v / without.rounds![i]!).toFixed(2)).join(', ')}; median ${ratio.toFixed(2)} (target >= 0.9)`,
+    )
     return { withExperiment, without, ratio }
   } finally {
     await srv.stop()

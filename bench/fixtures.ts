@@ -19,8 +19,20 @@ export const benchFlag = (key: string): FlagDefinition => ({
   targeting: {
     rules: [
       { conditions: [{ property: 'user_id', operator: 'in_segment', value: 'beta' }], value: true },
-      { conditions: [{ property: 'country', operator: 'in', value: ['jp', 'kr'] }, { property: 'plan', operator: 'equals', value: 'pro' }], value: true },
-      { conditions: [{ property: 'custom.email', operator: 'ends_with', value: '@internal.example' }, { property: 'app_version', operator: 'semver_greater_than', value: '1.15.0' }], value: true },
+      {
+        conditions: [
+          { property: 'country', operator: 'in', value: ['jp', 'kr'] },
+          { property: 'plan', operator: 'equals', value: 'pro' },
+        ],
+        value: true,
+      },
+      {
+        conditions: [
+          { property: 'custom.email', operator: 'ends_with', value: '@internal.example' },
+          { property: 'app_version', operator: 'semver_greater_than', value: '1.15.0' },
+        ],
+        value: true,
+      },
     ],
     rollout: { percentage: 30, attribute: 'user_id' },
   },
@@ -29,7 +41,9 @@ export const benchFlag = (key: string): FlagDefinition => ({
 /** benchFlag's rules and rollout as production's own (docs/behaviour.md §4), the flag's own rules one that
  *  CONTEXT (in production) never reaches: evaluation takes production's rules and walks all of them. */
 export const ownRulesFlag = (key: string): FlagDefinition => ({
-  key, enabled: true, value: true,
+  key,
+  enabled: true,
+  value: true,
   targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'never' }], value: false }] },
   environments: { production: { enabled: true, targeting: benchFlag(key).targeting } },
 })
@@ -41,18 +55,29 @@ export const simpleFlag = (key: string, n: number) => ({ key, enabled: n % 3 !==
  *  the whole chain (each link with a rule) and ends in the weighted split. */
 export const variantChainFlags = (key: string): FlagDefinition[] => {
   const link = (n: number): FlagDefinition => ({
-    key: `${key}-chain-${n}`, enabled: true, value: true,
+    key: `${key}-chain-${n}`,
+    enabled: true,
+    value: true,
     ...(n > 1 && { prerequisites: [{ key: `${key}-chain-${n - 1}`, value: true }] }),
     targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'blocked' }], value: false }] },
   })
   const names = ['a', 'b', 'c', 'd', 'e']
-  return [link(1), link(2), link(3), {
-    key, enabled: true, value: 'A',
-    variants: Object.fromEntries(names.map((n) => [n, n.toUpperCase()])), default_variant: 'a', off_variant: 'e',
-    prerequisites: [{ key: `${key}-chain-3`, value: true }],
-    targeting: {
-      rules: [{ conditions: [{ property: 'country', operator: 'in', value: ['jp', 'kr'] }], variant: 'b' }],
-      rollout: { attribute: 'user_id', distribution: names.map((variant) => ({ variant, weight: 20 })) },
+  return [
+    link(1),
+    link(2),
+    link(3),
+    {
+      key,
+      enabled: true,
+      value: 'A',
+      variants: Object.fromEntries(names.map((n) => [n, n.toUpperCase()])),
+      default_variant: 'a',
+      off_variant: 'e',
+      prerequisites: [{ key: `${key}-chain-3`, value: true }],
+      targeting: {
+        rules: [{ conditions: [{ property: 'country', operator: 'in', value: ['jp', 'kr'] }], variant: 'b' }],
+        rollout: { attribute: 'user_id', distribution: names.map((variant) => ({ variant, weight: 20 })) },
+      },
     },
-  }]
+  ]
 }

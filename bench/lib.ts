@@ -45,11 +45,22 @@ export async function startFlagServer(name: string, env: Record<string, string> 
     ...env,
   })
   const port = await waitForPort(name, proc, output)
-  return { name, url: `http://127.0.0.1:${port}`, pid: proc.pid, token, databasePath: env.DATABASE_URL ? undefined : join(dir, 'flags.db'), stop: () => stopProcess(proc) }
+  return {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    pid: proc.pid,
+    token,
+    databasePath: env.DATABASE_URL ? undefined : join(dir, 'flags.db'),
+    stop: () => stopProcess(proc),
+  }
 }
 
 /** A bench/ script that listens on a random port and prints `{"msg":"listening","port":N}`, pinned like the servers. */
-export async function startScriptServer(name: string, script: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+export async function startScriptServer(
+  name: string,
+  script: string,
+  env: Record<string, string> = {},
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const { proc, output } = spawnTracked(pinned(SERVER_CPU, [BUN, join(ROOT, 'bench', script)]), env)
   const port = await waitForPort(name, proc, output)
   return { url: `http://127.0.0.1:${port}`, pid: proc.pid, stop: () => stopProcess(proc) }
@@ -85,16 +96,17 @@ export async function mustCall(srv: FlagServer, method: string, path: string, bo
 /** Runs `jobs` with at most `concurrency` in flight. */
 export async function pool(count: number, concurrency: number, job: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
-    while (next < count) await job(next++)
-  }))
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) await job(next++)
+    }),
+  )
 }
 
 export function rssKiB(pid: number): number {
   const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return m ? Number(m[1]) : NaN
 }
-
 
 /** Creates the segment, the benchmark flag and `total - 1` other flags (every other one with rules). */
 export async function populate(srv: FlagServer, total: number, concurrency = 16): Promise<string[]> {
@@ -115,13 +127,10 @@ export const evalPath = (key: string) => `/api/v1/flags/${key}?context=${encodeU
  *  finds its context in the server's parse cache: the worst case next to evalPath's one repeated context. */
 export function uniqueContextScript(key: string): string {
   const [before, after] = evalPath(key).split(CONTEXT.user_id) as [string, string]
-  return luaScript(`unique-${key}`, [
-    'local n = 0',
-    'request = function()',
-    '  n = n + 1',
-    `  return wrk.format("GET", "${before}u" .. n .. "${after}")`,
-    'end',
-    '',
-  ].join('\n'))
+  return luaScript(
+    `unique-${key}`,
+    ['local n = 0', 'request = function()', '  n = n + 1', `  return wrk.format("GET", "${before}u" .. n .. "${after}")`, 'end', ''].join(
+      '\n',
+    ),
+  )
 }
-

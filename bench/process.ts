@@ -95,4 +95,3 @@ export async function waitForPort(name: string, proc: Subprocess, output: () => 
     await Bun.sleep(25)
   }
 }
-

@@ -19,11 +19,13 @@ try {
   for (let pass = 1; pass <= 4; pass++) {
     const started = performance.now()
     await snapshots.reconcile()
-    console.log(`reconcile of ${fmtInt(LARGE)} flags, pass ${pass}${pass === 1 ? ' (builds everything)' : ' (nothing changed)'}: ${(performance.now() - started).toFixed(0)} ms`)
+    console.log(
+      `reconcile of ${fmtInt(LARGE)} flags, pass ${pass}${pass === 1 ? ' (builds everything)' : ' (nothing changed)'}: ${(performance.now() - started).toFixed(0)} ms`,
+    )
   }
   await database.close()
 } catch (e) {
-  console.error(`\nreconcile bench failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)
+  console.error(`\nreconcile bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
   process.exitCode = 1
 } finally {
   clearTimeout(watchdog)

@@ -6,8 +6,22 @@
 // request is more requests/s).
 // Knobs: BENCH_SECONDS (default 3 here), BENCH_ROUNDS (default 2 here), BENCH_CONNECTIONS (32), BENCH_PERF=0.
 import {
-  CONNECTIONS, call, cleanup, elapsed, evalPath, hasPerf, interleaved, line, pad, populate, requireWrk, startBareServer, startFlagServer,
-  uniqueContextScript, watchdog, type Target,
+  CONNECTIONS,
+  call,
+  cleanup,
+  elapsed,
+  evalPath,
+  hasPerf,
+  interleaved,
+  line,
+  pad,
+  populate,
+  requireWrk,
+  startBareServer,
+  startFlagServer,
+  uniqueContextScript,
+  watchdog,
+  type Target,
 } from './lib'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -15,17 +29,32 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 
 async function main(): Promise<void> {
   requireWrk()
-  console.log(`request path: wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} interleaved rounds; instructions per request ${hasPerf ? 'from perf stat' : 'not counted (no perf)'}`)
+  console.log(
+    `request path: wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} interleaved rounds; instructions per request ${hasPerf ? 'from perf stat' : 'not counted (no perf)'}`,
+  )
   const srv = await startFlagServer('server')
   await populate(srv, 10)
-  await call(srv, 'POST', '/api/v1/configs', { key: 'bench-config', value: { theme: 'dark' }, environments: { production: { value: { theme: 'light' } } } })
+  await call(srv, 'POST', '/api/v1/configs', {
+    key: 'bench-config',
+    value: { theme: 'dark' },
+    environments: { production: { value: { theme: 'light' } } },
+  })
   const evaluated = await call(srv, 'GET', evalPath('bench-flag'))
   if (evaluated.status !== 200) throw new Error(`evaluation failed: ${evaluated.status} ${evaluated.text}`)
   const etag = (await fetch(srv.url + evalPath('bench-flag'), { headers: { authorization: `Bearer ${srv.token}` } })).headers.get('etag')!
   const bare = await startBareServer(evaluated.text)
   const own = { token: srv.token, pid: srv.pid }
   // An environment key (docs/teams.md): its evaluations fill in its environment.
-  const envKey = JSON.parse((await call(srv, 'POST', '/api/v1/tokens', { name: 'bench production key', project_id: 'default', permissions: ['read:flags', 'read:configs'], environment: 'production' })).text).token as string
+  const envKey = JSON.parse(
+    (
+      await call(srv, 'POST', '/api/v1/tokens', {
+        name: 'bench production key',
+        project_id: 'default',
+        permissions: ['read:flags', 'read:configs'],
+        environment: 'production',
+      })
+    ).text,
+  ).token as string
   const targets: Target[] = [
     { name: 'bare Bun.serve (a)', url: bare.url + evalPath('bench-flag'), pid: bare.pid },
     { name: 'GET /health (Elysia route)', url: srv.url + '/health', pid: srv.pid },
@@ -55,7 +84,7 @@ async function main(): Promise<void> {
 try {
   await main()
 } catch (e) {
-  console.error(`\nrequest-path bench failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)
+  console.error(`\nrequest-path bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
   process.exitCode = 1
 } finally {
   clearTimeout(watchdog)

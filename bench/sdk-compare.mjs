@@ -19,11 +19,18 @@ const CONTEXTS = 100_000
 const ROUNDS = Number(process.env.BENCH_SDK_ROUNDS ?? 7)
 
 const FLAG = {
-  key: 'checkout', enabled: true, value: true,
-  targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }], rollout: { percentage: 50, attribute: 'user_id' } },
+  key: 'checkout',
+  enabled: true,
+  value: true,
+  targeting: {
+    rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }],
+    rollout: { percentage: 50, attribute: 'user_id' },
+  },
 }
 const FLAGD_FLAG = {
-  state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'off',
+  state: 'ENABLED',
+  variants: { on: true, off: false },
+  defaultVariant: 'off',
   targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'on', { fractional: [{ var: 'targetingKey' }, ['on', 50], ['off', 50]] }] },
 }
 
@@ -49,8 +56,10 @@ function murmurAscii(s) {
   }
   let k = 0
   switch (n & 3) {
-    case 3: k ^= s.charCodeAt(i + 2) << 16 // falls through
-    case 2: k ^= s.charCodeAt(i + 1) << 8 // falls through
+    case 3:
+      k ^= s.charCodeAt(i + 2) << 16 // falls through
+    case 2:
+      k ^= s.charCodeAt(i + 1) << 8 // falls through
     case 1:
       k ^= s.charCodeAt(i)
       k = Math.imul(k, 0xcc9e2d51)
@@ -81,7 +90,8 @@ let served = 0
 for (let i = 0; i < CONTEXTS; i++) {
   const mine = sdk.evaluate('checkout', ours[i]).value
   if (mine !== hand(ours[i])) throw new Error(`the SDK and the hand-written evaluator disagree on ${ours[i].user_id}`)
-  if (ours[i].plan === 'pro' && flagd.resolveBooleanEvaluation('checkout', false, theirs[i]).value !== true) throw new Error('flagd-core disagrees on the rule')
+  if (ours[i].plan === 'pro' && flagd.resolveBooleanEvaluation('checkout', false, theirs[i]).value !== true)
+    throw new Error('flagd-core disagrees on the rule')
   if (mine === true) served++
 }
 const share = served / CONTEXTS
@@ -89,7 +99,8 @@ for (let i = 0; i < CONTEXTS; i++) {
   const own = sdkOwn.evaluate('checkout', inProduction[i])
   if (own.value !== hand(ours[i]) || own.reason === 'default') throw new Error(`production's own rules disagree on ${ours[i].user_id}`)
 }
-if (share < 0.6 || share > 0.65) throw new Error(`the rollout does not split: ${(share * 100).toFixed(1)} % served true (expected about 62.5 %)`)
+if (share < 0.6 || share > 0.65)
+  throw new Error(`the rollout does not split: ${(share * 100).toFixed(1)} % served true (expected about 62.5 %)`)
 
 let sink = 0
 function pass(run) {
@@ -115,6 +126,8 @@ const m = Object.fromEntries(Object.entries(rates).map(([name, xs]) => [name, me
 // The per-round ratios too: rounds are interleaved, so a ratio within a round is the least disturbed.
 const perRound = (a, b) => median(rates[a].map((x, i) => x / rates[b][i]))
 const runtime = typeof Bun !== 'undefined' ? `bun ${Bun.version}` : `node ${process.version.slice(1)}`
-console.log(`COMPARE ${JSON.stringify({ runtime, rounds: ROUNDS, contexts: CONTEXTS, servedTrue: share, sdk: m.sdk, flagd: m.flagd, hand: m.hand, ratio: perRound('sdk', 'flagd'), handRatio: perRound('sdk', 'hand'), flagRules: m.flagRules, ownRules: m.ownRules, ownRatio: perRound('ownRules', 'flagRules'), sink: sink > 0 })}`)
+console.log(
+  `COMPARE ${JSON.stringify({ runtime, rounds: ROUNDS, contexts: CONTEXTS, servedTrue: share, sdk: m.sdk, flagd: m.flagd, hand: m.hand, ratio: perRound('sdk', 'flagd'), handRatio: perRound('sdk', 'hand'), flagRules: m.flagRules, ownRules: m.ownRules, ownRatio: perRound('ownRules', 'flagRules'), sink: sink > 0 })}`,
+)
 sdk.close()
 sdkOwn.close()

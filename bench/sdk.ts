@@ -49,8 +49,13 @@ export interface SdkFigures {
 }
 
 const flag = (key: string): StoredFlag => ({
-  key, enabled: true, value: true,
-  targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }], rollout: { percentage: 50, attribute: 'user_id' } },
+  key,
+  enabled: true,
+  value: true,
+  targeting: {
+    rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }],
+    rollout: { percentage: 50, attribute: 'user_id' },
+  },
 })
 const definitions = (flags: StoredFlag[]): Definitions => ({ version: 1, environments: [], flags, configs: [], segments: [] })
 
@@ -81,15 +86,23 @@ export async function benchSdk(log: (line: string) => void = console.log): Promi
   const node = Bun.which('node')
   const compared: Comparison[] = []
   for (const runtime of node === null ? [process.execPath] : [node, process.execPath]) {
-    const child = Bun.spawn([runtime, join(import.meta.dir, 'sdk-compare.mjs')], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, BENCH_SDK_ROUNDS: String(ROUNDS) } })
+    const child = Bun.spawn([runtime, join(import.meta.dir, 'sdk-compare.mjs')], {
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: { ...process.env, BENCH_SDK_ROUNDS: String(ROUNDS) },
+    })
     const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
     const json = /^COMPARE (.*)$/m.exec(out)?.[1]
     if (code !== 0 || json === undefined) throw new Error(`bench/sdk-compare.mjs failed on ${runtime} (${code}):\n${out}${err}`)
     const c = JSON.parse(json) as Comparison
     compared.push(c)
-    log(`${c.runtime}: SDK ${fmtInt(c.sdk)}, flagd-core ${fmtInt(c.flagd)}, hand-written ${fmtInt(c.hand)} evals/s (${fmtInt(CONTEXTS)} contexts, ${(c.servedTrue * 100).toFixed(1)} % served true, medians of ${ROUNDS} rounds)`)
+    log(
+      `${c.runtime}: SDK ${fmtInt(c.sdk)}, flagd-core ${fmtInt(c.flagd)}, hand-written ${fmtInt(c.hand)} evals/s (${fmtInt(CONTEXTS)} contexts, ${(c.servedTrue * 100).toFixed(1)} % served true, medians of ${ROUNDS} rounds)`,
+    )
     log(`${c.runtime}: SDK / flagd-core ${c.ratio.toFixed(2)}x, SDK / hand-written ${c.handRatio.toFixed(2)}`)
-    log(`${c.runtime}: the same rules as production's own ${fmtInt(c.ownRules)} vs the flag's ${fmtInt(c.flagRules)} evals/s: own / flag ${c.ownRatio.toFixed(3)} (target >= 0.95)`)
+    log(
+      `${c.runtime}: the same rules as production's own ${fmtInt(c.ownRules)} vs the flag's ${fmtInt(c.flagRules)} evals/s: own / flag ${c.ownRatio.toFixed(3)} (target >= 0.95)`,
+    )
   }
   if (node === null) log('node not found: the Node rows are missing')
   const nodeFigures = node === null ? null : compared[0]!
@@ -109,17 +122,34 @@ export async function benchSdk(log: (line: string) => void = console.log): Promi
     spread: (i) => large.evaluate(spreadKeys[i & 1023]!, ours[i]!).value === true,
   })
   log(`SDK, 10 flags loaded:     ${fmtInt(size.ten!)} evals/s`)
-  log(`SDK, ${fmtInt(MANY)} flags loaded: ${fmtInt(size.many!)} evals/s (${((size.many! / size.ten! - 1) * 100).toFixed(1)}%), the same 10 keys`)
-  log(`SDK, ${fmtInt(MANY)} flags, 1,024 keys in turn: ${fmtInt(size.spread!)} evals/s (${((size.spread! / size.ten! - 1) * 100).toFixed(1)}%)`)
+  log(
+    `SDK, ${fmtInt(MANY)} flags loaded: ${fmtInt(size.many!)} evals/s (${((size.many! / size.ten! - 1) * 100).toFixed(1)}%), the same 10 keys`,
+  )
+  log(
+    `SDK, ${fmtInt(MANY)} flags, 1,024 keys in turn: ${fmtInt(size.spread!)} evals/s (${((size.spread! / size.ten! - 1) * 100).toFixed(1)}%)`,
+  )
 
   // 3. Bundle sizes (built in 1).
   const s = sizes()
-  log(`browser bundle:           ${(s.upFront / 1024).toFixed(1)} kB up front, ${(s.onDemand / 1024).toFixed(1)} kB regex chunk on demand (min+gzip)`)
+  log(
+    `browser bundle:           ${(s.upFront / 1024).toFixed(1)} kB up front, ${(s.onDemand / 1024).toFixed(1)} kB regex chunk on demand (min+gzip)`,
+  )
 
   // 4. Change to served, through the stream.
   const srv = await startFlagServer('server (sdk freshness)')
-  const put = (value: number) => fetch(`${srv.url}/api/v1/flags/fresh`, { method: 'PUT', headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ value }) })
-  await (await fetch(`${srv.url}/api/v1/flags`, { method: 'POST', headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' }, body: '{"key":"fresh","enabled":true,"value":0}' })).text()
+  const put = (value: number) =>
+    fetch(`${srv.url}/api/v1/flags/fresh`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ value }),
+    })
+  await (
+    await fetch(`${srv.url}/api/v1/flags`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' },
+      body: '{"key":"fresh","enabled":true,"value":0}',
+    })
+  ).text()
   const live = createClient({ url: srv.url, token: srv.token })
   await live.ready()
   const delays: number[] = []
@@ -141,8 +171,16 @@ export async function benchSdk(log: (line: string) => void = console.log): Promi
   log(`change -> served (stream): p50 ${fmtMs(changeP50)}, max ${fmtMs(changeMax)} over ${CHANGES} PUTs (clock starts before the PUT)`)
   if (sink === -1) log('')
   return {
-    node: nodeFigures, bun: bunFigures, tenFlags: size.ten!, manyFlags: size.many!, manyFlagsCount: MANY, spreadFlags: size.spread!,
-    upFrontBytes: s.upFront, regexBytes: s.onDemand, changeP50, changeMax,
+    node: nodeFigures,
+    bun: bunFigures,
+    tenFlags: size.ten!,
+    manyFlags: size.many!,
+    manyFlagsCount: MANY,
+    spreadFlags: size.spread!,
+    upFrontBytes: s.upFront,
+    regexBytes: s.onDemand,
+    changeP50,
+    changeMax,
   }
 }
 

@@ -3,8 +3,21 @@
 // entry and the change notice each) is printed for both. Needs wrk, and PostgreSQL on 127.0.0.1:5432.
 import { createTestDatabase } from '../tests/helpers/postgres'
 import {
-  CONTEXT, cleanup, elapsed, evalPath, fmtInt, interleaved, line, luaScript, mustCall, pad, populate, requireWrk, roundRatio,
-  startFlagServer, type Target,
+  CONTEXT,
+  cleanup,
+  elapsed,
+  evalPath,
+  fmtInt,
+  interleaved,
+  line,
+  luaScript,
+  mustCall,
+  pad,
+  populate,
+  requireWrk,
+  roundRatio,
+  startFlagServer,
+  type Target,
 } from './lib'
 
 requireWrk()
@@ -22,13 +35,20 @@ try {
   const [evSqlite, evPg] = await interleaved(evalTargets)
 
   const put = luaScript('put', `wrk.method = "PUT"\nwrk.body = '{"value":1}'\nwrk.headers["Content-Type"] = "application/json"\n`)
-  const writeTargets: Target[] = [sqlite, pg].map((s) => ({ name: `write ${s.name}`, url: `${s.url}/api/v1/flags/write-target`, token: s.token, script: put }))
+  const writeTargets: Target[] = [sqlite, pg].map((s) => ({
+    name: `write ${s.name}`,
+    url: `${s.url}/api/v1/flags/write-target`,
+    token: s.token,
+    script: put,
+  }))
   const [wSqlite, wPg] = await interleaved(writeTargets, undefined, 1)
 
   console.log('\n==================== STORES ====================')
   console.log(`${pad('evaluation GET /flags/:key, SQLite', 40)} ${line(evSqlite)}`)
   console.log(`${pad('evaluation GET /flags/:key, PostgreSQL', 40)} ${line(evPg)}`)
-  console.log(`${pad('evaluation PostgreSQL / SQLite', 40)} ${roundRatio(evPg, evSqlite).toFixed(2)}   (target ~1.0: the hot path never touches the store)`)
+  console.log(
+    `${pad('evaluation PostgreSQL / SQLite', 40)} ${roundRatio(evPg, evSqlite).toFixed(2)}   (target ~1.0: the hot path never touches the store)`,
+  )
   console.log(`${pad('flag updates (PUT), SQLite', 40)} ${line(wSqlite)}`)
   console.log(`${pad('flag updates (PUT), PostgreSQL', 40)} ${line(wPg)}`)
   console.log(`${pad('updates per second', 40)} SQLite ${fmtInt(wSqlite.rps)}, PostgreSQL ${fmtInt(wPg.rps)}`)

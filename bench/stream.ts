@@ -36,7 +36,8 @@ function subscribe(srv: FlagServer, sub: Sub): Promise<void> {
   let buffer = ''
   return new Promise((resolve, reject) => {
     Bun.connect({
-      hostname, port: Number(port),
+      hostname,
+      port: Number(port),
       socket: {
         open(socket) {
           sub.socket = socket
@@ -64,8 +65,17 @@ function subscribe(srv: FlagServer, sub: Sub): Promise<void> {
 export async function benchStream(log: (line: string) => void = console.log): Promise<StreamFigures> {
   const srv = await startFlagServer('server (stream)')
   try {
-    const put = (value: number) => fetch(`${srv.url}/api/v1/flags/streamed`, { method: 'PUT', headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ value }) })
-    await fetch(`${srv.url}/api/v1/flags`, { method: 'POST', headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' }, body: '{"key":"streamed","enabled":true,"value":0}' })
+    const put = (value: number) =>
+      fetch(`${srv.url}/api/v1/flags/streamed`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ value }),
+      })
+    await fetch(`${srv.url}/api/v1/flags`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' },
+      body: '{"key":"streamed","enabled":true,"value":0}',
+    })
     // Warm the server (JIT, stream code paths) with a few subscribers and changes before measuring memory.
     const warm: Sub[] = Array.from({ length: 20 }, () => ({ seen: new Map(), ready: false }))
     await Promise.all(warm.map((s) => subscribe(srv, s)))
@@ -79,7 +89,9 @@ export async function benchStream(log: (line: string) => void = console.log): Pr
     await Bun.sleep(2000)
     const rssIdle = rssKiB(srv.pid)
     const bytesPerSubscriber = ((rssIdle - rssBefore) * 1024) / SUBSCRIBERS
-    log(`  ${fmtInt(SUBSCRIBERS)} subscribers open; server RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssIdle / 1024)} MiB (${fmtInt(bytesPerSubscriber)} bytes each)`)
+    log(
+      `  ${fmtInt(SUBSCRIBERS)} subscribers open; server RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssIdle / 1024)} MiB (${fmtInt(bytesPerSubscriber)} bytes each)`,
+    )
 
     const latencies: number[] = []
     const ids: number[] = []
@@ -106,8 +118,18 @@ export async function benchStream(log: (line: string) => void = console.log): Pr
     const incomplete = subs.filter((s) => ids.some((id) => !s.seen.has(id))).length
     subs.forEach((s) => s.socket?.end())
     latencies.sort((a, b) => a - b)
-    const figures = { subscribers: SUBSCRIBERS, changes: CHANGES, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1)!, incomplete, bytesPerSubscriber }
-    log(`  ${CHANGES} changes x ${fmtInt(SUBSCRIBERS)} subscribers: p50 ${fmtMs(figures.p50)}, p99 ${fmtMs(figures.p99)}, max ${fmtMs(figures.max)}; subscribers missing a change: ${incomplete}`)
+    const figures = {
+      subscribers: SUBSCRIBERS,
+      changes: CHANGES,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      max: latencies.at(-1)!,
+      incomplete,
+      bytesPerSubscriber,
+    }
+    log(
+      `  ${CHANGES} changes x ${fmtInt(SUBSCRIBERS)} subscribers: p50 ${fmtMs(figures.p50)}, p99 ${fmtMs(figures.p99)}, max ${fmtMs(figures.max)}; subscribers missing a change: ${incomplete}`,
+    )
     return figures
   } finally {
     await srv.stop()

@@ -76,12 +76,14 @@ export interface Target {
 /** Exits with install instructions when wrk is not on PATH. */
 export function requireWrk(): void {
   if (Bun.which('wrk')) return
-  console.error([
-    'wrk is not installed; the HTTP benchmarks need it.',
-    '  Debian/Ubuntu: sudo apt-get update && sudo apt-get install -y wrk',
-    '  macOS:         brew install wrk',
-    '  other:         https://github.com/wg/wrk (make; put `wrk` on PATH)',
-  ].join('\n'))
+  console.error(
+    [
+      'wrk is not installed; the HTTP benchmarks need it.',
+      '  Debian/Ubuntu: sudo apt-get update && sudo apt-get install -y wrk',
+      '  macOS:         brew install wrk',
+      '  other:         https://github.com/wg/wrk (make; put `wrk` on PATH)',
+    ].join('\n'),
+  )
   process.exit(2)
 }
 
@@ -97,7 +99,13 @@ function countInstructions(pid: number): () => Promise<{ user: number; kernel: n
     proc.kill('SIGINT')
     await within(proc.exited, 5000)
     try {
-      const counts = Object.fromEntries(readFileSync(file, 'utf8').split('\n').map((l) => l.split(',')).filter((f) => /^\d+$/.test(f[0] ?? '')).map((f) => [f[2], Number(f[0])]))
+      const counts = Object.fromEntries(
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .map((l) => l.split(','))
+          .filter((f) => /^\d+$/.test(f[0] ?? ''))
+          .map((f) => [f[2], Number(f[0])]),
+      )
       const user = counts['instructions:u']
       const kernel = counts['instructions:k']
       return user && kernel ? { user, kernel } : undefined
@@ -138,8 +146,12 @@ export const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 export const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - s.length))
-export const fmtInstructions = (r: WrkResult) => (r.instructions ? `${fmtInt((r.instructions.user + r.instructions.kernel) / 1000)}k instr/req (user ${fmtInt(r.instructions.user / 1000)}k)` : '')
-export const line = (r: WrkResult) => `${pad(fmtInt(r.rps) + ' req/s', 16)} p50 ${pad(fmtMs(r.p50), 9)} p99 ${pad(fmtMs(r.p99), 9)}${r.errors ? `  (${r.errors} errors!)` : ''}${r.instructions ? ` ${fmtInstructions(r)}` : ''}`
+export const fmtInstructions = (r: WrkResult) =>
+  r.instructions
+    ? `${fmtInt((r.instructions.user + r.instructions.kernel) / 1000)}k instr/req (user ${fmtInt(r.instructions.user / 1000)}k)`
+    : ''
+export const line = (r: WrkResult) =>
+  `${pad(fmtInt(r.rps) + ' req/s', 16)} p50 ${pad(fmtMs(r.p50), 9)} p99 ${pad(fmtMs(r.p99), 9)}${r.errors ? `  (${r.errors} errors!)` : ''}${r.instructions ? ` ${fmtInstructions(r)}` : ''}`
 export const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS')
 export const t0 = Date.now()
 export const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(0)}s`
@@ -162,14 +174,16 @@ export function summarise(results: WrkResult[]): WrkResult {
 export const best = (r: WrkResult): number => Math.max(...(r.rounds ?? [r.rps]))
 
 /** Median over rounds of x.rounds[i] / y.rounds[i] (interleaved rounds: slow drifts cancel out). */
-export const roundRatio = (x: WrkResult, y: WrkResult): number =>
-  median((x.rounds ?? [x.rps]).map((v, i) => v / (y.rounds ?? [y.rps])[i]!))
+export const roundRatio = (x: WrkResult, y: WrkResult): number => median((x.rounds ?? [x.rps]).map((v, i) => v / (y.rounds ?? [y.rps])[i]!))
 
 export const loadavg = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
 
 /** Warm-up, then ROUNDS interleaved rounds over the targets; the median of each. */
 export async function interleaved(
-  targets: Target[], rounds = ROUNDS, warmupSeconds = 2, seconds = SECONDS,
+  targets: Target[],
+  rounds = ROUNDS,
+  warmupSeconds = 2,
+  seconds = SECONDS,
   /** wraps each measured run (target index, the run): lets a caller read something around it */
   around: (i: number, run: () => Promise<WrkResult>) => Promise<WrkResult> = (_i, run) => run(),
 ): Promise<WrkResult[]> {
@@ -188,4 +202,3 @@ export async function interleaved(
   }
   return all.map(summarise)
 }
-

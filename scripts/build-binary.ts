@@ -23,7 +23,8 @@ export async function collectAssets(): Promise<Record<string, Uint8Array>> {
   }
   addDir('console', sourceDir('console'))
   addDir('migrations', sourceDir('migrations'), '{sqlite,pg}/**/*')
-  for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js']) files[`swagger/${file}`] = new Uint8Array(readFileSync(join(sourceDir('swagger'), file)))
+  for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js'])
+    files[`swagger/${file}`] = new Uint8Array(readFileSync(join(sourceDir('swagger'), file)))
   for (const [file, bytes] of await packSdk(VERSION)) files[`sdk/${file}`] = bytes
   return files
 }
@@ -36,7 +37,9 @@ export async function buildBinary(outfile: string, target?: string): Promise<voi
     const server = (p: string) => JSON.stringify(join(ROOT, 'server', p))
     // The entry: hand the embedded files to assets.ts, then run the service, or the CLI when the first
     // argument is one of its commands (`flagship backup --to …`).
-    writeFileSync(join(work, 'entry.ts'), `
+    writeFileSync(
+      join(work, 'entry.ts'),
+      `
 import archive from './assets.tar.gz' with { type: 'file' }
 import { dirname, join } from 'node:path'
 import { useEmbeddedAssets } from ${server('assets.ts')}
@@ -49,7 +52,8 @@ const command = process.argv[2]
 if (command === '--version' || command === 'version') console.log(${JSON.stringify(VERSION)})
 else if (command && command !== 'serve') await import(${server('cli.ts')})
 else await (await import(${server('index.ts')})).main()
-`)
+`,
+    )
     const args = [process.execPath, 'build', '--compile', '--minify', join(work, 'entry.ts'), '--outfile', outfile]
     if (target) args.push(`--target=${target}`)
     const build = Bun.spawnSync(args, { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
@@ -60,10 +64,13 @@ else await (await import(${server('index.ts')})).main()
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { outfile: { type: 'string', default: join(ROOT, 'dist', 'flagship') }, target: { type: 'string' } } })
+  const { values } = parseArgs({
+    options: { outfile: { type: 'string', default: join(ROOT, 'dist', 'flagship') }, target: { type: 'string' } },
+  })
   const started = performance.now()
   await buildBinary(values.outfile!, values.target)
   const size = Bun.file(values.outfile!).size
-  console.log(`built ${relative(process.cwd(), values.outfile!) || values.outfile} (Flagship ${VERSION}, ${(size / 1024 / 1024).toFixed(1)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`)
-
+  console.log(
+    `built ${relative(process.cwd(), values.outfile!) || values.outfile} (Flagship ${VERSION}, ${(size / 1024 / 1024).toFixed(1)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  )
 }

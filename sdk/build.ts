@@ -24,7 +24,17 @@ export async function buildSdk(outDir = DIST): Promise<void> {
     naming: { entry: '[name].js', chunk: 'chunks/[name]-[hash].js' },
   })
   if (!result.success) throw new AggregateError(result.logs, 'Bun.build failed')
-  const tsc = Bun.spawnSync(['node', join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(SDK_DIR, 'tsconfig.json'), '--outDir', join(outDir, 'types')], { stdout: 'pipe', stderr: 'pipe' })
+  const tsc = Bun.spawnSync(
+    [
+      'node',
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(SDK_DIR, 'tsconfig.json'),
+      '--outDir',
+      join(outDir, 'types'),
+    ],
+    { stdout: 'pipe', stderr: 'pipe' },
+  )
   if (tsc.exitCode !== 0) throw new Error(`tsc failed:\n${tsc.stdout.toString()}${tsc.stderr.toString()}`)
   // The sources import without extensions (bundler resolution); consumers resolving as Node does
   // (moduleResolution node16/nodenext) need them in the declarations.
@@ -57,7 +67,8 @@ export function onDemand(entry: string): string[] {
   const eager = new Set(upFront(entry))
   const lazy = new Set<string>()
   for (const file of eager) {
-    for (const m of readFileSync(file, 'utf8').matchAll(DYNAMIC)) for (const f of upFront(join(dirname(file), m[1]!))) if (!eager.has(f)) lazy.add(f)
+    for (const m of readFileSync(file, 'utf8').matchAll(DYNAMIC))
+      for (const f of upFront(join(dirname(file), m[1]!))) if (!eager.has(f)) lazy.add(f)
   }
   return [...lazy]
 }
@@ -111,5 +122,7 @@ if (import.meta.main) {
   await buildSdk()
   const s = sizes()
   const kB = (n: number) => `${(n / 1024).toFixed(1)} kB`
-  console.log(`flagship-sdk built into ${DIST}: up front ${kB(s.upFront)} min+gzip (${s.upFrontFiles.length} files), on demand ${kB(s.onDemand)} (the regex engine)`)
+  console.log(
+    `flagship-sdk built into ${DIST}: up front ${kB(s.upFront)} min+gzip (${s.upFrontFiles.length} files), on demand ${kB(s.onDemand)} (the regex engine)`,
+  )
 }

@@ -37,9 +37,19 @@ async function main(argv: string[]): Promise<number> {
     args: argv,
     allowPositionals: true,
     options: {
-      to: { type: 'string' }, from: { type: 'string' },
-      name: { type: 'string' }, slug: { type: 'string' }, project: { type: 'string' }, permissions: { type: 'string' }, 'expires-at': { type: 'string' }, environment: { type: 'string' },
-      email: { type: 'string' }, owner: { type: 'boolean' }, admin: { type: 'boolean' }, 'password-stdin': { type: 'boolean' }, help: { type: 'boolean' },
+      to: { type: 'string' },
+      from: { type: 'string' },
+      name: { type: 'string' },
+      slug: { type: 'string' },
+      project: { type: 'string' },
+      permissions: { type: 'string' },
+      'expires-at': { type: 'string' },
+      environment: { type: 'string' },
+      email: { type: 'string' },
+      owner: { type: 'boolean' },
+      admin: { type: 'boolean' },
+      'password-stdin': { type: 'boolean' },
+      help: { type: 'boolean' },
     },
   })
   const [resource, verb] = positionals
@@ -69,20 +79,30 @@ async function main(argv: string[]): Promise<number> {
       const project = (await store.projects.get(store.db, given)) ?? (await store.projects.bySlug(store.db, given))
       if (!project) throw new AppError(404, 'NOT_FOUND', `no project with id or slug "${given}" (see: cli projects list)`)
       const projectId = project.id
-      const { token, row } = await services.tokens.create({ projectId, name: CLI_ACTOR }, {
-        name: values.name ?? '', project_id: projectId,
-        permissions: (values.permissions ?? '').split(',').map((p) => p.trim()).filter(Boolean),
-        expires_at: values['expires-at'] ?? null,
-        // an environment key (docs/teams.md); a client key needs one
-        environment: values.environment ?? null,
-      })
+      const { token, row } = await services.tokens.create(
+        { projectId, name: CLI_ACTOR },
+        {
+          name: values.name ?? '',
+          project_id: projectId,
+          permissions: (values.permissions ?? '')
+            .split(',')
+            .map((p) => p.trim())
+            .filter(Boolean),
+          expires_at: values['expires-at'] ?? null,
+          // an environment key (docs/teams.md); a client key needs one
+          environment: values.environment ?? null,
+        },
+      )
       console.log(`token (shown once, store it now): ${token}\nprefix: ${row.tokenPrefix}\nhash: ${row.hash}`)
       return 0
     }
     if (resource === 'users' && verb === 'create') {
       const password = values['password-stdin'] ? (await Bun.stdin.text()).replace(/\r?\n$/, '') : undefined
       const created = await createUserFromCli(store, settings, {
-        email: values.email ?? '', name: values.name ?? '', instanceRole: values.owner ? 'owner' : values.admin ? 'admin' : 'member', password,
+        email: values.email ?? '',
+        name: values.name ?? '',
+        instanceRole: values.owner ? 'owner' : values.admin ? 'admin' : 'member',
+        password,
       })
       console.log(`created user ${created.email} (${created.instanceRole}, id ${created.id})`)
       if (created.resetUrl) console.log(`set a password within 24 hours (shown once, store it now): ${created.resetUrl}`)
@@ -119,7 +139,9 @@ function backupOrRestore(command: 'backup' | 'restore', databaseUrl: string, val
       console.log(`backed up ${path} to ${file} (${bytes} bytes)`)
     } else {
       const keptAs = restoreSqlite(file, path)
-      console.log(`restored ${file} to ${path}${keptAs ? `; the database it replaced is kept as ${keptAs}` : ''}. Start the service: it migrates the restored database if it is older.`)
+      console.log(
+        `restored ${file} to ${path}${keptAs ? `; the database it replaced is kept as ${keptAs}` : ''}. Start the service: it migrates the restored database if it is older.`,
+      )
     }
     return 0
   } catch (e) {

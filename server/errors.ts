@@ -15,7 +15,8 @@ export class AppError extends Error {
 }
 
 /** A message that already says where (labelIssue's "Rule 1, condition 2: …") is not prefixed with its path. */
-const sayWhere = (i: { path: string; message: string }) => (!i.path || placeOf(i.path)?.place === i.message.split(':')[0] ? i.message : `${i.path}: ${i.message}`)
+const sayWhere = (i: { path: string; message: string }) =>
+  !i.path || placeOf(i.path)?.place === i.message.split(':')[0] ? i.message : `${i.path}: ${i.message}`
 
 /** The kinds of refusal, and the one place each becomes an HTTP status: services name the kind (the
  *  constructors below), never the number. */

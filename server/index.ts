@@ -45,7 +45,11 @@ export async function startService(settings: Settings) {
     return startRelay({ ...settings, upstreamUrl: settings.upstreamUrl, upstreamToken: settings.upstreamToken })
   }
   if (settings.webhookAllowPrivateTargets) {
-    log('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may target plain http and private or loopback addresses. Never use this in production.', {}, 'warn')
+    log(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may target plain http and private or loopback addresses. Never use this in production.',
+      {},
+      'warn',
+    )
   }
   // A busy port is found before anything starts (workers would otherwise run, and log, while we give up).
   if (settings.port !== 0) {
@@ -80,13 +84,25 @@ export async function startService(settings: Settings) {
   const snapshots = new Snapshots(store)
   // Offline mode: the project's documents come from FLAGS_FILE (read first, so the first reconcile uses it).
   const flagsFile = settings.flagsFile
-    ? await startFlagsFile({ path: settings.flagsFile, projectId: settings.flagsProject, pollMs: settings.flagsFilePollMs, store, snapshots, bus, replayLimit: settings.streamReplayLimit, log })
+    ? await startFlagsFile({
+        path: settings.flagsFile,
+        projectId: settings.flagsProject,
+        pollMs: settings.flagsFilePollMs,
+        store,
+        snapshots,
+        bus,
+        replayLimit: settings.streamReplayLimit,
+        log,
+      })
     : undefined
   await snapshots.reconcile()
   // Change streams: a notice reaches subscribers only once this instance's caches show the change, so a
   // client that re-reads on an event gets the new answer.
   const hub = new ChangeHub({
-    store, replayLimit: settings.streamReplayLimit, heartbeatMs: settings.streamHeartbeatMs, log,
+    store,
+    replayLimit: settings.streamReplayLimit,
+    heartbeatMs: settings.streamHeartbeatMs,
+    log,
     applyToCache: (n) => snapshots.apply(n),
     // Checked periodically for every open stream: a revoked token, an ended session or a person who lost
     // access to the project (a personal token's owner included) closes it.
@@ -123,7 +139,8 @@ export async function startService(settings: Settings) {
   const reloadExperiments = async (n: ChangeNotice) => {
     if (n.resourceType === 'experiment') await services.experiments.reloadRegistry()
   }
-  const followExperiments = (n: ChangeNotice) => services.experimentStops.onNotice(n).catch((e) => log('experiment follow-up failed', errorForLog(e), 'warn'))
+  const followExperiments = (n: ChangeNotice) =>
+    services.experimentStops.onNotice(n).catch((e) => log('experiment follow-up failed', errorForLog(e), 'warn'))
   bus.subscribe(reloadExperiments, undefined, true)
   bus.subscribe(followExperiments)
   // Release plans: the measured ones are known in memory like experiments; an applied change request starts one.
@@ -132,20 +149,45 @@ export async function startService(settings: Settings) {
     if (n.resourceType === 'release_plan') await services.releasePlans.reloadRegistry()
   }
   bus.subscribe(reloadReleasePlans, undefined, true)
-  bus.subscribe((n: ChangeNotice) => services.releasePlans.onNotice(n).catch((e) => log('release plan follow-up failed', errorForLog(e), 'warn')))
-  const tickets = new TicketSigner(await store.transaction((tx) => store.serverKeys.getOrCreate(tx, 'stream-tickets', randomBytes(32).toString('base64url'))))
+  bus.subscribe((n: ChangeNotice) =>
+    services.releasePlans.onNotice(n).catch((e) => log('release plan follow-up failed', errorForLog(e), 'warn')),
+  )
+  const tickets = new TicketSigner(
+    await store.transaction((tx) => store.serverKeys.getOrCreate(tx, 'stream-tickets', randomBytes(32).toString('base64url'))),
+  )
   const authenticator = new Authenticator(snapshots, store, tickets)
   // Webhook outbox: rows are written in each change's transaction; the worker sends them (and whatever a
   // previous process left queued). A committed change kicks it; it also polls for retries and other instances' rows.
-  const deliveryWorker = startDeliveryWorker({ store, settings, instanceId, log, pauseAfterMs: settings.webhookPauseAfterMs, backoffMaxMs: settings.webhookBackoffMaxMs, counts })
-  bus.subscribe(() => deliveryWorker.kick(), () => deliveryWorker.kick())
+  const deliveryWorker = startDeliveryWorker({
+    store,
+    settings,
+    instanceId,
+    log,
+    pauseAfterMs: settings.webhookPauseAfterMs,
+    backoffMaxMs: settings.webhookBackoffMaxMs,
+    counts,
+  })
+  bus.subscribe(
+    () => deliveryWorker.kick(),
+    () => deliveryWorker.kick(),
+  )
   // Evaluation counts (usage/counter.ts) go to the store's hourly buckets every USAGE_FLUSH_MS and at stop.
   const usageFlusher = startUsageFlusher({ store, intervalMs: settings.usageFlushMs, log })
-  const experimentWorkers = startExperimentWorkers({ store, flushMs: settings.exposureFlushMs, retentionDays: settings.eventsRetentionDays, log })
+  const experimentWorkers = startExperimentWorkers({
+    store,
+    flushMs: settings.exposureFlushMs,
+    retentionDays: settings.eventsRetentionDays,
+    log,
+  })
   const releaseMonitor = startReleaseMonitor({ monitor: services.releaseMonitor, instanceId, intervalMs: settings.releaseMonitorMs, log })
   // Scheduled changes: the worker sleeps until the next one is due; a schedule created or cancelled here or
   // on another instance (its change notice) may move that time.
-  const scheduleWorker = startScheduleWorker({ schedules: services.schedules, changeRequests: services.changeRequests, log, onStoreError: () => counts.storeError('schedules') })
+  const scheduleWorker = startScheduleWorker({
+    schedules: services.schedules,
+    changeRequests: services.changeRequests,
+    log,
+    onStoreError: () => counts.storeError('schedules'),
+  })
   const wakeForSchedules = (n: ChangeNotice) => {
     if (n.resourceType === 'schedule' || n.resourceType === 'change_request') scheduleWorker.wake()
   }
@@ -157,10 +199,11 @@ export async function startService(settings: Settings) {
   const access = createAccess({ directory: identity.directory, snapshots })
   revocations.useLiveness((t) => access.personalTokenLive(t))
   services.changeRequests.useReviewers(reviewersFrom(identity.directory, access, snapshots))
-  const onIdentityNotice = (n: ChangeNotice) => revocations.apply(n, async (x) => {
-    identity.sessions.apply(x)
-    await identity.directory.apply(x)
-  })
+  const onIdentityNotice = (n: ChangeNotice) =>
+    revocations.apply(n, async (x) => {
+      identity.sessions.apply(x)
+      await identity.directory.apply(x)
+    })
   bus.subscribe(onIdentityNotice)
   const fromOtherInstance = async (n: ChangeNotice) => {
     wakeForSchedules(n)
@@ -176,11 +219,37 @@ export async function startService(settings: Settings) {
     for (const n of notices) await onIdentityNotice(n)
     for (const n of notices) await followExperiments(n)
   }
-  const fanout = await startFanout({ instanceId, redisUrl: settings.redisUrl, pg: database.pg, bus, apply: fromOtherInstance, applyAll: fromOtherInstanceAll, log })
+  const fanout = await startFanout({
+    instanceId,
+    redisUrl: settings.redisUrl,
+    pg: database.pg,
+    bus,
+    apply: fromOtherInstance,
+    applyAll: fromOtherInstanceAll,
+    log,
+  })
 
   await ensureConsoleBuilt(log)
-  const exposition = createExposition({ requests, counts, subscribers: () => hub.subscriberCount, queueDepth: () => store.deliveries.backlog(store.db) })
-  const app = createApp({ settings, store, snapshots, services, authenticator, limiter, log, hub, tickets, metrics: { requests, counts, exposition }, identity, access })
+  const exposition = createExposition({
+    requests,
+    counts,
+    subscribers: () => hub.subscriberCount,
+    queueDepth: () => store.deliveries.backlog(store.db),
+  })
+  const app = createApp({
+    settings,
+    store,
+    snapshots,
+    services,
+    authenticator,
+    limiter,
+    log,
+    hub,
+    tickets,
+    metrics: { requests, counts, exposition },
+    identity,
+    access,
+  })
   // Bun's own body cut-off answers an empty 413; ours (json-input.ts, 1 MiB) stops reading at the limit and
   // answers the JSON one, so Bun's is set out of the way.
   try {
@@ -192,32 +261,58 @@ export async function startService(settings: Settings) {
   const timers = [
     setInterval(() => limiter.sweep(), 60_000),
     // Relays' batch ids (forwarded usage) are kept 30 days: a relay resends only a batch whose answer it lost.
-    setInterval(() => store.transaction((tx) => store.relayBatches.prune(tx, new Date(Date.now() - RELAY_BATCH_DAYS * 86_400_000).toISOString())).catch((e) => {
-      counts.storeError('reconcile')
-      log('pruning relay batch ids failed', errorForLog(e), 'warn')
-    }), 3_600_000),
+    setInterval(
+      () =>
+        store
+          .transaction((tx) => store.relayBatches.prune(tx, new Date(Date.now() - RELAY_BATCH_DAYS * 86_400_000).toISOString()))
+          .catch((e) => {
+            counts.storeError('reconcile')
+            log('pruning relay batch ids failed', errorForLog(e), 'warn')
+          }),
+      3_600_000,
+    ),
     // Heals a change notice this instance missed (another instance's write, the CLI).
-    setInterval(() => revocations.around(() => snapshots.reconcile()).then(() => hub.catchUp()).then(() => identity.directory.reload()).then(() => services.experiments.reloadRegistry()).then(() => services.releasePlans.reloadRegistry()).catch((e) => {
-      counts.storeError('reconcile')
-      log('reconcile failed', errorForLog(e), 'warn')
-    }), settings.reconcileIntervalMs),
+    setInterval(
+      () =>
+        revocations
+          .around(() => snapshots.reconcile())
+          .then(() => hub.catchUp())
+          .then(() => identity.directory.reload())
+          .then(() => services.experiments.reloadRegistry())
+          .then(() => services.releasePlans.reloadRegistry())
+          .catch((e) => {
+            counts.storeError('reconcile')
+            log('reconcile failed', errorForLog(e), 'warn')
+          }),
+      settings.reconcileIntervalMs,
+    ),
   ]
   const server = app.server!
   // Where a person goes next, in plain words: the console's address and, on the first start, how to sign in.
   // Printed before the `listening` line, which is what scripts wait for, so they find these lines too.
-  const consoleUrl = settings.publicUrl ? `${settings.publicUrl}/` : `http://${['0.0.0.0', '::', ''].includes(settings.host) ? 'localhost' : settings.host}:${server.port}/`
+  const consoleUrl = settings.publicUrl
+    ? `${settings.publicUrl}/`
+    : `http://${['0.0.0.0', '::', ''].includes(settings.host) ? 'localhost' : settings.host}:${server.port}/`
   console.log(`Flagship ${VERSION} is running. Console: ${consoleUrl}  API docs: ${consoleUrl}docs`)
   if (boot.created) {
-    console.log(boot.generatedToken
-      ? 'First start: open the console and paste the admin token printed above to sign in.'
-      : 'First start: open the console and sign in with the admin token you set in BOOTSTRAP_TOKEN.')
+    console.log(
+      boot.generatedToken
+        ? 'First start: open the console and paste the admin token printed above to sign in.'
+        : 'First start: open the console and sign in with the admin token you set in BOOTSTRAP_TOKEN.',
+    )
   }
   if (setupCode !== undefined) {
     // Printed on a line of its own (never through the JSON log): whoever reads the log creates the first owner.
     console.log(`No user yet: open ${consoleUrl}setup and enter the setup code.\nsetup code: ${setupCode}`)
   }
-  log('listening', { url: `http://${settings.host}:${server.port}`, port: server.port, version: VERSION, database: database.dialect, fanout: fanout.kind, instance: instanceId })
-
+  log('listening', {
+    url: `http://${settings.host}:${server.port}`,
+    port: server.port,
+    version: VERSION,
+    database: database.dialect,
+    fanout: fanout.kind,
+    instance: instanceId,
+  })
 
   return {
     app,

@@ -87,9 +87,13 @@ function flag(env: Record<string, string | undefined>, name: string): boolean {
 
 /** CORS_ORIGINS: `*`, or comma-separated origins such as `https://app.example.com` (scheme, host, port). */
 function origins(raw: string): string[] {
-  const list = raw.split(',').map((o) => o.trim()).filter(Boolean)
+  const list = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
   for (const o of list) {
-    if (o !== '*' && !/^https?:\/\/[^/\s?#]+$/.test(o)) throw new Error(`CORS_ORIGINS must be * or comma-separated origins like https://app.example.com, got "${o}"`)
+    if (o !== '*' && !/^https?:\/\/[^/\s?#]+$/.test(o))
+      throw new Error(`CORS_ORIGINS must be * or comma-separated origins like https://app.example.com, got "${o}"`)
   }
   return list
 }
@@ -97,7 +101,8 @@ function origins(raw: string): string[] {
 /** PUBLIC_URL: scheme, host and optional path prefix, without a trailing slash. */
 function publicUrl(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined
-  if (!/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(raw)) throw new Error(`PUBLIC_URL must be an http(s) URL like https://flags.example.com, got "${raw}"`)
+  if (!/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(raw))
+    throw new Error(`PUBLIC_URL must be an http(s) URL like https://flags.example.com, got "${raw}"`)
   return raw.replace(/\/+$/, '')
 }
 
@@ -120,8 +125,10 @@ function upstream(env: Record<string, string | undefined>): { upstreamUrl: strin
   const url = env.UPSTREAM_URL || undefined
   const token = env.UPSTREAM_TOKEN || undefined
   if (url === undefined && token === undefined) return { upstreamUrl: undefined, upstreamToken: undefined }
-  if (url === undefined || token === undefined) throw new Error('UPSTREAM_URL and UPSTREAM_TOKEN go together: set both to run as a relay, or neither')
-  if (!/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(url)) throw new Error(`UPSTREAM_URL must be an http(s) URL like https://flags.example.com, got "${url}"`)
+  if (url === undefined || token === undefined)
+    throw new Error('UPSTREAM_URL and UPSTREAM_TOKEN go together: set both to run as a relay, or neither')
+  if (!/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(url))
+    throw new Error(`UPSTREAM_URL must be an http(s) URL like https://flags.example.com, got "${url}"`)
   if (!TOKEN_PATTERN.test(token)) throw new Error('UPSTREAM_TOKEN must be a relay key (ff_<4 chars>_<20 chars>)')
   return { upstreamUrl: url.replace(/\/+$/, ''), upstreamToken: token }
 }
@@ -180,7 +187,10 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
 /** TRUSTED_PROXIES: comma-separated addresses and CIDR ranges (`10.0.0.0/8`, `::1`, `fd00::/8`); the
  *  entries, validated. */
 export function parseTrustedProxies(raw: string | undefined): string[] {
-  const list = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const list = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   for (const entry of list) {
     const [address, prefix, extra] = entry.split('/')
     const family = isIP(address ?? '')

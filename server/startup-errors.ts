@@ -15,7 +15,11 @@ export function describePostgres(url: string): { where: string; database: string
   try {
     const u = new URL(url)
     const database = decodeURIComponent(u.pathname.slice(1)) || decodeURIComponent(u.username) || 'postgres'
-    return { where: `${u.hostname || 'localhost'}:${u.port || '5432'}`, database, user: decodeURIComponent(u.username) || process.env.PGUSER || process.env.USER || 'the current user' }
+    return {
+      where: `${u.hostname || 'localhost'}:${u.port || '5432'}`,
+      database,
+      user: decodeURIComponent(u.username) || process.env.PGUSER || process.env.USER || 'the current user',
+    }
   } catch {
     return { where: 'the address in DATABASE_URL', database: 'the database', user: 'the user' }
   }
@@ -24,10 +28,26 @@ export function describePostgres(url: string): { where: string; database: string
 export function postgresStartupError(e: unknown, url: string): StartupError | undefined {
   const { where, database, user } = describePostgres(url)
   const code = codeOf(e)
-  if (code === '3D000') return new StartupError(`PostgreSQL database "${database}" does not exist on ${where}: create it (createdb -h ${where.split(':')[0]} -p ${where.split(':')[1]} ${database}) or point DATABASE_URL at an existing database`)
-  if (code === '28000' || code === '28P01') return new StartupError(`PostgreSQL on ${where} refused user "${user}" (${(e as Error).message}): fix the user or password in DATABASE_URL, or create the role`)
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ETIMEDOUT' || code === 'CONNECT_TIMEOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
-    return new StartupError(`cannot reach PostgreSQL at ${where} (${code}): start PostgreSQL there, or fix the host and port in DATABASE_URL`)
+  if (code === '3D000')
+    return new StartupError(
+      `PostgreSQL database "${database}" does not exist on ${where}: create it (createdb -h ${where.split(':')[0]} -p ${where.split(':')[1]} ${database}) or point DATABASE_URL at an existing database`,
+    )
+  if (code === '28000' || code === '28P01')
+    return new StartupError(
+      `PostgreSQL on ${where} refused user "${user}" (${(e as Error).message}): fix the user or password in DATABASE_URL, or create the role`,
+    )
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'ETIMEDOUT' ||
+    code === 'CONNECT_TIMEOUT' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENETUNREACH'
+  ) {
+    return new StartupError(
+      `cannot reach PostgreSQL at ${where} (${code}): start PostgreSQL there, or fix the host and port in DATABASE_URL`,
+    )
   }
   return undefined
 }
@@ -35,7 +55,9 @@ export function postgresStartupError(e: unknown, url: string): StartupError | un
 export function sqliteStartupError(e: unknown, path: string, folder: string): StartupError | undefined {
   const code = codeOf(e)
   if (code && /^(EACCES|EPERM|EROFS|ENOENT|ENOTDIR|EEXIST|SQLITE_CANTOPEN|SQLITE_READONLY|SQLITE_PERM|SQLITE_IOERR)/.test(code)) {
-    return new StartupError(`cannot write the SQLite database ${path} in ${folder} (${code}): make that folder writable for this user, or set DATABASE_URL=sqlite:<a writable folder>/flags.db`)
+    return new StartupError(
+      `cannot write the SQLite database ${path} in ${folder} (${code}): make that folder writable for this user, or set DATABASE_URL=sqlite:<a writable folder>/flags.db`,
+    )
   }
   return undefined
 }
@@ -44,6 +66,9 @@ export function listenStartupError(e: unknown, host: string, port: number): Star
   if (codeOf(e) === 'EADDRINUSE' || /in use/i.test((e as Error)?.message ?? '')) {
     return new StartupError(`port ${port} on ${host} is already in use: stop the process using it, or start on another port (PORT=8081)`)
   }
-  if (codeOf(e) === 'EACCES') return new StartupError(`no permission to listen on port ${port}: use a port above 1023 (PORT=8080) behind a reverse proxy (docs/operations.md)`)
+  if (codeOf(e) === 'EACCES')
+    return new StartupError(
+      `no permission to listen on port ${port}: use a port above 1023 (PORT=8080) behind a reverse proxy (docs/operations.md)`,
+    )
   return undefined
 }

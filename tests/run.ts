@@ -16,7 +16,11 @@ const scratch = mkdtempSync(join(tmpdir(), 'flagship-run-'))
 // machine (an afterAll stopping a server mid-delivery once ran out at 5 s).
 const TIMEOUT_MS = '30000'
 const run = (argv: string[], env: Record<string, string> = {}) =>
-  Bun.spawnSync([bun, 'test', '--timeout', TIMEOUT_MS, ...argv], { stdout: 'inherit', stderr: 'inherit', env: { ...process.env, TMPDIR: scratch, ...env } }).exitCode
+  Bun.spawnSync([bun, 'test', '--timeout', TIMEOUT_MS, ...argv], {
+    stdout: 'inherit',
+    stderr: 'inherit',
+    env: { ...process.env, TMPDIR: scratch, ...env },
+  }).exitCode
 
 console.log('=== bun test (SQLite store) ===')
 let status = run(args)

@@ -50,7 +50,8 @@ export class FlagshipClient {
 
   constructor(options: ClientOptions) {
     const { url, token, bootstrap } = options
-    if (bootstrap === undefined && (typeof url !== 'string' || typeof token !== 'string')) throw new TypeError('createClient needs { url, token }, or a bootstrap document')
+    if (bootstrap === undefined && (typeof url !== 'string' || typeof token !== 'string'))
+      throw new TypeError('createClient needs { url, token }, or a bootstrap document')
     this.environment = options.environment
     this.emptyContext = Object.freeze(this.environment === undefined ? {} : { environment: this.environment })
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
@@ -58,16 +59,32 @@ export class FlagshipClient {
     const fetchImpl: FetchLike = options.fetch ?? ((input, init) => fetch(input, init))
     // Events (track, exposures) are kept either way; sent unless switched off or there is no service.
     const eventOptions = typeof options.events === 'object' ? options.events : {}
-    this.events = new EventRecorder(typeof url === 'string' && typeof token === 'string' && options.events !== false ? {
-      url: base, token, fetch: fetchImpl, timeoutMs: this.timeoutMs, onError: (e) => this.emit('error', e),
-      intervalMs: eventOptions.intervalMs ?? DEFAULT_EVENTS_MS, batchSize: eventOptions.batchSize ?? DEFAULT_EVENT_BATCH,
-    } : undefined)
+    this.events = new EventRecorder(
+      typeof url === 'string' && typeof token === 'string' && options.events !== false
+        ? {
+            url: base,
+            token,
+            fetch: fetchImpl,
+            timeoutMs: this.timeoutMs,
+            onError: (e) => this.emit('error', e),
+            intervalMs: eventOptions.intervalMs ?? DEFAULT_EVENTS_MS,
+            batchSize: eventOptions.batchSize ?? DEFAULT_EVENT_BATCH,
+          }
+        : undefined,
+    )
     // A bad bootstrap document is a programming error: say so now rather than serve nothing.
     if (bootstrap !== undefined) this.apply(bootstrap).catch((e) => this.fail(e))
     if (typeof url !== 'string' || typeof token !== 'string') return
     this.sync = new Sync({
-      url: base, token, environment: this.environment, stream: options.stream ?? true, fetch: fetchImpl, timeoutMs: this.timeoutMs,
-      pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_MS, retryInitialMs: options.retry?.initialMs ?? 500, retryMaxMs: options.retry?.maxMs ?? 30_000,
+      url: base,
+      token,
+      environment: this.environment,
+      stream: options.stream ?? true,
+      fetch: fetchImpl,
+      timeoutMs: this.timeoutMs,
+      pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_MS,
+      retryInitialMs: options.retry?.initialMs ?? 500,
+      retryMaxMs: options.retry?.maxMs ?? 30_000,
       apply: (doc) => this.apply(doc),
       onError: (e) => this.fail(e),
     })
@@ -75,9 +92,14 @@ export class FlagshipClient {
     // Usage reporting is on unless switched off (`usage: false`); counts are kept either way.
     if (options.usage !== false) {
       this.sender = new UsageSender({
-        url: base, token, fetch: fetchImpl, timeoutMs: this.timeoutMs,
+        url: base,
+        token,
+        fetch: fetchImpl,
+        timeoutMs: this.timeoutMs,
         intervalMs: (typeof options.usage === 'object' ? options.usage.intervalMs : undefined) ?? DEFAULT_USAGE_MS,
-        collect: () => this.collectUsage(true), restore: (rows) => this.tally.restore(rows), onError: (e) => this.emit('error', e),
+        collect: () => this.collectUsage(true),
+        restore: (rows) => this.tally.restore(rows),
+        onError: (e) => this.emit('error', e),
       })
       this.sender.start()
     }
@@ -93,7 +115,13 @@ export class FlagshipClient {
         resolve: () => (clearTimeout(timer), resolve()),
         reject: (e: unknown) => (clearTimeout(timer), this.waiters.delete(waiter), reject(e)),
       }
-      const timer = setTimeout(() => waiter.reject(new Error(`no definitions within ${this.timeoutMs} ms${this.failure instanceof Error ? `: ${this.failure.message}` : ''}`)), this.timeoutMs)
+      const timer = setTimeout(
+        () =>
+          waiter.reject(
+            new Error(`no definitions within ${this.timeoutMs} ms${this.failure instanceof Error ? `: ${this.failure.message}` : ''}`),
+          ),
+        this.timeoutMs,
+      )
       this.waiters.add(waiter)
     })
   }
@@ -107,11 +135,13 @@ export class FlagshipClient {
       let ctx = context === undefined || context === null ? this.emptyContext : context
       // An environment key's definitions hold its environment only: another one cannot be answered here
       // (the service refuses it: 403 ENVIRONMENT_MISMATCH).
-      if (this.bound !== undefined && ctx.environment !== undefined && ctx.environment !== this.bound) return { value: fallback, type: typeOf(fallback), reason: 'error' }
+      if (this.bound !== undefined && ctx.environment !== undefined && ctx.environment !== this.bound)
+        return { value: fallback, type: typeOf(fallback), reason: 'error' }
       // An environment the project does not list is refused by the service (400 UNKNOWN_ENVIRONMENT), never
       // answered with the main switch: here, the fallback (an empty name names none).
       const environments = this.state.environments
-      if (ctx.environment !== undefined && ctx.environment !== '' && environments.size > 0 && !environments.has(ctx.environment)) return { value: fallback, type: typeOf(fallback), reason: 'error' }
+      if (ctx.environment !== undefined && ctx.environment !== '' && environments.size > 0 && !environments.has(ctx.environment))
+        return { value: fallback, type: typeOf(fallback), reason: 'error' }
       if (this.environment !== undefined && ctx.environment === undefined) ctx = this.withEnvironment(ctx)
       const result = entry.compiled.evaluate(ctx)
       entry.counter.record(ctx.environment, result)
@@ -152,7 +182,8 @@ export class FlagshipClient {
     try {
       environment = context?.environment ?? this.environment
     } catch {}
-    for (const [key, config] of this.state.configs) configs[key] = configValue(config, typeof environment === 'string' ? environment : undefined)
+    for (const [key, config] of this.state.configs)
+      configs[key] = configValue(config, typeof environment === 'string' ? environment : undefined)
     return { flags, configs }
   }
 

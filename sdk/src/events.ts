@@ -71,7 +71,16 @@ export class EventRecorder {
     const add = (x: { flag?: unknown; environment?: unknown; unit?: unknown; variant?: unknown } | undefined, release: boolean) => {
       if (typeof x?.flag !== 'string' || typeof x.environment !== 'string' || typeof x.unit !== 'string') return
       const variant = release && typeof x.variant === 'string' ? { variant: x.variant } : {}
-      watched.set(x.flag, [...(watched.get(x.flag) ?? []), { environment: x.environment, unit: x.unit, unitOf: compileAccessor(x.unit), ...(release && { release: true as const }), ...variant }])
+      watched.set(x.flag, [
+        ...(watched.get(x.flag) ?? []),
+        {
+          environment: x.environment,
+          unit: x.unit,
+          unitOf: compileAccessor(x.unit),
+          ...(release && { release: true as const }),
+          ...variant,
+        },
+      ])
     }
     for (const x of experiments ?? []) add(x, false)
     for (const x of releasePlans ?? []) add(x, true)
@@ -89,7 +98,11 @@ export class EventRecorder {
       for (const x of list) {
         if (x.environment !== context.environment) continue
         // an experiment counts the split's units by variant; a release plan the rollout's, inside or not
-        const variant = x.release ? releaseArm(x, compiled, result) : compiled.decidedBySplit(result) && typeof result.variant === 'string' ? result.variant : undefined
+        const variant = x.release
+          ? releaseArm(x, compiled, result)
+          : compiled.decidedBySplit(result) && typeof result.variant === 'string'
+            ? result.variant
+            : undefined
         if (variant === undefined) continue
         const unit = attributeKey(x.unitOf(context))
         if (unit === undefined) continue
@@ -97,7 +110,13 @@ export class EventRecorder {
         if (this.seen.has(id)) continue
         this.seen.set(id, true)
         if (this.seen.size > MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value!)
-        this.push({ type: 'exposure', flag: key, variant, context: { [x.unit]: unit, environment: x.environment } as EvaluationContext, timestamp: new Date().toISOString() })
+        this.push({
+          type: 'exposure',
+          flag: key,
+          variant,
+          context: { [x.unit]: unit, environment: x.environment } as EvaluationContext,
+          timestamp: new Date().toISOString(),
+        })
       }
     } catch {
       // a hostile context (a throwing getter): no exposure
@@ -107,7 +126,8 @@ export class EventRecorder {
   /** Something a unit did: `value` a finite number (default 1). */
   track(key: string, context: EvaluationContext, value?: number): void {
     if (typeof key !== 'string' || key.length === 0) throw new TypeError('track(key, context, value?) needs an event key')
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) throw new TypeError('track(): value must be a finite number')
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value)))
+      throw new TypeError('track(): value must be a finite number')
     this.push({ type: 'track', key, context, ...(value !== undefined && { value }), timestamp: new Date().toISOString() })
   }
 

@@ -6,7 +6,25 @@ import type { ClientOptions } from './types'
 
 export { FlagshipClient } from './client'
 export { RemoteClient, type RemoteClientOptions, type RemoteEvaluation } from './remote'
-export type { ChangeEvent, ClientOptions, Context, Definitions, Evaluation, EvaluationContext, FetchLike, EvaluationResult, Json, StoredConfig, StoredFlag, StoredSegment, UsageCount, UsageOptions, ValueType, EventOptions, RunningExperiment } from './types'
+export type {
+  ChangeEvent,
+  ClientOptions,
+  Context,
+  Definitions,
+  Evaluation,
+  EvaluationContext,
+  FetchLike,
+  EvaluationResult,
+  Json,
+  StoredConfig,
+  StoredFlag,
+  StoredSegment,
+  UsageCount,
+  UsageOptions,
+  ValueType,
+  EventOptions,
+  RunningExperiment,
+} from './types'
 export type { EventItem } from './events'
 
 /** A client; call `ready()` before relying on its answers (with `bootstrap` they are there at once).

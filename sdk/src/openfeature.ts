@@ -18,7 +18,12 @@ type FlagType = 'boolean' | 'string' | 'number' | 'object'
 type Resolution<T> = ResolutionDetails<T>
 
 const fits = (value: Json, type: FlagType): boolean => (type === 'object' ? typeof value === 'object' : typeof value === type)
-const failure = <T>(value: T, errorCode: `${ErrorCode}`, errorMessage: string): Resolution<T> => ({ value, reason: 'ERROR', errorCode: errorCode as ErrorCode, errorMessage })
+const failure = <T>(value: T, errorCode: `${ErrorCode}`, errorMessage: string): Resolution<T> => ({
+  value,
+  reason: 'ERROR',
+  errorCode: errorCode as ErrorCode,
+  errorMessage,
+})
 
 /** What both providers share: the client, the events, the resolution. */
 abstract class FlagshipProviderBase {
@@ -36,7 +41,9 @@ abstract class FlagshipProviderBase {
 
   /** Called by the SDK: ready once the client has definitions; then every change is announced. */
   async initialize(): Promise<void> {
-    this.unsubscribe ??= this.client.on('change', (e) => this.events.emit('PROVIDER_CONFIGURATION_CHANGED' as AnyProviderEvent, { flagsChanged: e.flags }))
+    this.unsubscribe ??= this.client.on('change', (e) =>
+      this.events.emit('PROVIDER_CONFIGURATION_CHANGED' as AnyProviderEvent, { flagsChanged: e.flags }),
+    )
     await this.client.ready()
   }
 
@@ -78,11 +85,22 @@ abstract class FlagshipProviderBase {
     if (found === undefined) return failure(defaultValue, 'FLAG_NOT_FOUND', `Flag "${key}" not found`)
     const resolved = resolveOpenFeature(key, found.entry.compiled, found.context, found.result)
     if ('errorCode' in resolved) return failure(defaultValue, resolved.errorCode, resolved.errorDetails)
-    const flagMetadata = { environment: typeof found.context.environment === 'string' ? found.context.environment : '', ...(found.entry.version !== undefined && { flagVersion: found.entry.version }) }
+    const flagMetadata = {
+      environment: typeof found.context.environment === 'string' ? found.context.environment : '',
+      ...(found.entry.version !== undefined && { flagVersion: found.entry.version }),
+    }
     // The off value of a non-boolean flag is null, which no typed getter can return: the default stands in,
     // with the reason (DISABLED) and variant (off) saying why.
     if (resolved.value === null) return { value: defaultValue, reason: resolved.reason, variant: resolved.variant, flagMetadata }
-    if (!fits(resolved.value, type)) return { ...failure(defaultValue, 'TYPE_MISMATCH', `Flag "${key}" is of type ${Array.isArray(resolved.value) ? 'array' : typeof resolved.value}, not ${type}`), flagMetadata }
+    if (!fits(resolved.value, type))
+      return {
+        ...failure(
+          defaultValue,
+          'TYPE_MISMATCH',
+          `Flag "${key}" is of type ${Array.isArray(resolved.value) ? 'array' : typeof resolved.value}, not ${type}`,
+        ),
+        flagMetadata,
+      }
     return { value: resolved.value as T, reason: resolved.reason, variant: resolved.variant, flagMetadata }
   }
 }

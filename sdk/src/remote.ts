@@ -42,7 +42,13 @@ export interface RemoteEvaluation {
   variant?: string
 }
 
-interface OfrepEntry { key: string; value?: Json; reason?: string; variant?: string; errorCode?: string }
+interface OfrepEntry {
+  key: string
+  value?: Json
+  reason?: string
+  variant?: string
+  errorCode?: string
+}
 
 /** Our context as OFREP's: `user_id` is `targetingKey`; `custom`'s attributes go to the top level (the
  *  service puts every other attribute in `custom` again, where conditions find them). */
@@ -71,7 +77,11 @@ export class RemoteClient {
   private streaming = false
   private attempts = 0
   private stream: AbortController | undefined
-  private timers: { poll?: ReturnType<typeof setInterval>; retry?: ReturnType<typeof setTimeout>; silence?: ReturnType<typeof setTimeout> } = {}
+  private timers: {
+    poll?: ReturnType<typeof setInterval>
+    retry?: ReturnType<typeof setTimeout>
+    silence?: ReturnType<typeof setTimeout>
+  } = {}
   private readonly waiters = new Set<{ resolve(): void; reject(e: unknown): void }>()
   private readonly listeners = { change: new Set<(keys: string[]) => void>(), error: new Set<(e: unknown) => void>() }
   private readonly base: string
@@ -79,7 +89,8 @@ export class RemoteClient {
   private readonly timeoutMs: number
 
   constructor(private readonly o: RemoteClientOptions) {
-    if (typeof o.url !== 'string' || typeof o.token !== 'string') throw new TypeError('createClient({ mode: "remote" }) needs { url, token }')
+    if (typeof o.url !== 'string' || typeof o.token !== 'string')
+      throw new TypeError('createClient({ mode: "remote" }) needs { url, token }')
     this.base = o.url.replace(/\/+$/, '')
     this.fetchImpl = o.fetch ?? ((input, init) => fetch(input, init))
     this.timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS
@@ -101,7 +112,13 @@ export class RemoteClient {
         resolve: () => (clearTimeout(timer), resolve()),
         reject: (e: unknown) => (clearTimeout(timer), this.waiters.delete(waiter), reject(e)),
       }
-      const timer = setTimeout(() => waiter.reject(new Error(`no values within ${this.timeoutMs} ms${this.failure instanceof Error ? `: ${this.failure.message}` : ''}`)), this.timeoutMs)
+      const timer = setTimeout(
+        () =>
+          waiter.reject(
+            new Error(`no values within ${this.timeoutMs} ms${this.failure instanceof Error ? `: ${this.failure.message}` : ''}`),
+          ),
+        this.timeoutMs,
+      )
       this.waiters.add(waiter)
     })
   }
@@ -160,14 +177,25 @@ export class RemoteClient {
   }
 
   private async fetchOnce(): Promise<void> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.o.token}`, 'content-type': 'application/json', accept: 'application/json' }
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.o.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+    }
     if (this.etag !== undefined) headers['if-none-match'] = this.etag
     try {
       const response = await this.fetchImpl(`${this.base}/ofrep/v1/evaluate/flags`, {
-        method: 'POST', headers, body: JSON.stringify({ context: ofrepContextOf(this.context) }), signal: AbortSignal.timeout(this.timeoutMs),
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ context: ofrepContextOf(this.context) }),
+        signal: AbortSignal.timeout(this.timeoutMs),
       })
       if (response.status === 304) return void (await response.body?.cancel())
-      if (!response.ok) throw new HttpError(response.status, `POST /ofrep/v1/evaluate/flags answered ${response.status}: ${(await response.text()).slice(0, 300)}`)
+      if (!response.ok)
+        throw new HttpError(
+          response.status,
+          `POST /ofrep/v1/evaluate/flags answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
+        )
       const etag = response.headers.get('etag') ?? undefined
       this.install(((await response.json()) as { flags?: OfrepEntry[] }).flags ?? [])
       this.etag = etag
@@ -182,9 +210,16 @@ export class RemoteClient {
     for (const e of entries) {
       // A flag the service could not evaluate for this context (an error entry) reads as missing.
       if (e.errorCode !== undefined || e.value === undefined) continue
-      next.set(e.key, { value: e.value, type: typeOf(e.value), reason: e.reason ?? 'UNKNOWN', ...(e.variant !== undefined && { variant: e.variant }) })
+      next.set(e.key, {
+        value: e.value,
+        type: typeOf(e.value),
+        reason: e.reason ?? 'UNKNOWN',
+        ...(e.variant !== undefined && { variant: e.variant }),
+      })
     }
-    const changed = [...new Set([...next.keys(), ...this.values.keys()])].filter((k) => JSON.stringify(next.get(k)) !== JSON.stringify(this.values.get(k)))
+    const changed = [...new Set([...next.keys(), ...this.values.keys()])].filter(
+      (k) => JSON.stringify(next.get(k)) !== JSON.stringify(this.values.get(k)),
+    )
     const first = !this.loaded
     this.values = next
     this.loaded = true
@@ -197,7 +232,10 @@ export class RemoteClient {
     if (this.closed) return
     const abort = (this.stream = new AbortController())
     try {
-      const response = await this.fetchImpl(`${this.base}/ofrep/v1/stream`, { headers: { authorization: `Bearer ${this.o.token}`, accept: 'text/event-stream' }, signal: abort.signal })
+      const response = await this.fetchImpl(`${this.base}/ofrep/v1/stream`, {
+        headers: { authorization: `Bearer ${this.o.token}`, accept: 'text/event-stream' },
+        signal: abort.signal,
+      })
       if (!response.ok || response.body === null) {
         await response.body?.cancel()
         throw new HttpError(response.status, `GET /ofrep/v1/stream answered ${response.status}`)
@@ -207,7 +245,11 @@ export class RemoteClient {
       this.hearFrom(abort)
       // Connected: catch up on anything missed while the stream was not open; then every event refetches.
       void this.refresh()
-      await readEvents(response.body, () => void this.refresh(), () => this.hearFrom(abort))
+      await readEvents(
+        response.body,
+        () => void this.refresh(),
+        () => this.hearFrom(abort),
+      )
     } catch (error) {
       if (!this.closed) this.fail(error)
     } finally {
@@ -221,7 +263,10 @@ export class RemoteClient {
 
   private hearFrom(abort: AbortController): void {
     clearTimeout(this.timers.silence)
-    this.timers.silence = setTimeout(() => abort.abort(new Error(`the change stream was silent for ${STREAM_SILENCE_MS / 1000} s`)), STREAM_SILENCE_MS)
+    this.timers.silence = setTimeout(
+      () => abort.abort(new Error(`the change stream was silent for ${STREAM_SILENCE_MS / 1000} s`)),
+      STREAM_SILENCE_MS,
+    )
   }
 
   private fail(error: unknown): void {

@@ -37,12 +37,17 @@ function fromFlagshipDocument(doc: Record<string, unknown>): Record<string, unkn
     environments: doc.environments ?? [],
     segments: doc.segments ?? [],
     configs: doc.configs ?? [],
-    flags: flags.filter((f) => !(isObject(f) && f.archived === true)).map((f) => {
-      if (!isObject(f)) return f
-      const variants = isObject(f.variants) ? f.variants : undefined
-      const dv = typeof f.default_variant === 'string' && variants && Object.hasOwn(variants, f.default_variant) ? variants[f.default_variant] : undefined
-      return { ...f, enabled: f.enabled ?? false, value: dv !== undefined ? dv : f.value === undefined ? true : f.value }
-    }),
+    flags: flags
+      .filter((f) => !(isObject(f) && f.archived === true))
+      .map((f) => {
+        if (!isObject(f)) return f
+        const variants = isObject(f.variants) ? f.variants : undefined
+        const dv =
+          typeof f.default_variant === 'string' && variants && Object.hasOwn(variants, f.default_variant)
+            ? variants[f.default_variant]
+            : undefined
+        return { ...f, enabled: f.enabled ?? false, value: dv !== undefined ? dv : f.value === undefined ? true : f.value }
+      }),
   }
 }
 
@@ -56,13 +61,19 @@ export function checkDefinitions(input: unknown): Definitions {
     if (doc[field] !== undefined && !Array.isArray(doc[field])) throw new TypeError(`definitions.${field} must be an array`)
   }
   for (const field of ['flags', 'configs', 'segments'] as const) {
-    if (((doc[field] ?? []) as unknown[]).some((d) => !keyed(d))) throw new TypeError(`definitions.${field} must hold objects with a string key`)
+    if (((doc[field] ?? []) as unknown[]).some((d) => !keyed(d)))
+      throw new TypeError(`definitions.${field} must hold objects with a string key`)
   }
   if (doc.experiments !== undefined && !Array.isArray(doc.experiments)) throw new TypeError('definitions.experiments must be an array')
-  if (doc.release_plans !== undefined && !Array.isArray(doc.release_plans)) throw new TypeError('definitions.release_plans must be an array')
+  if (doc.release_plans !== undefined && !Array.isArray(doc.release_plans))
+    throw new TypeError('definitions.release_plans must be an array')
   if (doc.environment !== undefined && typeof doc.environment !== 'string') throw new TypeError('definitions.environment must be a string')
   return {
-    version: doc.version, environments: (doc.environments ?? []) as string[], flags: (doc.flags ?? []) as StoredFlag[], configs: (doc.configs ?? []) as StoredConfig[], segments: (doc.segments ?? []) as StoredSegment[],
+    version: doc.version,
+    environments: (doc.environments ?? []) as string[],
+    flags: (doc.flags ?? []) as StoredFlag[],
+    configs: (doc.configs ?? []) as StoredConfig[],
+    segments: (doc.segments ?? []) as StoredSegment[],
     ...(typeof doc.environment === 'string' && { environment: doc.environment }),
     ...(doc.experiments !== undefined && { experiments: doc.experiments as RunningExperiment[] }),
     ...(doc.release_plans !== undefined && { release_plans: doc.release_plans as MeasuredReleasePlan[] }),
@@ -72,14 +83,18 @@ export function checkDefinitions(input: unknown): Definitions {
 /** Whether compiling the document needs the regex engine (a rule or a segment uses `matches`). */
 export function usesRegex(doc: Definitions): boolean {
   const lists: unknown[] = doc.segments.map((s) => s.conditions)
-  for (const f of doc.flags) for (const rule of (isObject(f.targeting) && Array.isArray(f.targeting.rules) ? f.targeting.rules : [])) lists.push(isObject(rule) ? rule.conditions : undefined)
+  for (const f of doc.flags)
+    for (const rule of isObject(f.targeting) && Array.isArray(f.targeting.rules) ? f.targeting.rules : [])
+      lists.push(isObject(rule) ? rule.conditions : undefined)
   return conditionsUseRegex(lists)
 }
 
 /** What identifies one version of a stored document: its version and timestamps, or (hand-written
  *  bootstrap documents may have none) its whole text. */
 function stampOf(doc: { version?: number; created_at?: string; updated_at?: string }): string {
-  return typeof doc.version === 'number' && typeof doc.updated_at === 'string' ? `${doc.version}@${doc.updated_at}@${doc.created_at}` : JSON.stringify(doc)
+  return typeof doc.version === 'number' && typeof doc.updated_at === 'string'
+    ? `${doc.version}@${doc.updated_at}@${doc.created_at}`
+    : JSON.stringify(doc)
 }
 
 export interface Built {
@@ -94,7 +109,10 @@ export interface Built {
  *  earlier state see the prerequisites of the newest one. */
 export function buildState(doc: Definitions, previous: State | undefined, resolveFlag?: FlagResolver): Built {
   const environments = new Set(doc.environments.filter((e) => typeof e === 'string'))
-  const sameEnvironments = previous !== undefined && previous.environments.size === environments.size && [...environments].every((e) => previous.environments.has(e))
+  const sameEnvironments =
+    previous !== undefined &&
+    previous.environments.size === environments.size &&
+    [...environments].every((e) => previous.environments.has(e))
   const segments = new Map<string, SegmentDefinition>()
   const segmentStamps = new Map<string, string>()
   for (const s of doc.segments) {
@@ -106,14 +124,21 @@ export function buildState(doc: Definitions, previous: State | undefined, resolv
   const changedFlags: string[] = []
   const retired: FlagCounter[] = []
   for (const f of doc.flags) {
-    const stamp = `${stampOf(f)}|${segmentKeysOf(f).map((k) => segmentStamps.get(k) ?? '-').join('|')}`
+    const stamp = `${stampOf(f)}|${segmentKeysOf(f)
+      .map((k) => segmentStamps.get(k) ?? '-')
+      .join('|')}`
     const held = previous?.flags.get(f.key)
     if (held !== undefined && held.stamp === stamp && sameEnvironments) {
       flags.set(f.key, held)
       continue
     }
     const compiled = compileFlag(f, segments, resolveFlag)
-    flags.set(f.key, { compiled, version: typeof f.version === 'number' ? f.version : undefined, counter: new FlagCounter(f.key, compiled, environments), stamp })
+    flags.set(f.key, {
+      compiled,
+      version: typeof f.version === 'number' ? f.version : undefined,
+      counter: new FlagCounter(f.key, compiled, environments),
+      stamp,
+    })
     if (held !== undefined) retired.push(held.counter)
     if (held === undefined || held.stamp !== stamp) changedFlags.push(f.key)
   }
@@ -133,5 +158,9 @@ export function buildState(doc: Definitions, previous: State | undefined, resolv
   }
   for (const key of previous?.configs.keys() ?? []) if (!configs.has(key)) changedConfigs.push(key)
 
-  return { state: { version: doc.version, environments, flags, configs }, change: { version: doc.version, flags: changedFlags, configs: changedConfigs }, retired }
+  return {
+    state: { version: doc.version, environments, flags, configs },
+    change: { version: doc.version, flags: changedFlags, configs: changedConfigs },
+    retired,
+  }
 }

@@ -11,7 +11,10 @@ import type { FetchLike } from './types'
 const STREAM_SILENCE_MS = 45_000
 
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message)
   }
 }
@@ -89,7 +92,10 @@ export class Sync {
         const text = (await response.text()).slice(0, 300)
         // A client key may not download definitions (rules, segments): local evaluation cannot work with it.
         if (response.status === 403 && text.includes('"client_key":true')) {
-          throw new HttpError(403, 'This token is a client key: it cannot download definitions for local evaluation. Create the client with mode: "remote" (createClient({ url, token, context, mode: "remote" })), or use a server token with read:flags in local mode.')
+          throw new HttpError(
+            403,
+            'This token is a client key: it cannot download definitions for local evaluation. Create the client with mode: "remote" (createClient({ url, token, context, mode: "remote" })), or use a server token with read:flags in local mode.',
+          )
         }
         throw new HttpError(response.status, `GET /api/v1/definitions answered ${response.status}: ${text}`)
       }
@@ -105,20 +111,27 @@ export class Sync {
     if (this.closed) return
     const abort = (this.stream = new AbortController())
     try {
-      const response = await this.o.fetch(`${this.o.url}/api/v1/stream`, { headers: { authorization: `Bearer ${this.o.token}`, accept: 'text/event-stream' }, signal: abort.signal })
+      const response = await this.o.fetch(`${this.o.url}/api/v1/stream`, {
+        headers: { authorization: `Bearer ${this.o.token}`, accept: 'text/event-stream' },
+        signal: abort.signal,
+      })
       if (!response.ok || response.body === null) {
         await response.body?.cancel()
         throw new HttpError(response.status, `GET /api/v1/stream answered ${response.status}`)
       }
       this.hearFrom(abort)
-      await readEvents(response.body, (e) => {
-        if (e.event === 'ready') {
-          this.streaming = true
-          this.attempts = 0
-        }
-        // ready (after a reconnect: catch up), change, reset: the definitions may differ from ours.
-        if (e.event === 'ready' || e.event === 'change' || e.event === 'reset') void this.refresh()
-      }, () => this.hearFrom(abort))
+      await readEvents(
+        response.body,
+        (e) => {
+          if (e.event === 'ready') {
+            this.streaming = true
+            this.attempts = 0
+          }
+          // ready (after a reconnect: catch up), change, reset: the definitions may differ from ours.
+          if (e.event === 'ready' || e.event === 'change' || e.event === 'reset') void this.refresh()
+        },
+        () => this.hearFrom(abort),
+      )
     } catch (error) {
       if (!this.closed) this.o.onError(error)
     } finally {
@@ -134,6 +147,9 @@ export class Sync {
 
   private hearFrom(abort: AbortController): void {
     clearTimeout(this.silenceTimer)
-    this.silenceTimer = setTimeout(() => abort.abort(new Error(`the change stream was silent for ${STREAM_SILENCE_MS / 1000} s`)), STREAM_SILENCE_MS)
+    this.silenceTimer = setTimeout(
+      () => abort.abort(new Error(`the change stream was silent for ${STREAM_SILENCE_MS / 1000} s`)),
+      STREAM_SILENCE_MS,
+    )
   }
 }

@@ -35,7 +35,13 @@ export interface FlagshipDocumentInput {
   flagship: 1
   project?: string
   environments?: string[]
-  flags?: (Partial<FlagDefinition> & { key: string; archived?: boolean; description?: string | null; tags?: string[] | null; owner?: string | null })[]
+  flags?: (Partial<FlagDefinition> & {
+    key: string
+    archived?: boolean
+    description?: string | null
+    tags?: string[] | null
+    owner?: string | null
+  })[]
   configs?: StoredConfig[]
   segments?: StoredSegment[]
 }

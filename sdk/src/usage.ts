@@ -58,7 +58,11 @@ export class FlagCounter {
   private lastEnvironment: unknown = UNSEEN
   private last: ResultCounts | undefined
 
-  constructor(readonly key: string, private readonly compiled: CompiledFlag, private readonly environments: ReadonlySet<string>) {}
+  constructor(
+    readonly key: string,
+    private readonly compiled: CompiledFlag,
+    private readonly environments: ReadonlySet<string>,
+  ) {}
 
   record(environment: unknown, result: EvaluationResult): void {
     let counts = this.last

@@ -28,7 +28,8 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null &
 /** JSON equality, whatever order the keys are in (PostgreSQL's jsonb keeps its own). */
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]))
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]))
   if (!isPlainObject(a) || !isPlainObject(b)) return false
   const ka = Object.keys(a).filter((k) => a[k] !== undefined)
   const kb = Object.keys(b).filter((k) => b[k] !== undefined)
@@ -41,7 +42,8 @@ function sameJson(a: unknown, b: unknown): boolean {
  *  environment), and for a change that changes nothing. */
 export function touchedEnvironment(before: unknown, after: unknown): string {
   if (!isPlainObject(before) || !isPlainObject(after)) return ''
-  for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) if (!BOOKKEEPING.has(k) && !sameJson(before[k], after[k])) return ''
+  for (const k of new Set([...Object.keys(before), ...Object.keys(after)]))
+    if (!BOOKKEEPING.has(k) && !sameJson(before[k], after[k])) return ''
   const a = isPlainObject(before.environments) ? before.environments : {}
   const b = isPlainObject(after.environments) ? after.environments : {}
   const changed = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((e) => !sameJson(a[e], b[e]))
@@ -52,9 +54,11 @@ export function touchedEnvironment(before: unknown, after: unknown): string {
  *  segment change, affects every environment; an update whose differences (RFC 6902 paths) all lie inside
  *  one environment's override affects that one. */
 export function planAffects(changes: { resource_type: string; action: string; diff: { path: string }[] }[]): Affected {
-  return unionAffected(changes.map((c): Affected => {
-    if (c.resource_type === 'segment' || c.action !== 'update') return 'all'
-    const envs = new Set(c.diff.map((d) => /^\/environments\/([^/]+)(?:\/|$)/.exec(d.path)?.[1] ?? ''))
-    return envs.size === 1 && !envs.has('') ? [...envs] : 'all'
-  }))
+  return unionAffected(
+    changes.map((c): Affected => {
+      if (c.resource_type === 'segment' || c.action !== 'update') return 'all'
+      const envs = new Set(c.diff.map((d) => /^\/environments\/([^/]+)(?:\/|$)/.exec(d.path)?.[1] ?? ''))
+      return envs.size === 1 && !envs.has('') ? [...envs] : 'all'
+    }),
+  )
 }

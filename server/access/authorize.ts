@@ -15,7 +15,21 @@ import { canWriteIn, instanceRoleRank, permissionsOfRole, type EnvironmentGrants
  *  the project), `self` (any authenticated caller, no project), `session` (a signed-in person only),
  *  `instance:admin` / `instance:owner`, or `public` (no authentication). */
 export type RouteAction = Permission | 'any' | 'self' | 'session' | 'instance:admin' | 'instance:owner' | 'public'
-export const ROUTE_ACTIONS: readonly RouteAction[] = ['read:flags', 'read:configs', 'write:flags', 'write:configs', '*', 'client', 'relay', 'any', 'self', 'session', 'instance:admin', 'instance:owner', 'public']
+export const ROUTE_ACTIONS: readonly RouteAction[] = [
+  'read:flags',
+  'read:configs',
+  'write:flags',
+  'write:configs',
+  '*',
+  'client',
+  'relay',
+  'any',
+  'self',
+  'session',
+  'instance:admin',
+  'instance:owner',
+  'public',
+]
 
 /** The environments a change affects (teams.md §4): every environment of the project, or the ones named. */
 export type Affected = 'all' | string[]
@@ -59,15 +73,18 @@ export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshot
   function checkGrant(grant: Grant, action: RouteAction, affected: Affected, project: ProjectRow): void {
     if (READ.has(action)) return
     if (action === '*' || !WRITE.has(action)) {
-      if (grant.role !== 'admin') throw forbidden(`This needs the project admin role (you are ${grant.role})`, { required: action, role: 'admin' })
+      if (grant.role !== 'admin')
+        throw forbidden(`This needs the project admin role (you are ${grant.role})`, { required: action, role: 'admin' })
       return
     }
     if (grant.role === 'admin') return
     const envs = affected === 'all' ? project.environments : affected
     const denied = envs.filter((e) => !canWriteIn(grant.role, grant.environments, e))
     const writesSomewhere = grant.role === 'editor' || Object.values(grant.environments).includes('editor')
-    if (!writesSomewhere || (envs.length === 0 && grant.role === 'viewer')) throw forbidden(`This needs write rights (you are ${grant.role})`, { required: action, role: 'editor' })
-    if (denied.length) throw forbiddenWith('ENVIRONMENT_FORBIDDEN', `No write rights in ${denied.join(', ')}`, { required: action, environments: denied })
+    if (!writesSomewhere || (envs.length === 0 && grant.role === 'viewer'))
+      throw forbidden(`This needs write rights (you are ${grant.role})`, { required: action, role: 'editor' })
+    if (denied.length)
+      throw forbiddenWith('ENVIRONMENT_FORBIDDEN', `No write rights in ${denied.join(', ')}`, { required: action, environments: denied })
   }
 
   /** A token's `environments` scope: its write permissions apply only to changes affecting those only. */
@@ -76,7 +93,11 @@ export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshot
     // Admin actions (tokens, webhooks, settings) count as affecting every environment.
     const envs = affected === 'all' || action === '*' ? project.environments : affected
     const outside = envs.filter((e) => !token.environments!.includes(e))
-    if (outside.length) throw forbiddenWith('ENVIRONMENT_FORBIDDEN', `This token may only change ${token.environments.join(', ') || 'no environment'}`, { required: action, environments: outside })
+    if (outside.length)
+      throw forbiddenWith('ENVIRONMENT_FORBIDDEN', `This token may only change ${token.environments.join(', ') || 'no environment'}`, {
+        required: action,
+        environments: outside,
+      })
   }
 
   const projectOf = (id: string): ProjectRow | undefined => snapshots.project(id)?.project
@@ -90,7 +111,13 @@ export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshot
   }
 
   /** `route`: the request's method and path, which decide what a client key may call (client-keys.ts). */
-  function authorize(p: Principal, action: RouteAction, affected: Affected, projectRef: string | null, route?: { method: string; path: string }): Decision {
+  function authorize(
+    p: Principal,
+    action: RouteAction,
+    affected: Affected,
+    projectRef: string | null,
+    route?: { method: string; path: string },
+  ): Decision {
     if (action === 'public') return { projectId: null, permissions: [] }
     const sessionUser = p.person?.sessionId !== undefined ? directory.get(p.person.userId) : undefined
     if (p.person?.sessionId !== undefined) {
@@ -98,7 +125,8 @@ export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshot
       if (action === 'self' || action === 'session') return { projectId: null, permissions: [] }
       if (action === 'instance:admin' || action === 'instance:owner') {
         const need = action === 'instance:owner' ? 'owner' : 'admin'
-        if (instanceRoleRank(sessionUser.user.instanceRole) < instanceRoleRank(need)) throw forbidden(`This needs the instance ${need} role`, { required: action })
+        if (instanceRoleRank(sessionUser.user.instanceRole) < instanceRoleRank(need))
+          throw forbidden(`This needs the instance ${need} role`, { required: action })
         return { projectId: null, permissions: [] }
       }
       if (!projectRef) throw invalid('PROJECT_REQUIRED', 'Name the project with the Flagship-Project header (its id or slug)')
@@ -117,13 +145,18 @@ export function createAccess(deps: { directory: Pick<Directory, 'get'>; snapshot
     // A client key may only evaluate (client-keys.ts), whatever the route declares.
     if (isClientKey(token.permissions)) {
       if (route === undefined || !clientKeyMayCall(route.method, route.path)) {
-        throw forbidden('A client key may only evaluate (flags, configs, OFREP and its stream, events)', { required: action, client_key: true })
+        throw forbidden('A client key may only evaluate (flags, configs, OFREP and its stream, events)', {
+          required: action,
+          client_key: true,
+        })
       }
       const owner = token.ownerUserId !== null ? directory.get(token.ownerUserId) : undefined
-      if (token.ownerUserId !== null && (!owner || !project || !grantOf(owner, token.projectId))) throw unauthorized('UNAUTHORIZED', "The token's owner no longer has access")
+      if (token.ownerUserId !== null && (!owner || !project || !grantOf(owner, token.projectId)))
+        throw unauthorized('UNAUTHORIZED', "The token's owner no longer has access")
       return { projectId: token.projectId, permissions: token.permissions }
     }
-    if (action === 'session' || action === 'instance:admin' || action === 'instance:owner') throw forbidden('This needs a signed-in person (a session), not a token', { required: action })
+    if (action === 'session' || action === 'instance:admin' || action === 'instance:owner')
+      throw forbidden('This needs a signed-in person (a session), not a token', { required: action })
     if (action === 'self' || action === 'any') return { projectId: token.projectId, permissions: token.permissions }
     if (!holds(token.permissions, action as Permission)) {
       throw forbidden(`This token lacks the "${action}" permission`, { required: action })

@@ -5,13 +5,13 @@
 
 /** The routes a client key may call: method and path pattern. */
 const CLIENT_ROUTES: readonly { method: string; path: RegExp }[] = [
-  { method: 'GET', path: /^\/api\/v1\/flags\/[^/]+$/ },            // one flag's evaluation
-  { method: 'GET', path: /^\/api\/v1\/configs\/[^/]+$/ },          // one config's value
-  { method: 'POST', path: /^\/api\/v1\/evaluate$/ },               // bulk evaluation
+  { method: 'GET', path: /^\/api\/v1\/flags\/[^/]+$/ }, // one flag's evaluation
+  { method: 'GET', path: /^\/api\/v1\/configs\/[^/]+$/ }, // one config's value
+  { method: 'POST', path: /^\/api\/v1\/evaluate$/ }, // bulk evaluation
   { method: 'POST', path: /^\/ofrep\/v1\/evaluate\/flags\/[^/]+$/ }, // OFREP single
-  { method: 'POST', path: /^\/ofrep\/v1\/evaluate\/flags$/ },      // OFREP bulk
-  { method: 'GET', path: /^\/ofrep\/v1\/stream$/ },                // OFREP change notifications
-  { method: 'POST', path: /^\/api\/v1\/events$/ },                 // experiment events (experiments.md)
+  { method: 'POST', path: /^\/ofrep\/v1\/evaluate\/flags$/ }, // OFREP bulk
+  { method: 'GET', path: /^\/ofrep\/v1\/stream$/ }, // OFREP change notifications
+  { method: 'POST', path: /^\/api\/v1\/events$/ }, // experiment events (experiments.md)
 ]
 
 export const CLIENT_PERMISSION = 'client'

@@ -32,7 +32,10 @@ export function recompileFlags(snap: ProjectSnapshot): void {
 
 /** Prerequisites are looked up in the project's live flags when evaluated, so a prerequisite's change needs
  *  no recompile of the flags that require it. */
-const resolverOf = (flags: Map<string, CachedFlag>): FlagResolver => (key) => flags.get(key)?.compiled
+const resolverOf =
+  (flags: Map<string, CachedFlag>): FlagResolver =>
+  (key) =>
+    flags.get(key)?.compiled
 
 const compile = (row: DocumentRow, segments: ReadonlyMap<string, SegmentDefinition>, flags: Map<string, CachedFlag>): CachedFlag => ({
   row,
@@ -43,7 +46,11 @@ const isArchived = (row: DocumentRow): boolean => (row.body as { archived?: unkn
 
 /** Puts a stored flag row where it belongs: compiled among the live flags, or with the archived ones.
  *  `defs`: the project's segments as the engine takes them (passed in when placing many flags at once). */
-export function placeFlag(snap: Pick<ProjectSnapshot, 'flags' | 'archivedFlags' | 'segments'>, row: DocumentRow, defs?: ReadonlyMap<string, SegmentDefinition>): void {
+export function placeFlag(
+  snap: Pick<ProjectSnapshot, 'flags' | 'archivedFlags' | 'segments'>,
+  row: DocumentRow,
+  defs?: ReadonlyMap<string, SegmentDefinition>,
+): void {
   if (isArchived(row)) {
     snap.flags.delete(row.key)
     snap.archivedFlags.set(row.key, row)

@@ -17,14 +17,23 @@ const sameStamp = (row: DocumentRow, stamp: DocumentStamp): boolean =>
 
 /** Two token rows grant the same access (project, permissions, expiry, environment). */
 const sameAuthority = (a: TokenRow | undefined, b: TokenRow): boolean =>
-  a !== undefined && a.projectId === b.projectId && a.expiresAt === b.expiresAt && a.tokenPrefix === b.tokenPrefix && a.environment === b.environment &&
-  a.permissions.length === b.permissions.length && a.permissions.every((p, i) => p === b.permissions[i])
+  a !== undefined &&
+  a.projectId === b.projectId &&
+  a.expiresAt === b.expiresAt &&
+  a.tokenPrefix === b.tokenPrefix &&
+  a.environment === b.environment &&
+  a.permissions.length === b.permissions.length &&
+  a.permissions.every((p, i) => p === b.permissions[i])
 
 /** The notices applyMany reloads in bulk: a project's documents. */
 const DOCUMENT_TYPES: ReadonlySet<ChangeNotice['resourceType']> = new Set(['flag', 'config', 'segment'])
 
 /** A project's flags, configs and segments as rows (offline mode hands them in from a file). */
-export interface DocumentRows { flags: DocumentRow[]; configs: DocumentRow[]; segments: DocumentRow[] }
+export interface DocumentRows {
+  flags: DocumentRow[]
+  configs: DocumentRow[]
+  segments: DocumentRow[]
+}
 
 export class Snapshots {
   private projects = new Map<string, ProjectSnapshot>()
@@ -75,18 +84,28 @@ export class Snapshots {
     this.fileBacked.set(project.id, rows)
     const snap = this.projects.get(project.id)
     if (!snap) {
-      const fresh: ProjectSnapshot = { revision: 0, project, flags: new Map(), archivedFlags: new Map(), configs: new Map(), segments: new Map() }
+      const fresh: ProjectSnapshot = {
+        revision: 0,
+        project,
+        flags: new Map(),
+        archivedFlags: new Map(),
+        configs: new Map(),
+        segments: new Map(),
+      }
       this.fillFromRows(fresh, rows)
       this.projects.set(project.id, fresh)
       return
     }
     snap.project = project
     const held = (row: DocumentRow | undefined, stamp: DocumentRow): row is DocumentRow => row !== undefined && sameStamp(row, stamp)
-    if (rows.segments.length !== snap.segments.size || rows.segments.some((r) => !held(snap.segments.get(r.key), r))) return this.fillFromRows(snap, rows)
-    snap.configs = new Map(rows.configs.map((r) => {
-      const was = snap.configs.get(r.key)
-      return [r.key, held(was, r) ? was : r]
-    }))
+    if (rows.segments.length !== snap.segments.size || rows.segments.some((r) => !held(snap.segments.get(r.key), r)))
+      return this.fillFromRows(snap, rows)
+    snap.configs = new Map(
+      rows.configs.map((r) => {
+        const was = snap.configs.get(r.key)
+        return [r.key, held(was, r) ? was : r]
+      }),
+    )
     const incoming = new Set(rows.flags.map((r) => r.key))
     for (const key of [...snap.flags.keys()]) if (!incoming.has(key)) snap.flags.delete(key)
     for (const key of [...snap.archivedFlags.keys()]) if (!incoming.has(key)) snap.archivedFlags.delete(key)
@@ -160,8 +179,11 @@ export class Snapshots {
    *  anything changed. Change notices may apply while this awaits: an entry a notice replaced, added or
    *  removed meanwhile is the notice's to keep, so it is left as it is. */
   private async refreshDocuments<T>(
-    into: DocumentTable<T>, repository: DocumentRepository, projectId: string,
-    rowOf: (value: T) => DocumentRow, make: (row: DocumentRow) => T,
+    into: DocumentTable<T>,
+    repository: DocumentRepository,
+    projectId: string,
+    rowOf: (value: T) => DocumentRow,
+    make: (row: DocumentRow) => T,
   ): Promise<boolean> {
     const db = this.store.db
     const before = new Map(into)
@@ -189,7 +211,14 @@ export class Snapshots {
     const db = this.store.db
     const file = this.fileBacked.get(project.id)
     if (file) {
-      const snap: ProjectSnapshot = { revision: 0, project, flags: new Map(), archivedFlags: new Map(), configs: new Map(), segments: new Map() }
+      const snap: ProjectSnapshot = {
+        revision: 0,
+        project,
+        flags: new Map(),
+        archivedFlags: new Map(),
+        configs: new Map(),
+        segments: new Map(),
+      }
       this.fillFromRows(snap, file)
       return snap
     }
@@ -282,7 +311,8 @@ export class Snapshots {
   private async applyDocument(snap: ProjectSnapshot, n: ChangeNotice): Promise<void> {
     const db = this.store.db
     // A file-backed project's documents are already in memory when its change notices go out.
-    if (this.fileBacked.has(n.projectId) && (n.resourceType === 'flag' || n.resourceType === 'config' || n.resourceType === 'segment')) return
+    if (this.fileBacked.has(n.projectId) && (n.resourceType === 'flag' || n.resourceType === 'config' || n.resourceType === 'segment'))
+      return
     switch (n.resourceType) {
       case 'flag': {
         const row = await this.store.flags.get(db, n.projectId, n.resourceKey)

@@ -46,7 +46,10 @@ export async function startFanout(opts: {
     return bus.subscribe(
       (n) => void send(singleMessage(instanceId, n)).catch(sendFailed),
       (notices) => {
-        void batchMessages(instanceId, notices, maxBytes).reduce((sent: Promise<unknown>, m) => sent.then(() => send(m).catch(sendFailed)), Promise.resolve())
+        void batchMessages(instanceId, notices, maxBytes).reduce(
+          (sent: Promise<unknown>, m) => sent.then(() => send(m).catch(sendFailed)),
+          Promise.resolve(),
+        )
       },
     )
   }

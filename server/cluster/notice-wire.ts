@@ -35,7 +35,12 @@ const unpack = (projectId: string, p: Packed): ChangeNotice => {
   if (p.length === 2) return { projectId, resourceType, resourceKey }
   if (p.length === 3) return { projectId, resourceType, resourceKey, change: p[2] }
   const [, , seq, action, version, environment, at] = p
-  return { projectId, resourceType, resourceKey, change: { seq, resource_type: resourceType as StreamChange['resource_type'], key: resourceKey, action, version, environment, at } }
+  return {
+    projectId,
+    resourceType,
+    resourceKey,
+    change: { seq, resource_type: resourceType as StreamChange['resource_type'], key: resourceKey, action, version, environment, at },
+  }
 }
 
 export const singleMessage = (origin: string, n: ChangeNotice): string => JSON.stringify({ ...n, origin } satisfies SingleMessage)
@@ -76,7 +81,8 @@ export function readMessage(raw: string): Received | undefined {
     return undefined
   }
   if (typeof msg?.origin !== 'string') return undefined
-  if ('batch' in msg) return Array.isArray(msg.batch) ? { origin: msg.origin, notices: msg.batch.map((p) => unpack(msg.projectId, p)) } : undefined
+  if ('batch' in msg)
+    return Array.isArray(msg.batch) ? { origin: msg.origin, notices: msg.batch.map((p) => unpack(msg.projectId, p)) } : undefined
   const { projectId, resourceType, resourceKey, change } = msg
   return { origin: msg.origin, notices: [{ projectId, resourceType, resourceKey, ...(change && { change }) }] }
 }

@@ -19,14 +19,21 @@ export function flagBodyOf(entry: FlagEntry, issues: ValidationIssue[] = []): Bo
   if (variants && typeof body.default_variant === 'string' && Object.hasOwn(variants, body.default_variant)) {
     const value = variants[body.default_variant]
     if (entry.value !== undefined && !sameJson(entry.value, value)) {
-      issues.push({ path: 'value', message: `a flag with variants serves default_variant ("${body.default_variant}"); set that instead of value` })
+      issues.push({
+        path: 'value',
+        message: `a flag with variants serves default_variant ("${body.default_variant}"); set that instead of value`,
+      })
     }
     body.value = value
   }
   if (entry.archived === true) body.archived = true
   return body
 }
-export const configBodyOf = (entry: ConfigEntry): Body => ({ value: entry.value, ...(entry.environments ? { environments: entry.environments } : {}), ...(entry.client_side !== undefined && { client_side: entry.client_side }) })
+export const configBodyOf = (entry: ConfigEntry): Body => ({
+  value: entry.value,
+  ...(entry.environments ? { environments: entry.environments } : {}),
+  ...(entry.client_side !== undefined && { client_side: entry.client_side }),
+})
 export const segmentBodyOf = (entry: SegmentEntry): Body => ({ conditions: entry.conditions })
 
 /** The body an entry of `kind` stores. */
@@ -42,6 +49,12 @@ export function entryOf(kind: Kind, key: string, body: Body): Record<string, unk
     const { archived, archived_at: _at, ...rest } = body
     return { key, ...rest, ...(archived === true && { archived: true }) }
   }
-  if (kind === 'configs') return { key, value: body.value, ...(body.environments !== undefined && { environments: body.environments }), ...(body.client_side !== undefined && { client_side: body.client_side }) }
+  if (kind === 'configs')
+    return {
+      key,
+      value: body.value,
+      ...(body.environments !== undefined && { environments: body.environments }),
+      ...(body.client_side !== undefined && { client_side: body.client_side }),
+    }
   return { key, conditions: body.conditions ?? [] }
 }

@@ -7,7 +7,10 @@ import { FORMAT_VERSION, KINDS, type FlagshipDocument, type Kind } from './model
 import { canonicalDocument } from './serialize'
 
 type Body = Record<string, unknown>
-export interface ExportRow { key: string; body: Body }
+export interface ExportRow {
+  key: string
+  body: Body
+}
 export interface ExportSelection {
   kinds?: readonly Kind[]
   /** only these keys (of flags and configs; segments by key when asked for alone) */
@@ -16,7 +19,10 @@ export interface ExportSelection {
   tags?: readonly string[]
 }
 
-export function exportDocument(state: { project?: string; environments: readonly string[] } & Record<Kind, ExportRow[]>, sel: ExportSelection = {}): FlagshipDocument {
+export function exportDocument(
+  state: { project?: string; environments: readonly string[] } & Record<Kind, ExportRow[]>,
+  sel: ExportSelection = {},
+): FlagshipDocument {
   const kinds = new Set(sel.kinds?.length ? sel.kinds : KINDS)
   const keys = sel.keys?.length ? new Set(sel.keys) : undefined
   const tags = sel.tags ?? []
@@ -33,7 +39,7 @@ export function exportDocument(state: { project?: string; environments: readonly
     while (queue.length) {
       const body = flagsByKey.get(queue.pop()!)
       for (const p of (body?.prerequisites ?? []) as { key: string }[]) {
-        if (flagsByKey.has(p.key) && !picked.flags.has(p.key)) (picked.flags.add(p.key), queue.push(p.key))
+        if (flagsByKey.has(p.key) && !picked.flags.has(p.key)) picked.flags.add(p.key), queue.push(p.key)
       }
     }
     for (const key of picked.flags) for (const s of segmentKeysOf(flagsByKey.get(key) as never)) picked.segments.add(s)
@@ -41,11 +47,17 @@ export function exportDocument(state: { project?: string; environments: readonly
   if (kinds.has('segments')) for (const r of state.segments) if (!keys || keys.has(r.key)) picked.segments.add(r.key)
   if (kinds.has('configs')) for (const r of state.configs) if (!keys || keys.has(r.key)) picked.configs.add(r.key)
 
-  const doc: FlagshipDocument = { flagship: FORMAT_VERSION, ...(state.project !== undefined && { project: state.project }), environments: [...state.environments] }
+  const doc: FlagshipDocument = {
+    flagship: FORMAT_VERSION,
+    ...(state.project !== undefined && { project: state.project }),
+    environments: [...state.environments],
+  }
   for (const kind of KINDS) {
     // A kind is written (even empty) when it was asked for, or when the picked flags need some of it.
     if (!kinds.has(kind) && picked[kind].size === 0) continue
-    ;(doc as unknown as Record<Kind, unknown[]>)[kind] = state[kind].filter((r) => picked[kind].has(r.key)).map((r) => entryOf(kind, r.key, r.body))
+    ;(doc as unknown as Record<Kind, unknown[]>)[kind] = state[kind]
+      .filter((r) => picked[kind].has(r.key))
+      .map((r) => entryOf(kind, r.key, r.body))
   }
   return canonicalDocument(doc)
 }

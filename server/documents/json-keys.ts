@@ -4,7 +4,12 @@
 
 export type PathSegment = string | number
 
-interface Frame { object: boolean; keys: Set<string> | null; index: number; key: string | null }
+interface Frame {
+  object: boolean
+  keys: Set<string> | null
+  index: number
+  key: string | null
+}
 
 /** Walks `text` (valid JSON); calls `onValue` with each value's path and line, and returns the first
  *  duplicate key (its path and line), if any. `onValue` returning true stops the walk. */
@@ -15,12 +20,20 @@ function walk(text: string, onValue?: (path: PathSegment[], line: number) => boo
   const valueStarts = (): boolean => (onValue ? onValue(path, line) : false)
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (c === 10) { line++; continue }
+    if (c === 10) {
+      line++
+      continue
+    }
     if (c === 32 || c === 9 || c === 13 || c === 58 /* : */) continue
     const top = stack[stack.length - 1]
     if (c === 44 /* , */) {
-      if (top && !top.object) { top.index++; path[path.length - 1] = top.index }
-      else if (top) { top.key = null; path.pop() }
+      if (top && !top.object) {
+        top.index++
+        path[path.length - 1] = top.index
+      } else if (top) {
+        top.key = null
+        path.pop()
+      }
       continue
     }
     if (c === 34 /* " */) {

@@ -67,7 +67,11 @@ export function documentJsonSchema(): JsonSchema {
     properties: {
       flagship: { type: 'integer', enum: [1], description: 'the format version' },
       project: { type: 'string', description: 'informative: the project the document was exported from' },
-      environments: { type: 'array', items: { type: 'string' }, description: "the environments it names (each must be one of the project's)" },
+      environments: {
+        type: 'array',
+        items: { type: 'string' },
+        description: "the environments it names (each must be one of the project's)",
+      },
       segments: keyed(entry(SegmentCreate, 'SegmentEntry')),
       flags: keyed(flagEntry()),
       configs: keyed(entry(ConfigCreate, 'ConfigEntry')),

@@ -61,14 +61,23 @@ export function scanJsonText(text: string, maxDepth = MAX_JSON_DEPTH): JsonTextP
             pending = -1
             continue
           }
-          found ??= { kind: 'unit', unit: text.charCodeAt(pending) === 0x5c ? hex4(text, pending + 2) : text.charCodeAt(pending), at: pending }
+          found ??= {
+            kind: 'unit',
+            unit: text.charCodeAt(pending) === 0x5c ? hex4(text, pending + 2) : text.charCodeAt(pending),
+            at: pending,
+          }
           pending = -1
         }
         if (u === 0) found ??= { kind: 'unit', unit: 0, at }
         else if (isHigh(u)) pending = at
         else if (isLow(u)) found ??= { kind: 'unit', unit: u, at }
       }
-      if (pending !== -1) found ??= { kind: 'unit', unit: text.charCodeAt(pending) === 0x5c ? hex4(text, pending + 2) : text.charCodeAt(pending), at: pending }
+      if (pending !== -1)
+        found ??= {
+          kind: 'unit',
+          unit: text.charCodeAt(pending) === 0x5c ? hex4(text, pending + 2) : text.charCodeAt(pending),
+          at: pending,
+        }
     } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
       if (++depth > maxDepth) return DEPTH
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
@@ -99,7 +108,13 @@ export function describeUnit(unit: number): string {
 
 /** `parent.key`, `parent[2]`, `parent["odd key"]` (a top-level field has no parent: `value`). */
 const fieldPath = (parent: string, key: string | number) =>
-  typeof key === 'number' ? `${parent}[${key}]` : /^[A-Za-z_$][\w$-]*$/.test(key) ? (parent ? `${parent}.${key}` : key) : `${parent}[${JSON.stringify(key)}]`
+  typeof key === 'number'
+    ? `${parent}[${key}]`
+    : /^[A-Za-z_$][\w$-]*$/.test(key)
+      ? parent
+        ? `${parent}.${key}`
+        : key
+      : `${parent}[${JSON.stringify(key)}]`
 
 /**
  * Where in a parsed value the first string with an unstorable code unit is: `{ path, message }` with the
@@ -123,7 +138,8 @@ export function locateBadText(value: unknown, root: string): { path: string; mes
   }
   for (const [key, v] of Object.entries(value)) {
     const unit = badUnitOf(key)
-    if (unit !== undefined) return { path: root, message: `has a property name that contains ${describeUnit(unit)}, which is not allowed in text` }
+    if (unit !== undefined)
+      return { path: root, message: `has a property name that contains ${describeUnit(unit)}, which is not allowed in text` }
     const issue = locateBadText(v, fieldPath(root, key))
     if (issue) return issue
   }

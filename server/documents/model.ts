@@ -10,7 +10,10 @@ export type Kind = (typeof KINDS)[number]
 export type ResourceKind = 'segment' | 'flag' | 'config'
 export const RESOURCE_OF: Record<Kind, ResourceKind> = { segments: 'segment', flags: 'flag', configs: 'config' }
 
-export interface SegmentEntry { key: string; conditions: Condition[] }
+export interface SegmentEntry {
+  key: string
+  conditions: Condition[]
+}
 export interface FlagEntry {
   key: string
   enabled?: boolean
@@ -30,7 +33,12 @@ export interface FlagEntry {
   /** written only when true: the flag is archived (not evaluated, kept) */
   archived?: boolean
 }
-export interface ConfigEntry { key: string; value: Json; environments?: Record<string, { value: Json }>; client_side?: boolean }
+export interface ConfigEntry {
+  key: string
+  value: Json
+  environments?: Record<string, { value: Json }>
+  client_side?: boolean
+}
 
 export interface FlagshipDocument {
   /** the format version; always 1 */
@@ -46,7 +54,12 @@ export interface FlagshipDocument {
 
 /** A problem found in a document: where (`flags[3].targeting.rules[0]`), the line for YAML and JSON
  *  text, and what. */
-export interface DocumentIssue { path: string; line?: number; file?: string; message: string }
+export interface DocumentIssue {
+  path: string
+  line?: number
+  file?: string
+  message: string
+}
 
 /** The top-level fields in their written order. */
 export const TOP_FIELDS = ['flagship', 'project', 'environments', 'segments', 'flags', 'configs'] as const

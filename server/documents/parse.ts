@@ -32,7 +32,8 @@ export interface ParseResult {
 export function pathSegments(path: string): PathSegment[] {
   const out: PathSegment[] = []
   const re = /\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.[\]]+)/g
-  for (let m = re.exec(path); m; m = re.exec(path)) out.push(m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? (JSON.parse(m[2]) as string) : m[3]!)
+  for (let m = re.exec(path); m; m = re.exec(path))
+    out.push(m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? (JSON.parse(m[2]) as string) : m[3]!)
   return out
 }
 
@@ -59,8 +60,9 @@ function flowDepthExceeds(text: string, limit: number): boolean {
     }
     if (c === 34 || c === 39) quote = c
     else if (c === 35 /* # */ && (i === 0 || /\s/.test(text[i - 1]!))) while (i < text.length && text.charCodeAt(i) !== 10) i++
-    else if (c === 91 || c === 123) { if (++depth > limit) return true }
-    else if (c === 93 || c === 125) depth = Math.max(0, depth - 1)
+    else if (c === 91 || c === 123) {
+      if (++depth > limit) return true
+    } else if (c === 93 || c === 125) depth = Math.max(0, depth - 1)
   }
   return false
 }
@@ -79,7 +81,10 @@ function nodeDepthExceeds(doc: Document, limit: number): boolean {
 
 const byteLength = (text: string) => Buffer.byteLength(text, 'utf8')
 
-function parseJson(text: string, issue: (path: string, message: string, line?: number) => void): { value?: unknown; lineOf: (p: PathSegment[]) => number | undefined } {
+function parseJson(
+  text: string,
+  issue: (path: string, message: string, line?: number) => void,
+): { value?: unknown; lineOf: (p: PathSegment[]) => number | undefined } {
   const lineOf = (p: PathSegment[]) => jsonLineOf(text, p)
   const problem = scanJsonText(text, MAX_JSON_DEPTH)
   if (problem?.kind === 'depth') return (issue('', `nests deeper than ${MAX_JSON_DEPTH} levels`), { lineOf })
@@ -98,21 +103,38 @@ function parseJson(text: string, issue: (path: string, message: string, line?: n
   return { value, lineOf }
 }
 
-function parseYaml(text: string, issue: (path: string, message: string, line?: number) => void): { value?: unknown; lineOf: (p: PathSegment[]) => number | undefined } {
+function parseYaml(
+  text: string,
+  issue: (path: string, message: string, line?: number) => void,
+): { value?: unknown; lineOf: (p: PathSegment[]) => number | undefined } {
   const lines = new LineCounter()
   let lineOf = (_p: PathSegment[]): number | undefined => undefined
   if (flowDepthExceeds(text, MAX_JSON_DEPTH)) return (issue('', `nests deeper than ${MAX_JSON_DEPTH} levels`), { lineOf })
-  const doc = parseDocument(text, { version: '1.2', schema: 'core', customTags: [], uniqueKeys: true, strict: true, prettyErrors: true, merge: false, lineCounter: lines, keepSourceTokens: false })
+  const doc = parseDocument(text, {
+    version: '1.2',
+    schema: 'core',
+    customTags: [],
+    uniqueKeys: true,
+    strict: true,
+    prettyErrors: true,
+    merge: false,
+    lineCounter: lines,
+    keepSourceTokens: false,
+  })
   lineOf = (p) => {
     const node = doc.getIn(p, true) as { range?: [number, number, number] } | undefined
     return node?.range ? lines.linePos(node.range[0]).line : undefined
   }
   const problems = [...doc.errors, ...doc.warnings]
-  for (const e of problems.slice(0, MAX_ISSUES)) issue('', e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), e.linePos?.[0]?.line)
+  for (const e of problems.slice(0, MAX_ISSUES))
+    issue('', e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), e.linePos?.[0]?.line)
   if (problems.length) return { lineOf }
   if (nodeDepthExceeds(doc, MAX_JSON_DEPTH)) return (issue('', `nests deeper than ${MAX_JSON_DEPTH} levels`), { lineOf })
   const tagged = forbiddenYamlTag(doc)
-  if (tagged) return (issue(pathText(tagged.path), tagged.message, tagged.offset !== undefined ? lines.linePos(tagged.offset).line : undefined), { lineOf })
+  if (tagged)
+    return (
+      issue(pathText(tagged.path), tagged.message, tagged.offset !== undefined ? lines.linePos(tagged.offset).line : undefined), { lineOf }
+    )
   let value: unknown
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT })
@@ -127,7 +149,8 @@ function parseYaml(text: string, issue: (path: string, message: string, line?: n
 /** Parses and checks a document's text; `document` only when there is no error. */
 export function parseDocumentText(text: string, opts: ParseOptions = {}): ParseResult {
   const errors: DocumentIssue[] = []
-  const issue = (path: string, message: string, line?: number) => void errors.push({ ...(opts.file !== undefined && { file: opts.file }), path, ...(line !== undefined && { line }), message })
+  const issue = (path: string, message: string, line?: number) =>
+    void errors.push({ ...(opts.file !== undefined && { file: opts.file }), path, ...(line !== undefined && { line }), message })
   const maxBytes = opts.maxBytes ?? MAX_DOCUMENT_BYTES
   // The cheap bound first: string length is at most the UTF-8 size, and 3 bytes per unit at most.
   if (text.length > maxBytes || (text.length * 3 > maxBytes && byteLength(text) > maxBytes)) {
@@ -154,9 +177,14 @@ export function parseDocumentText(text: string, opts: ParseOptions = {}): ParseR
 
 /** The schema check of a parsed value (also for values that never were text: a JS object given to the
  *  SDK or built by a converter). */
-export function checkParsed(value: unknown, opts: { issue?: (path: string, message: string, line?: number) => void; lineOf?: (p: PathSegment[]) => number | undefined } = {}): ParseResult {
+export function checkParsed(
+  value: unknown,
+  opts: { issue?: (path: string, message: string, line?: number) => void; lineOf?: (p: PathSegment[]) => number | undefined } = {},
+): ParseResult {
   const errors: DocumentIssue[] = []
-  const issue = opts.issue ?? ((path: string, message: string, line?: number) => void errors.push({ path, ...(line !== undefined && { line }), message }))
+  const issue =
+    opts.issue ??
+    ((path: string, message: string, line?: number) => void errors.push({ path, ...(line !== undefined && { line }), message }))
   const proto = protoKeyPath(value)
   if (proto) {
     issue(pathText(proto), PROTO_KEY_MESSAGE, opts.lineOf?.(proto) ?? opts.lineOf?.(proto.slice(0, -1)))

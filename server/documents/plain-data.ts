@@ -21,7 +21,11 @@ export function forbiddenYamlTag(doc: Document): { path: PathSegment[]; message:
     const tag = (node as { tag?: unknown } | null)?.tag
     if (typeof tag === 'string' && !ALLOWED_TAGS.has(tag)) {
       const range = (node as { range?: [number, number, number] }).range
-      return { path, message: `the YAML tag ${shortTag(tag)} is not allowed (documents hold JSON data: strings, numbers, booleans, null, maps and lists)`, offset: range?.[0] }
+      return {
+        path,
+        message: `the YAML tag ${shortTag(tag)} is not allowed (documents hold JSON data: strings, numbers, booleans, null, maps and lists)`,
+        offset: range?.[0],
+      }
     }
     if (isMap(node)) {
       for (const pair of node.items) {

@@ -12,13 +12,34 @@ import { canonicalEntry, entryText } from './serialize'
 import { documentEntries, prerequisiteOrder, validateState, type State } from './validate'
 
 type Body = Record<string, unknown>
-export interface StoredResource { key: string; version: number; body: Body }
-export interface CurrentState { environments: readonly string[]; segments: StoredResource[]; flags: StoredResource[]; configs: StoredResource[] }
+export interface StoredResource {
+  key: string
+  version: number
+  body: Body
+}
+export interface CurrentState {
+  environments: readonly string[]
+  segments: StoredResource[]
+  flags: StoredResource[]
+  configs: StoredResource[]
+}
 
 export type PlanAction = 'create' | 'update' | 'delete'
-export interface PlannedChange { resource_type: ResourceKind; key: string; action: PlanAction; current_version: number | null; diff: Operation[] }
+export interface PlannedChange {
+  resource_type: ResourceKind
+  key: string
+  action: PlanAction
+  current_version: number | null
+  diff: Operation[]
+}
 /** One write of apply, in order. `body` is the new stored body (null for a delete). */
-export interface Step { kind: Kind; key: string; action: PlanAction; fromVersion: number | null; body: Body | null }
+export interface Step {
+  kind: Kind
+  key: string
+  action: PlanAction
+  fromVersion: number | null
+  body: Body | null
+}
 export interface Plan {
   plan_id: string
   summary: { create: number; update: number; delete: number; unchanged: number }
@@ -40,10 +61,17 @@ const formOf = (kind: Kind, key: string, body: Body) => withoutKey(canonicalEntr
 export function planImport(doc: FlagshipDocument, current: CurrentState, opts: { prune: boolean }): Plan {
   const errors: DocumentIssue[] = []
   const { bodies, written } = documentEntries(doc, errors)
-  const stored = Object.fromEntries(KINDS.map((k) => [k, new Map(current[k].map((r) => [r.key, r]))])) as Record<Kind, Map<string, StoredResource>>
+  const stored = Object.fromEntries(KINDS.map((k) => [k, new Map(current[k].map((r) => [r.key, r]))])) as Record<
+    Kind,
+    Map<string, StoredResource>
+  >
   const envs = new Set(current.environments)
   ;(doc.environments ?? []).forEach((e, i) => {
-    if (!envs.has(e)) errors.push({ path: `environments[${i}]`, message: `the project has no environment "${e}" (it has: ${current.environments.join(', ')})` })
+    if (!envs.has(e))
+      errors.push({
+        path: `environments[${i}]`,
+        message: `the project has no environment "${e}" (it has: ${current.environments.join(', ')})`,
+      })
   })
 
   // The state after the import: stored resources, overwritten by the document's, less the pruned ones.
@@ -63,15 +91,25 @@ export function planImport(doc: FlagshipDocument, current: CurrentState, opts: {
   errors.push(...validateState(state, written, { environments: envs, checkSegments: true }))
   // A pruned segment must not be left referenced by a flag the document does not rewrite.
   for (const segment of deleted.segments) {
-    const users = [...state.flags].filter(([k, b]) => !written.index.flags.has(k) && segmentKeysOf(b as never).includes(segment)).map(([k]) => k)
-    if (users.length) errors.push({ path: 'segments', message: `segment "${segment}" would be deleted (prune) but flag(s) ${users.join(', ')} use it` })
+    const users = [...state.flags]
+      .filter(([k, b]) => !written.index.flags.has(k) && segmentKeysOf(b as never).includes(segment))
+      .map(([k]) => k)
+    if (users.length)
+      errors.push({ path: 'segments', message: `segment "${segment}" would be deleted (prune) but flag(s) ${users.join(', ')} use it` })
   }
   // Archived flags are not editable until restored (as on the API): one write may archive or restore.
   for (const [key, i] of written.index.flags) {
     const before = stored.flags.get(key)?.body
     const after = bodies.flags.get(key)!
-    if (before?.archived === true && after.archived === true && entryText('flags', entryOf('flags', key, before)) !== entryText('flags', entryOf('flags', key, after))) {
-      errors.push({ path: `flags[${i}]`, message: `flag "${key}" is archived; restore it (drop \`archived\`) before changing it, or in a separate import` })
+    if (
+      before?.archived === true &&
+      after.archived === true &&
+      entryText('flags', entryOf('flags', key, before)) !== entryText('flags', entryOf('flags', key, after))
+    ) {
+      errors.push({
+        path: `flags[${i}]`,
+        message: `flag "${key}" is archived; restore it (drop \`archived\`) before changing it, or in a separate import`,
+      })
     }
   }
 
@@ -88,7 +126,8 @@ export function planImport(doc: FlagshipDocument, current: CurrentState, opts: {
       versions.set(`${kind}:${key}`, was?.version ?? null)
       if (was) {
         // The archive time is the store's; the document only says whether the flag is archived.
-        const kept = kind === 'flags' && body.archived === true && was.body.archived === true ? { ...body, archived_at: was.body.archived_at } : body
+        const kept =
+          kind === 'flags' && body.archived === true && was.body.archived === true ? { ...body, archived_at: was.body.archived_at } : body
         if (entryText(kind, entryOf(kind, key, was.body)) === entryText(kind, entryOf(kind, key, body))) unchanged++
         else upserts[kind].push({ kind, key, action: 'update', fromVersion: was.version, body: kept })
       } else upserts[kind].push({ kind, key, action: 'create', fromVersion: null, body })
@@ -96,7 +135,10 @@ export function planImport(doc: FlagshipDocument, current: CurrentState, opts: {
   }
   const deletes: Step[] = []
   for (const kind of [...KINDS].reverse()) {
-    const keys = kind === 'flags' ? prerequisiteOrder(deleted.flags, new Map(current.flags.map((r) => [r.key, r.body]))).reverse() : deleted[kind].sort().reverse()
+    const keys =
+      kind === 'flags'
+        ? prerequisiteOrder(deleted.flags, new Map(current.flags.map((r) => [r.key, r.body]))).reverse()
+        : deleted[kind].sort().reverse()
     for (const key of keys) {
       const was = stored[kind].get(key)!
       versions.set(`${kind}:${key}`, was.version)
@@ -108,13 +150,22 @@ export function planImport(doc: FlagshipDocument, current: CurrentState, opts: {
     const was = stored[s.kind].get(s.key)
     const from = was ? formOf(s.kind, s.key, was.body) : {}
     const to = s.body ? formOf(s.kind, s.key, s.body) : {}
-    changes.push({ resource_type: RESOURCE_OF[s.kind], key: s.key, action: s.action, current_version: s.fromVersion, diff: fastJsonPatch.compare(from, to) })
+    changes.push({
+      resource_type: RESOURCE_OF[s.kind],
+      key: s.key,
+      action: s.action,
+      current_version: s.fromVersion,
+      diff: fastJsonPatch.compare(from, to),
+    })
   }
   const count = (a: PlanAction) => steps.filter((s) => s.action === a).length
   return {
     plan_id: planId(opts.prune, steps, versions),
     summary: { create: count('create'), update: count('update'), delete: count('delete'), unchanged },
-    changes, errors, steps, versions,
+    changes,
+    errors,
+    steps,
+    versions,
   }
 }
 

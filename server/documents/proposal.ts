@@ -10,10 +10,20 @@ import type { CurrentState, Plan, Step } from './plan'
 import { entryText } from './serialize'
 
 type Body = Record<string, unknown>
-export interface ProposedItem { resource_type: ResourceKind; key: string; action: 'create' | 'update' | 'delete' | 'archive' | 'restore'; body?: Body; base_version: number | null }
+export interface ProposedItem {
+  resource_type: ResourceKind
+  key: string
+  action: 'create' | 'update' | 'delete' | 'archive' | 'restore'
+  body?: Body
+  base_version: number | null
+}
 
 /** The fields of a stored body that the direct update clears with `null`. */
-const CLEARABLE: Record<Kind, ReadonlySet<string>> = { flags: FLAG_CLEARABLE_FIELDS, configs: new Set(['environments']), segments: new Set() }
+const CLEARABLE: Record<Kind, ReadonlySet<string>> = {
+  flags: FLAG_CLEARABLE_FIELDS,
+  configs: new Set(['environments']),
+  segments: new Set(),
+}
 
 /** A stored body in document form, without its key and archive state (what create and update take). */
 function contentOf(kind: Kind, key: string, body: Body): Body {
@@ -27,14 +37,19 @@ function itemsOfStep(step: Step, stored: Body | undefined): ProposedItem[] {
   if (step.action === 'delete') return [{ ...base, action: 'delete' }]
   const next = contentOf(step.kind, step.key, step.body!)
   const archive = step.kind === 'flags' && step.body!.archived === true
-  if (step.action === 'create') return [{ ...base, action: 'create', body: { key: step.key, ...next } }, ...(archive ? [{ ...base, action: 'archive' as const }] : [])]
+  if (step.action === 'create')
+    return [{ ...base, action: 'create', body: { key: step.key, ...next } }, ...(archive ? [{ ...base, action: 'archive' as const }] : [])]
   const was = contentOf(step.kind, step.key, stored!)
   const wasArchived = step.kind === 'flags' && stored!.archived === true
   const items: ProposedItem[] = []
   // A restore comes first (an archived flag is not editable); an archive last.
   if (wasArchived && !archive) items.push({ ...base, action: 'restore' })
   if (entryText(step.kind, { key: step.key, ...was }) !== entryText(step.kind, { key: step.key, ...next })) {
-    const cleared = Object.fromEntries(Object.keys(was).filter((f) => CLEARABLE[step.kind].has(f) && !Object.hasOwn(next, f)).map((f) => [f, null]))
+    const cleared = Object.fromEntries(
+      Object.keys(was)
+        .filter((f) => CLEARABLE[step.kind].has(f) && !Object.hasOwn(next, f))
+        .map((f) => [f, null]),
+    )
     items.push({ ...base, action: 'update', body: { ...cleared, ...next } })
   }
   if (archive && !wasArchived) items.push({ ...base, action: 'archive' })

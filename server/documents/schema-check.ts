@@ -4,9 +4,13 @@
 import type { JsonSchema } from './json-schema'
 import type { PathSegment } from './json-keys'
 
-export interface SchemaIssue { path: PathSegment[]; message: string }
+export interface SchemaIssue {
+  path: PathSegment[]
+  message: string
+}
 
-const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' && Number.isInteger(v) ? 'integer' : typeof v)
+const typeOf = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' && Number.isInteger(v) ? 'integer' : typeof v
 const typeMatches = (want: string, v: unknown): boolean => {
   const t = typeOf(v)
   return want === t || (want === 'number' && t === 'integer')
@@ -26,11 +30,18 @@ export function checkSchema(schema: JsonSchema, value: unknown, limit = 100): Sc
       if (!rest.some((o) => checkSchema(o, v, 1).length === 0)) issues.push({ path, message: 'matches none of the allowed shapes' })
       return
     }
-    if (typeof s.type === 'string' && !typeMatches(s.type, v)) return void issues.push({ path, message: `must be ${s.type === 'integer' ? 'an integer' : s.type === 'object' || s.type === 'array' ? `an ${s.type}` : `a ${s.type}`}` })
-    if (Array.isArray(s.enum) && !s.enum.includes(v)) return void issues.push({ path, message: `must be one of: ${s.enum.map((e) => JSON.stringify(e)).join(', ')}` })
+    if (typeof s.type === 'string' && !typeMatches(s.type, v))
+      return void issues.push({
+        path,
+        message: `must be ${s.type === 'integer' ? 'an integer' : s.type === 'object' || s.type === 'array' ? `an ${s.type}` : `a ${s.type}`}`,
+      })
+    if (Array.isArray(s.enum) && !s.enum.includes(v))
+      return void issues.push({ path, message: `must be one of: ${s.enum.map((e) => JSON.stringify(e)).join(', ')}` })
     if (typeof v === 'string') {
-      if (typeof s.minLength === 'number' && v.length < s.minLength) issues.push({ path, message: `must be at least ${s.minLength} characters` })
-      if (typeof s.maxLength === 'number' && v.length > s.maxLength) issues.push({ path, message: `must be at most ${s.maxLength} characters` })
+      if (typeof s.minLength === 'number' && v.length < s.minLength)
+        issues.push({ path, message: `must be at least ${s.minLength} characters` })
+      if (typeof s.maxLength === 'number' && v.length > s.maxLength)
+        issues.push({ path, message: `must be at most ${s.maxLength} characters` })
     }
     if (typeof v === 'number') {
       if (typeof s.minimum === 'number' && v < s.minimum) issues.push({ path, message: `must be at least ${s.minimum}` })
@@ -45,7 +56,8 @@ export function checkSchema(schema: JsonSchema, value: unknown, limit = 100): Sc
         if (issues.length >= limit) return
         if (Object.hasOwn(props, k)) visit(props[k]!, child, [...path, k])
         else if (s.additionalProperties === false) issues.push({ path: [...path, k], message: 'is not a known field' })
-        else if (s.additionalProperties && typeof s.additionalProperties === 'object') visit(s.additionalProperties as JsonSchema, child, [...path, k])
+        else if (s.additionalProperties && typeof s.additionalProperties === 'object')
+          visit(s.additionalProperties as JsonSchema, child, [...path, k])
       }
     }
   }
@@ -56,6 +68,7 @@ export function checkSchema(schema: JsonSchema, value: unknown, limit = 100): Sc
 /** `flags[3].targeting.rules[0]`, as every error of this service names a place. */
 export function pathText(path: readonly PathSegment[]): string {
   let out = ''
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][\w-]*$/.test(p) ? `${out ? '.' : ''}${p}` : `[${JSON.stringify(p)}]`
+  for (const p of path)
+    out += typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][\w-]*$/.test(p) ? `${out ? '.' : ''}${p}` : `[${JSON.stringify(p)}]`
   return out
 }

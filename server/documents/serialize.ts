@@ -49,7 +49,7 @@ function ordered(s: JsonSchema | undefined, v: unknown): unknown {
   return out
 }
 
-const entrySchema = (kind: (typeof KINDS)[number]) => ((schema.properties as Record<string, JsonSchema>)[kind]!.items as JsonSchema)
+const entrySchema = (kind: (typeof KINDS)[number]) => (schema.properties as Record<string, JsonSchema>)[kind]!.items as JsonSchema
 
 /** One entry (a flag, config or segment in document form) in the canonical order. */
 export const canonicalEntry = (kind: (typeof KINDS)[number], entry: unknown) => ordered(entrySchema(kind), entry) as Record<string, unknown>

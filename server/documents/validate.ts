@@ -12,21 +12,32 @@ type Body = Record<string, unknown>
 export type State = Record<Kind, Map<string, Body>>
 /** Which keys the document writes (only these get the full per-resource check), and where each entry
  *  sits in the document (for error paths). */
-export interface Written { index: Record<Kind, Map<string, number>> }
+export interface Written {
+  index: Record<Kind, Map<string, number>>
+}
 
 const ANY: ReadonlySet<string> = { has: () => true } as unknown as ReadonlySet<string>
 const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v)
-const prerequisitesOf = (b: Body | undefined): { key: string; variant?: unknown }[] => (Array.isArray(b?.prerequisites) ? (b.prerequisites as { key: string }[]) : [])
+const prerequisitesOf = (b: Body | undefined): { key: string; variant?: unknown }[] =>
+  Array.isArray(b?.prerequisites) ? (b.prerequisites as { key: string }[]) : []
 
 /** The entries of the document: duplicate and malformed keys reported; bodies built as create does. */
-export function documentEntries(doc: FlagshipDocument, issues: DocumentIssue[]): { bodies: Record<Kind, Map<string, Body>>; written: Written } {
+export function documentEntries(
+  doc: FlagshipDocument,
+  issues: DocumentIssue[],
+): { bodies: Record<Kind, Map<string, Body>>; written: Written } {
   const bodies = { segments: new Map(), flags: new Map(), configs: new Map() } as Record<Kind, Map<string, Body>>
   const index = { segments: new Map(), flags: new Map(), configs: new Map() } as Record<Kind, Map<string, number>>
   for (const kind of KINDS) {
     ;(doc[kind] as { key: string }[] | undefined)?.forEach((entry, i) => {
       const at = `${kind}[${i}]`
-      if (!KEY_PATTERN.test(entry.key)) return void issues.push({ path: `${at}.key`, message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' })
-      if (index[kind].has(entry.key)) return void issues.push({ path: `${at}.key`, message: `"${entry.key}" is defined twice (also ${kind}[${index[kind].get(entry.key)}])` })
+      if (!KEY_PATTERN.test(entry.key))
+        return void issues.push({ path: `${at}.key`, message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' })
+      if (index[kind].has(entry.key))
+        return void issues.push({
+          path: `${at}.key`,
+          message: `"${entry.key}" is defined twice (also ${kind}[${index[kind].get(entry.key)}])`,
+        })
       index[kind].set(entry.key, i)
       const found: ValidationIssue[] = []
       bodies[kind].set(entry.key, bodyOf(kind, entry, found))
@@ -42,7 +53,11 @@ export function documentEntries(doc: FlagshipDocument, issues: DocumentIssue[]):
 
 /** Problems of `state` for the written keys. `environments` / segment keys undefined: not checked (an
  *  offline document that lists none). `deleted`: keys the change removes, so references to them fail. */
-export function validateState(state: State, written: Written, opts: { environments?: ReadonlySet<string>; checkSegments: boolean }): DocumentIssue[] {
+export function validateState(
+  state: State,
+  written: Written,
+  opts: { environments?: ReadonlySet<string>; checkSegments: boolean },
+): DocumentIssue[] {
   const issues: DocumentIssue[] = []
   const at = (kind: Kind, key: string, path: string) => `${kind}[${written.index[kind].get(key)}]${path ? `.${path}` : ''}`
   const push = (kind: Kind, key: string) => (i: ValidationIssue) => issues.push({ path: at(kind, key, i.path), message: i.message })
@@ -52,13 +67,16 @@ export function validateState(state: State, written: Written, opts: { environmen
     validateConditions(state.segments.get(key)!.conditions, 'conditions', segmentKeys).map(labelIssue).forEach(push('segments', key))
   }
   for (const key of written.index.flags.keys()) {
-    validateFlag({ key, ...state.flags.get(key)! }, { segmentKeys, ...(opts.environments && { environments: opts.environments }) }).forEach(push('flags', key))
+    validateFlag({ key, ...state.flags.get(key)! }, { segmentKeys, ...(opts.environments && { environments: opts.environments }) }).forEach(
+      push('flags', key),
+    )
   }
   for (const key of written.index.configs.keys()) {
     const body = state.configs.get(key)!
     const found = checkJsonLimits(body.value, 'value')
     for (const [env, o] of Object.entries((body.environments ?? {}) as Body)) {
-      if (opts.environments && !opts.environments.has(env)) found.push({ path: `environments.${env}`, message: `unknown environment "${env}"` })
+      if (opts.environments && !opts.environments.has(env))
+        found.push({ path: `environments.${env}`, message: `unknown environment "${env}"` })
       else if (!isObject(o) || !('value' in o)) found.push({ path: `environments.${env}`, message: 'must be an object { value }' })
       else found.push(...checkJsonLimits(o.value, `environments.${env}.value`))
     }
@@ -75,25 +93,33 @@ function graphIssues(state: State, written: Written): DocumentIssue[] {
   const issues: DocumentIssue[] = []
   const flags = state.flags
   const where = (requirer: string, required: string, path: string) =>
-    written.index.flags.has(requirer) ? `flags[${written.index.flags.get(requirer)}].${path}`
-      : written.index.flags.has(required) ? `flags[${written.index.flags.get(required)}]` : 'flags'
+    written.index.flags.has(requirer)
+      ? `flags[${written.index.flags.get(requirer)}].${path}`
+      : written.index.flags.has(required)
+        ? `flags[${written.index.flags.get(required)}]`
+        : 'flags'
   for (const [key, body] of flags) {
     if (body.archived === true) continue
     prerequisitesOf(body).forEach((p, i) => {
       const path = `prerequisites[${i}]`
       const other = flags.get(p.key)
       if (p.key === key) return
-      if (!other) return void issues.push({ path: where(key, p.key, `${path}.key`), message: `flag "${key}" requires unknown flag "${p.key}"` })
-      if (other.archived === true) return void issues.push({ path: where(key, p.key, `${path}.key`), message: `flag "${key}" requires archived flag "${p.key}"` })
+      if (!other)
+        return void issues.push({ path: where(key, p.key, `${path}.key`), message: `flag "${key}" requires unknown flag "${p.key}"` })
+      if (other.archived === true)
+        return void issues.push({ path: where(key, p.key, `${path}.key`), message: `flag "${key}" requires archived flag "${p.key}"` })
       if (typeof p.variant === 'string') {
         const variants = other.variants as Body | undefined
-        if (!variants) issues.push({ path: where(key, p.key, `${path}.variant`), message: `flag "${p.key}" has no variants; require a value instead` })
-        else if (!Object.hasOwn(variants, p.variant)) issues.push({ path: where(key, p.key, `${path}.variant`), message: `unknown variant "${p.variant}" of flag "${p.key}"` })
+        if (!variants)
+          issues.push({ path: where(key, p.key, `${path}.variant`), message: `flag "${p.key}" has no variants; require a value instead` })
+        else if (!Object.hasOwn(variants, p.variant))
+          issues.push({ path: where(key, p.key, `${path}.variant`), message: `unknown variant "${p.variant}" of flag "${p.key}"` })
       }
     })
   }
   const cycle = findCycle(flags)
-  if (cycle) issues.push({ path: where(cycle[0]!, cycle[1]!, 'prerequisites'), message: `prerequisites form a cycle: ${cycle.join(' → ')}` })
+  if (cycle)
+    issues.push({ path: where(cycle[0]!, cycle[1]!, 'prerequisites'), message: `prerequisites form a cycle: ${cycle.join(' → ')}` })
   return issues
 }
 
@@ -108,7 +134,9 @@ export function findCycle(flags: Map<string, Body>): string[] | null {
     path.push(start)
     while (stack.length) {
       const top = stack[stack.length - 1]!
-      const reqs = prerequisitesOf(flags.get(top.key)).map((p) => p.key).filter((k) => k !== top.key && flags.has(k))
+      const reqs = prerequisitesOf(flags.get(top.key))
+        .map((p) => p.key)
+        .filter((k) => k !== top.key && flags.has(k))
       if (top.next >= reqs.length) {
         state.set(top.key, 2)
         stack.pop()
@@ -146,6 +174,11 @@ export function prerequisiteOrder(keys: Iterable<string>, flags: Map<string, Bod
 export function validateDocument(doc: FlagshipDocument): DocumentIssue[] {
   const issues: DocumentIssue[] = []
   const { bodies, written } = documentEntries(doc, issues)
-  issues.push(...validateState(bodies, written, { ...(doc.environments && { environments: new Set(doc.environments) }), checkSegments: doc.segments !== undefined }))
+  issues.push(
+    ...validateState(bodies, written, {
+      ...(doc.environments && { environments: new Set(doc.environments) }),
+      checkSegments: doc.segments !== undefined,
+    }),
+  )
   return issues
 }

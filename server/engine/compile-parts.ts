@@ -22,7 +22,10 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false
   const ka = Object.keys(a)
   const kb = Object.keys(b)
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  )
 }
 
 /** A window bound: absent is open; a bound that does not parse fails closed (the flag is never active). */
@@ -54,7 +57,8 @@ export function compileSplit(distribution: unknown, table: VariantTable, off: Ev
   let total = 0
   for (const slice of distribution) {
     if (!isObject(slice)) continue
-    const weight = typeof slice.weight === 'number' && Number.isFinite(slice.weight) && slice.weight > 0 ? Math.round(slice.weight * 100) : 0
+    const weight =
+      typeof slice.weight === 'number' && Number.isFinite(slice.weight) && slice.weight > 0 ? Math.round(slice.weight * 100) : 0
     total += weight
     const name = typeof slice.variant === 'string' ? slice.variant : ''
     bounds.push(total)

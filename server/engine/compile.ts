@@ -9,7 +9,16 @@ import { compileConditions, EMPTY_CONTEXT, isObject, type ContextTest, type Segm
 import { bound, compilePrerequisites, compileSplit, type CompiledPrerequisite, type CompiledSplit } from './compile-parts'
 import { flagOutcomes, type Outcomes, type VariantTable } from './outcomes'
 import { Bucketer } from './rollout'
-import type { Branch, CompiledFlag, EvaluationContext, EvaluationResult, FlagDefinition, FlagResolver, Json, SegmentDefinition } from './types'
+import type {
+  Branch,
+  CompiledFlag,
+  EvaluationContext,
+  EvaluationResult,
+  FlagDefinition,
+  FlagResolver,
+  Json,
+  SegmentDefinition,
+} from './types'
 
 export { compileCondition, compileSegment, type CompiledSegment, type ContextTest } from './compile-conditions'
 
@@ -158,7 +167,11 @@ class CompiledFlagImpl implements CompiledFlag {
       // Every result object is made once at compile time for one branch; the map is built on first use.
       const m = new Map<EvaluationResult, Branch>()
       for (const v of [this.base, ...(this.environments?.values() ?? [])]) {
-        m.set(v.disabled, 'off').set(v.prerequisiteFailed, 'off').set(v.rolloutOut, 'off').set(v.rolloutIn, 'rollout').set(v.fallthrough, 'default')
+        m.set(v.disabled, 'off')
+          .set(v.prerequisiteFailed, 'off')
+          .set(v.rolloutOut, 'off')
+          .set(v.rolloutIn, 'rollout')
+          .set(v.fallthrough, 'default')
       }
       for (const r of this.overrides?.values() ?? []) m.set(r, 'override')
       this.rules.forEach((r, i) => m.set(r.result, `rule-${this.parts.ruleNumbers[i]!}`))
@@ -271,7 +284,11 @@ class CompiledFlagImpl implements CompiledFlag {
  * prerequisite fails). Never throws for stored data that passed validateFlag, and tolerates data that did
  * not (malformed parts fail closed).
  */
-export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, SegmentDefinition>, resolveFlag?: FlagResolver): CompiledFlag {
+export function compileFlag(
+  flag: FlagDefinition,
+  segments: ReadonlyMap<string, SegmentDefinition>,
+  resolveFlag?: FlagResolver,
+): CompiledFlag {
   const def: Record<string, unknown> = isObject(flag) ? flag : {}
   const key = typeof def.key === 'string' ? def.key : String(def.key)
   const { base, environments, table, served } = flagOutcomes(def)
@@ -289,9 +306,21 @@ export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
   const prerequisites = compilePrerequisites(def.prerequisites)
   const activeFrom = bound(def.active_from, -Infinity)
   const activeUntil = bound(def.active_until, Infinity)
-  const compiledTargeting = (targeting: unknown, outcomes: Outcomes, environments: ReadonlyMap<string, Outcomes> | null, own: ReadonlyMap<string, CompiledFlagImpl> | null) =>
+  const compiledTargeting = (
+    targeting: unknown,
+    outcomes: Outcomes,
+    environments: ReadonlyMap<string, Outcomes> | null,
+    own: ReadonlyMap<string, CompiledFlagImpl> | null,
+  ) =>
     new CompiledFlagImpl({
-      key, base: outcomes, environments, own, activeFrom, activeUntil, prerequisites, resolveFlag,
+      key,
+      base: outcomes,
+      environments,
+      own,
+      activeFrom,
+      activeUntil,
+      prerequisites,
+      resolveFlag,
       ...compileTargeting(isObject(targeting) ? targeting : {}, table, served, outcomes, resolveSegment),
       hasVariants: table.size > 0,
     })
@@ -301,14 +330,21 @@ export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
   let own: Map<string, CompiledFlagImpl> | null = null
   if (environments !== null && isObject(def.environments)) {
     for (const [name, o] of Object.entries(def.environments)) {
-      if (isObject(o) && isObject(o.targeting)) (own ??= new Map()).set(name, compiledTargeting(o.targeting, environments.get(name)!, null, null))
+      if (isObject(o) && isObject(o.targeting))
+        (own ??= new Map()).set(name, compiledTargeting(o.targeting, environments.get(name)!, null, null))
     }
   }
   return compiledTargeting(def.targeting, base, environments, own)
 }
 
 /** The parts one `targeting` (the flag's, or an environment's own) compiles to. */
-function compileTargeting(targeting: Record<string, unknown>, table: VariantTable, served: ReturnType<typeof flagOutcomes>['served'], base: Outcomes, resolveSegment: SegmentResolver) {
+function compileTargeting(
+  targeting: Record<string, unknown>,
+  table: VariantTable,
+  served: ReturnType<typeof flagOutcomes>['served'],
+  base: Outcomes,
+  resolveSegment: SegmentResolver,
+) {
   let overrides: Map<string, EvaluationResult> | null = null
   if (isObject(targeting.overrides)) {
     for (const [userId, v] of Object.entries(targeting.overrides)) {

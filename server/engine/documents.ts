@@ -13,7 +13,10 @@ export interface ConfigDefinition {
 /** The value a config has in one environment (the override's, else the base value). */
 export function configValue(config: ConfigDefinition, environment: string | undefined): Json {
   // Own properties only: an environment named `constructor` must not find Object.prototype's.
-  const o = environment !== undefined && config.environments && Object.hasOwn(config.environments, environment) ? config.environments[environment] : undefined
+  const o =
+    environment !== undefined && config.environments && Object.hasOwn(config.environments, environment)
+      ? config.environments[environment]
+      : undefined
   return o ? o.value : config.value
 }
 

@@ -7,7 +7,17 @@ import { compileCondition, compileConditions, isObject, type ContextTest } from 
 import { attributeKey, getProperty } from './context'
 import { parseIsoDate } from './dates'
 import { bucketOf } from './rollout'
-import type { Condition, Rollout, Targeting, EvaluationContext, EvaluationResult, FlagDefinition, FlagResolver, Json, SegmentDefinition } from './types'
+import type {
+  Condition,
+  Rollout,
+  Targeting,
+  EvaluationContext,
+  EvaluationResult,
+  FlagDefinition,
+  FlagResolver,
+  Json,
+  SegmentDefinition,
+} from './types'
 
 export type TraceStep = { step: string; decided: boolean } & Record<string, unknown>
 
@@ -17,9 +27,16 @@ export interface Explanation {
 }
 
 const two = (n: number) => Math.round(n * 100) / 100
-const servesOf = (o: { value?: unknown; variant?: unknown }) => (o.variant !== undefined ? { variant: o.variant } : { value: o.value as Json })
+const servesOf = (o: { value?: unknown; variant?: unknown }) =>
+  o.variant !== undefined ? { variant: o.variant } : { value: o.value as Json }
 
-export function explainFlag(flag: FlagDefinition, segments: ReadonlyMap<string, SegmentDefinition>, resolveFlag: FlagResolver | undefined, rawContext: EvaluationContext, now: number): Explanation {
+export function explainFlag(
+  flag: FlagDefinition,
+  segments: ReadonlyMap<string, SegmentDefinition>,
+  resolveFlag: FlagResolver | undefined,
+  rawContext: EvaluationContext,
+  now: number,
+): Explanation {
   const context: EvaluationContext = rawContext !== null && typeof rawContext === 'object' ? rawContext : {}
   const result = compileFlag(flag, segments, resolveFlag).evaluate(context, now)
   const trace: TraceStep[] = []
@@ -30,10 +47,21 @@ export function explainFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
 
   // 1. Environment override.
   const env = context.environment
-  const envOverride = typeof env === 'string' && isObject(flag.environments) && Object.hasOwn(flag.environments, env) ? flag.environments[env] : undefined
+  const envOverride =
+    typeof env === 'string' && isObject(flag.environments) && Object.hasOwn(flag.environments, env) ? flag.environments[env] : undefined
   // An environment with its own rules: they replace the flag's targeting (steps 4-6), and the trace says so.
   const own = envOverride !== undefined && isObject(envOverride.targeting)
-  trace.push({ step: 'environment_override', environment: typeof env === 'string' ? env : null, applied: envOverride !== undefined, ...(envOverride && { enabled: envOverride.enabled, ...(envOverride.variant !== undefined || envOverride.value !== undefined ? servesOf(envOverride) : {}) }), ...(own && { rules: `${env}'s own rules` }), decided: false })
+  trace.push({
+    step: 'environment_override',
+    environment: typeof env === 'string' ? env : null,
+    applied: envOverride !== undefined,
+    ...(envOverride && {
+      enabled: envOverride.enabled,
+      ...(envOverride.variant !== undefined || envOverride.value !== undefined ? servesOf(envOverride) : {}),
+    }),
+    ...(own && { rules: `${env}'s own rules` }),
+    decided: false,
+  })
 
   // 2. Enabled and the active window.
   const enabled = envOverride ? envOverride.enabled === true : flag.enabled === true
@@ -43,7 +71,13 @@ export function explainFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
     const from = flag.active_from ? parseIsoDate(flag.active_from) : -Infinity
     const until = flag.active_until ? parseIsoDate(flag.active_until) : Infinity
     const inside = now >= from && now < until
-    const step = { step: 'active_window', active_from: flag.active_from ?? null, active_until: flag.active_until ?? null, at: new Date(now).toISOString(), inside }
+    const step = {
+      step: 'active_window',
+      active_from: flag.active_from ?? null,
+      active_until: flag.active_until ?? null,
+      at: new Date(now).toISOString(),
+      inside,
+    }
     if (!inside) return done(step)
     trace.push({ ...step, decided: false })
   }
@@ -53,9 +87,18 @@ export function explainFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
     const required = p.variant !== undefined ? { variant: p.variant } : { value: p.value as Json }
     const other = resolveFlag?.(p.key)
     const got = other?.evaluate(context, now)
-    const passed = got !== undefined && got.reason !== 'disabled' && got.reason !== 'prerequisite_failed' &&
+    const passed =
+      got !== undefined &&
+      got.reason !== 'disabled' &&
+      got.reason !== 'prerequisite_failed' &&
       (p.variant !== undefined ? got.variant === p.variant : JSON.stringify(got.value) === JSON.stringify(p.value))
-    const step = { step: 'prerequisite', key: p.key, required, got: got ? { value: got.value, reason: got.reason, ...(got.variant !== undefined && { variant: got.variant }) } : null, passed }
+    const step = {
+      step: 'prerequisite',
+      key: p.key,
+      required,
+      got: got ? { value: got.value, reason: got.reason, ...(got.variant !== undefined && { variant: got.variant }) } : null,
+      passed,
+    }
     if (!passed) return done(step)
     trace.push({ ...step, decided: false })
   }
@@ -68,7 +111,12 @@ export function explainFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
   if (isObject(targeting.overrides) && Object.keys(targeting.overrides).length > 0) {
     const id = attributeKey((context as { user_id?: unknown }).user_id)
     const hit = id !== undefined && Object.hasOwn(targeting.overrides, id)
-    const step = { step: 'individual_override', user_id: id ?? null, matched: hit, ...(hit && (withVariants ? { variant: targeting.overrides[id!] } : { value: targeting.overrides[id!] })) }
+    const step = {
+      step: 'individual_override',
+      user_id: id ?? null,
+      matched: hit,
+      ...(hit && (withVariants ? { variant: targeting.overrides[id!] } : { value: targeting.overrides[id!] })),
+    }
     if (hit) return done(step)
     trace.push({ ...step, decided: false })
   }
@@ -83,7 +131,9 @@ export function explainFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
     const conditions = (Array.isArray(rule.conditions) ? rule.conditions : []).map((c: Condition) => {
       const segment = c.operator === 'in_segment' || c.operator === 'not_in_segment'
       return {
-        ...(segment ? { segment: c.value } : { property: c.property, seen: c.property === undefined ? null : ((getProperty(context, c.property) ?? null) as Json) }),
+        ...(segment
+          ? { segment: c.value }
+          : { property: c.property, seen: c.property === undefined ? null : ((getProperty(context, c.property) ?? null) as Json) }),
         operator: c.operator,
         ...(!segment && { expected: c.value ?? null }),
         result: compileCondition(c, resolveSegment)(context),
@@ -99,7 +149,14 @@ export function explainFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
   const rollout: Rollout | undefined = isObject(targeting.rollout) ? targeting.rollout : undefined
   if (rollout) {
     const id = attributeKey(getProperty(context, rollout.attribute))
-    if (id === undefined) return done({ step: 'rollout', attribute: rollout.attribute, seen: null, inside: false, note: `the context has no "${rollout.attribute}": outside` })
+    if (id === undefined)
+      return done({
+        step: 'rollout',
+        attribute: rollout.attribute,
+        seen: null,
+        inside: false,
+        note: `the context has no "${rollout.attribute}": outside`,
+      })
     const bucket = two(bucketOf(String(flag.key), id))
     if (Array.isArray(rollout.distribution)) {
       let from = 0
@@ -111,9 +168,21 @@ export function explainFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
       const chosen = ranges.find((r) => bucket >= r.from && bucket < r.to)
       return done({ step: 'rollout', attribute: rollout.attribute, seen: id, bucket, ranges, variant: chosen?.variant ?? null })
     }
-    return done({ step: 'rollout', attribute: rollout.attribute, seen: id, bucket, percentage: rollout.percentage ?? 0, inside: bucket < (rollout.percentage ?? 0) })
+    return done({
+      step: 'rollout',
+      attribute: rollout.attribute,
+      seen: id,
+      bucket,
+      percentage: rollout.percentage ?? 0,
+      inside: bucket < (rollout.percentage ?? 0),
+    })
   }
 
   // 7. Default.
-  return done({ step: 'default', ...(envOverride && (envOverride.variant !== undefined || envOverride.value !== undefined) ? { from: 'environment_override' } : {}), value: result.value, ...(result.variant !== undefined && { variant: result.variant }) })
+  return done({
+    step: 'default',
+    ...(envOverride && (envOverride.variant !== undefined || envOverride.value !== undefined) ? { from: 'environment_override' } : {}),
+    value: result.value,
+    ...(result.variant !== undefined && { variant: result.variant }),
+  })
 }

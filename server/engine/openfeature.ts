@@ -6,7 +6,12 @@ import type { CompiledFlag, EvaluationContext, EvaluationResult, Json } from './
 
 /** Our reasons as OpenFeature's (STATIC is decided per flag: see resolveOpenFeature). */
 export const OFREP_REASON: Record<EvaluationResult['reason'], string> = {
-  disabled: 'DISABLED', override: 'TARGETING_MATCH', targeting: 'TARGETING_MATCH', rollout: 'SPLIT', default: 'DEFAULT', environment_override: 'DEFAULT',
+  disabled: 'DISABLED',
+  override: 'TARGETING_MATCH',
+  targeting: 'TARGETING_MATCH',
+  rollout: 'SPLIT',
+  default: 'DEFAULT',
+  environment_override: 'DEFAULT',
   prerequisite_failed: 'PREREQUISITE_FAILED',
 }
 
@@ -51,11 +56,23 @@ export interface OpenFeatureFailure {
 
 /** One flag's OpenFeature answer, or TARGETING_KEY_MISSING when its rollout had nothing to bucket on.
  *  `result` is the flag's evaluation for `context` when the caller already has it (the SDK counts it). */
-export function resolveOpenFeature(key: string, flag: CompiledFlag, context: EvaluationContext, result: EvaluationResult = flag.evaluate(context)): OpenFeatureResolution | OpenFeatureFailure {
+export function resolveOpenFeature(
+  key: string,
+  flag: CompiledFlag,
+  context: EvaluationContext,
+  result: EvaluationResult = flag.evaluate(context),
+): OpenFeatureResolution | OpenFeatureFailure {
   // The rules that decide in the context's environment (its own, when it has some).
   const compiled = flag.forEnvironment(context.environment)
-  if (result.reason === 'rollout' && compiled.rolloutAttribute !== null && attributeKey(getProperty(context, compiled.rolloutAttribute)) === undefined) {
-    return { errorCode: 'TARGETING_KEY_MISSING', errorDetails: `Flag "${key}" rolls out by "${compiled.rolloutAttribute}", which the context does not hold (send targetingKey for user_id)` }
+  if (
+    result.reason === 'rollout' &&
+    compiled.rolloutAttribute !== null &&
+    attributeKey(getProperty(context, compiled.rolloutAttribute)) === undefined
+  ) {
+    return {
+      errorCode: 'TARGETING_KEY_MISSING',
+      errorDetails: `Flag "${key}" rolls out by "${compiled.rolloutAttribute}", which the context does not hold (send targetingKey for user_id)`,
+    }
   }
   const fixed = (result.reason === 'default' || result.reason === 'environment_override') && compiled.isStatic
   return { value: result.value, reason: fixed ? 'STATIC' : OFREP_REASON[result.reason], variant: compiled.branchOf(result) }

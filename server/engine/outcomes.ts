@@ -66,19 +66,29 @@ export function flagOutcomes(def: Record<string, unknown>) {
   const table = new Map<string, Json>()
   if (isObject(def.variants)) for (const [name, v] of Object.entries(def.variants)) if (v !== undefined) table.set(name, frozenJson(v))
   const withVariants = table.size > 0
-  const named = (name: unknown): Served | undefined => (typeof name === 'string' && table.has(name) ? { value: table.get(name)!, name } : undefined)
+  const named = (name: unknown): Served | undefined =>
+    typeof name === 'string' && table.has(name) ? { value: table.get(name)!, name } : undefined
 
-  const base: Served = (withVariants && named(def.default_variant)) || { value: frozenJson(def.value), name: withVariants ? null : undefined }
+  const base: Served = (withVariants && named(def.default_variant)) || {
+    value: frozenJson(def.value),
+    name: withVariants ? null : undefined,
+  }
   // The off value (docs/behaviour.md §4): false for a boolean flag, null otherwise; or the off variant.
-  const offOf = (served: Served): Served => (withVariants && named(def.off_variant)) || { value: typeof served.value === 'boolean' ? false : null, name: withVariants ? null : undefined }
+  const offOf = (served: Served): Served =>
+    (withVariants && named(def.off_variant)) || {
+      value: typeof served.value === 'boolean' ? false : null,
+      name: withVariants ? null : undefined,
+    }
 
   let environments: Map<string, Outcomes> | null = null
   if (isObject(def.environments)) {
     for (const [name, o] of Object.entries(def.environments)) {
       if (!isObject(o)) continue
       const envServed = withVariants
-        ? named(o.variant) ?? base
-        : hasOwn.call(o, 'value') && o.value !== undefined ? { value: frozenJson(o.value), name: undefined } : base
+        ? (named(o.variant) ?? base)
+        : hasOwn.call(o, 'value') && o.value !== undefined
+          ? { value: frozenJson(o.value), name: undefined }
+          : base
       ;(environments ??= new Map()).set(name, outcomes(o.enabled, envServed, offOf(envServed), 'environment_override'))
     }
   }

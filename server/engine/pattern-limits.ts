@@ -89,6 +89,7 @@ export function checkPattern(pattern: string): { regex: CompiledRegex } | { prob
   if (weight > 2 * MAX_PATTERN_PROGRAM) return { problem: `is too large: its program would exceed ${MAX_PATTERN_PROGRAM} instructions` }
   const regex = compileRegex(pattern)
   if (regex === undefined) return { problem: 'is not a valid regular expression (RE2 syntax: no backreferences or lookarounds)' }
-  if (regex.size > MAX_PATTERN_PROGRAM) return { problem: `is too large: its program has ${regex.size} instructions, at most ${MAX_PATTERN_PROGRAM} allowed` }
+  if (regex.size > MAX_PATTERN_PROGRAM)
+    return { problem: `is too large: its program has ${regex.size} instructions, at most ${MAX_PATTERN_PROGRAM} allowed` }
   return { regex }
 }

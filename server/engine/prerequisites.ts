@@ -3,7 +3,11 @@
 
 /** The cycle (`[a, b, a]`) that giving flag `key` the prerequisites `required` would close, or null.
  *  `requiredBy` gives the keys any other flag requires. */
-export function prerequisiteCycle(key: string, required: readonly string[], requiredBy: (key: string) => readonly string[]): string[] | null {
+export function prerequisiteCycle(
+  key: string,
+  required: readonly string[],
+  requiredBy: (key: string) => readonly string[],
+): string[] | null {
   const edges = (k: string) => (k === key ? required : requiredBy(k))
   const path: string[] = []
   const done = new Set<string>()
@@ -38,7 +42,9 @@ export const MAX_PREREQUISITE_REACH = 100
  * graph costs at most about `limit` steps per flag.
  */
 export function prerequisiteReach(
-  start: string, edges: (key: string) => readonly string[], limit: number,
+  start: string,
+  edges: (key: string) => readonly string[],
+  limit: number,
   cache: Map<string, { depth: number; reach: Set<string> }> = new Map(),
 ): { depth: number; reach: number } {
   const visit = (k: string, stack: Set<string>): { depth: number; reach: Set<string> } => {

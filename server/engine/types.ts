@@ -3,9 +3,28 @@
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
 export const OPERATORS = [
-  'equals', 'not_equals', 'in', 'not_in', 'contains', 'not_contains', 'starts_with', 'ends_with', 'matches',
-  'greater_than', 'greater_than_or_equal', 'less_than', 'less_than_or_equal', 'before', 'after',
-  'semver_equals', 'semver_greater_than', 'semver_less_than', 'exists', 'not_exists', 'in_segment', 'not_in_segment',
+  'equals',
+  'not_equals',
+  'in',
+  'not_in',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'ends_with',
+  'matches',
+  'greater_than',
+  'greater_than_or_equal',
+  'less_than',
+  'less_than_or_equal',
+  'before',
+  'after',
+  'semver_equals',
+  'semver_greater_than',
+  'semver_less_than',
+  'exists',
+  'not_exists',
+  'in_segment',
+  'not_in_segment',
 ] as const
 export type Operator = (typeof OPERATORS)[number]
 

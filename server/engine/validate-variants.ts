@@ -24,17 +24,27 @@ export function variantReferences(flag: Record<string, unknown>): { path: string
   if (present(flag.default_variant)) refs.push({ path: 'default_variant', name: flag.default_variant })
   if (present(flag.off_variant)) refs.push({ path: 'off_variant', name: flag.off_variant })
   const targeting = isObject(flag.targeting) ? flag.targeting : {}
-  if (Array.isArray(targeting.rules)) targeting.rules.forEach((r, i) => isObject(r) && r.variant !== undefined && refs.push({ path: `targeting.rules[${i}].variant`, name: r.variant }))
-  if (isObject(targeting.overrides)) for (const [user, name] of Object.entries(targeting.overrides)) refs.push({ path: `targeting.overrides.${user}`, name })
+  if (Array.isArray(targeting.rules))
+    targeting.rules.forEach(
+      (r, i) => isObject(r) && r.variant !== undefined && refs.push({ path: `targeting.rules[${i}].variant`, name: r.variant }),
+    )
+  if (isObject(targeting.overrides))
+    for (const [user, name] of Object.entries(targeting.overrides)) refs.push({ path: `targeting.overrides.${user}`, name })
   const rollout = isObject(targeting.rollout) ? targeting.rollout : {}
-  if (Array.isArray(rollout.distribution)) rollout.distribution.forEach((s, i) => isObject(s) && refs.push({ path: `targeting.rollout.distribution[${i}].variant`, name: s.variant }))
-  if (isObject(flag.environments)) for (const [env, o] of Object.entries(flag.environments)) isObject(o) && o.variant !== undefined && refs.push({ path: `environments.${env}.variant`, name: o.variant })
+  if (Array.isArray(rollout.distribution))
+    rollout.distribution.forEach(
+      (s, i) => isObject(s) && refs.push({ path: `targeting.rollout.distribution[${i}].variant`, name: s.variant }),
+    )
+  if (isObject(flag.environments))
+    for (const [env, o] of Object.entries(flag.environments))
+      isObject(o) && o.variant !== undefined && refs.push({ path: `environments.${env}.variant`, name: o.variant })
   return refs
 }
 
 function validateDistribution(distribution: unknown, issues: ValidationIssue[]): void {
   const path = 'targeting.rollout.distribution'
-  if (!Array.isArray(distribution) || distribution.length === 0) return void issues.push({ path, message: 'must be a non-empty array of { variant, weight }' })
+  if (!Array.isArray(distribution) || distribution.length === 0)
+    return void issues.push({ path, message: 'must be a non-empty array of { variant, weight }' })
   if (distribution.length > MAX_VARIANTS) return void issues.push({ path, message: `must hold at most ${MAX_VARIANTS} slices` })
   let total = 0
   distribution.forEach((slice, i) => {
@@ -43,7 +53,8 @@ function validateDistribution(distribution: unknown, issues: ValidationIssue[]):
       issues.push({ path: `${path}[${i}].weight`, message: 'must be a number from 0 to 100 with at most two decimals' })
     } else total += Math.round(w * 100)
   })
-  if (total !== 10000 && !issues.some((i) => i.path.startsWith(path))) issues.push({ path, message: `weights must sum to 100 (they sum to ${total / 100})` })
+  if (total !== 10000 && !issues.some((i) => i.path.startsWith(path)))
+    issues.push({ path, message: `weights must sum to 100 (they sum to ${total / 100})` })
 }
 
 /** Variants and their references; `value` of a flag with variants mirrors default_variant (the service sets it). */
@@ -52,13 +63,15 @@ export function validateVariants(flag: Record<string, unknown>, issues: Validati
   const targeting = isObject(flag.targeting) ? flag.targeting : {}
   const rollout = isObject(targeting.rollout) ? targeting.rollout : undefined
   if (rollout && present(rollout.distribution)) {
-    if (present(rollout.percentage)) issues.push({ path: 'targeting.rollout', message: 'takes either percentage or distribution, not both' })
+    if (present(rollout.percentage))
+      issues.push({ path: 'targeting.rollout', message: 'takes either percentage or distribution, not both' })
     validateDistribution(rollout.distribution, issues)
   }
   if (!present(variants)) {
     for (const ref of variantReferences(flag)) {
       // Overrides of a flag without variants are values, not names.
-      if (!ref.path.startsWith('targeting.overrides.')) issues.push({ path: ref.path, message: 'names a variant, but the flag has no variants' })
+      if (!ref.path.startsWith('targeting.overrides.'))
+        issues.push({ path: ref.path, message: 'names a variant, but the flag has no variants' })
     }
     return
   }
@@ -68,22 +81,39 @@ export function validateVariants(flag: Record<string, unknown>, issues: Validati
   if (names.length > MAX_VARIANTS) issues.push({ path: 'variants', message: `must hold at most ${MAX_VARIANTS} variants` })
   let type: string | undefined
   for (const name of names.slice(0, MAX_VARIANTS)) {
-    if (!KEY_PATTERN.test(name)) issues.push({ path: `variants.${name}`, message: 'is not a valid variant name (letters, digits, . _ -; at most 128)' })
+    if (!KEY_PATTERN.test(name))
+      issues.push({ path: `variants.${name}`, message: 'is not a valid variant name (letters, digits, . _ -; at most 128)' })
     const v = variants[name]
     issues.push(...checkJsonLimits(v, `variants.${name}`))
     if (v === null) continue
     type ??= typeOf(v as never)
-    if (typeOf(v as never) !== type) issues.push({ path: `variants.${name}`, message: `must be ${type === 'object' || type === 'array' ? 'an' : 'a'} ${type}, like the other variants` })
+    if (typeOf(v as never) !== type)
+      issues.push({
+        path: `variants.${name}`,
+        message: `must be ${type === 'object' || type === 'array' ? 'an' : 'a'} ${type}, like the other variants`,
+      })
   }
   if (!present(flag.default_variant)) issues.push({ path: 'default_variant', message: 'is required with variants' })
   for (const ref of variantReferences(flag)) {
-    if (typeof ref.name !== 'string' || !Object.hasOwn(variants, ref.name)) issues.push({ path: ref.path, message: `unknown variant ${JSON.stringify(ref.name) ?? 'undefined'}; the flag has: ${names.join(', ')}` })
+    if (typeof ref.name !== 'string' || !Object.hasOwn(variants, ref.name))
+      issues.push({
+        path: ref.path,
+        message: `unknown variant ${JSON.stringify(ref.name) ?? 'undefined'}; the flag has: ${names.join(', ')}`,
+      })
   }
   if (Array.isArray(targeting.rules)) {
-    targeting.rules.forEach((r, i) => isObject(r) && r.value !== undefined && issues.push({ path: `targeting.rules[${i}].value`, message: 'a flag with variants serves variants: use `variant`' }))
+    targeting.rules.forEach(
+      (r, i) =>
+        isObject(r) &&
+        r.value !== undefined &&
+        issues.push({ path: `targeting.rules[${i}].value`, message: 'a flag with variants serves variants: use `variant`' }),
+    )
   }
   if (isObject(flag.environments)) {
-    for (const [env, o] of Object.entries(flag.environments)) isObject(o) && o.value !== undefined && issues.push({ path: `environments.${env}.value`, message: 'a flag with variants serves variants: use `variant`' })
+    for (const [env, o] of Object.entries(flag.environments))
+      isObject(o) &&
+        o.value !== undefined &&
+        issues.push({ path: `environments.${env}.value`, message: 'a flag with variants serves variants: use `variant`' })
   }
 }
 
@@ -91,8 +121,10 @@ export function validateVariants(flag: Record<string, unknown>, issues: Validati
 export function validatePrerequisiteShape(flag: Record<string, unknown>, issues: ValidationIssue[]): void {
   const list = flag.prerequisites
   if (!present(list)) return
-  if (!Array.isArray(list)) return void issues.push({ path: 'prerequisites', message: 'must be an array of { key, variant } or { key, value }' })
-  if (list.length > MAX_PREREQUISITES) return void issues.push({ path: 'prerequisites', message: `must hold at most ${MAX_PREREQUISITES} prerequisites` })
+  if (!Array.isArray(list))
+    return void issues.push({ path: 'prerequisites', message: 'must be an array of { key, variant } or { key, value }' })
+  if (list.length > MAX_PREREQUISITES)
+    return void issues.push({ path: 'prerequisites', message: `must hold at most ${MAX_PREREQUISITES} prerequisites` })
   const seen = new Set<string>()
   list.forEach((p, i) => {
     const path = `prerequisites[${i}]`
@@ -113,13 +145,16 @@ export function validatePrerequisiteShape(flag: Record<string, unknown>, issues:
 export function validateMetadata(flag: Record<string, unknown>, issues: ValidationIssue[]): void {
   const { description, tags, owner, client_side } = flag
   if (present(client_side) && typeof client_side !== 'boolean') issues.push({ path: 'client_side', message: 'must be true or false' })
-  if (present(description) && (typeof description !== 'string' || description.length > MAX_DESCRIPTION)) issues.push({ path: 'description', message: `must be a string of at most ${MAX_DESCRIPTION} characters` })
-  if (present(owner) && (typeof owner !== 'string' || owner.length > MAX_OWNER)) issues.push({ path: 'owner', message: `must be a string of at most ${MAX_OWNER} characters` })
+  if (present(description) && (typeof description !== 'string' || description.length > MAX_DESCRIPTION))
+    issues.push({ path: 'description', message: `must be a string of at most ${MAX_DESCRIPTION} characters` })
+  if (present(owner) && (typeof owner !== 'string' || owner.length > MAX_OWNER))
+    issues.push({ path: 'owner', message: `must be a string of at most ${MAX_OWNER} characters` })
   if (!present(tags)) return
   if (!Array.isArray(tags)) return void issues.push({ path: 'tags', message: 'must be an array of tags' })
   if (tags.length > MAX_TAGS) return void issues.push({ path: 'tags', message: `must hold at most ${MAX_TAGS} tags` })
   tags.forEach((tag, i) => {
-    if (typeof tag !== 'string' || !ENV_PATTERN.test(tag)) issues.push({ path: `tags[${i}]`, message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' })
+    if (typeof tag !== 'string' || !ENV_PATTERN.test(tag))
+      issues.push({ path: `tags[${i}]`, message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' })
     else if (tags.indexOf(tag) !== i) issues.push({ path: `tags[${i}]`, message: `"${tag}" is there twice` })
   })
 }

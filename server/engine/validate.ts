@@ -83,7 +83,12 @@ function tallyPattern(value: unknown, path: string, tally: PatternTally, issues:
 }
 
 function validateCondition(
-  condition: unknown, path: string, segmentKeys: ReadonlySet<string>, allowSegments: boolean, issues: ValidationIssue[], tally: PatternTally,
+  condition: unknown,
+  path: string,
+  segmentKeys: ReadonlySet<string>,
+  allowSegments: boolean,
+  issues: ValidationIssue[],
+  tally: PatternTally,
 ): void {
   if (!isObject(condition)) {
     issues.push({ path, message: 'must be an object { property, operator, value }' })
@@ -91,7 +96,10 @@ function validateCondition(
   }
   const { property, operator, value } = condition
   if (typeof operator !== 'string' || !OPERATOR_SET.has(operator)) {
-    issues.push({ path: `${path}.operator`, message: `unknown operator ${JSON.stringify(operator) ?? 'undefined'}; expected one of ${OPERATORS.join(', ')}` })
+    issues.push({
+      path: `${path}.operator`,
+      message: `unknown operator ${JSON.stringify(operator) ?? 'undefined'}; expected one of ${OPERATORS.join(', ')}`,
+    })
   }
   const op = typeof operator === 'string' && OPERATOR_SET.has(operator) ? operator : undefined
   if (op !== undefined && SEGMENT.has(op)) {
@@ -134,7 +142,10 @@ export interface ConditionOptions {
  * `{ allowSegmentReferences: true }` and must then name a key in `segmentKeys`.
  */
 export function validateConditions(
-  conditions: unknown, path: string, segmentKeys: ReadonlySet<string>, options: ConditionOptions = {},
+  conditions: unknown,
+  path: string,
+  segmentKeys: ReadonlySet<string>,
+  options: ConditionOptions = {},
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = []
   if (!Array.isArray(conditions)) return [{ path, message: 'must be an array of conditions' }]
@@ -142,7 +153,9 @@ export function validateConditions(
   // Past the limit the list is refused anyway: checking (and compiling patterns of) the rest would only
   // let one request buy more CPU.
   const tally = options.patterns ?? { total: 0, path }
-  conditions.slice(0, MAX_CONDITIONS).forEach((c, i) => validateCondition(c, `${path}[${i}]`, segmentKeys, options.allowSegmentReferences === true, issues, tally))
+  conditions
+    .slice(0, MAX_CONDITIONS)
+    .forEach((c, i) => validateCondition(c, `${path}[${i}]`, segmentKeys, options.allowSegmentReferences === true, issues, tally))
   return issues
 }
 
@@ -183,7 +196,8 @@ function validateTargeting(targeting: unknown, segmentKeys: ReadonlySet<string>,
   }
   if (present(overrides)) {
     if (!isObject(overrides)) issues.push({ path: 'targeting.overrides', message: 'must be an object mapping user_id to a value' })
-    else if (!withVariants) for (const [userId, v] of Object.entries(overrides)) issues.push(...checkJsonLimits(v, `targeting.overrides.${userId}`))
+    else if (!withVariants)
+      for (const [userId, v] of Object.entries(overrides)) issues.push(...checkJsonLimits(v, `targeting.overrides.${userId}`))
   }
 }
 
@@ -212,7 +226,8 @@ export function validateFlag(input: unknown, opts: FlagValidationOptions): Valid
 
   const ownRules: ValidationIssue[] = []
   if (present(input.environments)) {
-    if (!isObject(input.environments)) issues.push({ path: 'environments', message: 'must be an object mapping environment name to { enabled, value }' })
+    if (!isObject(input.environments))
+      issues.push({ path: 'environments', message: 'must be an object mapping environment name to { enabled, value }' })
     else {
       for (const [name, o] of Object.entries(input.environments)) {
         const p = `environments.${name}`
@@ -246,7 +261,12 @@ export function validateFlag(input: unknown, opts: FlagValidationOptions): Valid
 /** An environment's own rules (docs/behaviour.md §4) are checked exactly as the flag's `targeting` would be
  *  (same limits, pattern bounds and variant references; their own pattern total, since one evaluation runs
  *  one targeting), with paths like `environments.production.targeting.rules[0]`. */
-function ownRulesIssues(flag: Record<string, unknown>, environment: string, targeting: unknown, opts: FlagValidationOptions): ValidationIssue[] {
+function ownRulesIssues(
+  flag: Record<string, unknown>,
+  environment: string,
+  targeting: unknown,
+  opts: FlagValidationOptions,
+): ValidationIssue[] {
   const alone = { value: flag.value, variants: flag.variants, default_variant: flag.default_variant, targeting }
   return validateFlag(alone, { segmentKeys: opts.segmentKeys })
     .filter((i) => i.path === 'targeting' || i.path.startsWith('targeting.'))
@@ -263,11 +283,15 @@ function valueTypeIssues(flag: Record<string, unknown>): ValidationIssue[] {
   const article = type === 'object' || type === 'array' ? 'an' : 'a'
   const issues: ValidationIssue[] = []
   const check = (value: unknown, path: string) => {
-    if (value !== undefined && value !== null && typeOf(value) !== type) issues.push({ path, message: `must be ${article} ${type}, like the flag's value` })
+    if (value !== undefined && value !== null && typeOf(value) !== type)
+      issues.push({ path, message: `must be ${article} ${type}, like the flag's value` })
   }
   const targeting = isObject(flag.targeting) ? flag.targeting : {}
-  if (Array.isArray(targeting.rules)) targeting.rules.forEach((rule, i) => isObject(rule) && check(rule.value, `targeting.rules[${i}].value`))
-  if (isObject(targeting.overrides)) for (const [userId, v] of Object.entries(targeting.overrides)) check(v as Json, `targeting.overrides.${userId}`)
-  if (isObject(flag.environments)) for (const [name, o] of Object.entries(flag.environments)) isObject(o) && check(o.value, `environments.${name}.value`)
+  if (Array.isArray(targeting.rules))
+    targeting.rules.forEach((rule, i) => isObject(rule) && check(rule.value, `targeting.rules[${i}].value`))
+  if (isObject(targeting.overrides))
+    for (const [userId, v] of Object.entries(targeting.overrides)) check(v as Json, `targeting.overrides.${userId}`)
+  if (isObject(flag.environments))
+    for (const [name, o] of Object.entries(flag.environments)) isObject(o) && check(o.value, `environments.${name}.value`)
   return issues
 }

@@ -35,7 +35,13 @@ export function onExposurePressure(fn: (() => void) | undefined): void {
 
 /** Records the exposure `result` of `flag` is for `context`, if the flag is in a running experiment in the
  *  context's environment and the split decided it. */
-export function recordExposure(projectId: string, flag: CompiledFlag, result: EvaluationResult, context: EvaluationContext, now?: number): void {
+export function recordExposure(
+  projectId: string,
+  flag: CompiledFlag,
+  result: EvaluationResult,
+  context: EvaluationContext,
+  now?: number,
+): void {
   const plans = releasePlanRegistry.measuredOn(projectId, flag.key)
   if (plans !== undefined) recordReleaseExposure(plans, flag, result, context, now)
   const experiments = experimentRegistry.runningOn(projectId, flag.key)
@@ -55,7 +61,13 @@ export function recordExposure(projectId: string, flag: CompiledFlag, result: Ev
 /** A flag under a release plan: a unit the rollout decided is `rollout` (served the new value or variant,
  *  the treatment) or `off` (outside it, the control), OFREP's branch names for a flag without variants;
  *  other units (rules, overrides, a switch turned off) are not exposures. */
-function recordReleaseExposure(plans: readonly MeasuredPlan[], flag: CompiledFlag, result: EvaluationResult, context: EvaluationContext, now?: number): void {
+function recordReleaseExposure(
+  plans: readonly MeasuredPlan[],
+  flag: CompiledFlag,
+  result: EvaluationResult,
+  context: EvaluationContext,
+  now?: number,
+): void {
   if (result.reason !== 'rollout') return
   const environment = context.environment
   for (const p of plans) {
@@ -88,14 +100,25 @@ function note(x: RunningExperiment, unit: string, variant: string, at: number): 
 
 /** Takes every exposure recorded since the last drain (and forgets them), with how many were dropped. */
 export function drainExposures(): { rows: ExposureRow[]; dropped: number } {
-  const { items, dropped: lost } = drainExposuresAs((x, unit, firstAt, variant, also): ExposureRow => ({ experimentId: x.id, phase: x.phase, unit, firstAt, variant, multiple: also !== undefined }))
+  const { items, dropped: lost } = drainExposuresAs(
+    (x, unit, firstAt, variant, also): ExposureRow => ({
+      experimentId: x.id,
+      phase: x.phase,
+      unit,
+      firstAt,
+      variant,
+      multiple: also !== undefined,
+    }),
+  )
   return { rows: items, dropped: lost }
 }
 
 /** drainExposures, each exposure made into what the caller sends on (a relay: exposure events). `also`: for a
  *  unit also served another variant, a variant other than its first this experiment saw (the unit's own
  *  second one is not kept: any other marks it alike). */
-export function drainExposuresAs<T>(make: (x: RunningExperiment, unit: string, firstAt: number, variant: string, also: string | undefined) => T): { items: T[]; dropped: number } {
+export function drainExposuresAs<T>(
+  make: (x: RunningExperiment, unit: string, firstAt: number, variant: string, also: string | undefined) => T,
+): { items: T[]; dropped: number } {
   const slots = pending
   const lost = dropped
   pending = new Map()

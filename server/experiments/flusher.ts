@@ -32,7 +32,13 @@ export function startExperimentWorkers(opts: { store: Store; flushMs: number; re
         await store.transaction((tx) => store.experiments.exposures.add(tx, chunk))
       } catch (e) {
         if (isStoreUnavailable(e)) held = rows.slice(i).slice(-MAX_HELD_ROWS)
-        log(isStoreUnavailable(e) ? 'writing exposures failed; they are kept for the next flush' : 'writing exposures failed; they are dropped', errorForLog(e), 'warn')
+        log(
+          isStoreUnavailable(e)
+            ? 'writing exposures failed; they are kept for the next flush'
+            : 'writing exposures failed; they are dropped',
+          errorForLog(e),
+          'warn',
+        )
         if (isStoreUnavailable(e)) return
       }
       if (i + ROWS_PER_TRANSACTION < rows.length) await yieldToRequests()

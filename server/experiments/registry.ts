@@ -23,7 +23,12 @@ export interface RunningExperiment {
 const DEFAULT_UNIT = 'user_id'
 
 /** A running experiment as GET /api/v1/definitions lists it. */
-export interface ListedExperiment { key: string; flag: string; environment: string; unit: string }
+export interface ListedExperiment {
+  key: string
+  flag: string
+  environment: string
+  unit: string
+}
 
 function running(x: Omit<RunningExperiment, 'unitOf'>): RunningExperiment {
   const accessor: PropertyAccessor = compileAccessor(x.unit)
@@ -38,10 +43,24 @@ export class ExperimentRegistry {
 
   /** Replaces everything with `rows` (every experiment not stopped). */
   load(rows: ExperimentRow[]): void {
-    this.fill(rows.map((row) => ({
-      projectId: row.projectId, unit: row.body.unit,
-      running: row.state === 'running' ? running({ id: row.id, key: row.key, projectId: row.projectId, flagKey: row.flagKey, environment: row.environment, phase: row.phase, unit: row.body.unit }) : undefined,
-    })))
+    this.fill(
+      rows.map((row) => ({
+        projectId: row.projectId,
+        unit: row.body.unit,
+        running:
+          row.state === 'running'
+            ? running({
+                id: row.id,
+                key: row.key,
+                projectId: row.projectId,
+                flagKey: row.flagKey,
+                environment: row.environment,
+                phase: row.phase,
+                unit: row.body.unit,
+              })
+            : undefined,
+      })),
+    )
   }
 
   private fill(entries: { projectId: string; unit: string; running: RunningExperiment | undefined }[]): void {
@@ -72,10 +91,14 @@ export class ExperimentRegistry {
       const h = this.runningIn(projectId, x.flag, x.environment)
       return h !== undefined && h.key === x.key && h.unit === x.unit ? h : undefined
     }
-    this.fill(listed.map((x) => ({
-      projectId, unit: x.unit,
-      running: held(x) ?? running({ id: x.key, key: x.key, projectId, flagKey: x.flag, environment: x.environment, phase: 0, unit: x.unit }),
-    })))
+    this.fill(
+      listed.map((x) => ({
+        projectId,
+        unit: x.unit,
+        running:
+          held(x) ?? running({ id: x.key, key: x.key, projectId, flagKey: x.flag, environment: x.environment, phase: 0, unit: x.unit }),
+      })),
+    )
   }
 
   /** The running experiments on a flag (every environment), or undefined: the hot path's one lookup. */

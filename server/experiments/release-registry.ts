@@ -23,7 +23,13 @@ export class ReleasePlanRegistry {
       if (row.state !== 'running' && row.state !== 'paused') continue
       const accessor = compileAccessor(row.body.attribute)
       const entry: MeasuredPlan = {
-        id: row.id, key: row.id, projectId: row.projectId, flagKey: row.flagKey, environment: row.environment, phase: row.phase, unit: row.body.attribute,
+        id: row.id,
+        key: row.id,
+        projectId: row.projectId,
+        flagKey: row.flagKey,
+        environment: row.environment,
+        phase: row.phase,
+        unit: row.body.attribute,
         unitOf: (context) => attributeKey(accessor(context)),
         ...(row.body.variant !== undefined && { variant: row.body.variant }),
       }

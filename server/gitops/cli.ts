@@ -29,39 +29,73 @@ options: --json (machine-readable output), -h/--help (this text)
 paths are files or directories of *.yaml, *.yml, *.json; exit codes: 0 nothing to change (or a change request
 opened), 2 changes (promote without keys or --all: 2 too), 1 error`
 
-const issueText = (i: DocumentIssue) => `${i.file ? `${i.file}: ` : ''}${i.path || '(document)'}${i.line ? ` (line ${i.line})` : ''}: ${i.message}`
+const issueText = (i: DocumentIssue) =>
+  `${i.file ? `${i.file}: ` : ''}${i.path || '(document)'}${i.line ? ` (line ${i.line})` : ''}: ${i.message}`
 
-async function call(io: Io, method: string, path: string, opts: { body?: string; type?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; text: string; json: any }> {
+async function call(
+  io: Io,
+  method: string,
+  path: string,
+  opts: { body?: string; type?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; text: string; json: any }> {
   const url = io.env.FLAGSHIP_URL
   const token = io.env.FLAGSHIP_TOKEN
   if (!url || !token) throw new CliError('set FLAGSHIP_URL and FLAGSHIP_TOKEN in the environment')
   let res: Response
   try {
-    res = await io.fetch(`${url.replace(/\/+$/, '')}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(opts.type && { 'content-type': opts.type }), ...opts.headers }, body: opts.body })
+    res = await io.fetch(`${url.replace(/\/+$/, '')}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(opts.type && { 'content-type': opts.type }), ...opts.headers },
+      body: opts.body,
+    })
   } catch (e) {
     throw new CliError(`cannot reach ${url}: ${(e as Error).message}`)
   }
   const text = await res.text()
   let json: any
-  try { json = JSON.parse(text) } catch { json = undefined }
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
   if (res.status >= 400) {
     const issues = (json?.details?.issues ?? []) as DocumentIssue[]
-    throw new CliError(`${res.status} ${json?.code ?? ''}: ${json?.error ?? text}${issues.length ? `\n${issues.map(issueText).join('\n')}` : ''}`, json)
+    throw new CliError(
+      `${res.status} ${json?.code ?? ''}: ${json?.error ?? text}${issues.length ? `\n${issues.map(issueText).join('\n')}` : ''}`,
+      json,
+    )
   }
   return { status: res.status, text, json }
 }
 
 export class CliError extends Error {
-  constructor(message: string, readonly body?: unknown) { super(message) }
+  constructor(
+    message: string,
+    readonly body?: unknown,
+  ) {
+    super(message)
+  }
 }
 
 export async function main(argv: string[], io: Io): Promise<number> {
   const { positionals, values } = parseArgs({
-    args: argv, allowPositionals: true,
+    args: argv,
+    allowPositionals: true,
     options: {
-      file: { type: 'string', short: 'f' }, output: { type: 'string', short: 'o' }, format: { type: 'string' }, prune: { type: 'boolean' },
-      'plan-id': { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, report: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-      propose: { type: 'boolean' }, plan: { type: 'boolean' }, all: { type: 'boolean' }, title: { type: 'string' },
+      file: { type: 'string', short: 'f' },
+      output: { type: 'string', short: 'o' },
+      format: { type: 'string' },
+      prune: { type: 'boolean' },
+      'plan-id': { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      report: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      propose: { type: 'boolean' },
+      plan: { type: 'boolean' },
+      all: { type: 'boolean' },
+      title: { type: 'string' },
     },
   })
   const [command, ...rest] = positionals
@@ -115,7 +149,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
         const propose = mode === 'apply' && values.propose === true
         const headers = values['plan-id'] ? { 'if-match': `"${values['plan-id']}"` } : undefined
         const title = propose && values.title ? `&title=${encodeURIComponent(values.title)}` : ''
-        const answer = (await call(io, 'POST', `/api/v1/import?mode=${propose ? 'propose' : mode}&prune=${values.prune === true}${title}`, { body, type: 'application/json', ...(headers && { headers }) })).json as PlanAnswer
+        const answer = (
+          await call(io, 'POST', `/api/v1/import?mode=${propose ? 'propose' : mode}&prune=${values.prune === true}${title}`, {
+            body,
+            type: 'application/json',
+            ...(headers && { headers }),
+          })
+        ).json as PlanAnswer
         if (propose) return proposed(answer)
         answer.errors = answer.errors.map(read.locate)
         if (json) io.out(`${JSON.stringify(answer)}\n`)
@@ -137,7 +177,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
         // Names may be flags or configs: the comparison of the two environments says which is which.
         let names = {}
         if (rest.length) {
-          const c = (await call(io, 'GET', `/api/v1/environments/compare?a=${encodeURIComponent(values.from)}&b=${encodeURIComponent(values.to)}`)).json as { flags?: { key: string }[]; configs?: { key: string }[] }
+          const c = (
+            await call(io, 'GET', `/api/v1/environments/compare?a=${encodeURIComponent(values.from)}&b=${encodeURIComponent(values.to)}`)
+          ).json as { flags?: { key: string }[]; configs?: { key: string }[] }
           const flags = new Set((c.flags ?? []).map((f) => f.key))
           const configs = new Set((c.configs ?? []).map((f) => f.key))
           const unknown = rest.filter((k) => !flags.has(k) && !configs.has(k))
@@ -145,8 +187,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
           const [f, cf] = [rest.filter((k) => flags.has(k)), rest.filter((k) => configs.has(k))]
           names = { ...(f.length && { flags: f }), ...(cf.length && { configs: cf }) }
         }
-        const req = { from: values.from, to: values.to, ...names, ...(values.plan && { dry_run: true }), ...(values.propose && { propose: true, ...(values.title && { title: values.title }) }) }
-        const answer = (await call(io, 'POST', '/api/v1/promote', { body: JSON.stringify(req), type: 'application/json' })).json as PlanAnswer
+        const req = {
+          from: values.from,
+          to: values.to,
+          ...names,
+          ...(values.plan && { dry_run: true }),
+          ...(values.propose && { propose: true, ...(values.title && { title: values.title }) }),
+        }
+        const answer = (await call(io, 'POST', '/api/v1/promote', { body: JSON.stringify(req), type: 'application/json' }))
+          .json as PlanAnswer
         if (values.propose) return proposed(answer)
         if (json) io.out(`${JSON.stringify(answer)}\n`)
         else io.out(printPlan(answer, values.plan ? 'plan' : 'apply'))

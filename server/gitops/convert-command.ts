@@ -6,7 +6,12 @@ import { convert, ConvertError, CONVERT_SOURCES, type ConvertSource } from '../d
 import { serializeDocument } from '../documents/serialize'
 import type { Io } from './output'
 
-export async function runConvert(from: string | undefined, files: string[], opts: { output?: string; report?: string; json: boolean }, io: Io): Promise<number> {
+export async function runConvert(
+  from: string | undefined,
+  files: string[],
+  opts: { output?: string; report?: string; json: boolean },
+  io: Io,
+): Promise<number> {
   const fail = (message: string) => {
     if (opts.json) io.out(`${JSON.stringify({ error: message })}\n`)
     else io.err(`error: ${message}\n`)
@@ -33,6 +38,7 @@ export async function runConvert(from: string | undefined, files: string[], opts
   const report = result.report.map((r) => `${r}\n`).join('')
   if (opts.report) writeFileSync(opts.report, report)
   else if (!opts.json) io.err(report)
-  if (opts.json) io.out(`${JSON.stringify({ ...(opts.output ? { written: opts.output } : { document: result.document }), report: result.report })}\n`)
+  if (opts.json)
+    io.out(`${JSON.stringify({ ...(opts.output ? { written: opts.output } : { document: result.document }), report: result.report })}\n`)
   return result.report.length ? 2 : 0
 }

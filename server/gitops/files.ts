@@ -11,14 +11,25 @@ const DOCUMENT_FILE = /\.(ya?ml|json)$/i
 
 export function documentFiles(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path]
-  return readdirSync(path).filter((n) => DOCUMENT_FILE.test(n)).sort().map((n) => join(path, n))
+  return readdirSync(path)
+    .filter((n) => DOCUMENT_FILE.test(n))
+    .sort()
+    .map((n) => join(path, n))
 }
 
-interface Origin { file: string; index: number; lineOf?: (path: string) => number | undefined }
+interface Origin {
+  file: string
+  index: number
+  lineOf?: (path: string) => number | undefined
+}
 
 /** The documents at `path`, merged; `errors` name each file (and path and line). `locate` turns an issue
  *  about the merged document (`flags[7].value`) into one about its file (`b.yaml`, `flags[2].value`, line). */
-export function readDocuments(path: string): { document?: FlagshipDocument; errors: DocumentIssue[]; locate: (issue: DocumentIssue) => DocumentIssue } {
+export function readDocuments(path: string): {
+  document?: FlagshipDocument
+  errors: DocumentIssue[]
+  locate: (issue: DocumentIssue) => DocumentIssue
+} {
   const errors: DocumentIssue[] = []
   const origins = new Map<string, Origin>() // `kind[i]` of the merged document -> where it came from
   const locate = (issue: DocumentIssue): DocumentIssue => {
@@ -59,7 +70,8 @@ export function readDocuments(path: string): { document?: FlagshipDocument; erro
       const into = ((merged as unknown as Record<string, { key: string }[]>)[kind] ??= [])
       list.forEach((entry, i) => {
         const seen = where.get(`${kind}:${entry.key}`)
-        if (seen && seen !== file) errors.push({ file, path: `${kind}[${i}].key`, message: `"${entry.key}" is also defined in ${basename(seen)}` })
+        if (seen && seen !== file)
+          errors.push({ file, path: `${kind}[${i}].key`, message: `"${entry.key}" is also defined in ${basename(seen)}` })
         else {
           where.set(`${kind}:${entry.key}`, file)
           origins.set(`${kind}[${into.length}]`, { file, index: i, ...(parsed.lineOf && { lineOf: parsed.lineOf }) })

@@ -9,7 +9,14 @@
 import type { Log } from '../log'
 import type { Caller } from './auth'
 
-export type AccessLog = (request: Request, route: string, status: number, started: number, caller: Caller | undefined, client: string | null | undefined) => void
+export type AccessLog = (
+  request: Request,
+  route: string,
+  status: number,
+  started: number,
+  caller: Caller | undefined,
+  client: string | null | undefined,
+) => void
 
 /** The caller's kind and public id (docs/operations.md "Access log"). */
 export function callerFields(caller: Caller | undefined): { caller: string; caller_id: string | null } {
@@ -21,8 +28,12 @@ export function callerFields(caller: Caller | undefined): { caller: string; call
 export function createAccessLog(log: Log): AccessLog {
   return (request, route, status, started, caller, client) => {
     log('access', {
-      method: request.method, route, status, duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      ...callerFields(caller), client: client ?? null,
+      method: request.method,
+      route,
+      status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      ...callerFields(caller),
+      client: client ?? null,
     })
   }
 }

@@ -74,14 +74,17 @@ const PUBLIC_HIDDEN = { hide: true, 'x-permission': 'public' }
 
 export type { AppDeps } from './deps'
 
-
 const PAGING_BOUNDS = { limit: S.Page.properties.limit, offset: S.Page.properties.offset } as const
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** Evaluation endpoints get the larger budget (docs/behaviour.md §7); everything else under /api is management. */
 export function rateClassOf(method: string, path: string): RateClass {
   // The SDK's usage reports ride with its evaluations (browsers sharing one token send them too).
-  if (method === 'POST' && (path === '/api/v1/evaluate' || path === '/api/v1/usage' || path === '/api/v1/events' || path.startsWith('/ofrep/'))) return 'evaluation'
+  if (
+    method === 'POST' &&
+    (path === '/api/v1/evaluate' || path === '/api/v1/usage' || path === '/api/v1/events' || path.startsWith('/ofrep/'))
+  )
+    return 'evaluation'
   if (method === 'GET' && /^\/api\/v1\/(flags|configs)\/[^/]+$/.test(path)) return 'evaluation'
   if (method === 'GET' ? STREAM_PATHS.has(path) || path === '/api/v1/definitions' : path === '/api/v1/stream/tickets') return 'evaluation'
   return 'management'
@@ -95,8 +98,17 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
   const clientAddress = clientAddressResolver(settings.trustedProxies)
   // ACCESS_LOG: Elysia's answers are logged from its wrap, the fast paths' from their admission (access-log.ts).
   const accessLog = settings.accessLog ? createAccessLog(deps.log) : undefined
-  const fastAccessLog: FastAccessLog | undefined = accessLog && ((request, server, route, status, started, caller) =>
-    accessLog(request, route, status, started, caller, clientAddress(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for'))))
+  const fastAccessLog: FastAccessLog | undefined =
+    accessLog &&
+    ((request, server, route, status, started, caller) =>
+      accessLog(
+        request,
+        route,
+        status,
+        started,
+        caller,
+        clientAddress(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for')),
+      ))
   const limits: Record<RateClass, number> = {
     evaluation: settings.rateLimitEvaluationPerMinute,
     management: settings.rateLimitManagementPerMinute,
@@ -111,7 +123,10 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
       const ref = request.headers.get('flagship-project')
       return ref === null ? undefined : deps.snapshots.projectByRef(ref)?.project.id
     },
-    detailOf: (method, route) => (details ??= new Map(app.routes.map((r) => [`${r.method} ${r.path}`, (r as { hooks?: { detail?: Record<string, unknown> } }).hooks?.detail]))).get(`${method} ${route}`),
+    detailOf: (method, route) =>
+      (details ??= new Map(
+        app.routes.map((r) => [`${r.method} ${r.path}`, (r as { hooks?: { detail?: Record<string, unknown> } }).hooks?.detail]),
+      )).get(`${method} ${route}`),
   }
 
   // What the fast path hands back goes through Elysia's own fetch (assigned once `app` exists).
@@ -128,21 +143,35 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
     // other methods stay Elysia's.
     serve: {
       routes: {
-        ...fastEvaluationRoutes({ ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests, accessLog: fastAccessLog }, (request) => elysiaFetch(request)),
-        ...fastOfrepRoutes({ ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests, accessLog: fastAccessLog }, (request) => elysiaFetch(request)),
+        ...fastEvaluationRoutes(
+          { ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests, accessLog: fastAccessLog },
+          (request) => elysiaFetch(request),
+        ),
+        ...fastOfrepRoutes(
+          { ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests, accessLog: fastAccessLog },
+          (request) => elysiaFetch(request),
+        ),
       },
     },
   })
     // Every answer Elysia gives (refusals in onRequest and errors included) is counted under its route
     // template; the fast path counts its own (metrics.ts).
-    .wrap(countRequests(deps.metrics.requests, (path): string | undefined => templateOf(path),
-      accessLog && ((request, route, status, started) => accessLog(request, route, status, started, callerIfAny(request), notedClientAddress(request)))))
+    .wrap(
+      countRequests(
+        deps.metrics.requests,
+        (path): string | undefined => templateOf(path),
+        accessLog &&
+          ((request, route, status, started) =>
+            accessLog(request, route, status, started, callerIfAny(request), notedClientAddress(request))),
+      ),
+    )
     // Authentication and the rate limit run before parsing and validation: an unauthenticated client
     // learns nothing about a route's schema, and X-RateLimit-* rides on every authenticated response.
     .onRequest(async ({ request, set, server }) => {
       // Behind a trusted reverse proxy, the client its X-Forwarded-For names (client-address.ts).
       // A request the OFREP fast path re-made with the body it read has no socket: its peer came along.
-      const address = () => clientAddress(server?.requestIP(request)?.address ?? peerOfCopy(request), request.headers.get('x-forwarded-for'))
+      const address = () =>
+        clientAddress(server?.requestIP(request)?.address ?? peerOfCopy(request), request.headers.get('x-forwarded-for'))
       if (accessLog) noteClientAddress(request, address())
       const length = Number(request.headers.get('content-length') ?? 0)
       const path = pathOf(request.url)
@@ -163,7 +192,16 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
       }
       if (corsHeaders) Object.assign(set.headers, corsHeaders)
       if (!routeExists(request.method, path)) return early((relay && relayRefusal(relay, request)) || notFoundOrMethod(request))
-      if (relay && !relay.ready()) return early(errorResponse(503, 'NOT_READY', 'This relay has no definitions yet: its upstream has not answered and it has no cache file', { upstream: relay.upstreamUrl }, { 'Retry-After': '5' }))
+      if (relay && !relay.ready())
+        return early(
+          errorResponse(
+            503,
+            'NOT_READY',
+            'This relay has no definitions yet: its upstream has not answered and it has no cache file',
+            { upstream: relay.upstreamUrl },
+            { 'Retry-After': '5' },
+          ),
+        )
       // Sign-in routes take no caller (their own per-address and per-account limits apply), but the
       // cross-site rules do.
       if (PUBLIC_AUTH_PATHS.has(path)) {
@@ -175,9 +213,17 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
       let cookieAuthenticated = false
       try {
         // A stream may be opened with a ticket instead of a token (EventSource sends no headers).
-        const ticket = request.method === 'GET' && STREAM_PATHS.has(path) && !request.headers.has('authorization') && !request.headers.has('x-api-key')
-          ? new URL(request.url).searchParams.get('ticket') : null
-        ;({ caller, cookieAuthenticated } = await authenticateRequest(deps, request, ticket, address, rateClassOf(request.method, path) === 'evaluation'))
+        const ticket =
+          request.method === 'GET' && STREAM_PATHS.has(path) && !request.headers.has('authorization') && !request.headers.has('x-api-key')
+            ? new URL(request.url).searchParams.get('ticket')
+            : null
+        ;({ caller, cookieAuthenticated } = await authenticateRequest(
+          deps,
+          request,
+          ticket,
+          address,
+          rateClassOf(request.method, path) === 'evaluation',
+        ))
       } catch (e) {
         if (e instanceof AppError) return early(fromAppError(e))
         throw e
@@ -203,7 +249,13 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
     })
     // One JSON reader for every body (json-input.ts): 413 over the limit, 415 for other media types or
     // charsets, 400 for bytes that are not UTF-8, nesting too deep, or malformed JSON.
-    .onParse(({ request }) => (!BODY_METHODS.has(request.method) ? undefined : pathOf(request.url) === IMPORT_PATH ? readDocumentBody(request) : readJsonBody(request)))
+    .onParse(({ request }) =>
+      !BODY_METHODS.has(request.method)
+        ? undefined
+        : pathOf(request.url) === IMPORT_PATH
+          ? readDocumentBody(request)
+          : readJsonBody(request),
+    )
     // Offline mode: the file's project is read-only for flags, configs and segments, for every caller; the
     // route's declaration says whether a request writes them (offline-gate.ts).
     .onTransform({ as: 'global' }, ({ request, route, query }) => checkOffline(offline, request, route, query))
@@ -213,7 +265,9 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
     .onBeforeHandle({ as: 'global' }, ({ request, body, route }) => {
       if (!BODY_METHODS.has(request.method) || body === undefined || body === null || takesBody(request.method, route)) return
       if (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0) return
-      throw new AppError(400, 'VALIDATION_ERROR', 'This endpoint takes no request body', { issues: [{ path: 'body', message: 'this endpoint takes no body (send none, or {})' }] })
+      throw new AppError(400, 'VALIDATION_ERROR', 'This endpoint takes no request body', {
+        issues: [{ path: 'body', message: 'this endpoint takes no body (send none, or {})' }],
+      })
     })
     .onError(({ code, error, request, path }) => {
       if (error instanceof AppError) {
@@ -224,7 +278,8 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
         return ofrepErrorResponse(path, error) ?? fromAppError(error)
       }
       // A context whose evaluation would overrun the work budget (engine/budget.ts): the client's to fix.
-      if (error instanceof EvaluationBudgetExceeded) return errorResponse(400, 'EVALUATION_TOO_COSTLY', error.message, { budget: error.budget })
+      if (error instanceof EvaluationBudgetExceeded)
+        return errorResponse(400, 'EVALUATION_TOO_COSTLY', error.message, { budget: error.budget })
       if (isStoreUnavailable(error)) {
         deps.log('store unavailable', { path, ...errorForLog(error) }, 'warn')
         deps.metrics.counts.storeError('http')
@@ -234,7 +289,9 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
         case 'VALIDATION': {
           const where = (error as { type?: string }).type ?? 'body'
           const issues = validationIssues(error as never, where)
-          return errorResponse(400, 'VALIDATION_ERROR', `Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues })
+          return errorResponse(400, 'VALIDATION_ERROR', `Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, {
+            issues,
+          })
         }
         case 'PARSE':
           // Errors thrown by our onParse (415, 413, malformed JSON) arrive wrapped; their cause is the answer.
@@ -267,54 +324,80 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
         // The plugin only generates the document; the /docs page is ours (routes/docs.ts), served offline.
         provider: null,
         documentation: {
-          info: { title: 'Flagship: feature flag and configuration service', version: '1.0.0', description: 'Flags, remote configs and segments per project; evaluation over HTTP.' },
+          info: {
+            title: 'Flagship: feature flag and configuration service',
+            version: '1.0.0',
+            description: 'Flags, remote configs and segments per project; evaluation over HTTP.',
+          },
           components: {
             securitySchemes: {
               bearer: { type: 'http', scheme: 'bearer', description: 'An access token, `ff_{project}_{random}` (Authorization: Bearer)' },
               metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (GET /metrics, when the server has one)' },
             },
           },
-          tags: ['auth', 'me', 'people', 'projects', 'flags', 'schedules', 'configs', 'segments', 'evaluation', 'ofrep', 'stream', 'usage', 'experiments', 'tokens', 'webhooks', 'audit', 'project', 'as-code', 'relay', 'system'].map((name) => ({ name })),
+          tags: [
+            'auth',
+            'me',
+            'people',
+            'projects',
+            'flags',
+            'schedules',
+            'configs',
+            'segments',
+            'evaluation',
+            'ofrep',
+            'stream',
+            'usage',
+            'experiments',
+            'tokens',
+            'webhooks',
+            'audit',
+            'project',
+            'as-code',
+            'relay',
+            'system',
+          ].map((name) => ({ name })),
         },
       }),
     )
   if ('relay' in deps) app.use(relayEdgeRoutes(deps))
-  else app
-    // The console's built files (console.ts); their names carry a content hash, so they may be cached for good.
-    .get('/assets/*', ({ params }) => consoleAsset(params['*']), { detail: PUBLIC_HIDDEN })
-    .use(sdkRoutes())
-    .use(docsRoutes())
-    .use(healthRoutes(deps))
-    .use(flagRoutes(deps))
-    .use(flagLifecycleRoutes(deps))
-    .use(configRoutes(deps))
-    .use(segmentRoutes(deps))
-    .use(evaluateRoutes(deps))
-    .use(tokenRoutes(deps))
-    .use(webhookRoutes(deps))
-    .use(deliveryRoutes(deps))
-    .use(auditRoutes(deps))
-    .use(projectRoutes(deps))
-    .use(ofrepRoutes(deps))
-    .use(streamRoutes(deps))
-    .use(definitionRoutes(deps))
-    .use(usageRoutes(deps))
-    .use(scheduleRoutes(deps))
-    .use(changeRequestRoutes(deps))
-    .use(metricsRoutes(deps))
-    .use(authRoutes(deps))
-    .use(oidcRoutes(deps))
-    .use(meRoutes(deps))
-    .use(peopleRoutes(deps))
-    .use(projectsRoutes(deps))
-    .use(totpRoutes(deps))
-    .use(asCodeRoutes(deps))
-    .use(promotionRoutes(deps))
-    // (nested: one more link in this chain is past what TypeScript will instantiate)
-    .use(experimentRoutes(deps).use(experimentUnitRoutes(deps)))
-    .use(experimentMetricRoutes(deps))
-    .use(eventRoutes(deps).use(releasePlanRoutes(deps)))
-    .use(relayRoutes(deps))
+  else
+    app
+      // The console's built files (console.ts); their names carry a content hash, so they may be cached for good.
+      .get('/assets/*', ({ params }) => consoleAsset(params['*']), { detail: PUBLIC_HIDDEN })
+      .use(sdkRoutes())
+      .use(docsRoutes())
+      .use(healthRoutes(deps))
+      .use(flagRoutes(deps))
+      .use(flagLifecycleRoutes(deps))
+      .use(configRoutes(deps))
+      .use(segmentRoutes(deps))
+      .use(evaluateRoutes(deps))
+      .use(tokenRoutes(deps))
+      .use(webhookRoutes(deps))
+      .use(deliveryRoutes(deps))
+      .use(auditRoutes(deps))
+      .use(projectRoutes(deps))
+      .use(ofrepRoutes(deps))
+      .use(streamRoutes(deps))
+      .use(definitionRoutes(deps))
+      .use(usageRoutes(deps))
+      .use(scheduleRoutes(deps))
+      .use(changeRequestRoutes(deps))
+      .use(metricsRoutes(deps))
+      .use(authRoutes(deps))
+      .use(oidcRoutes(deps))
+      .use(meRoutes(deps))
+      .use(peopleRoutes(deps))
+      .use(projectsRoutes(deps))
+      .use(totpRoutes(deps))
+      .use(asCodeRoutes(deps))
+      .use(promotionRoutes(deps))
+      // (nested: one more link in this chain is past what TypeScript will instantiate)
+      .use(experimentRoutes(deps).use(experimentUnitRoutes(deps)))
+      .use(experimentMetricRoutes(deps))
+      .use(eventRoutes(deps).use(releasePlanRoutes(deps)))
+      .use(relayRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
   // Every route declares its permission (route-inventory.ts); a route without one is a bug, found here.
@@ -328,7 +411,10 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
     if (routesByMethod) return routesByMethod
     const grouped = new Map<string, string[]>()
     for (const r of app.routes) {
-      const source = r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')
+      const source = r.path
+        .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/:[^/]+/g, '[^/]+')
+        .replace(/\*/g, '.*')
       grouped.set(r.method, [...(grouped.get(r.method) ?? []), source])
     }
     return (routesByMethod = new Map([...grouped].map(([m, sources]) => [m, new RegExp(`^(?:${sources.join('|')})$`)])))
@@ -338,18 +424,29 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
   /** Whether the route (method and template) takes a body: a body schema, or a body it reads itself and
    *  describes in its OpenAPI detail (the import's YAML or JSON document). */
   const takesBody = (method: string, route: string): boolean =>
-    (withBody ??= new Set(app.routes.filter((r) => {
-      const hooks = (r as { hooks?: { body?: unknown; detail?: { requestBody?: unknown } } }).hooks
-      return hooks?.body !== undefined || hooks?.detail?.requestBody !== undefined
-    }).map((r) => `${r.method} ${r.path}`))).has(`${method} ${route}`)
+    (withBody ??= new Set(
+      app.routes
+        .filter((r) => {
+          const hooks = (r as { hooks?: { body?: unknown; detail?: { requestBody?: unknown } } }).hooks
+          return hooks?.body !== undefined || hooks?.detail?.requestBody !== undefined
+        })
+        .map((r) => `${r.method} ${r.path}`),
+    )).has(`${method} ${route}`)
   let templates: ((path: string) => string | undefined) | undefined
-  const templateOf = (path: string): string | undefined => (templates ??= routeTemplates(app.routes.map((r: { path: string }) => r.path)))(path)
+  const templateOf = (path: string): string | undefined =>
+    (templates ??= routeTemplates(app.routes.map((r: { path: string }) => r.path)))(path)
 
   function notFoundOrMethod(request: Request): Response {
     const path = pathOf(request.url)
     const allowed = [...routeMatchers()].filter(([m, re]) => m !== request.method && re.test(path)).map(([m]) => m)
     if (allowed.length && !path.startsWith('/docs') && path !== '/') {
-      return errorResponse(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, { allowed }, { Allow: allowed.join(', ') })
+      return errorResponse(
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${request.method} is not allowed on ${path}`,
+        { allowed },
+        { Allow: allowed.join(', ') },
+      )
     }
     // The console's client-side routes get its index.html; the API's and OFREP's paths never do.
     if (!relay && request.method === 'GET' && !path.startsWith('/api/') && !path.startsWith('/ofrep/') && path !== '/ofrep') {

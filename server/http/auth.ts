@@ -28,10 +28,15 @@ const callers = new WeakMap<Request, Caller>()
 
 /** The person behind a credential (four eyes, docs/change-requests.md §3): a session's user, a personal
  *  token's owner, a machine token's creator; null for bootstrap and command-line tokens. */
-export const personBehind = (caller: Pick<Caller, 'token' | 'person'>): string | null => caller.person?.userId ?? caller.token.createdByUserId ?? null
+export const personBehind = (caller: Pick<Caller, 'token' | 'person'>): string | null =>
+  caller.person?.userId ?? caller.token.createdByUserId ?? null
 
 /** Who asks for a change-request action: the actor, the person (reviews) and the person behind it. */
-export const requesterOf = (caller: Caller): Requester => ({ actor: caller.actor, userId: caller.person?.userId ?? null, behind: personBehind(caller) })
+export const requesterOf = (caller: Caller): Requester => ({
+  actor: caller.actor,
+  userId: caller.person?.userId ?? null,
+  behind: personBehind(caller),
+})
 
 /** Sets the caller of a request (sessions are authenticated outside this class: http/session-auth.ts). */
 export function setCaller(request: Request, caller: Caller): void {
@@ -52,7 +57,8 @@ export const can = (token: TokenRow, permission: Permission): boolean => holds(t
 
 /** May this token evaluate flags (or configs): it reads them, or it is a client key (which reads only the
  *  client_side ones, and only on the evaluation routes: access/client-keys.ts). */
-export const canEvaluate = (token: TokenRow, permission: 'read:flags' | 'read:configs'): boolean => can(token, permission) || token.permissions.includes('client')
+export const canEvaluate = (token: TokenRow, permission: 'read:flags' | 'read:configs'): boolean =>
+  can(token, permission) || token.permissions.includes('client')
 
 export function requirePermission(request: Request, permission: Permission): Caller {
   const caller = callerOf(request)
@@ -150,8 +156,12 @@ export class Authenticator {
   async authenticateTicket(request: Request, ticket: string): Promise<Caller> {
     const claims = this.tickets.verify(ticket)
     if (!claims) throw new AppError(401, 'UNAUTHORIZED', 'Invalid or expired stream ticket; get a new one from POST /api/v1/stream/tickets')
-    const token = await this.refreshOnMiss(() => this.snapshots.token(claims.tokenHash), () => claims.tokenHash)
-    if (!token || token.projectId !== claims.projectId) throw new AppError(401, 'UNAUTHORIZED', 'The stream ticket\'s token no longer exists')
+    const token = await this.refreshOnMiss(
+      () => this.snapshots.token(claims.tokenHash),
+      () => claims.tokenHash,
+    )
+    if (!token || token.projectId !== claims.projectId)
+      throw new AppError(401, 'UNAUTHORIZED', "The stream ticket's token no longer exists")
     const caller = callerFor(token)
     if (caller.expiresAtMs <= Date.now()) throw new AppError(401, 'TOKEN_EXPIRED', 'Token expired')
     callers.set(request, caller)
@@ -168,10 +178,16 @@ export class Authenticator {
     let caller = this.known(header)
     if (!caller) {
       if (!header || !AUTHORIZATION.test(header)) {
-        const refused = authorization === null && !apiKey && request.headers.has('x-api-key') ? '; X-API-Key is accepted on the evaluation endpoints only' : ' (or X-API-Key: <token> on the evaluation endpoints)'
+        const refused =
+          authorization === null && !apiKey && request.headers.has('x-api-key')
+            ? '; X-API-Key is accepted on the evaluation endpoints only'
+            : ' (or X-API-Key: <token> on the evaluation endpoints)'
         throw new AppError(401, 'UNAUTHORIZED', `Missing or malformed Authorization header; expected "Bearer <token>"${refused}`)
       }
-      caller = await this.refreshOnMiss(() => this.known(header), () => hashToken(AUTHORIZATION.exec(header)![1]!))
+      caller = await this.refreshOnMiss(
+        () => this.known(header),
+        () => hashToken(AUTHORIZATION.exec(header)![1]!),
+      )
       if (!caller) throw new AppError(401, 'UNAUTHORIZED', 'Unknown token')
     }
     const now = Date.now()

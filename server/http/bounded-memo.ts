@@ -4,7 +4,10 @@
 export class BoundedMemo<V> {
   private entries = new Map<string, V>()
 
-  constructor(private readonly maxEntries: number, private readonly maxKeyLength: number) {}
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxKeyLength: number,
+  ) {}
 
   get(key: string): V | undefined {
     return this.entries.get(key)

@@ -12,7 +12,8 @@ const WRITES = new Set<RouteAction>(['write:flags', 'write:configs'])
 export function noteBypass(request: Request, caller: Caller, action: RouteAction, decision: Decision): void {
   const reason = request.headers.get(BYPASS_HEADER)
   if (reason === null || !WRITES.has(action) || caller.person?.sessionId === undefined) return
-  if (!decision.permissions.includes('*')) throw new AppError(403, 'FORBIDDEN', 'Only a project admin may bypass a change request', { required: 'admin' })
+  if (!decision.permissions.includes('*'))
+    throw new AppError(403, 'FORBIDDEN', 'Only a project admin may bypass a change request', { required: 'admin' })
   const text = reason.trim()
   if (text.length < BYPASS_REASON_MIN || text.length > BYPASS_REASON_MAX) {
     throw validationError([{ path: 'Flagship-Bypass-Reason', message: `must be ${BYPASS_REASON_MIN} to ${BYPASS_REASON_MAX} characters` }])

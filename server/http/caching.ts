@@ -61,7 +61,10 @@ export class PreparedResponse {
   private ok: RateStampedHeaders
   private notModified: RateStampedHeaders
 
-  constructor(readonly body: string, readonly cacheControl: string) {
+  constructor(
+    readonly body: string,
+    readonly cacheControl: string,
+  ) {
     this.etag = etagOf(body)
     this.ok = new RateStampedHeaders(new Headers({ ...JSON_HEADERS, ETag: this.etag, 'Cache-Control': cacheControl }))
     this.notModified = new RateStampedHeaders(new Headers({ ETag: this.etag, 'Cache-Control': cacheControl }))
@@ -74,7 +77,8 @@ export class PreparedResponse {
 
   /** 200 with the body, or 304 when `ifNoneMatch` names it; X-RateLimit-* from the verdict. */
   respond(ifNoneMatch: string | null, verdict: RateVerdict): Response {
-    if (ifNoneMatch !== null && etagMatches(ifNoneMatch, this.etag)) return new Response(null, { status: 304, headers: this.notModified.stamp(verdict) })
+    if (ifNoneMatch !== null && etagMatches(ifNoneMatch, this.etag))
+      return new Response(null, { status: 304, headers: this.notModified.stamp(verdict) })
     return new Response(this.body, { headers: this.ok.stamp(verdict) })
   }
 }

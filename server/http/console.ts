@@ -14,7 +14,10 @@ function newestMtime(path: string): number {
   if (!existsSync(path)) return 0
   const st = statSync(path)
   if (!st.isDirectory()) return st.mtimeMs
-  return readdirSync(path).reduce((max, name) => (name === 'dist' || name === 'node_modules' ? max : Math.max(max, newestMtime(join(path, name)))), st.mtimeMs)
+  return readdirSync(path).reduce(
+    (max, name) => (name === 'dist' || name === 'node_modules' ? max : Math.max(max, newestMtime(join(path, name)))),
+    st.mtimeMs,
+  )
 }
 
 /** The pure server modules the console imports code (not only types) from. */
@@ -27,13 +30,19 @@ export function consoleIsStale(): boolean {
 }
 
 /** Builds the console if needed. Returns false (and the API still runs) when the build fails. */
-export async function ensureConsoleBuilt(log: (msg: string, fields?: Record<string, unknown>, level?: 'info' | 'warn' | 'error') => void): Promise<boolean> {
+export async function ensureConsoleBuilt(
+  log: (msg: string, fields?: Record<string, unknown>, level?: 'info' | 'warn' | 'error') => void,
+): Promise<boolean> {
   if (isEmbedded()) return assetFile('console', 'index.html') !== undefined
   if (!existsSync(join(WEB, 'index.html'))) return false
   if (!consoleIsStale()) return true
   log('building the admin console (web/) with vite')
   const vite = join(import.meta.dir, '..', '..', 'node_modules', '.bin', 'vite')
-  const proc = Bun.spawn([vite, 'build', '--config', join(WEB, 'vite.config.ts'), '--logLevel', 'warn'], { stdout: 'inherit', stderr: 'inherit', cwd: join(WEB, '..') })
+  const proc = Bun.spawn([vite, 'build', '--config', join(WEB, 'vite.config.ts'), '--logLevel', 'warn'], {
+    stdout: 'inherit',
+    stderr: 'inherit',
+    cwd: join(WEB, '..'),
+  })
   const code = await proc.exited
   if (code !== 0) log('console build failed; the API is served without the console', { exit_code: code }, 'error')
   return code === 0
@@ -50,5 +59,7 @@ export function consoleResponse(path: string): Response | undefined {
 export function consoleAsset(file: string): Response {
   const body = assetFile('console', `assets/${file}`)
   if (!body) return errorResponse(404, 'NOT_FOUND', `No console asset ${file}`)
-  return new Response(body, { headers: { 'content-type': body.type || 'application/octet-stream', 'cache-control': 'public, max-age=31536000, immutable' } })
+  return new Response(body, {
+    headers: { 'content-type': body.type || 'application/octet-stream', 'cache-control': 'public, max-age=31536000, immutable' },
+  })
 }

@@ -45,7 +45,12 @@ export function createCors(origins: readonly string[]): Cors {
       if (!allow) return new Response(null, { status: 204, headers: { Vary: 'Origin' } })
       return new Response(null, {
         status: 204,
-        headers: { ...allow, 'Access-Control-Allow-Methods': method, 'Access-Control-Allow-Headers': ALLOW_HEADERS, 'Access-Control-Max-Age': '600' },
+        headers: {
+          ...allow,
+          'Access-Control-Allow-Methods': method,
+          'Access-Control-Allow-Headers': ALLOW_HEADERS,
+          'Access-Control-Max-Age': '600',
+        },
       })
     },
   }

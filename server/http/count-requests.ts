@@ -8,7 +8,11 @@ type Handle = (request: Request) => unknown
 
 /** Elysia's `wrap` (a higher-order function around every route handler and the not-found handler): times
  *  each request Elysia answers and records it under the template `templateOf` finds for its path. */
-export function countRequests(metrics: RequestMetrics, templateOf: (path: string) => string | undefined, also?: (request: Request, route: string, status: number, started: number) => void) {
+export function countRequests(
+  metrics: RequestMetrics,
+  templateOf: (path: string) => string | undefined,
+  also?: (request: Request, route: string, status: number, started: number) => void,
+) {
   // Paths repeat (the same keys are asked for again and again): their templates are remembered, within
   // bounds, so most requests look up one string instead of walking the template tree.
   const routes = new BoundedMemo<string>(10_000, 512)

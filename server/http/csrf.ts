@@ -8,7 +8,12 @@ import { AppError } from '../errors'
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /** Sign-in routes: checked whether or not a cookie came with the request. */
-export const ALWAYS_CHECKED = new Set(['/api/v1/auth/login', '/api/v1/auth/setup', '/api/v1/auth/invitations/accept', '/api/v1/auth/password-reset'])
+export const ALWAYS_CHECKED = new Set([
+  '/api/v1/auth/login',
+  '/api/v1/auth/setup',
+  '/api/v1/auth/invitations/accept',
+  '/api/v1/auth/password-reset',
+])
 
 const refused = (why: string) => new AppError(403, 'CSRF_REJECTED', `Cross-site request refused: ${why}`)
 
@@ -19,7 +24,12 @@ function ownOrigin(request: Request, settings: Pick<Settings, 'publicUrl'>): str
 }
 
 /** The refusal for a request that breaks the rules, undefined when it may go on. */
-export function csrfRefusal(request: Request, path: string, cookieAuthenticated: boolean, settings: Pick<Settings, 'publicUrl'>): AppError | undefined {
+export function csrfRefusal(
+  request: Request,
+  path: string,
+  cookieAuthenticated: boolean,
+  settings: Pick<Settings, 'publicUrl'>,
+): AppError | undefined {
   if (SAFE.has(request.method)) return undefined
   if (!cookieAuthenticated && !ALWAYS_CHECKED.has(path)) return undefined
   const headers = request.headers

@@ -13,7 +13,14 @@ function boundedDetails(details: unknown): unknown {
   const issues = (details as { issues?: unknown } | undefined)?.issues
   if (!Array.isArray(issues)) return details
   // A document's issues also carry the line (and the file, for the CLI) they were found at.
-  return { ...(details as object), issues: issues.map((i: { path: string; message: string; line?: unknown }) => ({ path: bounded(i.path), ...(typeof i.line === 'number' && { line: i.line }), message: bounded(i.message) })) }
+  return {
+    ...(details as object),
+    issues: issues.map((i: { path: string; message: string; line?: unknown }) => ({
+      path: bounded(i.path),
+      ...(typeof i.line === 'number' && { line: i.line }),
+      message: bounded(i.message),
+    })),
+  }
 }
 
 export function errorResponse(status: number, code: string, error: string, details?: unknown, extra?: Record<string, string>): Response {
@@ -35,16 +42,27 @@ interface ElysiaValidationIssue {
 }
 
 /** Elysia's schema errors -> `details.issues` with dotted field paths (`/targeting/rules/0` -> `targeting.rules[0]`). */
-export function validationIssues(error: { all?: ElysiaValidationIssue[]; type?: string } & Record<string, unknown>, where: string): { path: string; message: string }[] {
+export function validationIssues(
+  error: { all?: ElysiaValidationIssue[]; type?: string } & Record<string, unknown>,
+  where: string,
+): { path: string; message: string }[] {
   const all = (error.all ?? []) as ElysiaValidationIssue[]
   const toPath = (p = '') =>
-    p.split('/').filter(Boolean).reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), '')
+    p
+      .split('/')
+      .filter(Boolean)
+      .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), '')
   // An unexpected property of a query names the parameters the route does take (so `?ctx=` is self-explaining).
   const known = Object.keys((error.validator as { schema?: { properties?: object } } | undefined)?.schema?.properties ?? {})
-  const unknownParameter = known.length ? `unknown parameter; known: ${known.join(', ')}` : 'unknown parameter; this endpoint takes no query parameters'
+  const unknownParameter = known.length
+    ? `unknown parameter; known: ${known.join(', ')}`
+    : 'unknown parameter; this endpoint takes no query parameters'
   const issues = all.map((i) => {
     const message = i.summary ?? i.message ?? 'invalid'
-    return { path: toPath(i.path) || where, message: where === 'query' && /should not be provided/.test(message) ? unknownParameter : message }
+    return {
+      path: toPath(i.path) || where,
+      message: where === 'query' && /should not be provided/.test(message) ? unknownParameter : message,
+    }
   })
   return issues.length ? issues : [{ path: where, message: 'invalid' }]
 }

@@ -12,8 +12,12 @@ export function checkContext(value: unknown, path = 'context'): EvaluationContex
   if (value === undefined || value === null) return {}
   if (typeof value !== 'object' || Array.isArray(value)) throw validationError([{ path, message: 'must be a JSON object' }])
   const ctx = value as Record<string, unknown>
-  const issues = STRING_FIELDS.filter((f) => ctx[f] !== undefined && typeof ctx[f] !== 'string').map((f) => ({ path: `${path}.${f}`, message: 'must be a string' }))
-  if (ctx.custom !== undefined && (typeof ctx.custom !== 'object' || ctx.custom === null || Array.isArray(ctx.custom))) issues.push({ path: `${path}.custom`, message: 'must be an object' })
+  const issues = STRING_FIELDS.filter((f) => ctx[f] !== undefined && typeof ctx[f] !== 'string').map((f) => ({
+    path: `${path}.${f}`,
+    message: 'must be a string',
+  }))
+  if (ctx.custom !== undefined && (typeof ctx.custom !== 'object' || ctx.custom === null || Array.isArray(ctx.custom)))
+    issues.push({ path: `${path}.custom`, message: 'must be an object' })
   if (issues.length) throw validationError(issues)
   return ctx as EvaluationContext
 }

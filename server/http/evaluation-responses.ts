@@ -18,7 +18,14 @@ export const CONFIG_CACHE_CONTROL = cacheControl({ maxAge: 60 })
 /** The evaluation of flag `key` for the `?context=` of `url`; 404, 400 (bad context, unknown environment)
  *  or 403 (ENVIRONMENT_MISMATCH) as AppErrors. `keyEnvironment`: the caller's environment key's (null for
  *  none); `client`: a client key, which sees only client_side flags. */
-export function flagResponse(snapshots: Snapshots, projectId: string, key: string, url: string, keyEnvironment: string | null = null, client = false): PreparedResponse {
+export function flagResponse(
+  snapshots: Snapshots,
+  projectId: string,
+  key: string,
+  url: string,
+  keyEnvironment: string | null = null,
+  client = false,
+): PreparedResponse {
   const evaluation = flagEvaluation(snapshots, projectId, key, url, keyEnvironment, client)
   evaluation.count()
   return evaluation.prepared
@@ -26,7 +33,14 @@ export function flagResponse(snapshots: Snapshots, projectId: string, key: strin
 
 /** `flagResponse` before its usage is counted: the fast path counts only once the request is admitted
  *  (fast-admission.ts), so a request refused with 429 is not usage. */
-export function flagEvaluation(snapshots: Snapshots, projectId: string, key: string, url: string, keyEnvironment: string | null = null, client = false): FlagEvaluation {
+export function flagEvaluation(
+  snapshots: Snapshots,
+  projectId: string,
+  key: string,
+  url: string,
+  keyEnvironment: string | null = null,
+  client = false,
+): FlagEvaluation {
   const snap = snapshots.project(projectId)
   const flag = snap?.flags.get(key)
   if (flag === undefined || (client && !visibleToClientKeys(flag.row.body))) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
@@ -63,7 +77,14 @@ const configAnswers = new WeakMap<DocumentRow, Map<string, PreparedResponse>>()
 
 /** Config `key`'s value for `requested` (the override when there is one), or for the environment key's
  *  environment; 404, 400 UNKNOWN_ENVIRONMENT or 403 ENVIRONMENT_MISMATCH as AppErrors. */
-export function configResponse(snapshots: Snapshots, projectId: string, key: string, requested: string | undefined, keyEnvironment: string | null = null, client = false): PreparedResponse {
+export function configResponse(
+  snapshots: Snapshots,
+  projectId: string,
+  key: string,
+  requested: string | undefined,
+  keyEnvironment: string | null = null,
+  client = false,
+): PreparedResponse {
   const snap = snapshots.project(projectId)
   const row = snap?.configs.get(key)
   if (row === undefined || (client && !visibleToClientKeys(row.body))) throw notFound('CONFIG_NOT_FOUND', `Config "${key}"`)
@@ -73,6 +94,7 @@ export function configResponse(snapshots: Snapshots, projectId: string, key: str
   const environments = configBodyOf(row).environments
   const slot = environment !== undefined && environments !== undefined && Object.hasOwn(environments, environment) ? environment : ''
   let answer = answers.get(slot)
-  if (answer === undefined) answers.set(slot, (answer = new PreparedResponse(JSON.stringify({ value: configValue(row, slot || undefined) }), CONFIG_CACHE_CONTROL)))
+  if (answer === undefined)
+    answers.set(slot, (answer = new PreparedResponse(JSON.stringify({ value: configValue(row, slot || undefined) }), CONFIG_CACHE_CONTROL)))
   return answer
 }

@@ -20,14 +20,43 @@ export interface FastAdmission {
   caller(authorization: string | null, permission: 'read:flags' | 'read:configs', now: number): Caller | undefined
   /** Rate-limits the caller, then (admitted) touches its token and serves the answer, or (refused) answers
    *  429; either way the request is recorded in `series`. Asynchronous only with the Redis limiter. */
-  admit(request: Request, caller: Caller, answer: PendingAnswer, now: number, series: RouteSeries, started: number, server: Server<unknown> | undefined): Response | Promise<Response>
+  admit(
+    request: Request,
+    caller: Caller,
+    answer: PendingAnswer,
+    now: number,
+    series: RouteSeries,
+    started: number,
+    server: Server<unknown> | undefined,
+  ): Response | Promise<Response>
 }
 
 /** ACCESS_LOG's line for an answer given here (access-log.ts); undefined when the access log is off. */
-export type FastAccessLog = (request: Request, server: Server<unknown> | undefined, route: string, status: number, started: number, caller: Caller) => void
+export type FastAccessLog = (
+  request: Request,
+  server: Server<unknown> | undefined,
+  route: string,
+  status: number,
+  started: number,
+  caller: Caller,
+) => void
 
-export function fastAdmission(authenticator: Authenticator, limiter: RateLimiter, evaluationLimit: number, accessLog?: FastAccessLog): FastAdmission {
-  function finish(request: Request, caller: Caller, answer: PendingAnswer, verdict: RateVerdict, now: number, series: RouteSeries, started: number, server: Server<unknown> | undefined): Response {
+export function fastAdmission(
+  authenticator: Authenticator,
+  limiter: RateLimiter,
+  evaluationLimit: number,
+  accessLog?: FastAccessLog,
+): FastAdmission {
+  function finish(
+    request: Request,
+    caller: Caller,
+    answer: PendingAnswer,
+    verdict: RateVerdict,
+    now: number,
+    series: RouteSeries,
+    started: number,
+    server: Server<unknown> | undefined,
+  ): Response {
     let response: Response
     if (verdict.allowed) {
       authenticator.touch(caller, now)
@@ -42,7 +71,8 @@ export function fastAdmission(authenticator: Authenticator, limiter: RateLimiter
   return {
     caller(authorization, permission, now) {
       const caller = authenticator.known(authorization)
-      if (caller === undefined || caller.expiresAtMs <= now || !canEvaluate(caller.token, permission) || caller.person !== undefined) return undefined
+      if (caller === undefined || caller.expiresAtMs <= now || !canEvaluate(caller.token, permission) || caller.person !== undefined)
+        return undefined
       return caller
     },
     admit(request, caller, answer, now, series, started, server) {

@@ -71,7 +71,14 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     let answer: PendingAnswer
     try {
       // Evaluated now, counted as usage only once admitted (fast-admission.ts).
-      answer = flagEvaluation(snapshots, caller.actor.projectId, request.params.key!, url, caller.token.environment, isClientKey(caller.token.permissions))
+      answer = flagEvaluation(
+        snapshots,
+        caller.actor.projectId,
+        request.params.key!,
+        url,
+        caller.token.environment,
+        isClientKey(caller.token.permissions),
+      )
     } catch {
       return fallback(request) // unknown flag or a malformed context: Elysia's route words the error
     }
@@ -97,7 +104,14 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     }
     let prepared: PreparedResponse
     try {
-      prepared = configResponse(snapshots, caller.actor.projectId, request.params.key!, environment, caller.token.environment, isClientKey(caller.token.permissions))
+      prepared = configResponse(
+        snapshots,
+        caller.actor.projectId,
+        request.params.key!,
+        environment,
+        caller.token.environment,
+        isClientKey(caller.token.permissions),
+      )
     } catch {
       return fallback(request)
     }

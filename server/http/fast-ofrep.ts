@@ -67,7 +67,14 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
   }
 
   /** The answer for the body's text; throws (an AppError) when json-input.ts refuses the text. */
-  function answerFor(key: string, flag: CachedFlag, text: string, keyEnvironment: string | null, known: readonly string[], tally: Tally): OfrepAnswer {
+  function answerFor(
+    key: string,
+    flag: CachedFlag,
+    text: string,
+    keyEnvironment: string | null,
+    known: readonly string[],
+    tally: Tally,
+  ): OfrepAnswer {
     let context = contexts.get(text)
     if (context === undefined) {
       const body = parseJsonText(text, 'body')
@@ -83,10 +90,19 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
   }
 
   /** Admits the request (fast-admission.ts), then counts the evaluation the answer made (if any) and answers. */
-  function respond(request: Request, server: Server<unknown> | undefined, caller: Caller, answer: OfrepAnswer, evaluated: Evaluated, now: number, started: number): Response | Promise<Response> {
+  function respond(
+    request: Request,
+    server: Server<unknown> | undefined,
+    caller: Caller,
+    answer: OfrepAnswer,
+    evaluated: Evaluated,
+    now: number,
+    started: number,
+  ): Response | Promise<Response> {
     const pending: PendingAnswer = {
       serve: (_request, verdict) => {
-        if (evaluated.flag !== undefined) tallyEvaluation(evaluated.flag.row.projectId, evaluated.flag.compiled, evaluated.result!, evaluated.context!)
+        if (evaluated.flag !== undefined)
+          tallyEvaluation(evaluated.flag.row.projectId, evaluated.flag.compiled, evaluated.result!, evaluated.context!)
         return new Response(answer.text, { status: answer.status, headers: headers.stamp(verdict) })
       },
     }
@@ -95,7 +111,16 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
 
   /** Reads the body (the one asynchronous step) and answers. A body json-input.ts refuses, or anything
    *  unexpected, goes to Elysia in a copy of the request with the same bytes, since this one's are spent. */
-  async function withBody(request: Request, server: Server<unknown> | undefined, caller: Caller, key: string, flag: CachedFlag, known: readonly string[], now: number, started: number): Promise<Response> {
+  async function withBody(
+    request: Request,
+    server: Server<unknown> | undefined,
+    caller: Caller,
+    key: string,
+    flag: CachedFlag,
+    known: readonly string[],
+    now: number,
+    started: number,
+  ): Promise<Response> {
     const bytes = await request.bytes()
     const evaluated = new Evaluated()
     let answer: OfrepAnswer

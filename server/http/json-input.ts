@@ -25,13 +25,17 @@ export function parseJsonText(text: string, where: 'body' | 'context'): unknown 
     value = JSON.parse(text)
   } catch (e) {
     if (where === 'context') throw validationError([{ path: 'context', message: 'must be URL-encoded JSON' }])
-    throw new AppError(400, 'VALIDATION_ERROR', `Malformed JSON body: ${(e as Error).message}`, { issues: [{ path: '', message: 'malformed JSON' }] })
+    throw new AppError(400, 'VALIDATION_ERROR', `Malformed JSON body: ${(e as Error).message}`, {
+      issues: [{ path: '', message: 'malformed JSON' }],
+    })
   }
   if (problem) {
     // The scan found it cheaply; the parsed value (only on this refused path) says in which field.
     const issue = locateBadText(value, where === 'body' ? '' : where)
     throw validationError([
-      issue ? { path: issue.path || where, message: issue.message } : { path: where, message: `contains ${describeUnit(problem.unit)} at position ${problem.at}, which is not allowed in text` },
+      issue
+        ? { path: issue.path || where, message: issue.message }
+        : { path: where, message: `contains ${describeUnit(problem.unit)} at position ${problem.at}, which is not allowed in text` },
     ])
   }
   return value
@@ -46,7 +50,8 @@ export function checkJsonMediaType(contentType: string | null): void {
   for (const param of params) {
     const [name, value = ''] = param.split('=')
     if (name.trim().toLowerCase() !== 'charset') continue
-    if (!/^"?utf-8"?$/i.test(value.trim())) throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be UTF-8 (charset=utf-8)')
+    if (!/^"?utf-8"?$/i.test(value.trim()))
+      throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be UTF-8 (charset=utf-8)')
   }
 }
 
@@ -103,7 +108,11 @@ export async function readDocumentBody(request: Request): Promise<{ text: string
   if (bytes.byteLength === 0) return undefined
   const [type = ''] = (request.headers.get('content-type') ?? '').split(';')
   const media = type.trim().toLowerCase()
-  const format = /^application\/(?:[\w.+-]+\+)?json$/.test(media) ? 'json' : /^(?:application|text)\/(?:x-)?yaml$/.test(media) ? 'yaml' : undefined
+  const format = /^application\/(?:[\w.+-]+\+)?json$/.test(media)
+    ? 'json'
+    : /^(?:application|text)\/(?:x-)?yaml$/.test(media)
+      ? 'yaml'
+      : undefined
   if (!format) throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the document as Content-Type: application/yaml or application/json')
   return { text: decodeBody(bytes), format }
 }

@@ -6,10 +6,16 @@ import type { EvaluationContext } from '../engine'
 import { AppError } from '../errors'
 
 export const environmentMismatch = (keyEnvironment: string, requested: string): AppError =>
-  new AppError(403, 'ENVIRONMENT_MISMATCH', `This key is bound to environment "${keyEnvironment}"; the request names "${requested}"`, { key_environment: keyEnvironment, requested })
+  new AppError(403, 'ENVIRONMENT_MISMATCH', `This key is bound to environment "${keyEnvironment}"; the request names "${requested}"`, {
+    key_environment: keyEnvironment,
+    requested,
+  })
 
 export const unknownEnvironment = (requested: string, known: readonly string[]): AppError =>
-  new AppError(400, 'UNKNOWN_ENVIRONMENT', `Unknown environment "${requested}"; the project's environments are ${known.join(', ')}`, { environment: requested, known: [...known] })
+  new AppError(400, 'UNKNOWN_ENVIRONMENT', `Unknown environment "${requested}"; the project's environments are ${known.join(', ')}`, {
+    environment: requested,
+    known: [...known],
+  })
 
 /** The environment to evaluate in: the key's (`keyEnvironment`, null for a key bound to none) or the one
  *  the request names (an empty name names none); throws the 403 or 400 above. */

@@ -14,11 +14,17 @@ const WRITE_PERMISSIONS = new Set<unknown>(['write:flags', 'write:configs'])
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /** Marks a route's options (guard()'s) as writing flags, configs or segments beyond what its permission says. */
-export const writingDocuments = <T extends { detail: object }>(options: T, when: DocumentWrites = 'always'): T =>
-  ({ ...options, detail: { ...options.detail, 'x-writes-documents': when } })
+export const writingDocuments = <T extends { detail: object }>(options: T, when: DocumentWrites = 'always'): T => ({
+  ...options,
+  detail: { ...options.detail, 'x-writes-documents': when },
+})
 
 /** Whether this request, on a route declared by `detail`, writes flags, configs or segments. */
-export function writesDocuments(method: string, detail: Record<string, unknown> | undefined, query: Record<string, unknown> | undefined): boolean {
+export function writesDocuments(
+  method: string,
+  detail: Record<string, unknown> | undefined,
+  query: Record<string, unknown> | undefined,
+): boolean {
   if (READ_METHODS.has(method)) return false
   const declared = detail?.['x-writes-documents']
   if (declared === 'always') return true
@@ -40,5 +46,9 @@ export function checkOffline(deps: OfflineGateDeps, request: Request, route: str
   if (deps.offlineProject === undefined) return
   if (!writesDocuments(request.method, deps.detailOf(request.method, route), query)) return
   if (deps.projectOf(request) !== deps.offlineProject) return
-  throw new AppError(405, 'READ_ONLY', 'Flags, configs and segments of this project are served read-only from FLAGS_FILE; change the file instead')
+  throw new AppError(
+    405,
+    'READ_ONLY',
+    'Flags, configs and segments of this project are served read-only from FLAGS_FILE; change the file instead',
+  )
 }

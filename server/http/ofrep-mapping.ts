@@ -1,7 +1,15 @@
 // OFREP's terms as Flagship's (v0.3.0; where OFREP is silent, flagd's OFREP service is the model): the
 // context mapping, one flag's answer, and the error shape. Shared by the Elysia routes (routes/ofrep.ts) and
 // the single-flag fast path on Bun's router (fast-ofrep.ts), so both send the same bytes.
-import { EvaluationBudgetExceeded, InvalidContextError, openFeatureContext, resolveOpenFeature, type CompiledFlag, type EvaluationContext, type EvaluationResult } from '../engine'
+import {
+  EvaluationBudgetExceeded,
+  InvalidContextError,
+  openFeatureContext,
+  resolveOpenFeature,
+  type CompiledFlag,
+  type EvaluationContext,
+  type EvaluationResult,
+} from '../engine'
 import type { CachedFlag } from '../cache/snapshots'
 import { JSON_HEADERS } from './errors'
 import { AppError } from '../errors'
@@ -11,18 +19,27 @@ import { tallyEvaluation } from './evaluation-tally'
 export type ErrorCode = 'PARSE_ERROR' | 'TARGETING_KEY_MISSING' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL'
 
 export class OfrepError extends Error {
-  constructor(readonly status: number, readonly errorCode: ErrorCode, message: string) {
+  constructor(
+    readonly status: number,
+    readonly errorCode: ErrorCode,
+    message: string,
+  ) {
     super(message)
   }
 }
 
-export const errorBody = (key: string | undefined, code: ErrorCode, details: string) => ({ ...(key !== undefined && { key }), errorCode: code, errorDetails: details })
+export const errorBody = (key: string | undefined, code: ErrorCode, details: string) => ({
+  ...(key !== undefined && { key }),
+  errorCode: code,
+  errorDetails: details,
+})
 export const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: JSON_HEADERS })
 
 /** The request body's context as ours (the mapping itself is the engine's, shared with the SDK's provider). */
 export function mapContext(body: unknown): EvaluationContext {
   if (body === undefined || body === null) return {}
-  if (typeof body !== 'object' || Array.isArray(body)) throw new OfrepError(400, 'INVALID_CONTEXT', 'The request body must be an object { "context": { … } }')
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new OfrepError(400, 'INVALID_CONTEXT', 'The request body must be an object { "context": { … } }')
   const context = (body as { context?: unknown }).context
   if (context === undefined || context === null) return {}
   if (typeof context !== 'object' || Array.isArray(context)) throw new OfrepError(400, 'INVALID_CONTEXT', 'context must be an object')
@@ -68,7 +85,10 @@ export interface OfrepAnswer {
   readonly text: string
 }
 
-const errorAnswer = (key: string, e: OfrepError): OfrepAnswer => ({ status: e.status, text: JSON.stringify(errorBody(key, e.errorCode, e.message)) })
+const errorAnswer = (key: string, e: OfrepError): OfrepAnswer => ({
+  status: e.status,
+  text: JSON.stringify(errorBody(key, e.errorCode, e.message)),
+})
 
 /** Success answers per engine result and environment name, as the GET's answers are prepared once per
  *  result (caching.ts `preparedFor`). A result object is made once per branch when a flag row is compiled, so
@@ -117,7 +137,13 @@ export function contextAnswer(key: string, flag: CachedFlag | undefined, context
 
 /** POST /ofrep/v1/evaluate/flags/{key} for a parsed body: an invalid context is 400 INVALID_CONTEXT, even
  *  for a flag that does not exist; otherwise `contextAnswer`. */
-export function singleFlagAnswer(key: string, flag: CachedFlag | undefined, body: unknown, bind?: (context: EvaluationContext) => EvaluationContext, tally: Tally = countNow): OfrepAnswer {
+export function singleFlagAnswer(
+  key: string,
+  flag: CachedFlag | undefined,
+  body: unknown,
+  bind?: (context: EvaluationContext) => EvaluationContext,
+  tally: Tally = countNow,
+): OfrepAnswer {
   let context: EvaluationContext
   try {
     context = mapContext(body)

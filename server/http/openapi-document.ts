@@ -13,7 +13,12 @@ export function acceptsApiKey(path: string, method: string): boolean {
   return method === 'post' && path === '/api/v1/evaluate'
 }
 
-export const API_KEY_SCHEME = { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The same access token as for `bearer` (`ff_{project}_{random}`), in the header OFREP clients use; evaluation routes only' }
+export const API_KEY_SCHEME = {
+  type: 'apiKey',
+  in: 'header',
+  name: 'X-API-Key',
+  description: 'The same access token as for `bearer` (`ff_{project}_{random}`), in the header OFREP clients use; evaluation routes only',
+}
 
 // A word holding a `<placeholder>`: letters, digits and `_-.:/{}` around it, not already in a code span.
 const PLACEHOLDER_WORD = /[\w\-.:/{}]*<[a-z][\w-]*>[\w\-.:/{}<>]*/gi
@@ -38,7 +43,11 @@ function visitDescriptions(value: unknown): void {
 }
 
 type Operation = { security?: Record<string, string[]>[] }
-type Doc = { paths?: Record<string, Record<string, Operation>>; components?: { securitySchemes?: Record<string, unknown> }; servers?: { url: string; description?: string }[] }
+type Doc = {
+  paths?: Record<string, Record<string, Operation>>
+  components?: { securitySchemes?: Record<string, unknown> }
+  servers?: { url: string; description?: string }[]
+}
 
 /** Applies the touches above to `doc` in place. `base` is the service's public address. */
 export function finishOpenApi(doc: Doc, base: string): void {

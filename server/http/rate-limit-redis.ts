@@ -23,7 +23,10 @@ export class RedisRateLimiter implements RateLimiter {
   private fallback = new MemoryRateLimiter()
   private warned = false
 
-  constructor(url: string, private log: Log) {
+  constructor(
+    url: string,
+    private log: Log,
+  ) {
     this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 })
     this.redis.on('error', () => {})
     this.redis.defineCommand('slidingHit', { numberOfKeys: 2, lua: SCRIPT })
@@ -33,8 +36,12 @@ export class RedisRateLimiter implements RateLimiter {
     const start = now - (now % WINDOW)
     const weight = 1 - (now - start) / WINDOW
     try {
-      const [allowed, prev, curr] = (await (this.redis as unknown as { slidingHit: (...a: unknown[]) => Promise<number[]> })
-        .slidingHit(`rl:${key}:${start}`, `rl:${key}:${start - WINDOW}`, limit, weight)) as number[]
+      const [allowed, prev, curr] = (await (this.redis as unknown as { slidingHit: (...a: unknown[]) => Promise<number[]> }).slidingHit(
+        `rl:${key}:${start}`,
+        `rl:${key}:${start - WINDOW}`,
+        limit,
+        weight,
+      )) as number[]
       this.warned = false
       return slidingVerdict(prev, curr, start, limit, now, allowed === 1)
     } catch (e) {

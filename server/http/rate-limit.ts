@@ -36,7 +36,14 @@ export function slidingCount(prev: number, curr: number, start: number, t: numbe
  *  after which the same arithmetic admits the request (docs/behaviour.md §8): found by trying each second,
  *  so it can never disagree with the check itself, across a window's end included (at most 120 tries, and
  *  only on a refusal). */
-export function slidingVerdict(prevCount: number, currCount: number, windowStart: number, limit: number, now: number, counted: boolean): RateVerdict {
+export function slidingVerdict(
+  prevCount: number,
+  currCount: number,
+  windowStart: number,
+  limit: number,
+  now: number,
+  counted: boolean,
+): RateVerdict {
   const remaining = Math.max(0, Math.floor(limit - slidingCount(prevCount, currCount, windowStart, now)))
   let retryAfter = 0
   if (!counted) {

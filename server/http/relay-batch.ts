@@ -11,6 +11,9 @@ const BATCH_ID = /^[A-Za-z0-9_-]{8,64}$/
 export function batchIdOf(request: Request, caller: Caller): string | undefined {
   const id = request.headers.get(BATCH_HEADER)
   if (id === null || !caller.token.permissions.includes('relay')) return undefined
-  if (!BATCH_ID.test(id)) throw new AppError(400, 'VALIDATION_ERROR', 'Flagship-Batch-Id must be 8 to 64 characters of [A-Za-z0-9_-]', { issues: [{ path: 'Flagship-Batch-Id', message: 'malformed' }] })
+  if (!BATCH_ID.test(id))
+    throw new AppError(400, 'VALIDATION_ERROR', 'Flagship-Batch-Id must be 8 to 64 characters of [A-Za-z0-9_-]', {
+      issues: [{ path: 'Flagship-Batch-Id', message: 'malformed' }],
+    })
   return id
 }

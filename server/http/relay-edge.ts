@@ -32,65 +32,117 @@ import { eventsInKeyEnvironment } from './key-environment'
 export function relayRefusal(relay: RelayState, request: Request): Response | undefined {
   const path = pathOf(request.url)
   if (!path.startsWith('/api/')) return undefined
-  return errorResponse(404, 'RELAY_READ_ONLY', `This is a relay: it serves evaluation only. ${request.method} ${path} is answered by its upstream, ${relay.upstreamUrl}`, { upstream: relay.upstreamUrl })
+  return errorResponse(
+    404,
+    'RELAY_READ_ONLY',
+    `This is a relay: it serves evaluation only. ${request.method} ${path} is answered by its upstream, ${relay.upstreamUrl}`,
+    { upstream: relay.upstreamUrl },
+  )
 }
 
 const relayHealthRoutes = ({ relay, settings }: Pick<RelayAppDeps, 'relay' | 'settings'>) =>
   routeModule('relay-health')
-    .get('/health', ({ request }) => cachedJson(request, {
-      status: relay.ready() ? 'ok' : 'not_ready', version: VERSION, environment: settings.appEnv, mode: 'relay',
-      upstream: relay.upstream(), data_age_s: relay.dataAgeSeconds(), change_seq: relay.changeSequence(),
-    }, { maxAge: 0, staleWhileRevalidate: 0, public: true }), {
-      detail: { tags: ['system'], summary: 'Liveness of a relay, with its upstream link', 'x-permission': 'public' },
-      response: { 200: t.Object({
-        status: t.String({ description: 'ok, or not_ready while it holds no definitions' }), version: t.String(), environment: t.String(), mode: t.String({ description: 'relay' }),
-        upstream: t.String({ description: 'connected (following the change stream), polling (stream lost), unreachable, starting' }),
-        data_age_s: t.Union([t.Number(), t.Null()], { description: 'seconds since the upstream last confirmed the definitions' }),
-        change_seq: t.Integer({ description: 'the upstream change number served' }),
-      }) },
-    })
-    .get('/health/ready', () => relay.ready()
-      ? { ready: true }
-      : errorResponse(503, 'NOT_READY', 'No definitions yet: the upstream has not answered and there is no cache file', { upstream: relay.upstreamUrl }, { 'Retry-After': '5' }), {
-      detail: { tags: ['system'], summary: 'Readiness of a relay (503 until it holds definitions)', 'x-permission': 'public' },
-      response: { 200: t.Object({ ready: t.Boolean() }), 503: S.ErrorBody },
-    })
+    .get(
+      '/health',
+      ({ request }) =>
+        cachedJson(
+          request,
+          {
+            status: relay.ready() ? 'ok' : 'not_ready',
+            version: VERSION,
+            environment: settings.appEnv,
+            mode: 'relay',
+            upstream: relay.upstream(),
+            data_age_s: relay.dataAgeSeconds(),
+            change_seq: relay.changeSequence(),
+          },
+          { maxAge: 0, staleWhileRevalidate: 0, public: true },
+        ),
+      {
+        detail: { tags: ['system'], summary: 'Liveness of a relay, with its upstream link', 'x-permission': 'public' },
+        response: {
+          200: t.Object({
+            status: t.String({ description: 'ok, or not_ready while it holds no definitions' }),
+            version: t.String(),
+            environment: t.String(),
+            mode: t.String({ description: 'relay' }),
+            upstream: t.String({ description: 'connected (following the change stream), polling (stream lost), unreachable, starting' }),
+            data_age_s: t.Union([t.Number(), t.Null()], { description: 'seconds since the upstream last confirmed the definitions' }),
+            change_seq: t.Integer({ description: 'the upstream change number served' }),
+          }),
+        },
+      },
+    )
+    .get(
+      '/health/ready',
+      () =>
+        relay.ready()
+          ? { ready: true }
+          : errorResponse(
+              503,
+              'NOT_READY',
+              'No definitions yet: the upstream has not answered and there is no cache file',
+              { upstream: relay.upstreamUrl },
+              { 'Retry-After': '5' },
+            ),
+      {
+        detail: { tags: ['system'], summary: 'Readiness of a relay (503 until it holds definitions)', 'x-permission': 'public' },
+        response: { 200: t.Object({ ready: t.Boolean() }), 503: S.ErrorBody },
+      },
+    )
 
 /** POST /api/v1/usage at a relay: checked exactly as the origin checks it, answered the same, and queued for
  *  the upstream (merged into batches) instead of stored. */
 const relayUsageRoute = ({ relay, snapshots }: Pick<RelayAppDeps, 'relay' | 'snapshots'>) =>
-  routeModule('relay-usage').post('/api/v1/usage', ({ request, body }) => {
-    const caller = callerOf(request)
-    // A following relay's batch: checked like the origin checks it, and taken once by its id.
-    const batchId = batchIdOf(request, caller)
-    const { known, accepted, ignored } = checkUsageReport(snapshots, caller.actor, body.counts, Date.now(), batchId === undefined)
-    if (!relay.forward('/api/v1/usage', body.counts.filter((c) => known.has(c.key) && c.count > 0), batchId)) return { success: true as const, accepted: 0, ignored: 0, duplicate: true }
-    return { success: true as const, accepted, ignored }
-  }, {
-    ...guard('read:flags', 'usage', 'Report evaluation counts made in process (SDKs); a relay forwards them upstream'),
-    ...jsonBody(t.Object({ counts: t.Array(ReportedCount, { maxItems: MAX_REPORTED }) }, { title: 'UsageReport' })),
-    response: { 200: UsageAnswer, ...S.errors(400, 401, 403, 413, 415, 429) },
-  })
+  routeModule('relay-usage').post(
+    '/api/v1/usage',
+    ({ request, body }) => {
+      const caller = callerOf(request)
+      // A following relay's batch: checked like the origin checks it, and taken once by its id.
+      const batchId = batchIdOf(request, caller)
+      const { known, accepted, ignored } = checkUsageReport(snapshots, caller.actor, body.counts, Date.now(), batchId === undefined)
+      if (
+        !relay.forward(
+          '/api/v1/usage',
+          body.counts.filter((c) => known.has(c.key) && c.count > 0),
+          batchId,
+        )
+      )
+        return { success: true as const, accepted: 0, ignored: 0, duplicate: true }
+      return { success: true as const, accepted, ignored }
+    },
+    {
+      ...guard('read:flags', 'usage', 'Report evaluation counts made in process (SDKs); a relay forwards them upstream'),
+      ...jsonBody(t.Object({ counts: t.Array(ReportedCount, { maxItems: MAX_REPORTED }) }, { title: 'UsageReport' })),
+      response: { 200: UsageAnswer, ...S.errors(400, 401, 403, 413, 415, 429) },
+    },
+  )
 
 /** POST /api/v1/events at a relay: checked exactly as the origin checks them (an environment key's bound to
  *  its environment), dated here when they carry no time (the origin would date them when the batch arrives),
  *  answered the same, and queued for the upstream instead of stored. */
 const relayEventsRoute = ({ relay, snapshots }: Pick<RelayAppDeps, 'relay' | 'snapshots'>) =>
-  routeModule('relay-events').post('/api/v1/events', ({ request, body, set }) => {
-    const caller = callerOf(request)
-    const batchId = batchIdOf(request, caller)
-    const now = Date.now()
-    const items = eventsInKeyEnvironment(body.events as EventItem[], caller.token.environment)
-    const times = checkEvents(snapshots, caller.actor, items, now)
-    const dated = items.map((item, i) => (item.timestamp === undefined ? { ...item, timestamp: new Date(times[i]!).toISOString() } : item))
-    set.status = 202
-    if (!relay.forward('/api/v1/events', dated, batchId)) return { accepted: 0, duplicate: true as const }
-    return { accepted: items.length }
-  }, {
-    ...guard('read:flags', 'experiments', 'Send track and exposure events; a relay forwards them upstream'),
-    ...jsonBody(EventBatch),
-    response: { 202: EventsAccepted, ...S.errors(400, 401, 403, 413, 415, 429) },
-  })
+  routeModule('relay-events').post(
+    '/api/v1/events',
+    ({ request, body, set }) => {
+      const caller = callerOf(request)
+      const batchId = batchIdOf(request, caller)
+      const now = Date.now()
+      const items = eventsInKeyEnvironment(body.events as EventItem[], caller.token.environment)
+      const times = checkEvents(snapshots, caller.actor, items, now)
+      const dated = items.map((item, i) =>
+        item.timestamp === undefined ? { ...item, timestamp: new Date(times[i]!).toISOString() } : item,
+      )
+      set.status = 202
+      if (!relay.forward('/api/v1/events', dated, batchId)) return { accepted: 0, duplicate: true as const }
+      return { accepted: items.length }
+    },
+    {
+      ...guard('read:flags', 'experiments', 'Send track and exposure events; a relay forwards them upstream'),
+      ...jsonBody(EventBatch),
+      response: { 202: EventsAccepted, ...S.errors(400, 401, 403, 413, 415, 429) },
+    },
+  )
 
 /** A relay's routes (app.ts builds the hooks both kinds share). */
 export const relayEdgeRoutes = (deps: RelayAppDeps) =>

@@ -19,7 +19,10 @@ export function authorizeRoute(request: Request, action: RouteAction, affected: 
   const caller = callerOf(request)
   const access = accesses.get(request)
   if (!access) throw new Error('authorizeRoute: no access context for this request')
-  const decision = access.authorize(caller, action, affected, projectRefs.get(request) ?? request.headers.get('flagship-project'), { method: request.method, path: pathOf(request.url) })
+  const decision = access.authorize(caller, action, affected, projectRefs.get(request) ?? request.headers.get('flagship-project'), {
+    method: request.method,
+    path: pathOf(request.url),
+  })
   if (caller.person?.sessionId !== undefined && decision.projectId !== null) {
     // A session caller is made per request, so this changes nothing shared.
     caller.actor.projectId = decision.projectId

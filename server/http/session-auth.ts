@@ -16,8 +16,18 @@ export async function sessionCaller(identity: Identity, value: string, ip: strin
   const now = new Date().toISOString()
   return {
     token: {
-      hash: `session:${sessionId}`, projectId: '', name: person.user.email, tokenPrefix: 'session', permissions: [],
-      expiresAt: null, createdAt: now, lastUsedAt: null, ownerUserId: person.user.id, environments: null, environment: null, createdByUserId: person.user.id,
+      hash: `session:${sessionId}`,
+      projectId: '',
+      name: person.user.email,
+      tokenPrefix: 'session',
+      permissions: [],
+      expiresAt: null,
+      createdAt: now,
+      lastUsedAt: null,
+      ownerUserId: person.user.id,
+      environments: null,
+      environment: null,
+      createdByUserId: person.user.id,
     },
     actor: { projectId: '', name: person.user.email, type: 'user', credential: 'session' },
     expiresAtMs: Infinity,
@@ -32,7 +42,9 @@ export async function sessionCaller(identity: Identity, value: string, ip: strin
  *  session, which names the project. A personal token whose owner lost access answers 401. */
 export async function authenticateRequest(
   deps: Pick<AppDeps, 'access' | 'authenticator' | 'tickets' | 'settings'> & { identity?: AppDeps['identity'] },
-  request: Request, ticket: string | null, address: () => string | undefined,
+  request: Request,
+  ticket: string | null,
+  address: () => string | undefined,
   /** an evaluation route: X-API-Key is accepted as the token (it is refused everywhere else) */
   apiKey = false,
 ): Promise<{ caller: Caller; cookieAuthenticated: boolean }> {
@@ -45,13 +57,16 @@ export async function authenticateRequest(
     const caller = await sessionCaller(deps.identity, cookie, ip ?? null)
     if (ticket !== null) {
       const claims = deps.tickets.verify(ticket)
-      if (!claims || claims.tokenHash !== caller.token.hash) throw new AppError(401, 'UNAUTHORIZED', 'Invalid or expired stream ticket; get a new one from POST /api/v1/stream/tickets')
+      if (!claims || claims.tokenHash !== caller.token.hash)
+        throw new AppError(401, 'UNAUTHORIZED', 'Invalid or expired stream ticket; get a new one from POST /api/v1/stream/tickets')
       noteProjectRef(request, claims.projectId)
     }
     setCaller(request, caller)
     return { caller, cookieAuthenticated: true }
   }
-  const caller = ticket !== null ? await deps.authenticator.authenticateTicket(request, ticket) : await deps.authenticator.authenticate(request, apiKey)
-  if (caller.person !== undefined && !deps.access.personalTokenLive(caller.token)) throw new AppError(401, 'UNAUTHORIZED', "The token's owner no longer has access")
+  const caller =
+    ticket !== null ? await deps.authenticator.authenticateTicket(request, ticket) : await deps.authenticator.authenticate(request, apiKey)
+  if (caller.person !== undefined && !deps.access.personalTokenLive(caller.token))
+    throw new AppError(401, 'UNAUTHORIZED', "The token's owner no longer has access")
   return { caller, cookieAuthenticated: false }
 }

@@ -15,7 +15,11 @@ function integerMember(schema: Schema): Schema | undefined {
   const anyOf = schema.anyOf
   if (!Array.isArray(anyOf) || anyOf.length !== 2) return undefined
   const [text, number] = anyOf as Schema[]
-  return text?.type === 'string' && (text.format === 'integer' || text.format === 'numeric') && (number?.type === 'integer' || number?.type === 'number') ? number : undefined
+  return text?.type === 'string' &&
+    (text.format === 'integer' || text.format === 'numeric') &&
+    (number?.type === 'integer' || number?.type === 'number')
+    ? number
+    : undefined
 }
 
 /** A copy of `schema` read strictly (the original, which responses may share, is left as it is). */
@@ -30,7 +34,8 @@ function strictCopy(schema: Schema): Schema {
     // transform, which is what turned strings into numbers.
     const out: Schema = { ...number }
     for (const k of Reflect.ownKeys(schema)) {
-      if (k === 'anyOf' || (typeof k === 'symbol' && (String(k) === 'Symbol(TypeBox.Transform)' || String(k) === 'Symbol(TypeBox.Kind)'))) continue
+      if (k === 'anyOf' || (typeof k === 'symbol' && (String(k) === 'Symbol(TypeBox.Transform)' || String(k) === 'Symbol(TypeBox.Kind)')))
+        continue
       out[k] = schema[k]
     }
     return out
@@ -42,7 +47,8 @@ function strictCopy(schema: Schema): Schema {
   }
   if (isSchema(out.additionalProperties)) out.additionalProperties = strictCopy(out.additionalProperties)
   if (isSchema(out.items)) out.items = strictCopy(out.items)
-  for (const k of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(out[k])) out[k] = (out[k] as unknown[]).map((m) => (isSchema(m) ? strictCopy(m) : m))
+  for (const k of ['anyOf', 'oneOf', 'allOf'] as const)
+    if (Array.isArray(out[k])) out[k] = (out[k] as unknown[]).map((m) => (isSchema(m) ? strictCopy(m) : m))
   return out
 }
 
@@ -50,12 +56,18 @@ function strictCopy(schema: Schema): Schema {
  *  VALIDATION_ERROR with each problem's path under `at`, as a write of the same value would answer; else
  *  the value, as the schema's type. */
 export function strictChecker<T extends TSchema>(schema: T, at: string): (value: unknown) => Static<T> {
-  const validator = getSchemaValidator(strict(schema)) as unknown as { Check(v: unknown): v is Static<T>; Errors(v: unknown): Iterable<{ path: string; message: string }> }
+  const validator = getSchemaValidator(strict(schema)) as unknown as {
+    Check(v: unknown): v is Static<T>
+    Errors(v: unknown): Iterable<{ path: string; message: string }>
+  }
   return (value) => {
     if (validator.Check(value)) return value
     const issues: { path: string; message: string }[] = []
     for (const e of validator.Errors(value)) {
-      const tail = e.path.split('/').filter(Boolean).reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : `${acc}.${seg}`), '')
+      const tail = e.path
+        .split('/')
+        .filter(Boolean)
+        .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : `${acc}.${seg}`), '')
       issues.push({ path: `${at}${tail}`, message: e.message })
       if (issues.length >= 20) break
     }

@@ -83,7 +83,10 @@ export function queryIssues(query: string, bounds: Record<string, IntegerBounds>
     const rawValue = eq === -1 ? '' : pair.slice(eq + 1)
     const name = decodeQueryValue(rawName)
     if (name === null || hasControlCharacter(name)) {
-      issues.push({ path: rawName.length <= MAX_QUOTE ? rawName : `${rawName.slice(0, MAX_QUOTE)}…`, message: `parameter name ${name === null ? BAD_ENCODING : HAS_CONTROL}` })
+      issues.push({
+        path: rawName.length <= MAX_QUOTE ? rawName : `${rawName.slice(0, MAX_QUOTE)}…`,
+        message: `parameter name ${name === null ? BAD_ENCODING : HAS_CONTROL}`,
+      })
       continue
     }
     if (seen.has(name) && !REPEATABLE.has(name)) {

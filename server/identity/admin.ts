@@ -55,7 +55,17 @@ export function userAdministration(store: Store, identity: Identity) {
         await store.users.update(tx, id, { instanceRole: role, disabled, updatedAt: new Date().toISOString() })
         // Disabling ends every session at once.
         if (disabled && !before.disabled) await store.sessions.deleteForUser(tx, id)
-        await identity.audit(tx, { ...by(b), action: 'update', resourceType: 'user', resourceKey: id, details: { email: before.email, before: { instance_role: before.instanceRole, disabled: before.disabled }, after: { instance_role: role, disabled } } })
+        await identity.audit(tx, {
+          ...by(b),
+          action: 'update',
+          resourceType: 'user',
+          resourceKey: id,
+          details: {
+            email: before.email,
+            before: { instance_role: before.instanceRole, disabled: before.disabled },
+            after: { instance_role: role, disabled },
+          },
+        })
         notify({ resourceType: 'user', resourceKey: id })
         return { ...before, instanceRole: role, disabled }
       })
@@ -71,7 +81,13 @@ export function userAdministration(store: Store, identity: Identity) {
         await store.sessions.deleteForUser(tx, id)
         const removed = await store.tokens.deleteByOwner(tx, id)
         await store.users.delete(tx, id)
-        await identity.audit(tx, { ...by(b), action: 'delete', resourceType: 'user', resourceKey: id, details: { email: before.email, personal_tokens: removed.map((t) => t.tokenPrefix) } })
+        await identity.audit(tx, {
+          ...by(b),
+          action: 'delete',
+          resourceType: 'user',
+          resourceKey: id,
+          details: { email: before.email, personal_tokens: removed.map((t) => t.tokenPrefix) },
+        })
         notify({ resourceType: 'user', resourceKey: id })
         // Their personal tokens go with them (every instance reloads those projects' tokens).
         for (const projectId of new Set(removed.map((t) => t.projectId))) notify({ resourceType: 'token', resourceKey: '', projectId })
@@ -86,8 +102,20 @@ export function userAdministration(store: Store, identity: Identity) {
       await identity.change(async (tx) => {
         const user = await target(tx, id)
         mayActOn(b, user)
-        await store.sessions.insertReset(tx, { hash: hashToken(token), userId: id, createdAt: new Date().toISOString(), expiresAt, usedAt: null })
-        await identity.audit(tx, { ...by(b), action: 'password_reset_link', resourceType: 'user', resourceKey: id, details: { email: user.email } })
+        await store.sessions.insertReset(tx, {
+          hash: hashToken(token),
+          userId: id,
+          createdAt: new Date().toISOString(),
+          expiresAt,
+          usedAt: null,
+        })
+        await identity.audit(tx, {
+          ...by(b),
+          action: 'password_reset_link',
+          resourceType: 'user',
+          resourceKey: id,
+          details: { email: user.email },
+        })
       })
       return { url: `${origin}/reset/${token}`, expires_at: expiresAt }
     },
@@ -96,7 +124,8 @@ export function userAdministration(store: Store, identity: Identity) {
     async usePasswordReset(token: string, password: string, ip: string | null): Promise<void> {
       const hash = hashToken(token)
       const row = await store.sessions.reset(store.db, hash)
-      if (!row || row.usedAt !== null || Date.parse(row.expiresAt) <= Date.now()) throw gone('RESET_GONE', 'This password-reset link was used or has expired')
+      if (!row || row.usedAt !== null || Date.parse(row.expiresAt) <= Date.now())
+        throw gone('RESET_GONE', 'This password-reset link was used or has expired')
       const user = await store.users.get(store.db, row.userId)
       if (!user) throw gone('RESET_GONE', 'This password-reset link was used or has expired')
       assertPassword(password, user.email)
@@ -107,7 +136,14 @@ export function userAdministration(store: Store, identity: Identity) {
         await store.sessions.useReset(tx, hash, new Date().toISOString())
         await store.users.update(tx, user.id, { passwordHash, updatedAt: new Date().toISOString() })
         await store.sessions.deleteForUser(tx, user.id)
-        await identity.audit(tx, { actor: user.email, actorType: 'user', action: 'password_reset', resourceType: 'user', resourceKey: user.id, ip })
+        await identity.audit(tx, {
+          actor: user.email,
+          actorType: 'user',
+          action: 'password_reset',
+          resourceType: 'user',
+          resourceKey: user.id,
+          ip,
+        })
         notify({ resourceType: 'user', resourceKey: user.id })
       })
     },

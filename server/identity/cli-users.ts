@@ -11,14 +11,24 @@ import { newSessionValue } from './sessions'
 
 const RESET_MS = 24 * 3_600_000
 
-export async function createUserFromCli(store: Store, settings: Settings, input: { email: string; name: string; instanceRole: InstanceRole; password?: string }) {
+export async function createUserFromCli(
+  store: Store,
+  settings: Settings,
+  input: { email: string; name: string; instanceRole: InstanceRole; password?: string },
+) {
   const identity = createIdentity({ store, bus: new ChangeBus(), settings, limiter: { hit: () => ({ allowed: true, retryAfter: 0 }) } })
   try {
     const token = input.password === undefined ? newSessionValue() : undefined
     const user = await identity.change(async (tx) => {
       const u = await identity.createUser(tx, input, { actor: 'cli', actorType: 'cli' })
       if (token) {
-        await store.sessions.insertReset(tx, { hash: hashToken(token), userId: u.id, createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + RESET_MS).toISOString(), usedAt: null })
+        await store.sessions.insertReset(tx, {
+          hash: hashToken(token),
+          userId: u.id,
+          createdAt: new Date().toISOString(),
+          expiresAt: new Date(Date.now() + RESET_MS).toISOString(),
+          usedAt: null,
+        })
       }
       return u
     })

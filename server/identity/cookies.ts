@@ -4,14 +4,17 @@ import type { Settings } from '../settings'
 
 export const isSecure = (settings: Pick<Settings, 'publicUrl'>): boolean => settings.publicUrl?.startsWith('https://') ?? false
 
-export const sessionCookieName = (settings: Pick<Settings, 'publicUrl'>): string => (isSecure(settings) ? '__Host-flagship_session' : 'flagship_session')
+export const sessionCookieName = (settings: Pick<Settings, 'publicUrl'>): string =>
+  isSecure(settings) ? '__Host-flagship_session' : 'flagship_session'
 
 const attributes = (settings: Pick<Settings, 'publicUrl'>) => `Path=/; HttpOnly; SameSite=Strict${isSecure(settings) ? '; Secure' : ''}`
 
 /** The Set-Cookie value that hands the browser a session (a session cookie: no Max-Age; the server ends it). */
-export const sessionCookie = (settings: Pick<Settings, 'publicUrl'>, value: string): string => `${sessionCookieName(settings)}=${value}; ${attributes(settings)}`
+export const sessionCookie = (settings: Pick<Settings, 'publicUrl'>, value: string): string =>
+  `${sessionCookieName(settings)}=${value}; ${attributes(settings)}`
 
-export const clearedSessionCookie = (settings: Pick<Settings, 'publicUrl'>): string => `${sessionCookieName(settings)}=; ${attributes(settings)}; Max-Age=0`
+export const clearedSessionCookie = (settings: Pick<Settings, 'publicUrl'>): string =>
+  `${sessionCookieName(settings)}=; ${attributes(settings)}; Max-Age=0`
 
 /** The session cookie's value on a request, read by hand: only our cookie's name, only a value of the
  *  shape we issue (43 base64url characters), so nothing else a client sends is ever parsed. */

@@ -26,8 +26,14 @@ export interface InvitationInput {
 }
 
 export const invitationView = (r: InvitationRow) => ({
-  id: r.id, email: r.email, instance_role: r.instanceRole, projects: r.projects, created_by: r.createdBy,
-  created_at: r.createdAt, expires_at: r.expiresAt, accepted_at: r.acceptedAt,
+  id: r.id,
+  email: r.email,
+  instance_role: r.instanceRole,
+  projects: r.projects,
+  created_by: r.createdBy,
+  created_at: r.createdAt,
+  expires_at: r.expiresAt,
+  accepted_at: r.acceptedAt,
 })
 
 const gone = () => goneWith('INVITATION_GONE', 'This invitation was used, withdrawn or has expired')
@@ -44,15 +50,32 @@ export function invitationOperations(store: Store, identity: Identity, access: A
 
   /** In one transaction: marks the invitation used (410 if another accept got there first) and gives
    *  `user` the invited project grants. */
-  async function grant(row: InvitationRow, makeUser: (tx: Parameters<Parameters<Identity['change']>[0]>[0]) => Promise<UserRow>): Promise<UserRow> {
+  async function grant(
+    row: InvitationRow,
+    makeUser: (tx: Parameters<Parameters<Identity['change']>[0]>[0]) => Promise<UserRow>,
+  ): Promise<UserRow> {
     const user = await identity.change(async (tx, notify) => {
       if (!(await store.invitations.accept(tx, row.id, new Date().toISOString()))) throw gone()
       const u = await makeUser(tx)
       for (const p of row.projects) {
         if (!(await store.projects.get(tx, p.project))) continue
-        await store.users.putMembership(tx, { projectId: p.project, userId: u.id, role: p.role, environments: p.environments, via: 'project', createdAt: new Date().toISOString() })
+        await store.users.putMembership(tx, {
+          projectId: p.project,
+          userId: u.id,
+          role: p.role,
+          environments: p.environments,
+          via: 'project',
+          createdAt: new Date().toISOString(),
+        })
       }
-      await identity.audit(tx, { actor: u.email, actorType: 'user', action: 'accept', resourceType: 'invitation', resourceKey: row.id, details: { email: u.email } })
+      await identity.audit(tx, {
+        actor: u.email,
+        actorType: 'user',
+        action: 'accept',
+        resourceType: 'invitation',
+        resourceKey: row.id,
+        details: { email: u.email },
+      })
       notify({ resourceType: 'user', resourceKey: u.id })
       return u
     })
@@ -65,27 +88,46 @@ export function invitationOperations(store: Store, identity: Identity, access: A
       const email = normalEmail(input.email)
       const instanceRole = input.instance_role ?? 'member'
       if (instanceRoleRank(instanceRole) > instanceRoleRank(by.user.instanceRole) || (instanceRole !== 'member' && !isInstanceAdmin(by))) {
-        throw forbidden('FORBIDDEN', `You cannot invite someone as ${instanceRole}`, { required: instanceRole === 'owner' ? 'instance:owner' : 'instance:admin' })
+        throw forbidden('FORBIDDEN', `You cannot invite someone as ${instanceRole}`, {
+          required: instanceRole === 'owner' ? 'instance:owner' : 'instance:admin',
+        })
       }
       const projects: InvitationRow['projects'] = []
       for (const [i, p] of (input.projects ?? []).entries()) {
-        const snap = await store.projects.get(store.db, p.project) ?? await store.projects.bySlug(store.db, p.project)
+        const snap = (await store.projects.get(store.db, p.project)) ?? (await store.projects.bySlug(store.db, p.project))
         const own = snap ? access.grantOf(by, snap.id) : undefined
         if (!snap || !own) throw notFound('PROJECT_NOT_FOUND', `Project "${p.project}"`)
-        if (own.role !== 'admin') throw forbidden('FORBIDDEN', `Only admins of ${snap.slug} may invite to it`, { required: '*', project: snap.slug })
+        if (own.role !== 'admin')
+          throw forbidden('FORBIDDEN', `Only admins of ${snap.slug} may invite to it`, { required: '*', project: snap.slug })
         projects.push({ project: snap.id, role: p.role, environments: checkGrants(snap, p.environments, `projects[${i}].environments`) })
       }
-      if (!isInstanceAdmin(by) && projects.length === 0) throw validationError([{ path: 'projects', message: 'name at least one project you administer' }])
+      if (!isInstanceAdmin(by) && projects.length === 0)
+        throw validationError([{ path: 'projects', message: 'name at least one project you administer' }])
       const token = newSessionValue()
       const row: InvitationRow = {
-        id: crypto.randomUUID(), hash: hashToken(token), email, instanceRole, projects, createdBy: by.user.id,
-        createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + VALID_MS).toISOString(), acceptedAt: null,
+        id: crypto.randomUUID(),
+        hash: hashToken(token),
+        email,
+        instanceRole,
+        projects,
+        createdBy: by.user.id,
+        createdAt: new Date().toISOString(),
+        expiresAt: new Date(Date.now() + VALID_MS).toISOString(),
+        acceptedAt: null,
       }
       await identity.change(async (tx) => {
         if (await store.users.byEmail(tx, email)) throw conflict('CONFLICT', 'A user with this email already exists')
         if ((await store.invitations.count(tx)) >= MAX_OPEN) throw limitReached(`At most ${MAX_OPEN} invitations are kept; delete old ones`)
         await store.invitations.insert(tx, row)
-        await identity.audit(tx, { actor: by.user.email, actorType: 'user', action: 'create', resourceType: 'invitation', resourceKey: row.id, details: { email, instance_role: instanceRole, projects }, ip })
+        await identity.audit(tx, {
+          actor: by.user.email,
+          actorType: 'user',
+          action: 'create',
+          resourceType: 'invitation',
+          resourceKey: row.id,
+          details: { email, instance_role: instanceRole, projects },
+          ip,
+        })
       })
       return { id: row.id, token, url: `${origin}/invite/${token}`, expires_at: row.expiresAt }
     },
@@ -101,7 +143,15 @@ export function invitationOperations(store: Store, identity: Identity, access: A
         const row = await store.invitations.get(tx, id)
         if (!row || (!isInstanceAdmin(by) && row.createdBy !== by.user.id)) throw notFound('INVITATION_NOT_FOUND', 'Invitation')
         await store.invitations.delete(tx, id)
-        await identity.audit(tx, { actor: by.user.email, actorType: 'user', action: 'delete', resourceType: 'invitation', resourceKey: id, details: { email: row.email }, ip })
+        await identity.audit(tx, {
+          actor: by.user.email,
+          actorType: 'user',
+          action: 'delete',
+          resourceType: 'invitation',
+          resourceKey: id,
+          details: { email: row.email },
+          ip,
+        })
       })
     },
 
@@ -111,7 +161,13 @@ export function invitationOperations(store: Store, identity: Identity, access: A
       const row = await open(input.token)
       const name = displayName(input.name)
       assertPassword(input.password, row.email)
-      const user = await grant(row, (tx) => identity.createUser(tx, { email: row.email, name, instanceRole: row.instanceRole, password: input.password }, { actor: row.email, actorType: 'user', ip: clientAddress(request) }))
+      const user = await grant(row, (tx) =>
+        identity.createUser(
+          tx,
+          { email: row.email, name, instanceRole: row.instanceRole, password: input.password },
+          { actor: row.email, actorType: 'user', ip: clientAddress(request) },
+        ),
+      )
       return { user, cookie: await identity.signIn(user, request, 'invitation') }
     },
 
@@ -137,7 +193,8 @@ export function invitationOperations(store: Store, identity: Identity, access: A
       const row = await open(token)
       if (row.email !== user.email) throw forbidden('FORBIDDEN', 'This invitation is for another email address')
       await grant(row, async (tx) => {
-        if (instanceRoleRank(row.instanceRole) > instanceRoleRank(user.instanceRole)) await store.users.update(tx, user.id, { instanceRole: row.instanceRole })
+        if (instanceRoleRank(row.instanceRole) > instanceRoleRank(user.instanceRole))
+          await store.users.update(tx, user.id, { instanceRole: row.instanceRole })
         return user
       })
     },

@@ -25,7 +25,9 @@ export interface ProjectActor {
 export function checkGrants(project: ProjectRow, environments: EnvironmentGrants | undefined, path = 'environments'): EnvironmentGrants {
   const grants = environments ?? {}
   const issues = Object.entries(grants).flatMap(([env, r]) => [
-    ...(project.environments.includes(env) ? [] : [{ path: `${path}.${env}`, message: `no such environment; known: ${project.environments.join(', ')}` }]),
+    ...(project.environments.includes(env)
+      ? []
+      : [{ path: `${path}.${env}`, message: `no such environment; known: ${project.environments.join(', ')}` }]),
     ...(r === 'viewer' || r === 'editor' ? [] : [{ path: `${path}.${env}`, message: 'must be viewer or editor' }]),
   ])
   if (issues.length) throw validationError(issues)
@@ -46,7 +48,10 @@ export function memberOperations(store: Store, identity: Identity, access: Acces
 
   return {
     async list(projectId: string) {
-      return (await store.users.members(store.db, projectId)).map(memberView).filter((m) => m !== undefined).sort((a, b) => a.user.email.localeCompare(b.user.email))
+      return (await store.users.members(store.db, projectId))
+        .map(memberView)
+        .filter((m) => m !== undefined)
+        .sort((a, b) => a.user.email.localeCompare(b.user.email))
     },
 
     async put(actor: ProjectActor, projectId: string, userId: string, input: MemberInput) {
@@ -56,13 +61,27 @@ export function memberOperations(store: Store, identity: Identity, access: Acces
         const user = await store.users.get(tx, userId)
         if (!user) throw notFound('USER_NOT_FOUND', 'User')
         const before = await store.users.membership(tx, projectId, userId)
-        const row: MembershipRow = { projectId, userId, role: input.role, environments, via: 'project', createdAt: before?.createdAt ?? new Date().toISOString() }
+        const row: MembershipRow = {
+          projectId,
+          userId,
+          role: input.role,
+          environments,
+          via: 'project',
+          createdAt: before?.createdAt ?? new Date().toISOString(),
+        }
         await store.users.putMembership(tx, row)
         await store.audit.insert(tx, {
-          projectId, timestamp: new Date().toISOString(), actor: actor.name, actorType: actor.actorType ?? 'token', credential: actor.credential ?? null,
-          action: before ? 'update' : 'create', resourceType: 'member', resourceKey: userId,
+          projectId,
+          timestamp: new Date().toISOString(),
+          actor: actor.name,
+          actorType: actor.actorType ?? 'token',
+          credential: actor.credential ?? null,
+          action: before ? 'update' : 'create',
+          resourceType: 'member',
+          resourceKey: userId,
           // The person by name and email (the key is their user id), as the audit log shows them.
-          before: before ? { email: user.email, name: user.name, role: before.role, environments: before.environments } : null, after: { email: user.email, name: user.name, role: input.role, environments },
+          before: before ? { email: user.email, name: user.name, role: before.role, environments: before.environments } : null,
+          after: { email: user.email, name: user.name, role: input.role, environments },
         })
         notify({ resourceType: 'member', resourceKey: userId, projectId })
       })
@@ -77,8 +96,16 @@ export function memberOperations(store: Store, identity: Identity, access: Acces
         const user = await store.users.get(tx, userId)
         await store.users.deleteMembership(tx, projectId, userId)
         await store.audit.insert(tx, {
-          projectId, timestamp: new Date().toISOString(), actor: actor.name, actorType: actor.actorType ?? 'token', credential: actor.credential ?? null,
-          action: 'delete', resourceType: 'member', resourceKey: userId, before: { email: user?.email ?? null, name: user?.name ?? null, role: before.role, environments: before.environments }, after: null,
+          projectId,
+          timestamp: new Date().toISOString(),
+          actor: actor.name,
+          actorType: actor.actorType ?? 'token',
+          credential: actor.credential ?? null,
+          action: 'delete',
+          resourceType: 'member',
+          resourceKey: userId,
+          before: { email: user?.email ?? null, name: user?.name ?? null, role: before.role, environments: before.environments },
+          after: null,
         })
         notify({ resourceType: 'member', resourceKey: userId, projectId })
       })
@@ -88,13 +115,18 @@ export function memberOperations(store: Store, identity: Identity, access: Acces
     /** Who can change `environment` of the project, and how (teams.md §6). */
     async access(projectId: string, environment: string) {
       const project = await projectOf(projectId)
-      if (!project.environments.includes(environment)) throw invalid('VALIDATION_ERROR', `Unknown environment "${environment}"`, { issues: [{ path: 'environment', message: `must be one of ${project.environments.join(', ')}` }] })
-      const users = [...identity.directory.all()].flatMap((person) => {
-        if (person.user.disabled) return []
-        const grant = access.grantOf(person, projectId)
-        if (!grant || !canWriteIn(grant.role, grant.environments, environment)) return []
-        return [{ user: userView(person.user), role: grant.role, via: grant.via }]
-      }).sort((a, b) => a.user.email.localeCompare(b.user.email))
+      if (!project.environments.includes(environment))
+        throw invalid('VALIDATION_ERROR', `Unknown environment "${environment}"`, {
+          issues: [{ path: 'environment', message: `must be one of ${project.environments.join(', ')}` }],
+        })
+      const users = [...identity.directory.all()]
+        .flatMap((person) => {
+          if (person.user.disabled) return []
+          const grant = access.grantOf(person, projectId)
+          if (!grant || !canWriteIn(grant.role, grant.environments, environment)) return []
+          return [{ user: userView(person.user), role: grant.role, via: grant.via }]
+        })
+        .sort((a, b) => a.user.email.localeCompare(b.user.email))
       const now = Date.now()
       const tokens = (await store.tokens.byProject(store.db, projectId)).flatMap((t) => {
         if (expiryOf(t) <= now) return []
@@ -107,7 +139,15 @@ export function memberOperations(store: Store, identity: Identity, access: Acces
           if (!grant || !canWriteIn(grant.role, grant.environments, environment)) return []
           owner = person!.user.email
         }
-        return [{ name: t.name, token_prefix: t.tokenPrefix, permissions: t.permissions, environments: t.environments, ...(owner !== undefined && { owner }) }]
+        return [
+          {
+            name: t.name,
+            token_prefix: t.tokenPrefix,
+            permissions: t.permissions,
+            environments: t.environments,
+            ...(owner !== undefined && { owner }),
+          },
+        ]
       })
       return { environment, users, tokens }
     },

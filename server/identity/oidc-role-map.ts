@@ -1,6 +1,14 @@
 // OIDC_ROLE_MAP: provider group -> instance role and/or project roles (teams.md §5). Pure: parsed once at
 // start (a bad map stops the service naming the variable), applied at every SSO sign-in.
-import { INSTANCE_ROLES, PROJECT_ROLES, instanceRoleRank, projectRoleRank, type EnvironmentGrants, type InstanceRole, type ProjectRole } from '../store/vocabulary/roles'
+import {
+  INSTANCE_ROLES,
+  PROJECT_ROLES,
+  instanceRoleRank,
+  projectRoleRank,
+  type EnvironmentGrants,
+  type InstanceRole,
+  type ProjectRole,
+} from '../store/vocabulary/roles'
 
 export interface ProjectGrant {
   role: ProjectRole
@@ -36,26 +44,33 @@ export function parseRoleMap(raw: unknown, variable: string): RoleMap {
     if (!group || group.length > 256) fail(`group names must be 1 to 256 characters, got "${group.slice(0, 40)}"`)
     if (!isObject(value)) fail(`group "${group}" must map to an object`)
     const v = value as Record<string, unknown>
-    for (const k of Object.keys(v)) if (k !== 'instance' && k !== 'projects') fail(`group "${group}": unknown key "${k}" (use "instance" and/or "projects")`)
+    for (const k of Object.keys(v))
+      if (k !== 'instance' && k !== 'projects') fail(`group "${group}": unknown key "${k}" (use "instance" and/or "projects")`)
     const grant: GroupGrant = { projects: Object.create(null) }
     if (v.instance !== undefined) {
-      if (!INSTANCE_ROLES.includes(v.instance as InstanceRole)) fail(`group "${group}": instance must be one of ${INSTANCE_ROLES.join(', ')}`)
+      if (!INSTANCE_ROLES.includes(v.instance as InstanceRole))
+        fail(`group "${group}": instance must be one of ${INSTANCE_ROLES.join(', ')}`)
       grant.instance = v.instance as InstanceRole
     }
     if (v.projects !== undefined) {
       if (!isObject(v.projects)) fail(`group "${group}": projects must be an object of project slug -> { "role": … }`)
       for (const [slug, p] of Object.entries(v.projects as Record<string, unknown>)) {
         if (!SLUG.test(slug)) fail(`group "${group}": "${slug}" is not a project slug`)
-        if (!isObject(p)) fail(`group "${group}", project "${slug}": must be { "role": "viewer" | "editor" | "admin", "environments"?: { … } }`)
+        if (!isObject(p))
+          fail(`group "${group}", project "${slug}": must be { "role": "viewer" | "editor" | "admin", "environments"?: { … } }`)
         const pp = p as Record<string, unknown>
-        for (const k of Object.keys(pp)) if (k !== 'role' && k !== 'environments') fail(`group "${group}", project "${slug}": unknown key "${k}"`)
-        if (!PROJECT_ROLES.includes(pp.role as ProjectRole)) fail(`group "${group}", project "${slug}": role must be one of ${PROJECT_ROLES.join(', ')}`)
+        for (const k of Object.keys(pp))
+          if (k !== 'role' && k !== 'environments') fail(`group "${group}", project "${slug}": unknown key "${k}"`)
+        if (!PROJECT_ROLES.includes(pp.role as ProjectRole))
+          fail(`group "${group}", project "${slug}": role must be one of ${PROJECT_ROLES.join(', ')}`)
         const environments: EnvironmentGrants = Object.create(null)
         if (pp.environments !== undefined) {
-          if (!isObject(pp.environments)) fail(`group "${group}", project "${slug}": environments must be an object of environment -> "viewer" | "editor"`)
+          if (!isObject(pp.environments))
+            fail(`group "${group}", project "${slug}": environments must be an object of environment -> "viewer" | "editor"`)
           for (const [env, right] of Object.entries(pp.environments as Record<string, unknown>)) {
             if (!ENV_NAME.test(env)) fail(`group "${group}", project "${slug}": "${env}" is not an environment name`)
-            if (right !== 'viewer' && right !== 'editor') fail(`group "${group}", project "${slug}", environment "${env}": must be "viewer" or "editor"`)
+            if (right !== 'viewer' && right !== 'editor')
+              fail(`group "${group}", project "${slug}", environment "${env}": must be "viewer" or "editor"`)
             environments[env] = right as 'viewer' | 'editor'
           }
         }
@@ -75,7 +90,8 @@ export function groupsOf(claim: unknown): string[] {
   return []
 }
 
-const writes = (g: ProjectGrant, env: string): boolean => g.role === 'admin' || (g.environments[env] ?? (g.role === 'viewer' ? 'viewer' : 'editor')) === 'editor'
+const writes = (g: ProjectGrant, env: string): boolean =>
+  g.role === 'admin' || (g.environments[env] ?? (g.role === 'viewer' ? 'viewer' : 'editor')) === 'editor'
 
 /** Two grants of one project merged: the higher role, and in each environment the greater right. */
 function union(a: ProjectGrant, b: ProjectGrant): ProjectGrant {
@@ -96,8 +112,12 @@ export function mapGroups(groups: readonly string[], map: RoleMap): MappedGrants
   for (const group of new Set(groups)) {
     const grant = Object.hasOwn(map, group) ? map[group] : undefined
     if (!grant) continue
-    if (grant.instance && (!out.instance || instanceRoleRank(grant.instance) > instanceRoleRank(out.instance))) out.instance = grant.instance
-    for (const [slug, p] of Object.entries(grant.projects)) out.projects[slug] = out.projects[slug] ? union(out.projects[slug], p) : { role: p.role, environments: Object.assign(Object.create(null), p.environments) }
+    if (grant.instance && (!out.instance || instanceRoleRank(grant.instance) > instanceRoleRank(out.instance)))
+      out.instance = grant.instance
+    for (const [slug, p] of Object.entries(grant.projects))
+      out.projects[slug] = out.projects[slug]
+        ? union(out.projects[slug], p)
+        : { role: p.role, environments: Object.assign(Object.create(null), p.environments) }
   }
   return out
 }

@@ -25,7 +25,17 @@ export interface OidcSettings {
   publicUrl: string
 }
 
-const OIDC_VARS = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_NAME', 'OIDC_SCOPES', 'OIDC_ALLOWED_DOMAINS', 'OIDC_AUTO_CREATE', 'OIDC_GROUPS_CLAIM', 'OIDC_ROLE_MAP', 'OIDC_ALLOW_INSECURE']
+const OIDC_VARS = [
+  'OIDC_CLIENT_ID',
+  'OIDC_CLIENT_SECRET',
+  'OIDC_NAME',
+  'OIDC_SCOPES',
+  'OIDC_ALLOWED_DOMAINS',
+  'OIDC_AUTO_CREATE',
+  'OIDC_GROUPS_CLAIM',
+  'OIDC_ROLE_MAP',
+  'OIDC_ALLOW_INSECURE',
+]
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/
 
@@ -39,7 +49,8 @@ function bool(env: Record<string, string | undefined>, name: string): boolean {
 function text(env: Record<string, string | undefined>, name: string, fallback: string | undefined, max: number): string {
   const raw = env[name]?.trim() || fallback
   if (raw === undefined) throw new Error(`${name} is required when OIDC_ISSUER is set`)
-  if (raw.length > max || /[\x00-\x1f\x7f]/.test(raw)) throw new Error(`${name} must be at most ${max} characters without control characters`)
+  if (raw.length > max || /[\x00-\x1f\x7f]/.test(raw))
+    throw new Error(`${name} must be at most ${max} characters without control characters`)
   return raw
 }
 
@@ -63,15 +74,22 @@ export function loadOidcSettings(env: Record<string, string | undefined>, public
   const allowInsecure = bool(env, 'OIDC_ALLOW_INSECURE')
   const local = LOCAL_HOSTS.has(issuer.hostname)
   if (issuer.protocol === 'http:' && !local && !allowInsecure) {
-    throw new Error(`OIDC_ISSUER must use https (plain http only for localhost or 127.0.0.1, or with OIDC_ALLOW_INSECURE=true), got "${rawIssuer}"`)
+    throw new Error(
+      `OIDC_ISSUER must use https (plain http only for localhost or 127.0.0.1, or with OIDC_ALLOW_INSECURE=true), got "${rawIssuer}"`,
+    )
   }
-  if (!publicUrl) throw new Error('PUBLIC_URL is required when OIDC_ISSUER is set (the redirect URI is PUBLIC_URL/api/v1/auth/oidc/callback)')
+  if (!publicUrl)
+    throw new Error('PUBLIC_URL is required when OIDC_ISSUER is set (the redirect URI is PUBLIC_URL/api/v1/auth/oidc/callback)')
 
   const scopes = text(env, 'OIDC_SCOPES', 'openid email profile', 1000).split(/\s+/).filter(Boolean)
   if (!scopes.includes('openid')) throw new Error(`OIDC_SCOPES must include openid, got "${env.OIDC_SCOPES}"`)
-  if (scopes.some((s) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) throw new Error(`OIDC_SCOPES must be scope names separated by spaces, got "${env.OIDC_SCOPES}"`)
+  if (scopes.some((s) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s)))
+    throw new Error(`OIDC_SCOPES must be scope names separated by spaces, got "${env.OIDC_SCOPES}"`)
 
-  const allowedDomains = (env.OIDC_ALLOWED_DOMAINS ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean)
+  const allowedDomains = (env.OIDC_ALLOWED_DOMAINS ?? '')
+    .split(',')
+    .map((d) => d.trim().toLowerCase())
+    .filter(Boolean)
   for (const d of allowedDomains) {
     if (!DOMAIN.test(d)) throw new Error(`OIDC_ALLOWED_DOMAINS must be a comma-separated list of domains like example.com, got "${d}"`)
   }
@@ -84,7 +102,9 @@ export function loadOidcSettings(env: Record<string, string | undefined>, public
     try {
       parsed = JSON.parse(rawMap)
     } catch {
-      throw new Error('OIDC_ROLE_MAP must be JSON: { "<group>": { "instance": "admin" } or { "projects": { "<slug>": { "role": "editor" } } } }')
+      throw new Error(
+        'OIDC_ROLE_MAP must be JSON: { "<group>": { "instance": "admin" } or { "projects": { "<slug>": { "role": "editor" } } } }',
+      )
     }
     roleMap = parseRoleMap(parsed, 'OIDC_ROLE_MAP')
   }

@@ -19,7 +19,10 @@ import type { Log } from '../log'
 export type SsoRefusal = 'domain' | 'unverified' | 'no_account' | 'disabled' | 'invitation'
 
 export class SsoRefused extends Error {
-  constructor(readonly reason: SsoRefusal, message: string) {
+  constructor(
+    readonly reason: SsoRefusal,
+    message: string,
+  ) {
     super(message)
     this.name = 'SsoRefused'
   }
@@ -45,13 +48,19 @@ export interface SsoDeps {
 const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1)
 
 /** Signs in the person behind `verified`; returns the user and the session's Set-Cookie value. */
-export async function signInWithOidc(deps: SsoDeps, verified: VerifiedIdentity, invitation: string | undefined, request: Request): Promise<{ user: UserRow; cookie: string }> {
+export async function signInWithOidc(
+  deps: SsoDeps,
+  verified: VerifiedIdentity,
+  invitation: string | undefined,
+  request: Request,
+): Promise<{ user: UserRow; cookie: string }> {
   const { store, identity, settings } = deps
   const ip = clientAddress(request)
   const { email, emailVerified } = verified
   // The email decides the domain only when the provider vouches for it.
   if (settings.allowedDomains.length) {
-    if (!email || !settings.allowedDomains.includes(domainOf(email))) throw new SsoRefused('domain', `email domain not allowed (${email ? domainOf(email) : 'no email'})`)
+    if (!email || !settings.allowedDomains.includes(domainOf(email)))
+      throw new SsoRefused('domain', `email domain not allowed (${email ? domainOf(email) : 'no email'})`)
     if (!emailVerified) throw new SsoRefused('unverified', 'OIDC_ALLOWED_DOMAINS needs an email the provider verified')
   }
   const by = { actor: email ?? `${verified.issuer}#${verified.subject}`, actorType: 'user', ip }
@@ -59,7 +68,8 @@ export async function signInWithOidc(deps: SsoDeps, verified: VerifiedIdentity, 
   // The invitation must be open and for this very (verified) email before anyone is created for it.
   if (invitation !== undefined) {
     const invited = deps.invitations ? await deps.invitations.emailOf(invitation) : undefined
-    if (!email || !emailVerified || invited !== email) throw new SsoRefused('invitation', 'the invitation is unknown, used, expired or for another (or an unverified) email')
+    if (!email || !emailVerified || invited !== email)
+      throw new SsoRefused('invitation', 'the invitation is unknown, used, expired or for another (or an unverified) email')
   }
   const changed = new Set<string>()
   const user = await identity.change(async (tx, notify) => {
@@ -69,7 +79,8 @@ export async function signInWithOidc(deps: SsoDeps, verified: VerifiedIdentity, 
     if (!user) {
       const existing = email ? await store.users.byEmail(tx, email) : undefined
       if (existing) {
-        if (!emailVerified) throw new SsoRefused('unverified', 'an account with this email exists but the provider did not verify the email')
+        if (!emailVerified)
+          throw new SsoRefused('unverified', 'an account with this email exists but the provider did not verify the email')
         user = existing
       } else if (invitation !== undefined || settings.autoCreate) {
         if (!email || !emailVerified) throw new SsoRefused('unverified', 'a new account needs an email the provider verified')
@@ -77,9 +88,21 @@ export async function signInWithOidc(deps: SsoDeps, verified: VerifiedIdentity, 
       } else {
         throw new SsoRefused('no_account', 'no linked or matching user, and OIDC_AUTO_CREATE is off')
       }
-      await store.users.linkIdentity(tx, { issuer: verified.issuer, subject: verified.subject, userId: user.id, createdAt: new Date().toISOString() })
+      await store.users.linkIdentity(tx, {
+        issuer: verified.issuer,
+        subject: verified.subject,
+        userId: user.id,
+        createdAt: new Date().toISOString(),
+      })
       if (!user.sso) await store.users.update(tx, user.id, { sso: true, updatedAt: new Date().toISOString() })
-      await identity.audit(tx, { ...by, actor: user.email, action: 'link_identity', resourceType: 'user', resourceKey: user.id, details: { issuer: verified.issuer } })
+      await identity.audit(tx, {
+        ...by,
+        actor: user.email,
+        action: 'link_identity',
+        resourceType: 'user',
+        resourceKey: user.id,
+        details: { issuer: verified.issuer },
+      })
       changed.add(user.id)
     }
     if (user.disabled) throw new SsoRefused('disabled', 'the user is disabled')
@@ -91,7 +114,11 @@ export async function signInWithOidc(deps: SsoDeps, verified: VerifiedIdentity, 
   // A role map whose claim never arrives grants nothing: people land with no project. Say why, once per
   // sign-in (most often the scope that releases the claim was not asked for).
   if (verified.groupsClaimMissing && Object.keys(settings.roleMap).length) {
-    deps.log(`oidc: the provider sent no "${settings.groupsClaim}" claim, so OIDC_ROLE_MAP granted nothing; ask for the scope that releases it (often "groups" in OIDC_SCOPES) or have the provider add the claim`, { claim: settings.groupsClaim, scopes: settings.scopes, user: user.id }, 'warn')
+    deps.log(
+      `oidc: the provider sent no "${settings.groupsClaim}" claim, so OIDC_ROLE_MAP granted nothing; ask for the scope that releases it (often "groups" in OIDC_SCOPES) or have the provider add the claim`,
+      { claim: settings.groupsClaim, scopes: settings.scopes, user: user.id },
+      'warn',
+    )
   }
   if (invitation !== undefined) {
     try {
@@ -116,7 +143,9 @@ async function applyMappedGrants(deps: SsoDeps, tx: Db, user: UserRow, groups: s
     // The last active owner is never demoted, by a group mapping either.
     const demotesOwner = user.instanceRole === 'owner' && instanceRoleRank(mapped.instance) < instanceRoleRank('owner')
     await store.lock(tx, 'owners')
-    const otherOwners = demotesOwner ? (await store.users.all(tx)).filter((u) => u.id !== user.id && u.instanceRole === 'owner' && !u.disabled).length : 1
+    const otherOwners = demotesOwner
+      ? (await store.users.all(tx)).filter((u) => u.id !== user.id && u.instanceRole === 'owner' && !u.disabled).length
+      : 1
     if (otherOwners > 0) {
       await store.users.update(tx, user.id, { instanceRole: mapped.instance, updatedAt: new Date().toISOString() })
       await audit('update', 'user', user.id, { instance_role: mapped.instance, was: user.instanceRole })
@@ -132,13 +161,24 @@ async function applyMappedGrants(deps: SsoDeps, tx: Db, user: UserRow, groups: s
       deps.log('oidc: OIDC_ROLE_MAP names a project that does not exist', { project: slug }, 'warn')
       continue
     }
-    wanted.set(project.id, { projectId: project.id, userId: user.id, role: grant.role, environments: { ...grant.environments }, via: 'sso', createdAt: new Date().toISOString() })
+    wanted.set(project.id, {
+      projectId: project.id,
+      userId: user.id,
+      role: grant.role,
+      environments: { ...grant.environments },
+      via: 'sso',
+      createdAt: new Date().toISOString(),
+    })
   }
   for (const row of wanted.values()) {
     const had = current.find((m) => m.projectId === row.projectId)
     if (had && had.via === 'sso' && had.role === row.role && JSON.stringify(had.environments) === JSON.stringify(row.environments)) continue
     await store.users.putMembership(tx, had ? { ...row, createdAt: had.createdAt } : row)
-    await audit(had ? 'update' : 'create', 'member', `${row.projectId}:${user.id}`, { project: row.projectId, role: row.role, environments: row.environments })
+    await audit(had ? 'update' : 'create', 'member', `${row.projectId}:${user.id}`, {
+      project: row.projectId,
+      role: row.role,
+      environments: row.environments,
+    })
     changed = true
   }
   // A group the user left takes its mapped grant with it; grants made by hand stay.

@@ -18,6 +18,21 @@ export class StoredOidcStates implements OidcStateStore {
 }
 
 /** The instance-audit entry of a sign-in the provider's answer or the account refused (`reason`: its code). */
-export async function auditRefusedOidcSignIn(store: Store, identity: { audit: (tx: Db, e: AuditEntry) => Promise<unknown> }, reason: string, ip: string | null): Promise<void> {
-  await store.transaction((tx) => identity.audit(tx, { actor: 'oidc', actorType: 'user', action: 'sign_in_failed', resourceType: 'session', resourceKey: '', details: { method: 'oidc', reason }, ip }))
+export async function auditRefusedOidcSignIn(
+  store: Store,
+  identity: { audit: (tx: Db, e: AuditEntry) => Promise<unknown> },
+  reason: string,
+  ip: string | null,
+): Promise<void> {
+  await store.transaction((tx) =>
+    identity.audit(tx, {
+      actor: 'oidc',
+      actorType: 'user',
+      action: 'sign_in_failed',
+      resourceType: 'session',
+      resourceKey: '',
+      details: { method: 'oidc', reason },
+      ip,
+    }),
+  )
 }

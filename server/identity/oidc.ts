@@ -66,7 +66,10 @@ export type OidcFailureReason = 'state' | 'provider' | 'verification' | 'unavail
 
 /** A sign-in that cannot go on; `reason` picks the console's message, `message` is for the log only. */
 export class OidcFailure extends Error {
-  constructor(readonly reason: OidcFailureReason, message: string) {
+  constructor(
+    readonly reason: OidcFailureReason,
+    message: string,
+  ) {
     super(message)
     this.name = 'OidcFailure'
   }
@@ -77,7 +80,8 @@ function describe(e: unknown): string {
   if (!(e instanceof Error)) return String(e)
   const { error, error_description, cause } = e as { error?: unknown; error_description?: unknown; cause?: unknown }
   const parts = [e.message]
-  if (typeof error === 'string') parts.push(`${error}${typeof error_description === 'string' ? `: ${error_description.slice(0, 200)}` : ''}`)
+  if (typeof error === 'string')
+    parts.push(`${error}${typeof error_description === 'string' ? `: ${error_description.slice(0, 200)}` : ''}`)
   // openid-client wraps oauth4webapi's error, whose message names the claim (`"nonce" claim value`).
   if (cause instanceof Error && cause.message !== e.message) parts.push(cause.message)
   return parts.join(' - ')
@@ -115,10 +119,17 @@ export class OidcRelyingParty {
     if (!this.config) {
       const { issuer, clientId, clientSecret, insecureRequests } = this.settings
       this.config = client
-        .discovery(issuer, clientId, clientSecret, undefined, { execute: insecureRequests ? [client.allowInsecureRequests] : [], timeout: REQUEST_TIMEOUT_S })
+        .discovery(issuer, clientId, clientSecret, undefined, {
+          execute: insecureRequests ? [client.allowInsecureRequests] : [],
+          timeout: REQUEST_TIMEOUT_S,
+        })
         .catch((e: unknown) => {
           this.config = undefined
-          this.log('oidc: reading the provider metadata failed', { issuer: issuer.href, error: e instanceof Error ? e.message : String(e) }, 'warn')
+          this.log(
+            'oidc: reading the provider metadata failed',
+            { issuer: issuer.href, error: e instanceof Error ? e.message : String(e) },
+            'warn',
+          )
           throw new OidcFailure('unavailable', 'the identity provider could not be reached')
         })
     }
@@ -133,7 +144,11 @@ export class OidcRelyingParty {
     const verifier = client.randomPKCECodeVerifier()
     const binding = randomBytes(32).toString('base64url')
     const now = opts.now ?? new Date()
-    await this.states.put(sha256(state), { nonce, verifier, binding: sha256(binding), returnTo: opts.returnTo, ...(opts.invitation && { invitation: opts.invitation }) }, new Date(now.getTime() + OIDC_STATE_TTL_MS))
+    await this.states.put(
+      sha256(state),
+      { nonce, verifier, binding: sha256(binding), returnTo: opts.returnTo, ...(opts.invitation && { invitation: opts.invitation }) },
+      new Date(now.getTime() + OIDC_STATE_TTL_MS),
+    )
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: this.settings.redirectUri,
       scope: this.settings.scopes,
@@ -147,7 +162,11 @@ export class OidcRelyingParty {
   }
 
   /** Finishes a sign-in from the callback's query string and the browser-binding cookie. */
-  async finish(search: string, binding: string | undefined, now = new Date()): Promise<{ identity: VerifiedIdentity; returnTo: string; invitation?: string }> {
+  async finish(
+    search: string,
+    binding: string | undefined,
+    now = new Date(),
+  ): Promise<{ identity: VerifiedIdentity; returnTo: string; invitation?: string }> {
     const params = new URLSearchParams(search)
     const state = params.get('state')
     if (!state || state.length > 512) throw new OidcFailure('state', 'the callback has no state')
@@ -155,7 +174,8 @@ export class OidcRelyingParty {
     const pending = await this.states.take(sha256(state), now)
     if (!pending) throw new OidcFailure('state', 'unknown, used or expired state')
     const bound = binding ? Buffer.from(sha256(binding)) : undefined
-    if (!bound || !timingSafeEqual(bound, Buffer.from(pending.binding))) throw new OidcFailure('state', 'the sign-in was started in another browser')
+    if (!bound || !timingSafeEqual(bound, Buffer.from(pending.binding)))
+      throw new OidcFailure('state', 'the sign-in was started in another browser')
     const error = params.get('error')
     if (error) throw new OidcFailure('provider', `the provider refused: ${error.slice(0, 100)}`)
 
@@ -179,7 +199,11 @@ export class OidcRelyingParty {
     let claims: Record<string, unknown> = { ...idClaims }
     // Some providers put email and groups only in userinfo (Okta, or any with conforming ID tokens).
     const groupsClaim = this.settings.groupsClaim
-    if ((claims.email === undefined || claims[groupsClaim] === undefined) && tokens.access_token && config.serverMetadata().userinfo_endpoint) {
+    if (
+      (claims.email === undefined || claims[groupsClaim] === undefined) &&
+      tokens.access_token &&
+      config.serverMetadata().userinfo_endpoint
+    ) {
       try {
         const info = await client.fetchUserInfo(config, tokens.access_token, idClaims.sub)
         claims = { ...info, ...claims }
@@ -189,7 +213,13 @@ export class OidcRelyingParty {
     }
     const email = typeof claims.email === 'string' && claims.email.length <= 320 ? claims.email.trim().toLowerCase() : undefined
     // Control characters never reach a stored name.
-    const name = typeof claims.name === 'string' ? claims.name.replace(/[\x00-\x1f\x7f]/g, ' ').trim().slice(0, 200) : undefined
+    const name =
+      typeof claims.name === 'string'
+        ? claims.name
+            .replace(/[\x00-\x1f\x7f]/g, ' ')
+            .trim()
+            .slice(0, 200)
+        : undefined
     return {
       identity: {
         issuer: idClaims.iss,

@@ -27,8 +27,16 @@ export interface IdentityDeps {
 }
 
 export const userView = (u: UserRow) => ({
-  id: u.id, email: u.email, name: u.name, instance_role: u.instanceRole, disabled: u.disabled, created_at: u.createdAt,
-  last_login_at: u.lastLoginAt, has_password: u.passwordHash !== null, has_totp: u.totpSecret !== null, sso: u.sso,
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  instance_role: u.instanceRole,
+  disabled: u.disabled,
+  created_at: u.createdAt,
+  last_login_at: u.lastLoginAt,
+  has_password: u.passwordHash !== null,
+  has_totp: u.totpSecret !== null,
+  sso: u.sso,
 })
 export type UserView = ReturnType<typeof userView>
 
@@ -40,7 +48,8 @@ export function normalEmail(raw: unknown, path = 'email'): string {
 }
 export function displayName(raw: unknown, path = 'name'): string {
   const name = typeof raw === 'string' ? raw.trim() : ''
-  if (!name || name.length > 200 || /[\x00-\x1f\x7f]/.test(name)) throw validationError([{ path, message: 'must be 1-200 characters without control characters' }])
+  if (!name || name.length > 200 || /[\x00-\x1f\x7f]/.test(name))
+    throw validationError([{ path, message: 'must be 1-200 characters without control characters' }])
   return name
 }
 
@@ -60,10 +69,13 @@ export function createIdentity(deps: IdentityDeps) {
   const oidcProviders: { id: string; name: string }[] = []
   let setupCode: string | undefined
 
-  const audit = (tx: Db, e: AuditEntry) => store.instanceAudit.insert(tx, { ...e, details: e.details ?? null, ip: e.ip ?? null, timestamp: new Date().toISOString() })
+  const audit = (tx: Db, e: AuditEntry) =>
+    store.instanceAudit.insert(tx, { ...e, details: e.details ?? null, ip: e.ip ?? null, timestamp: new Date().toISOString() })
 
   /** One transaction; `notify` collects the change notices published once it has committed. */
-  async function change<T>(fn: (tx: Db, notify: (n: Omit<ChangeNotice, 'projectId'> & { projectId?: string }) => void) => Promise<T>): Promise<T> {
+  async function change<T>(
+    fn: (tx: Db, notify: (n: Omit<ChangeNotice, 'projectId'> & { projectId?: string }) => void) => Promise<T>,
+  ): Promise<T> {
     const notices: ChangeNotice[] = []
     const result = await store.transaction((tx) => fn(tx, (n) => void notices.push({ projectId: '', ...n })))
     for (const n of notices) await bus.publish(n)
@@ -78,7 +90,15 @@ export function createIdentity(deps: IdentityDeps) {
     await store.transaction(async (tx) => {
       await store.sessions.insert(tx, row)
       await store.users.update(tx, user.id, { lastLoginAt: row.createdAt })
-      await audit(tx, { actor: user.email, actorType: 'user', action: 'sign_in', resourceType: 'session', resourceKey: row.id, details: { method }, ip: row.ip })
+      await audit(tx, {
+        actor: user.email,
+        actorType: 'user',
+        action: 'sign_in',
+        resourceType: 'session',
+        resourceKey: row.id,
+        details: { method },
+        ip: row.ip,
+      })
     })
     sessions.remember(row)
     await directory.refresh(user.id)
@@ -96,19 +116,40 @@ export function createIdentity(deps: IdentityDeps) {
   }
 
   /** Creates a user (instance admins, invitations, SSO, the CLI). `password` is optional (SSO users). */
-  async function createUser(tx: Db, input: { email: string; name: string; instanceRole: InstanceRole; password?: string; sso?: boolean }, by: { actor: string; actorType: string; ip?: string | null }): Promise<UserRow> {
+  async function createUser(
+    tx: Db,
+    input: { email: string; name: string; instanceRole: InstanceRole; password?: string; sso?: boolean },
+    by: { actor: string; actorType: string; ip?: string | null },
+  ): Promise<UserRow> {
     const email = normalEmail(input.email)
     const name = displayName(input.name)
     if (input.password !== undefined) assertPassword(input.password, email)
     if (await store.users.byEmail(tx, email)) throw conflict('CONFLICT', 'A user with this email already exists')
     const now = new Date().toISOString()
     const user: UserRow = {
-      id: crypto.randomUUID(), email, name, instanceRole: input.instanceRole, disabled: false,
-      passwordHash: input.password !== undefined ? await hashPassword(input.password) : null, totpSecret: null, totpPending: null,
-      totpLastStep: null, recoveryCodes: [], sso: input.sso ?? false, createdAt: now, updatedAt: now, lastLoginAt: null,
+      id: crypto.randomUUID(),
+      email,
+      name,
+      instanceRole: input.instanceRole,
+      disabled: false,
+      passwordHash: input.password !== undefined ? await hashPassword(input.password) : null,
+      totpSecret: null,
+      totpPending: null,
+      totpLastStep: null,
+      recoveryCodes: [],
+      sso: input.sso ?? false,
+      createdAt: now,
+      updatedAt: now,
+      lastLoginAt: null,
     }
     await store.users.insert(tx, user)
-    await audit(tx, { ...by, action: 'create', resourceType: 'user', resourceKey: user.id, details: { email, instance_role: input.instanceRole } })
+    await audit(tx, {
+      ...by,
+      action: 'create',
+      resourceType: 'user',
+      resourceKey: user.id,
+      details: { email, instance_role: input.instanceRole },
+    })
     return user
   }
 
@@ -132,7 +173,11 @@ export function createIdentity(deps: IdentityDeps) {
       await directory.reload()
       await warmPasswords()
       if (directory.size > 0) return undefined
-      setupCode = settings.setupCode ?? await store.transaction((tx) => store.serverKeys.getOrCreate(tx, 'setup-code', Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64url')))
+      setupCode =
+        settings.setupCode ??
+        (await store.transaction((tx) =>
+          store.serverKeys.getOrCreate(tx, 'setup-code', Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64url')),
+        ))
       return setupCode
     },
 
@@ -154,8 +199,20 @@ export function createIdentity(deps: IdentityDeps) {
       const passwordHash = await hashPassword(input.password)
       const now = new Date().toISOString()
       const user: UserRow = {
-        id: crypto.randomUUID(), email, name, instanceRole: 'owner', disabled: false, passwordHash, totpSecret: null, totpPending: null,
-        totpLastStep: null, recoveryCodes: [], sso: false, createdAt: now, updatedAt: now, lastLoginAt: null,
+        id: crypto.randomUUID(),
+        email,
+        name,
+        instanceRole: 'owner',
+        disabled: false,
+        passwordHash,
+        totpSecret: null,
+        totpPending: null,
+        totpLastStep: null,
+        recoveryCodes: [],
+        sso: false,
+        createdAt: now,
+        updatedAt: now,
+        lastLoginAt: null,
       }
       await change(async (tx, notify) => {
         // One setup ever, even when two arrive at once on different instances.
@@ -163,7 +220,15 @@ export function createIdentity(deps: IdentityDeps) {
           throw conflict('ALREADY_SET_UP', 'This service already has users; sign in instead')
         }
         await store.users.insert(tx, user)
-        await audit(tx, { actor: email, actorType: 'user', action: 'setup', resourceType: 'user', resourceKey: user.id, details: { email, instance_role: 'owner' }, ip: clientAddress(request) })
+        await audit(tx, {
+          actor: email,
+          actorType: 'user',
+          action: 'setup',
+          resourceType: 'user',
+          resourceKey: user.id,
+          details: { email, instance_role: 'owner' },
+          ip: clientAddress(request),
+        })
         notify({ resourceType: 'user', resourceKey: user.id })
       })
       setupCode = undefined
@@ -181,13 +246,24 @@ export function createIdentity(deps: IdentityDeps) {
       const ok = await verifyPassword(input.password, found?.passwordHash)
       const refuse = async (reason: string) => {
         await throttle.failed(email)
-        await store.transaction((tx) => audit(tx, { actor: email.slice(0, 254), actorType: 'user', action: 'sign_in_failed', resourceType: 'session', resourceKey: '', details: { method: 'password', reason }, ip }))
+        await store.transaction((tx) =>
+          audit(tx, {
+            actor: email.slice(0, 254),
+            actorType: 'user',
+            action: 'sign_in_failed',
+            resourceType: 'session',
+            resourceKey: '',
+            details: { method: 'password', reason },
+            ip,
+          }),
+        )
         return invalidCredentials()
       }
       if (!ok || !found || found.disabled) throw await refuse(found && ok ? 'disabled' : 'credentials')
       const user = found
       if (user.totpSecret !== null) {
-        if (input.totp === undefined || input.totp === '') throw unauthorized('TOTP_REQUIRED', 'This account needs its two-factor code (field `totp`)')
+        if (input.totp === undefined || input.totp === '')
+          throw unauthorized('TOTP_REQUIRED', 'This account needs its two-factor code (field `totp`)')
         const spent = await store.transaction((tx) => spendSecondFactor(tx, user, input.totp!))
         if (!spent) throw await refuse('totp')
       }
@@ -199,14 +275,26 @@ export function createIdentity(deps: IdentityDeps) {
     async logout(person: Person, sessionId: string, request: Request): Promise<void> {
       await change(async (tx, notify) => {
         await store.sessions.delete(tx, sessionId)
-        await audit(tx, { actor: person.user.email, actorType: 'user', action: 'sign_out', resourceType: 'session', resourceKey: sessionId, ip: clientAddress(request) })
+        await audit(tx, {
+          actor: person.user.email,
+          actorType: 'user',
+          action: 'sign_out',
+          resourceType: 'session',
+          resourceKey: sessionId,
+          ip: clientAddress(request),
+        })
         notify({ resourceType: 'session', resourceKey: sessionId })
       })
       sessions.forget(sessionId)
     },
 
     /** A wrong current password: 403. Ends every other session of the user. */
-    async changePassword(person: Person, sessionId: string | undefined, input: { current_password: string; new_password: string }, request: Request) {
+    async changePassword(
+      person: Person,
+      sessionId: string | undefined,
+      input: { current_password: string; new_password: string },
+      request: Request,
+    ) {
       const user = person.user
       // Throttled like sign-in (the same per-account state): a stolen cookie is no password-guessing oracle.
       await throttle.checkAccount(user.email)
@@ -220,7 +308,14 @@ export function createIdentity(deps: IdentityDeps) {
       await change(async (tx, notify) => {
         await store.users.update(tx, user.id, { passwordHash, updatedAt: new Date().toISOString() })
         await store.sessions.deleteForUser(tx, user.id, sessionId)
-        await audit(tx, { actor: user.email, actorType: 'user', action: 'password_change', resourceType: 'user', resourceKey: user.id, ip: clientAddress(request) })
+        await audit(tx, {
+          actor: user.email,
+          actorType: 'user',
+          action: 'password_change',
+          resourceType: 'user',
+          resourceKey: user.id,
+          ip: clientAddress(request),
+        })
         notify({ resourceType: 'user', resourceKey: user.id })
       })
     },
@@ -231,7 +326,14 @@ export function createIdentity(deps: IdentityDeps) {
       const idle = settings.sessionIdleMinutes * 60_000
       return rows
         .filter((r) => Date.parse(r.expiresAt) > now && Date.parse(sessions.lastSeen(r)) + idle > now)
-        .map((r) => ({ id: r.id, created_at: r.createdAt, last_seen_at: sessions.lastSeen(r), ip: r.ip, user_agent: r.userAgent, current: r.id === currentId }))
+        .map((r) => ({
+          id: r.id,
+          created_at: r.createdAt,
+          last_seen_at: sessions.lastSeen(r),
+          ip: r.ip,
+          user_agent: r.userAgent,
+          current: r.id === currentId,
+        }))
     },
 
     async revokeSession(person: Person, id: string, request: Request): Promise<void> {
@@ -239,7 +341,15 @@ export function createIdentity(deps: IdentityDeps) {
         const mine = (await store.sessions.byUser(tx, person.user.id)).some((s) => s.id === id)
         if (!mine) throw notFound('NOT_FOUND', 'Session')
         await store.sessions.delete(tx, id)
-        await audit(tx, { actor: person.user.email, actorType: 'user', action: 'sign_out', resourceType: 'session', resourceKey: id, details: { revoked: true }, ip: clientAddress(request) })
+        await audit(tx, {
+          actor: person.user.email,
+          actorType: 'user',
+          action: 'sign_out',
+          resourceType: 'session',
+          resourceKey: id,
+          details: { revoked: true },
+          ip: clientAddress(request),
+        })
         notify({ resourceType: 'session', resourceKey: id })
       })
       sessions.forget(id)
@@ -248,7 +358,11 @@ export function createIdentity(deps: IdentityDeps) {
     /** The signed-in person behind a cookie value, from memory when the session is known. */
     async personOf(value: string, ip: string | null = null): Promise<{ person: Person; sessionId: string } | undefined> {
       // A value not in memory costs one store read; each address gets 600 of those a minute.
-      const session = await sessions.resolve(value, Date.now(), async () => (await deps.limiter.hit(`session-lookup:${ip ?? 'unknown'}`, 600)).allowed)
+      const session = await sessions.resolve(
+        value,
+        Date.now(),
+        async () => (await deps.limiter.hit(`session-lookup:${ip ?? 'unknown'}`, 600)).allowed,
+      )
       if (!session) return undefined
       let person = directory.get(session.userId)
       // A user made on another instance whose notice has not arrived yet: read once.

@@ -24,7 +24,10 @@ export class SessionCache {
   private dirty = new Set<string>()
   private timer: ReturnType<typeof setInterval>
 
-  constructor(private store: Store, private limits: SessionLimits) {
+  constructor(
+    private store: Store,
+    private limits: SessionLimits,
+  ) {
     this.timer = setInterval(() => void this.flush(), TOUCH_FLUSH_MS)
   }
 
@@ -96,8 +99,14 @@ export class SessionCache {
     return {
       value,
       row: {
-        id: crypto.randomUUID(), hash: hashToken(value), userId, createdAt: at, lastSeenAt: at,
-        expiresAt: new Date(now + this.limits.maxMs).toISOString(), ip: meta.ip, userAgent: meta.userAgent?.slice(0, 512) ?? null,
+        id: crypto.randomUUID(),
+        hash: hashToken(value),
+        userId,
+        createdAt: at,
+        lastSeenAt: at,
+        expiresAt: new Date(now + this.limits.maxMs).toISOString(),
+        ip: meta.ip,
+        userAgent: meta.userAgent?.slice(0, 512) ?? null,
       },
     }
   }

@@ -11,14 +11,18 @@ export const MAX_WAIT_MS = 15 * 60_000
 export const ADDRESS_ATTEMPTS_PER_MINUTE = 30
 
 interface Limiter {
-  hit(key: string, limit: number, now?: number): { allowed: boolean; retryAfter: number } | Promise<{ allowed: boolean; retryAfter: number }>
+  hit(
+    key: string,
+    limit: number,
+    now?: number,
+  ): { allowed: boolean; retryAfter: number } | Promise<{ allowed: boolean; retryAfter: number }>
 }
 
-const throttled = (seconds: number) =>
-  rateLimited('LOGIN_THROTTLED', `Too many sign-in attempts; retry in ${seconds} s`, seconds)
+const throttled = (seconds: number) => rateLimited('LOGIN_THROTTLED', `Too many sign-in attempts; retry in ${seconds} s`, seconds)
 
 /** The wait after `failures` consecutive failures (0 while under the free allowance). */
-export const waitAfter = (failures: number): number => (failures < FREE_FAILURES ? 0 : Math.min(1000 * 2 ** (failures - FREE_FAILURES), MAX_WAIT_MS))
+export const waitAfter = (failures: number): number =>
+  failures < FREE_FAILURES ? 0 : Math.min(1000 * 2 ** (failures - FREE_FAILURES), MAX_WAIT_MS)
 
 export function createThrottle(store: Store, limiter: Limiter) {
   const keyOf = (email: string) => hashToken(`sign-in:${email.trim().toLowerCase()}`)

@@ -31,7 +31,9 @@ export function newRecoveryCodes(count = 10): string[] {
   return Array.from({ length: count }, () => {
     let out = ''
     // 248 = 8 × 31: bytes below it map to the alphabet without bias.
-    while (out.length < 10) for (const b of crypto.getRandomValues(new Uint8Array(16))) if (b < 248 && out.length < 10) out += RECOVERY_ALPHABET[b % RECOVERY_ALPHABET.length]
+    while (out.length < 10)
+      for (const b of crypto.getRandomValues(new Uint8Array(16)))
+        if (b < 248 && out.length < 10) out += RECOVERY_ALPHABET[b % RECOVERY_ALPHABET.length]
     return `${out.slice(0, 5)}-${out.slice(5)}`
   })
 }

@@ -16,7 +16,14 @@ export function twoFactor(store: Store, identity: Identity) {
       const secret = newTotpSecret()
       await identity.change(async (tx, notify) => {
         await store.users.update(tx, person.user.id, { totpPending: secret, updatedAt: new Date().toISOString() })
-        await identity.audit(tx, { actor: person.user.email, actorType: 'user', action: 'totp_begin', resourceType: 'user', resourceKey: person.user.id, ip })
+        await identity.audit(tx, {
+          actor: person.user.email,
+          actorType: 'user',
+          action: 'totp_begin',
+          resourceType: 'user',
+          resourceKey: person.user.id,
+          ip,
+        })
         notify({ resourceType: 'user', resourceKey: person.user.id })
       })
       await identity.directory.refresh(person.user.id)
@@ -30,8 +37,21 @@ export function twoFactor(store: Store, identity: Identity) {
         if (!user?.totpPending) throw conflict('TOTP_NOT_STARTED', 'Start with POST /api/v1/me/totp')
         const step = acceptTotp(user.totpPending, code, null)
         if (step === undefined) throw wrongCode()
-        await store.users.update(tx, user.id, { totpSecret: user.totpPending, totpPending: null, totpLastStep: step, recoveryCodes: codes.map(hashRecoveryCode), updatedAt: new Date().toISOString() })
-        await identity.audit(tx, { actor: user.email, actorType: 'user', action: 'totp_enable', resourceType: 'user', resourceKey: user.id, ip })
+        await store.users.update(tx, user.id, {
+          totpSecret: user.totpPending,
+          totpPending: null,
+          totpLastStep: step,
+          recoveryCodes: codes.map(hashRecoveryCode),
+          updatedAt: new Date().toISOString(),
+        })
+        await identity.audit(tx, {
+          actor: user.email,
+          actorType: 'user',
+          action: 'totp_enable',
+          resourceType: 'user',
+          resourceKey: user.id,
+          ip,
+        })
         notify({ resourceType: 'user', resourceKey: user.id })
       })
       await identity.directory.refresh(person.user.id)
@@ -52,8 +72,21 @@ export function twoFactor(store: Store, identity: Identity) {
             wrong = true
             throw wrongCode()
           }
-          await store.users.update(tx, user.id, { totpSecret: null, totpPending: null, totpLastStep: null, recoveryCodes: [], updatedAt: new Date().toISOString() })
-          await identity.audit(tx, { actor: user.email, actorType: 'user', action: 'totp_disable', resourceType: 'user', resourceKey: user.id, ip })
+          await store.users.update(tx, user.id, {
+            totpSecret: null,
+            totpPending: null,
+            totpLastStep: null,
+            recoveryCodes: [],
+            updatedAt: new Date().toISOString(),
+          })
+          await identity.audit(tx, {
+            actor: user.email,
+            actorType: 'user',
+            action: 'totp_disable',
+            resourceType: 'user',
+            resourceKey: user.id,
+            ip,
+          })
           notify({ resourceType: 'user', resourceKey: user.id })
         })
       } catch (err) {

@@ -37,7 +37,11 @@ export function userOperations(deps: {
   directory: Directory
   change: Change
   audit: (tx: Db, e: AuditEntry) => Promise<void>
-  createUser: (tx: Db, input: { email: string; name: string; instanceRole: InstanceRole; password?: string; sso?: boolean }, by: By) => Promise<UserRow>
+  createUser: (
+    tx: Db,
+    input: { email: string; name: string; instanceRole: InstanceRole; password?: string; sso?: boolean },
+    by: By,
+  ) => Promise<UserRow>
 }) {
   const { store, directory, change, audit } = deps
   return {
@@ -49,7 +53,10 @@ export function userOperations(deps: {
     },
 
     /** A new user (409 CONFLICT when the email is taken). */
-    async create(input: { email: string; name: string; instanceRole: InstanceRole; password?: string; sso?: boolean }, by: By): Promise<UserRow> {
+    async create(
+      input: { email: string; name: string; instanceRole: InstanceRole; password?: string; sso?: boolean },
+      by: By,
+    ): Promise<UserRow> {
       const user = await change(async (tx, notify) => {
         const u = await deps.createUser(tx, input, by)
         notify({ resourceType: 'user', resourceKey: u.id })
@@ -92,9 +99,22 @@ export function userOperations(deps: {
           if (m.via === 'sso' && !wanted.has(m.projectId)) await store.users.deleteMembership(tx, m.projectId, userId)
         }
         for (const [projectId, g] of wanted) {
-          await store.users.putMembership(tx, { projectId, userId, role: g.role, environments: g.environments ?? {}, via: 'sso', createdAt: now })
+          await store.users.putMembership(tx, {
+            projectId,
+            userId,
+            role: g.role,
+            environments: g.environments ?? {},
+            via: 'sso',
+            createdAt: now,
+          })
         }
-        await audit(tx, { ...by, action: 'sso_grants', resourceType: 'user', resourceKey: userId, details: { instance_role: grants.instanceRole ?? null, projects: grants.projects.map((p) => ({ slug: p.slug, role: p.role })) } })
+        await audit(tx, {
+          ...by,
+          action: 'sso_grants',
+          resourceType: 'user',
+          resourceKey: userId,
+          details: { instance_role: grants.instanceRole ?? null, projects: grants.projects.map((p) => ({ slug: p.slug, role: p.role })) },
+        })
         notify({ resourceType: 'user', resourceKey: userId })
         for (const projectId of wanted.keys()) notify({ resourceType: 'member', resourceKey: userId, projectId })
       })

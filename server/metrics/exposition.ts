@@ -42,7 +42,10 @@ type HistogramData = Awaited<ReturnType<Histogram['get']>>
  *  labels each time); ours are already counted per bucket in each RouteSeries, so this subclass hands the
  *  registry those counts, in the shape Histogram itself produces, instead of its own (empty) state. */
 class RouteLatencyHistogram extends Histogram<'route' | 'method'> {
-  constructor(registry: Registry, private readonly requests: RequestMetrics) {
+  constructor(
+    registry: Registry,
+    private readonly requests: RequestMetrics,
+  ) {
     super({
       name: 'flagship_http_request_duration_seconds',
       help: 'Time from a request reaching its handler to its response, by route template and method',
@@ -67,7 +70,13 @@ class RouteLatencyHistogram extends Histogram<'route' | 'method'> {
       values.push({ labels, value: s.sum, metricName: `${name}_sum` })
       values.push({ labels, value: s.count, metricName: `${name}_count` })
     }
-    return { name, help: 'Time from a request reaching its handler to its response, by route template and method', type: 'histogram', values, aggregator: 'sum' } as unknown as HistogramData
+    return {
+      name,
+      help: 'Time from a request reaching its handler to its response, by route template and method',
+      type: 'histogram',
+      values,
+      aggregator: 'sum',
+    } as unknown as HistogramData
   }
 
   override async get(): Promise<HistogramData> {
@@ -133,14 +142,18 @@ export function createExposition(sources: MetricsSources): MetricsExposition {
   const countQueue = (): Promise<void> =>
     (counting ??= new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no answer within ${QUEUE_DEPTH_TIMEOUT_MS} ms`)), QUEUE_DEPTH_TIMEOUT_MS)
-      ;(sources.queueDepth ?? (() => Promise.reject(new Error('no store'))))().then(resolve, reject).finally(() => clearTimeout(timer))
-    }).then(
-      (n) => void (depth = n),
-      () => {
-        depth = undefined
-        counts.storeError('metrics')
-      },
-    ).finally(() => (counting = undefined)))
+      ;(sources.queueDepth ?? (() => Promise.reject(new Error('no store'))))()
+        .then(resolve, reject)
+        .finally(() => clearTimeout(timer))
+    })
+      .then(
+        (n) => void (depth = n),
+        () => {
+          depth = undefined
+          counts.storeError('metrics')
+        },
+      )
+      .finally(() => (counting = undefined)))
 
   new Gauge({
     name: 'flagship_webhook_queue_depth',

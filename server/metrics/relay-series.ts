@@ -14,7 +14,7 @@ const STATES = ['connected', 'polling', 'unreachable', 'starting'] as const
 export function relaySeries(registry: Registry, relay: RelaySources): void {
   new Gauge({
     name: 'flagship_relay_upstream',
-    help: 'This relay\'s link to its upstream: 1 for the current state (connected: following the stream; polling: stream lost; unreachable)',
+    help: "This relay's link to its upstream: 1 for the current state (connected: following the stream; polling: stream lost; unreachable)",
     labelNames: ['state'],
     registers: [registry],
     collect() {
@@ -24,7 +24,7 @@ export function relaySeries(registry: Registry, relay: RelaySources): void {
   })
   new Gauge({
     name: 'flagship_relay_data_age_seconds',
-    help: 'Seconds since the upstream last confirmed this relay\'s definitions (absent: never)',
+    help: "Seconds since the upstream last confirmed this relay's definitions (absent: never)",
     registers: [registry],
     collect() {
       const age = relay.dataAgeSeconds()

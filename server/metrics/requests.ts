@@ -31,7 +31,10 @@ export class RouteSeries {
   sum = 0
   count = 0
 
-  constructor(readonly route: string, readonly method: string) {}
+  constructor(
+    readonly route: string,
+    readonly method: string,
+  ) {}
 
   /** One answer: its status code and how long it took from the handler's start to its Response. */
   record(status: number, seconds: number): void {

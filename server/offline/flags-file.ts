@@ -28,10 +28,16 @@ export interface FlagsFileOptions {
   log: Log
 }
 
-interface Held { text: string; row: DocumentRow }
+interface Held {
+  text: string
+  row: DocumentRow
+}
 
 /** Reads and checks the file; the rows it holds, or the reason it is refused. */
-function readRows(path: string, environments: readonly string[]): { rows?: Record<Kind, Map<string, { body: Record<string, unknown>; text: string }>>; error?: string } {
+function readRows(
+  path: string,
+  environments: readonly string[],
+): { rows?: Record<Kind, Map<string, { body: Record<string, unknown>; text: string }>>; error?: string } {
   let text: string
   try {
     if (statSync(path).size > MAX_IMPORT_BYTES) return { error: `the file exceeds ${MAX_IMPORT_BYTES} bytes` }
@@ -40,7 +46,11 @@ function readRows(path: string, environments: readonly string[]): { rows?: Recor
     return { error: (e as Error).message }
   }
   const parsed = parseDocumentText(text, { maxBytes: MAX_IMPORT_BYTES, format: /\.json$/i.test(path) ? 'json' : undefined })
-  const describe = (issues: { path: string; line?: number; message: string }[]) => issues.slice(0, 5).map((i) => `${i.path || '(document)'}${i.line ? ` (line ${i.line})` : ''}: ${i.message}`).join('; ')
+  const describe = (issues: { path: string; line?: number; message: string }[]) =>
+    issues
+      .slice(0, 5)
+      .map((i) => `${i.path || '(document)'}${i.line ? ` (line ${i.line})` : ''}: ${i.message}`)
+      .join('; ')
   if (!parsed.document) return { error: describe(parsed.errors) }
   const issues: { path: string; message: string }[] = []
   const { bodies, written } = documentEntries(parsed.document, issues)
@@ -77,39 +87,76 @@ export async function startFlagsFile(o: FlagsFileOptions) {
         if (was && was.text === text) next.set(key, was)
         else {
           const version = (was?.row.version ?? 0) + 1
-          next.set(key, { text, row: { projectId: o.projectId, key, body: body as DocumentRow['body'], version, createdAt: was?.row.createdAt ?? now, updatedAt: now } })
+          next.set(key, {
+            text,
+            row: {
+              projectId: o.projectId,
+              key,
+              body: body as DocumentRow['body'],
+              version,
+              createdAt: was?.row.createdAt ?? now,
+              updatedAt: now,
+            },
+          })
           changes.push({ kind, key, action: was ? 'update' : 'create', version })
         }
       }
       for (const [key, was] of held[kind]) if (!next.has(key)) changes.push({ kind, key, action: 'delete', version: was.row.version })
       held[kind] = next
     }
-    const rows: DocumentRows = { flags: [...held.flags.values()].map((h) => h.row), configs: [...held.configs.values()].map((h) => h.row), segments: [...held.segments.values()].map((h) => h.row) }
+    const rows: DocumentRows = {
+      flags: [...held.flags.values()].map((h) => h.row),
+      configs: [...held.configs.values()].map((h) => h.row),
+      segments: [...held.segments.values()].map((h) => h.row),
+    }
     o.snapshots.useDocuments(o.projectId, rows)
     if (initial || !changes.length) return
     // Numbered in the project's change stream (the store keeps the stream, as for every change), then
     // published: streams and other listeners hear of each difference, after memory already serves it.
-    const entries = changes.map((c) => ({ resourceType: RESOURCE_OF[c.kind], resourceKey: c.key, action: c.action, version: c.version, environment: '', createdAt: now }))
+    const entries = changes.map((c) => ({
+      resourceType: RESOURCE_OF[c.kind],
+      resourceKey: c.key,
+      action: c.action,
+      version: c.version,
+      environment: '',
+      createdAt: now,
+    }))
     const numbered = await o.store.transaction((tx) => o.store.changes.append(tx, o.projectId, entries, o.replayLimit))
     o.log('FLAGS_FILE reloaded', { file: o.path, changes: changes.length })
-    await o.bus.publishAll(numbered.map((row): ChangeNotice => ({
-      projectId: o.projectId, resourceType: row.resourceType, resourceKey: row.resourceKey,
-      change: { seq: row.seq, resource_type: row.resourceType, key: row.resourceKey, action: row.action, version: row.version, environment: row.environment, at: row.createdAt },
-    })))
+    await o.bus.publishAll(
+      numbered.map(
+        (row): ChangeNotice => ({
+          projectId: o.projectId,
+          resourceType: row.resourceType,
+          resourceKey: row.resourceKey,
+          change: {
+            seq: row.seq,
+            resource_type: row.resourceType,
+            key: row.resourceKey,
+            action: row.action,
+            version: row.version,
+            environment: row.environment,
+            at: row.createdAt,
+          },
+        }),
+      ),
+    )
   }
 
   const check = () => {
-    loading = loading.then(async () => {
-      let text: string
-      try {
-        text = readFileSync(o.path, 'utf8')
-      } catch {
-        return
-      }
-      if (text === lastText) return
-      lastText = text
-      await load(false)
-    }).catch((e) => o.log('FLAGS_FILE reload failed', { file: o.path, error: (e as Error).message }, 'error'))
+    loading = loading
+      .then(async () => {
+        let text: string
+        try {
+          text = readFileSync(o.path, 'utf8')
+        } catch {
+          return
+        }
+        if (text === lastText) return
+        lastText = text
+        await load(false)
+      })
+      .catch((e) => o.log('FLAGS_FILE reload failed', { file: o.path, error: (e as Error).message }, 'error'))
   }
 
   lastText = readFileSync(o.path, 'utf8')

@@ -47,7 +47,7 @@ export function readCache(path: string, upstream: string, log: Log): RelayCache 
     const cache = JSON.parse(text) as RelayCache
     if (cache.format !== 1) throw new Error(`unknown format ${cache.format}`)
     if (cache.upstream !== upstream) {
-      log('RELAY_CACHE_FILE holds another upstream\'s state; starting without it', { file: path, upstream: cache.upstream }, 'warn')
+      log("RELAY_CACHE_FILE holds another upstream's state; starting without it", { file: path, upstream: cache.upstream }, 'warn')
       return undefined
     }
     return cache

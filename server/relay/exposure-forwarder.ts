@@ -39,19 +39,30 @@ export function drainExposureEvents(): { events: ExposureEvent[]; dropped: numbe
 
 /** Whether the flag (as the relay now serves it) still has the variant: the origin refuses a batch naming a
  *  variant removed meanwhile, whole, so such an event would cost its batch's others. */
-export function variantServed(snapshots: Pick<Snapshots, 'project'>, projectId: string | undefined, flag: string, variant: string): boolean {
+export function variantServed(
+  snapshots: Pick<Snapshots, 'project'>,
+  projectId: string | undefined,
+  flag: string,
+  variant: string,
+): boolean {
   const row = projectId === undefined ? undefined : snapshots.project(projectId)?.flags.get(flag)?.row
   const variants = row && flagBodyOf(row).variants
   return variants !== undefined && variants !== null && Object.hasOwn(variants, variant)
 }
 
-export function startExposureForwarding(opts: { forward: (events: ExposureEvent[]) => void; served: (flag: string, variant: string) => boolean; flushMs: number; log: Log }) {
+export function startExposureForwarding(opts: {
+  forward: (events: ExposureEvent[]) => void
+  served: (flag: string, variant: string) => boolean
+  flushMs: number
+  log: Log
+}) {
   const { forward, served, flushMs, log } = opts
   function flush(): void {
     const { events, dropped } = drainExposureEvents()
     if (dropped) log('exposures dropped: too many units waiting between flushes', { dropped }, 'warn')
     const kept = events.filter((e) => served(e.flag, e.variant))
-    if (kept.length < events.length) log('exposures dropped: their variant was removed from the flag meanwhile', { dropped: events.length - kept.length }, 'warn')
+    if (kept.length < events.length)
+      log('exposures dropped: their variant was removed from the flag meanwhile', { dropped: events.length - kept.length }, 'warn')
     if (kept.length) forward(kept)
   }
   onExposurePressure(flush)

@@ -26,7 +26,14 @@ export const STREAM_SILENCE_MS = 45_000
 function rowOf(projectId: string, doc: Record<string, unknown>): DocumentRow {
   const body: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(doc)) if (!META.has(k)) body[k] = v
-  return { projectId, key: doc.key as string, body: body as DocumentRow['body'], version: doc.version as number, createdAt: doc.created_at as string, updatedAt: doc.updated_at as string }
+  return {
+    projectId,
+    key: doc.key as string,
+    body: body as DocumentRow['body'],
+    version: doc.version as number,
+    createdAt: doc.created_at as string,
+    updatedAt: doc.updated_at as string,
+  }
 }
 
 export interface FollowerOptions {
@@ -78,11 +85,15 @@ export class Follower {
   async verify(hashes: string[]): Promise<VerifyAnswer | undefined> {
     try {
       const res = await fetch(`${this.o.url}/api/v1/relay/verify`, {
-        method: 'POST', headers: this.headers({ 'content-type': 'application/json' }), body: JSON.stringify({ hashes }), signal: AbortSignal.timeout(10_000),
+        method: 'POST',
+        headers: this.headers({ 'content-type': 'application/json' }),
+        body: JSON.stringify({ hashes }),
+        signal: AbortSignal.timeout(10_000),
       })
       if (!res.ok) {
         await res.arrayBuffer()
-        if (res.status === 401 || res.status === 403) this.o.log('the upstream refuses UPSTREAM_TOKEN: it must be a relay key of the project', { status: res.status }, 'error')
+        if (res.status === 401 || res.status === 403)
+          this.o.log('the upstream refuses UPSTREAM_TOKEN: it must be a relay key of the project', { status: res.status }, 'error')
         return undefined
       }
       return (await res.json()) as VerifyAnswer
@@ -98,7 +109,11 @@ export class Follower {
     experimentRegistry.loadListed(project.id, doc.experiments ?? [])
     this.o.snapshots.serveProject(
       { id: project.id, slug: project.slug, name: project.name, environments: doc.environments, createdAt: '', updatedAt: '' },
-      { flags: doc.flags.map((d) => rowOf(project.id, d)), configs: doc.configs.map((d) => rowOf(project.id, d)), segments: doc.segments.map((d) => rowOf(project.id, d)) },
+      {
+        flags: doc.flags.map((d) => rowOf(project.id, d)),
+        configs: doc.configs.map((d) => rowOf(project.id, d)),
+        segments: doc.segments.map((d) => rowOf(project.id, d)),
+      },
     )
   }
 
@@ -113,7 +128,8 @@ export class Follower {
       if (this.queued === queued) this.queued = undefined
       const query = this.environment !== null ? `?environment=${encodeURIComponent(this.environment)}` : ''
       const res = await fetch(`${this.o.url}/api/v1/definitions${query}`, {
-        headers: this.headers(this.etag && !reset ? { 'if-none-match': this.etag } : {}), signal: AbortSignal.timeout(10_000),
+        headers: this.headers(this.etag && !reset ? { 'if-none-match': this.etag } : {}),
+        signal: AbortSignal.timeout(10_000),
       })
       if (res.status !== 200 && res.status !== 304) {
         await res.arrayBuffer()
@@ -139,7 +155,10 @@ export class Follower {
       this.o.changed()
     })
     this.refreshing = run.catch(() => {})
-    queued.done = run.then(() => true, () => false)
+    queued.done = run.then(
+      () => true,
+      () => false,
+    )
     return queued.done
   }
 
@@ -149,7 +168,8 @@ export class Follower {
       try {
         await this.follow()
       } catch (e) {
-        if (!this.stopped && this.state === 'connected') this.o.log('upstream change stream lost; polling until it is back', errorForLog(e), 'warn')
+        if (!this.stopped && this.state === 'connected')
+          this.o.log('upstream change stream lost; polling until it is back', errorForLog(e), 'warn')
       }
       if (this.stopped) break
       const answered = this.project !== undefined && (await this.load(false))
@@ -170,7 +190,8 @@ export class Follower {
     const connection = new AbortController()
     let heardAt = Date.now()
     const watchdog = setInterval(() => {
-      if (Date.now() - heardAt > STREAM_SILENCE_MS) connection.abort(new Error(`no bytes from the upstream stream for ${STREAM_SILENCE_MS} ms`))
+      if (Date.now() - heardAt > STREAM_SILENCE_MS)
+        connection.abort(new Error(`no bytes from the upstream stream for ${STREAM_SILENCE_MS} ms`))
     }, 5000)
     try {
       await this.stream(held, AbortSignal.any([this.abort.signal, connection.signal]), () => (heardAt = Date.now()))
@@ -180,7 +201,10 @@ export class Follower {
   }
 
   private async stream(held: boolean, signal: AbortSignal, heard: () => void): Promise<void> {
-    const res = await fetch(`${this.o.url}/api/v1/stream`, { headers: this.headers(held ? { 'last-event-id': String(this.head) } : {}), signal })
+    const res = await fetch(`${this.o.url}/api/v1/stream`, {
+      headers: this.headers(held ? { 'last-event-id': String(this.head) } : {}),
+      signal,
+    })
     if (res.status !== 200 || !res.body) {
       await res.arrayBuffer().catch(() => {})
       throw new Error(`GET /api/v1/stream answered ${res.status}`)
@@ -189,7 +213,10 @@ export class Follower {
     this.state = 'connected'
     const project = this.project!
     this.o.log('following the upstream change stream', { upstream: this.o.url, project: project.id, version: this.head })
-    void this.o.keys().recheck().catch(() => {})
+    void this.o
+      .keys()
+      .recheck()
+      .catch(() => {})
     for await (const message of readSse(res.body, heard)) {
       if (message.event === 'change') {
         const data = JSON.parse(message.data) as Omit<StreamChange, 'seq' | 'at'>

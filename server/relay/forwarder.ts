@@ -29,7 +29,14 @@ const CUT_MS = 1000
 const RETRY_MIN_MS = 100
 const RETRY_MAX_MS = 5000
 
-interface Count { key: string; environment: string; variant: string; count: number; from: string; to: string }
+interface Count {
+  key: string
+  environment: string
+  variant: string
+  count: number
+  from: string
+  to: string
+}
 
 /** Usage counts of the same flag, environment, variant and hour add up (the origin files them by `to`'s hour). */
 function mergeCounts(items: unknown[]): unknown[] {
@@ -69,7 +76,11 @@ export class Forwarder {
   private timer: ReturnType<typeof setInterval>
   private wake: (() => void) | undefined
 
-  constructor(private readonly o: ForwarderOptions, restored: readonly Batch[] = [], taken: readonly string[] = []) {
+  constructor(
+    private readonly o: ForwarderOptions,
+    restored: readonly Batch[] = [],
+    taken: readonly string[] = [],
+  ) {
     this.spool = [...restored]
     this.taken = new Set(taken)
     this.timer = setInterval(() => this.cut(), CUT_MS)
@@ -114,7 +125,8 @@ export class Forwarder {
     for (const [path, gathered] of this.gathering) {
       const rule = FORWARDED[path]!
       const items = rule.merge ? rule.merge(gathered) : gathered
-      for (let i = 0; i < items.length; i += rule.maxItems) this.spool.push({ id: crypto.randomUUID(), path, items: items.slice(i, i + rule.maxItems) })
+      for (let i = 0; i < items.length; i += rule.maxItems)
+        this.spool.push({ id: crypto.randomUUID(), path, items: items.slice(i, i + rule.maxItems) })
     }
     this.gathering.clear()
     let held = this.spool.reduce((n, b) => n + b.items.length, 0)
@@ -124,7 +136,11 @@ export class Forwarder {
       const dropped = this.spool.splice(1, 1)[0]!
       held -= dropped.items.length
       this.droppedCount++
-      this.o.log('relay spool full: the oldest waiting batch was dropped', { path: dropped.path, items: dropped.items.length, limit }, 'warn')
+      this.o.log(
+        'relay spool full: the oldest waiting batch was dropped',
+        { path: dropped.path, items: dropped.items.length, limit },
+        'warn',
+      )
     }
     this.o.changed()
     this.wake?.()
@@ -164,7 +180,11 @@ export class Forwarder {
       if (res.ok) return 'sent'
       // The upstream refused the batch itself (a flag's variant gone meanwhile): resending cannot help.
       if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429 && res.status !== 401) {
-        this.o.log('the upstream refused a forwarded batch; it is dropped', { path: batch.path, status: res.status, items: batch.items.length }, 'warn')
+        this.o.log(
+          'the upstream refused a forwarded batch; it is dropped',
+          { path: batch.path, status: res.status, items: batch.items.length },
+          'warn',
+        )
         return 'refused'
       }
       return 'retry'

@@ -44,9 +44,18 @@ export class RelayKeys {
 
   private rowOf(v: KeyVerdict, projectId: string): TokenRow {
     return {
-      hash: v.hash, projectId, name: v.token_prefix ?? '', tokenPrefix: v.token_prefix ?? '', permissions: v.permissions ?? [],
-      expiresAt: v.expires_at ?? null, createdAt: '', lastUsedAt: null, ownerUserId: null,
-      environments: v.environments ?? null, environment: v.environment ?? null, createdByUserId: null,
+      hash: v.hash,
+      projectId,
+      name: v.token_prefix ?? '',
+      tokenPrefix: v.token_prefix ?? '',
+      permissions: v.permissions ?? [],
+      expiresAt: v.expires_at ?? null,
+      createdAt: '',
+      lastUsedAt: null,
+      ownerUserId: null,
+      environments: v.environments ?? null,
+      environment: v.environment ?? null,
+      createdByUserId: null,
     }
   }
 
@@ -63,7 +72,9 @@ export class RelayKeys {
   /** Asks the upstream about the hashes not held and not refused within the last minute. */
   async resolve(hashes: readonly string[]): Promise<void> {
     const now = Date.now()
-    const ask = hashes.filter((h) => this.o.snapshots.token(h) === undefined && !(now - (this.unknown.get(h) ?? -Infinity) < REASK_UNKNOWN_MS))
+    const ask = hashes.filter(
+      (h) => this.o.snapshots.token(h) === undefined && !(now - (this.unknown.get(h) ?? -Infinity) < REASK_UNKNOWN_MS),
+    )
     const waits = hashes.map((h) => this.asking.get(h)).filter((p) => p !== undefined)
     const fresh = ask.filter((h) => !this.asking.has(h))
     if (fresh.length) {

@@ -28,10 +28,18 @@ import { startExposureForwarding, variantServed } from './exposure-forwarder'
 
 export async function startRelay(settings: Settings & { upstreamUrl: string; upstreamToken: string }) {
   const upstreamUrl = settings.upstreamUrl
-  if (settings.databaseUrlGiven) log('DATABASE_URL is ignored: a relay has no database of its own (it serves its upstream\'s data from memory)', { upstream: upstreamUrl }, 'warn')
+  if (settings.databaseUrlGiven)
+    log(
+      "DATABASE_URL is ignored: a relay has no database of its own (it serves its upstream's data from memory)",
+      { upstream: upstreamUrl },
+      'warn',
+    )
   const snapshots = new Snapshots(undefined)
   const hub = new ChangeHub({
-    store: undefined, replayLimit: settings.streamReplayLimit, heartbeatMs: settings.streamHeartbeatMs, log,
+    store: undefined,
+    replayLimit: settings.streamReplayLimit,
+    heartbeatMs: settings.streamHeartbeatMs,
+    log,
     applyToCache: async () => {},
     stillAllowed: (s, now) => {
       const token = snapshots.token(s.tokenHash)
@@ -44,21 +52,43 @@ export async function startRelay(settings: Settings & { upstreamUrl: string; ups
   const changed = () => saveState()
   let keys: RelayKeys
   const follower = new Follower({
-    url: upstreamUrl, token: settings.upstreamToken, tokenHash: hashToken(settings.upstreamToken), pollMs: settings.upstreamPollMs,
-    snapshots, hub, keys: () => keys, log, changed,
+    url: upstreamUrl,
+    token: settings.upstreamToken,
+    tokenHash: hashToken(settings.upstreamToken),
+    pollMs: settings.upstreamPollMs,
+    snapshots,
+    hub,
+    keys: () => keys,
+    log,
+    changed,
   })
   keys = new RelayKeys({ snapshots, verify: (h) => follower.verify(h), projectId: () => follower.project?.id, changed, log })
   const cache = settings.relayCacheFile ? readCache(settings.relayCacheFile, upstreamUrl, log) : undefined
   if (cache) {
     follower.restore(cache)
     keys.restore(cache.keys)
-    log('serving the last state from RELAY_CACHE_FILE until the upstream answers', { file: settings.relayCacheFile, version: cache.head, saved_age_s: Math.round((Date.now() - cache.confirmedAt) / 1000) })
+    log('serving the last state from RELAY_CACHE_FILE until the upstream answers', {
+      file: settings.relayCacheFile,
+      version: cache.head,
+      saved_age_s: Math.round((Date.now() - cache.confirmedAt) / 1000),
+    })
   }
   const forwarder = new Forwarder({ upstreamUrl, token: settings.upstreamToken, log, changed }, cache?.spool ?? [], cache?.taken ?? [])
-  const state = (): RelayCache | undefined => follower.project && follower.definitions && {
-    format: 1, upstream: upstreamUrl, confirmedAt: follower.confirmedAt ?? 0, project: follower.project, environment: follower.environment,
-    head: follower.head, etag: follower.etag, definitions: follower.definitions, keys: keys.held(), spool: forwarder.spooled(), taken: forwarder.takenIds(),
-  }
+  const state = (): RelayCache | undefined =>
+    follower.project &&
+    follower.definitions && {
+      format: 1,
+      upstream: upstreamUrl,
+      confirmedAt: follower.confirmedAt ?? 0,
+      project: follower.project,
+      environment: follower.environment,
+      head: follower.head,
+      etag: follower.etag,
+      definitions: follower.definitions,
+      keys: keys.held(),
+      spool: forwarder.spooled(),
+      taken: forwarder.takenIds(),
+    }
   const writer = settings.relayCacheFile ? cacheWriter(settings.relayCacheFile, state, log) : undefined
   if (writer) saveState = () => writer.save()
 
@@ -66,14 +96,23 @@ export async function startRelay(settings: Settings & { upstreamUrl: string; ups
   let countedSince = new Date().toISOString()
   const usageTimer = setInterval(() => {
     const to = new Date().toISOString()
-    const counts = drainCounts().map((c) => ({ key: c.key, environment: c.environment, variant: c.variant, count: c.count, from: countedSince, to }))
+    const counts = drainCounts().map((c) => ({
+      key: c.key,
+      environment: c.environment,
+      variant: c.variant,
+      count: c.count,
+      from: countedSince,
+      to,
+    }))
     countedSince = to
     forwarder.add('/api/v1/usage', counts)
   }, settings.usageFlushMs)
   // Its exposures (of the running experiments the upstream's definitions list) go upstream as events.
   const exposures = startExposureForwarding({
-    forward: (events) => forwarder.add('/api/v1/events', events), served: (flag, variant) => variantServed(snapshots, follower.project?.id, flag, variant),
-    flushMs: settings.exposureFlushMs, log,
+    forward: (events) => forwarder.add('/api/v1/events', events),
+    served: (flag, variant) => variantServed(snapshots, follower.project?.id, flag, variant),
+    flushMs: settings.exposureFlushMs,
+    log,
   })
 
   const relay: RelayState = {
@@ -90,12 +129,25 @@ export async function startRelay(settings: Settings & { upstreamUrl: string; ups
   const exposition = createExposition({ requests, counts, subscribers: () => hub.subscriberCount, relay })
   // Stream tickets signed with a key derived from the relay key: every relay sharing it (behind one load
   // balancer) accepts the others' tickets.
-  const tickets = new TicketSigner(new Bun.CryptoHasher('sha256').update(`stream-tickets\u0000${settings.upstreamToken}`).digest('base64url'))
+  const tickets = new TicketSigner(
+    new Bun.CryptoHasher('sha256').update(`stream-tickets\u0000${settings.upstreamToken}`).digest('base64url'),
+  )
   const authenticator = new Authenticator(snapshots, undefined, tickets, (hashes) => keys.resolve(hashes))
   const limiter = settings.redisUrl ? new RedisRateLimiter(settings.redisUrl, log) : new MemoryRateLimiter()
   // A relay knows no people: only tokens, verified upstream.
   const access = createAccess({ directory: { get: () => undefined }, snapshots })
-  const app = createApp({ settings, snapshots, authenticator, limiter, log, hub, tickets, metrics: { requests, counts, exposition }, access, relay })
+  const app = createApp({
+    settings,
+    snapshots,
+    authenticator,
+    limiter,
+    log,
+    hub,
+    tickets,
+    metrics: { requests, counts, exposition },
+    access,
+    relay,
+  })
   try {
     app.listen({ port: settings.port, hostname: settings.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER })
   } catch (e) {
@@ -104,7 +156,14 @@ export async function startRelay(settings: Settings & { upstreamUrl: string; ups
   const running = follower.run()
   const sweep = setInterval(() => limiter.sweep(), 60_000)
   const server = app.server!
-  log('listening', { url: `http://${settings.host}:${server.port}`, port: server.port, version: VERSION, mode: 'relay', upstream: upstreamUrl, ready: relay.ready() })
+  log('listening', {
+    url: `http://${settings.host}:${server.port}`,
+    port: server.port,
+    version: VERSION,
+    mode: 'relay',
+    upstream: upstreamUrl,
+    ready: relay.ready(),
+  })
 
   return {
     app,

@@ -4,7 +4,12 @@
 import type { ReleasePlanMonitor } from '../services/release-plan-monitor'
 import { errorForLog, type Log } from '../log'
 
-export function startReleaseMonitor(opts: { monitor: Pick<ReleasePlanMonitor, 'round'>; instanceId: string; intervalMs: number; log: Log }) {
+export function startReleaseMonitor(opts: {
+  monitor: Pick<ReleasePlanMonitor, 'round'>
+  instanceId: string
+  intervalMs: number
+  log: Log
+}) {
   const { monitor, instanceId, intervalMs, log } = opts
   // A lease outlives a few rounds, so a slow round does not hand the plan to another instance mid-check.
   const leaseMs = Math.max(3 * intervalMs, 5_000)
@@ -19,7 +24,8 @@ export function startReleaseMonitor(opts: { monitor: Pick<ReleasePlanMonitor, 'r
       log('release plan monitor round stalled; starting the next one', { stalled_ms: Date.now() - busySince }, 'warn')
     }
     const since = (busySince = Date.now())
-    running = monitor.round(instanceId, leaseMs, (id, e) => log('release plan check failed', { release_plan: id, ...errorForLog(e) }, 'warn'))
+    running = monitor
+      .round(instanceId, leaseMs, (id, e) => log('release plan check failed', { release_plan: id, ...errorForLog(e) }, 'warn'))
       .catch((e) => log('release plan monitor round failed', errorForLog(e), 'warn'))
       .finally(() => {
         if (busySince === since) busySince = null

@@ -61,7 +61,10 @@ export function startScheduleWorker(opts: ScheduleWorkerOptions): ScheduleWorker
       while (!stopped) {
         again = false
         const [next, nextRequest] = await Promise.all([schedules.nextDueAt(), opts.changeRequests?.nextDueAt() ?? null])
-        const wait = Math.min(next === null ? pollMs : Date.parse(next) - Date.now(), nextRequest === null ? pollMs : Date.parse(nextRequest) - Date.now())
+        const wait = Math.min(
+          next === null ? pollMs : Date.parse(next) - Date.now(),
+          nextRequest === null ? pollMs : Date.parse(nextRequest) - Date.now(),
+        )
         if (wait > 0) {
           delay = Math.min(wait, pollMs)
           break
@@ -70,7 +73,12 @@ export function startScheduleWorker(opts: ScheduleWorkerOptions): ScheduleWorker
         report(result)
         const request = opts.changeRequests ? await opts.changeRequests.applyDue() : { outcome: 'none' as const }
         if (request.outcome === 'applied') log('scheduled change request applied', { change_request: request.changeRequest.id })
-        else if (request.outcome === 'failed') log('scheduled change request failed', { change_request: request.changeRequest.id, code: request.changeRequest.error?.code }, 'warn')
+        else if (request.outcome === 'failed')
+          log(
+            'scheduled change request failed',
+            { change_request: request.changeRequest.id, code: request.changeRequest.error?.code },
+            'warn',
+          )
         // Due, yet nothing to claim: another instance holds it. It commits or fails it; look again later.
         if (result.outcome === 'none' && request.outcome === 'none') break
       }
@@ -93,10 +101,18 @@ export function startScheduleWorker(opts: ScheduleWorkerOptions): ScheduleWorker
 
   function report(result: ApplyOutcome): void {
     if (result.outcome === 'applied') {
-      log('scheduled change applied', { schedule_id: result.schedule.id, flag: result.schedule.flagKey, version: result.schedule.resultVersion })
+      log('scheduled change applied', {
+        schedule_id: result.schedule.id,
+        flag: result.schedule.flagKey,
+        version: result.schedule.resultVersion,
+      })
     } else if (result.outcome === 'failed') {
       const { schedule, cause } = result
-      log('scheduled change failed', { schedule_id: schedule.id, flag: schedule.flagKey, code: schedule.errorCode, reason: schedule.error }, 'warn')
+      log(
+        'scheduled change failed',
+        { schedule_id: schedule.id, flag: schedule.flagKey, code: schedule.errorCode, reason: schedule.error },
+        'warn',
+      )
       if (schedule.errorCode === 'INTERNAL') log('scheduled change: unexpected error', errorForLog(cause), 'error')
     }
   }

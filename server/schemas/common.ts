@@ -4,18 +4,22 @@ import { t, type TSchema } from 'elysia'
 
 export const Json = t.Any({ description: 'any JSON value' })
 /** A string-keyed map. Spelled with additionalProperties (not t.Record's patternProperties) for OpenAPI 3.0. */
-export const Dict = <T extends TSchema>(value: T, description?: string) => t.Object({}, { additionalProperties: value, ...(description && { description }) })
+export const Dict = <T extends TSchema>(value: T, description?: string) =>
+  t.Object({}, { additionalProperties: value, ...(description && { description }) })
 export const Timestamp = t.String({ description: 'ISO 8601 timestamp' })
 export const OptionalTimestamp = t.Optional(t.Nullable(Timestamp))
 
 /** `success: true` on every write (a boolean: OpenAPI 3.0 has no `const`). */
 export const Success = t.Boolean({ description: 'always true' })
 
-export const ErrorBody = t.Object({
-  error: t.String(),
-  code: t.String(),
-  details: t.Optional(Dict(t.Any())),
-}, { title: 'Error', example: { error: 'Flag "new-chekout" not found', code: 'FLAG_NOT_FOUND' } })
+export const ErrorBody = t.Object(
+  {
+    error: t.String(),
+    code: t.String(),
+    details: t.Optional(Dict(t.Any())),
+  },
+  { title: 'Error', example: { error: 'Flag "new-chekout" not found', code: 'FLAG_NOT_FOUND' } },
+)
 
 /** Read-only fields a client may echo back in an update (e.g. PUT of what it read): accepted, ignored. */
 export const readOnlyEcho = {
@@ -33,7 +37,9 @@ export const Page = t.Object({
 })
 export const KeyParam = t.Object({ key: t.String() })
 export const KeyEnvParams = t.Object({ key: t.String(), env: t.String() })
-export const IfMatch = t.Object({ 'if-match': t.Optional(t.String({ description: 'apply only at this version: the version in double quotes, e.g. "3"' })) })
+export const IfMatch = t.Object({
+  'if-match': t.Optional(t.String({ description: 'apply only at this version: the version in double quotes, e.g. "3"' })),
+})
 export const Force = t.Object({ force: t.Optional(t.BooleanString()) })
 
 export const Deleted = t.Object({ success: Success, key: t.String() })

@@ -7,10 +7,18 @@ import type { ServiceDeps } from './context'
 export type ActorNames = ReadonlyMap<string, string>
 
 export const auditView = (r: AuditRow, names?: ActorNames) => ({
-  id: r.id, timestamp: r.timestamp, actor: r.actor, actor_name: names?.get(r.actor) ?? null,
+  id: r.id,
+  timestamp: r.timestamp,
+  actor: r.actor,
+  actor_name: names?.get(r.actor) ?? null,
   actor_type: r.actorType ?? (r.actor === 'cli' ? 'cli' : r.actor.startsWith('schedule:') ? 'schedule' : 'token'),
-  credential: r.credential, action: r.action, resource_type: r.resourceType,
-  resource_key: r.resourceKey, project_id: r.projectId, before: r.before, after: r.after,
+  credential: r.credential,
+  action: r.action,
+  resource_type: r.resourceType,
+  resource_key: r.resourceKey,
+  project_id: r.projectId,
+  before: r.before,
+  after: r.after,
   // more about the change: an import's change set; why a change to a protected environment was allowed
   ...(r.details != null && { details: r.details }),
 })
@@ -40,15 +48,28 @@ export function auditService({ store }: ServiceDeps) {
       return (await store.audit.withoutReview(store.db, projectId, since, limit)).map((r) => {
         const d = (r.details ?? {}) as { emergency?: unknown; bypass_reason?: unknown }
         return {
-          id: r.id, timestamp: r.timestamp, actor: r.actor, action: r.action, resource_type: r.resourceType, resource_key: r.resourceKey,
-          reason: d.emergency === true ? 'emergency_off' as const : 'break_glass' as const,
+          id: r.id,
+          timestamp: r.timestamp,
+          actor: r.actor,
+          action: r.action,
+          resource_type: r.resourceType,
+          resource_key: r.resourceKey,
+          reason: d.emergency === true ? ('emergency_off' as const) : ('break_glass' as const),
           ...(typeof d.bypass_reason === 'string' && { bypass_reason: d.bypass_reason }),
         }
       })
     },
     async page(projectId: string, filter: AuditFilter, limit: number, offset: number) {
       const { rows, total } = await store.audit.page(store.db, projectId, filter, limit, offset)
-      return { rows, total, names: await actorNames(store, projectId, rows.map((r) => r.actor)) }
+      return {
+        rows,
+        total,
+        names: await actorNames(
+          store,
+          projectId,
+          rows.map((r) => r.actor),
+        ),
+      }
     },
   }
 }

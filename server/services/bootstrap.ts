@@ -12,12 +12,30 @@ export async function bootstrap(store: Store, bootstrapToken: string | undefined
   if ((await store.projects.all(store.db)).length > 0) return { created: false }
   return store.transaction(async (tx) => {
     const now = new Date().toISOString()
-    const project: ProjectRow = { id: 'default', name: 'Default', slug: 'default', environments: DEFAULT_ENVIRONMENTS, createdAt: now, updatedAt: now }
+    const project: ProjectRow = {
+      id: 'default',
+      name: 'Default',
+      slug: 'default',
+      environments: DEFAULT_ENVIRONMENTS,
+      createdAt: now,
+      updatedAt: now,
+    }
     await store.projects.insert(tx, project)
-    const { token } = await insertToken({ store }, tx, { name: 'bootstrap admin', project_id: 'default', permissions: ['*'] }, bootstrapToken)
+    const { token } = await insertToken(
+      { store },
+      tx,
+      { name: 'bootstrap admin', project_id: 'default', permissions: ['*'] },
+      bootstrapToken,
+    )
     await store.audit.insert(tx, {
-      projectId: 'default', timestamp: now, actor: CLI_ACTOR, action: 'create', resourceType: 'project', resourceKey: 'default',
-      before: null, after: { id: 'default', name: 'Default', slug: 'default', environments: DEFAULT_ENVIRONMENTS },
+      projectId: 'default',
+      timestamp: now,
+      actor: CLI_ACTOR,
+      action: 'create',
+      resourceType: 'project',
+      resourceKey: 'default',
+      before: null,
+      after: { id: 'default', name: 'Default', slug: 'default', environments: DEFAULT_ENVIRONMENTS },
     })
     return { created: true, generatedToken: bootstrapToken ? undefined : token }
   })

@@ -13,7 +13,10 @@ import { onlyStopsServing } from './emergency-off'
 
 /** What the gate decided: the protected environments a change affects, and whether it passes as an
  *  emergency off (no review, no authority needed). */
-export interface GateResult { environments: string[]; emergency: boolean }
+export interface GateResult {
+  environments: string[]
+  emergency: boolean
+}
 const OPEN: GateResult = { environments: [], emergency: false }
 
 const GATED = new Set(['flag', 'config', 'segment'])
@@ -25,7 +28,11 @@ function scheduleEnvironment(change: Change): string {
 }
 
 export const changeRequestRequired = (environments: string[]) =>
-  conflict('CHANGE_REQUEST_REQUIRED', `${environments.join(', ')} ${environments.length > 1 ? 'are' : 'is'} protected: propose this change as a change request`, { environments })
+  conflict(
+    'CHANGE_REQUEST_REQUIRED',
+    `${environments.join(', ')} ${environments.length > 1 ? 'are' : 'is'} protected: propose this change as a change request`,
+    { environments },
+  )
 
 /** One gate per transaction: the project's policies are read once. */
 export function changeGate(store: Store, tx: Db) {
@@ -35,7 +42,7 @@ export function changeGate(store: Store, tx: Db) {
     if (!hit) {
       // The project's environments only matter once something is protected (the common case reads one table).
       hit = store.policies.byProject(tx, projectId).then(async (policies) => ({
-        envs: policies.some((p) => p.protected) ? (await store.projects.get(tx, projectId))?.environments ?? [] : [],
+        envs: policies.some((p) => p.protected) ? ((await store.projects.get(tx, projectId))?.environments ?? []) : [],
         policies,
       }))
       cache.set(projectId, hit)
@@ -49,13 +56,18 @@ export function changeGate(store: Store, tx: Db) {
     if (!GATED.has(change.resourceType) && !schedule) return OPEN
     const { envs, policies } = await load(change.projectId)
     if (!policies.some((p) => p.protected)) return OPEN
-    const environment = schedule ? scheduleEnvironment(change) : change.event?.environment ?? ''
+    const environment = schedule ? scheduleEnvironment(change) : (change.event?.environment ?? '')
     const affected = affectedNames(affectedByChange(schedule ? 'flag' : change.resourceType, environment), envs)
     const protecting = policies.filter((p) => p.protected && affected.includes(p.environment))
     const hit = protecting.map((p) => p.environment)
     if (!hit.length) return OPEN
     if (change.authority) return { environments: hit, emergency: false }
-    if (change.resourceType === 'flag' && change.action === 'update' && protecting.every((p) => p.allowEmergencyOff) && onlyStopsServing(change.before, change.after)) {
+    if (
+      change.resourceType === 'flag' &&
+      change.action === 'update' &&
+      protecting.every((p) => p.allowEmergencyOff) &&
+      onlyStopsServing(change.before, change.after)
+    ) {
       return { environments: hit, emergency: true }
     }
     throw changeRequestRequired(hit)

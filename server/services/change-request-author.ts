@@ -18,12 +18,16 @@ import { expiryOf } from './tokens'
 /** Who is asking: the actor; the person signed in or owning the personal token (`userId`, null for a
  *  machine token: only people review); the person behind the credential (`behind`: also a machine
  *  token's creator; null for bootstrap and command-line tokens). */
-export interface Requester { actor: Actor; userId: string | null; behind?: string | null }
+export interface Requester {
+  actor: Actor
+  userId: string | null
+  behind?: string | null
+}
 
 /** The authorship columns of a new request. */
 export const authorOf = (req: Requester) => ({
   authorUserId: req.behind !== undefined ? req.behind : req.userId,
-  authorTokenHash: req.userId === null ? req.actor.tokenHash ?? null : null,
+  authorTokenHash: req.userId === null ? (req.actor.tokenHash ?? null) : null,
 })
 
 /** The author, through any of their credentials, or the machine token that proposed it. */
@@ -32,19 +36,30 @@ export function isAuthor(req: Requester, row: ChangeRequestRow): boolean {
   if (row.authorUserId !== null && person === row.authorUserId) return true
   if (req.userId !== null) return false
   // Requests made by a machine token before tokens named their token by hash carry its prefix only.
-  return row.authorTokenHash !== null ? req.actor.tokenHash === row.authorTokenHash : row.authorUserId === null && req.actor.name === row.authorName
+  return row.authorTokenHash !== null
+    ? req.actor.tokenHash === row.authorTokenHash
+    : row.authorUserId === null && req.actor.name === row.authorName
 }
 
 const lacks = (message: string, details: Record<string, unknown>) => conflict('AUTHOR_LACKS_RIGHTS', message, details)
 
 /** Why the author may no longer apply `row` (null: they may). Reads the authoring token in `tx`. */
-export async function authorRefusal(store: Store, tx: Db, reviewers: Reviewers, row: ChangeRequestRow, policy: RequestPolicy): Promise<AppError | null> {
+export async function authorRefusal(
+  store: Store,
+  tx: Db,
+  reviewers: Reviewers,
+  row: ChangeRequestRow,
+  policy: RequestPolicy,
+): Promise<AppError | null> {
   const who = row.authorName
   if (row.authorUserId !== null) {
     const person = reviewers.person(row.authorUserId)
     if (!person) return lacks(`The author (${who}) no longer exists or is disabled`, { author: who, reason: 'inactive' })
     if (!reviewers.mayReview(row.authorUserId, row.projectId, policy.affected, false)) {
-      return lacks(`The author (${person.email}) is no longer active with write rights in every environment the request affects`, { author: person.email, reason: 'no_write_rights' })
+      return lacks(`The author (${person.email}) is no longer active with write rights in every environment the request affects`, {
+        author: person.email,
+        reason: 'no_write_rights',
+      })
     }
   }
   const machine = row.authorTokenHash !== null || row.authorUserId === null
@@ -55,13 +70,21 @@ export async function authorRefusal(store: Store, tx: Db, reviewers: Reviewers, 
     const same = (await store.tokens.byProject(tx, row.projectId)).filter((t) => t.tokenPrefix === row.authorName && t.ownerUserId === null)
     token = same.length === 1 ? same[0] : undefined
   }
-  if (!token || expiryOf(token) <= Date.now()) return lacks(`The token that proposed the request (${who}) was revoked or has expired`, { author: who, reason: 'token_revoked' })
-  const missing = [...new Set(row.items.map(permissionOf))].filter((p) => !token!.permissions.includes('*') && !token!.permissions.includes(p))
+  if (!token || expiryOf(token) <= Date.now())
+    return lacks(`The token that proposed the request (${who}) was revoked or has expired`, { author: who, reason: 'token_revoked' })
+  const missing = [...new Set(row.items.map(permissionOf))].filter(
+    (p) => !token!.permissions.includes('*') && !token!.permissions.includes(p),
+  )
   const project = await store.projects.get(tx, row.projectId)
   const names = affectedNames(policy.affected, project?.environments ?? [])
   const outside = token.environments ? names.filter((e) => !token!.environments!.includes(e)) : []
   if (missing.length || outside.length) {
-    return lacks(`The token that proposed the request (${who}) no longer holds write rights in every environment it affects`, { author: who, reason: 'no_write_rights', ...(missing.length && { permissions: missing }), ...(outside.length && { environments: outside }) })
+    return lacks(`The token that proposed the request (${who}) no longer holds write rights in every environment it affects`, {
+      author: who,
+      reason: 'no_write_rights',
+      ...(missing.length && { permissions: missing }),
+      ...(outside.length && { environments: outside }),
+    })
   }
   return null
 }

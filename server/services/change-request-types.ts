@@ -8,4 +8,7 @@ export const BYPASS_HEADER = 'flagship-bypass-reason'
 export const BYPASS_REASON_MIN = 10
 export const BYPASS_REASON_MAX = 500
 
-export const unsupportedAction = (resource: string, action: string) => ({ path: 'action', message: `a ${resource} has no "${action}" action` })
+export const unsupportedAction = (resource: string, action: string) => ({
+  path: 'action',
+  message: `a ${resource} has no "${action}" action`,
+})

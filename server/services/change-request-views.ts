@@ -8,7 +8,11 @@ import { itemsAffect } from './change-request-items'
 import type { Reviewers } from '../access/reviewers'
 export type { Reviewers } from '../access/reviewers'
 
-export interface PersonView { id: string | null; email: string | null; name: string }
+export interface PersonView {
+  id: string | null
+  email: string | null
+  name: string
+}
 
 /** The policy a request answers to: the protected environments it affects and what they ask. */
 export interface RequestPolicy {
@@ -32,7 +36,11 @@ export function requestPolicy(row: Pick<ChangeRequestRow, 'items'>, projectEnvir
 
 /** The user ids whose approvals count now. */
 export function countedApprovers(row: ChangeRequestRow, reviews: ReviewRow[], policy: RequestPolicy, reviewers: Reviewers): string[] {
-  const ids = new Set(reviews.filter((r) => r.decision === 'approve' && r.revision === row.revision && r.reviewerUserId !== row.authorUserId).map((r) => r.reviewerUserId))
+  const ids = new Set(
+    reviews
+      .filter((r) => r.decision === 'approve' && r.revision === row.revision && r.reviewerUserId !== row.authorUserId)
+      .map((r) => r.reviewerUserId),
+  )
   return [...ids].filter((id) => reviewers.mayReview(id, row.projectId, policy.affected, policy.needAdmin))
 }
 
@@ -42,25 +50,54 @@ export function personView(reviewers: Reviewers, userId: string | null, name: st
 }
 
 /** `data` of its webhook events. */
-export const eventData = (row: ChangeRequestRow, reviewers: Reviewers, environments: string[]) =>
-  ({ title: row.title, state: row.state, author: personView(reviewers, row.authorUserId, row.authorName), environments })
+export const eventData = (row: ChangeRequestRow, reviewers: Reviewers, environments: string[]) => ({
+  title: row.title,
+  state: row.state,
+  author: personView(reviewers, row.authorUserId, row.authorName),
+  environments,
+})
 
 /** What its audit entries hold (no item bodies: those are in the request itself). */
-export const auditView = (row: ChangeRequestRow) => ({ id: row.id, title: row.title, state: row.state, revision: row.revision, apply_at: row.applyAt, items: row.items.length })
+export const auditView = (row: ChangeRequestRow) => ({
+  id: row.id,
+  title: row.title,
+  state: row.state,
+  revision: row.revision,
+  apply_at: row.applyAt,
+  items: row.items.length,
+})
 
-export function changeRequestView(row: ChangeRequestRow, reviews: ReviewRow[], policy: RequestPolicy, reviewers: Reviewers, currentVersions: (number | null)[]) {
+export function changeRequestView(
+  row: ChangeRequestRow,
+  reviews: ReviewRow[],
+  policy: RequestPolicy,
+  reviewers: Reviewers,
+  currentVersions: (number | null)[],
+) {
   return {
-    id: row.id, title: row.title, description: row.description,
+    id: row.id,
+    title: row.title,
+    description: row.description,
     author: personView(reviewers, row.authorUserId, row.authorName),
-    state: row.state, revision: row.revision,
+    state: row.state,
+    revision: row.revision,
     items: row.items.map((item, i) => ({ ...item, current_version: currentVersions[i] ?? null })),
-    reviews: reviews.map((r) => ({ reviewer: personView(reviewers, r.reviewerUserId, ''), decision: r.decision, revision: r.revision, comment: r.comment, at: r.at })),
+    reviews: reviews.map((r) => ({
+      reviewer: personView(reviewers, r.reviewerUserId, ''),
+      decision: r.decision,
+      revision: r.revision,
+      comment: r.comment,
+      at: r.at,
+    })),
     approvals_required: policy.required,
     approvals: countedApprovers(row, reviews, policy, reviewers).length,
     environments: policy.environments,
-    apply_at: row.applyAt, applied_at: row.appliedAt,
+    apply_at: row.applyAt,
+    applied_at: row.appliedAt,
     approvers: row.appliedApprovers ? row.appliedApprovers.map((id) => personView(reviewers, id, '')) : null,
-    error: row.error, created_at: row.createdAt, updated_at: row.updatedAt,
+    error: row.error,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
   }
 }
 export type ChangeRequestView = ReturnType<typeof changeRequestView>

@@ -62,15 +62,25 @@ const versionOf = (view: unknown): number | null => {
 }
 
 const streamChange = (row: ChangeRow): StreamChange => ({
-  seq: row.seq, resource_type: row.resourceType, key: row.resourceKey, action: row.action,
-  version: row.version, environment: row.environment, at: row.createdAt,
+  seq: row.seq,
+  resource_type: row.resourceType,
+  key: row.resourceKey,
+  action: row.action,
+  version: row.version,
+  environment: row.environment,
+  at: row.createdAt,
 })
 
 /** An audit entry's details: why a change to a protected environment was allowed (a break-glass reason,
  *  or the change request and its approvers), and what the change itself carries (an import's change set). */
 function detailsOf(change: Change, authority: Change['authority'], emergency: boolean): Record<string, unknown> | null {
-  const why = emergency ? { emergency: true } : authority?.kind === 'bypass' ? { bypass_reason: authority.reason }
-    : change.authority?.kind === 'change_request' ? { change_request: change.authority.id, approvers: change.authority.approvers } : undefined
+  const why = emergency
+    ? { emergency: true }
+    : authority?.kind === 'bypass'
+      ? { bypass_reason: authority.reason }
+      : change.authority?.kind === 'change_request'
+        ? { change_request: change.authority.id, approvers: change.authority.approvers }
+        : undefined
   return why || change.details ? { ...change.details, ...why } : null
 }
 
@@ -79,7 +89,15 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
   type HooksOf = (projectId: string) => ReturnType<Store['webhooks']['byProject']>
 
   /** The outbox rows that queue `kind` for every webhook of the project subscribed to it. */
-  async function outboxRows(hooksOf: HooksOf, projectId: string, kind: EventKind, resource: string, environment: string, data: Record<string, unknown>, now: string): Promise<DeliveryRow[]> {
+  async function outboxRows(
+    hooksOf: HooksOf,
+    projectId: string,
+    kind: EventKind,
+    resource: string,
+    environment: string,
+    data: Record<string, unknown>,
+    now: string,
+  ): Promise<DeliveryRow[]> {
     const hooks = (await hooksOf(projectId)).filter((h) => h.events.includes('*') || h.events.includes(kind))
     if (!hooks.length) return []
     const body = JSON.stringify({ event: kind, resource, environment, data, timestamp: now })
@@ -104,7 +122,13 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
     }))
   }
 
-  async function record(sink: RecordSink, change: Change, now: string, gate: ReturnType<typeof changeGate>, hooksOf: HooksOf): Promise<void> {
+  async function record(
+    sink: RecordSink,
+    change: Change,
+    now: string,
+    gate: ReturnType<typeof changeGate>,
+    hooksOf: HooksOf,
+  ): Promise<void> {
     // Refuses a direct change to a protected environment (throws: the transaction rolls back).
     const { environments: protectedHit, emergency } = await gate(change)
     const authority = protectedHit.length ? change.authority : undefined
@@ -123,15 +147,31 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
     }
     const deliveries: DeliveryRow[] = []
     if (authority?.kind === 'bypass' || emergency) {
-      deliveries.push(...await outboxRows(hooksOf, change.projectId, 'change_request.bypassed', change.resourceKey, change.event?.environment ?? '', {
-        actor: change.actor, reason: emergency ? 'emergency_off' : (authority as { reason: string }).reason, resource_type: change.resourceType, key: change.resourceKey, action: change.action, environments: protectedHit,
-      }, now))
+      deliveries.push(
+        ...(await outboxRows(
+          hooksOf,
+          change.projectId,
+          'change_request.bypassed',
+          change.resourceKey,
+          change.event?.environment ?? '',
+          {
+            actor: change.actor,
+            reason: emergency ? 'emergency_off' : (authority as { reason: string }).reason,
+            resource_type: change.resourceType,
+            key: change.resourceKey,
+            action: change.action,
+            environments: protectedHit,
+          },
+          now,
+        )),
+      )
     }
     if (change.event) {
       const { kind, environment, data } = change.event
-      deliveries.push(...await outboxRows(hooksOf, change.projectId, kind, change.resourceKey, environment, data, now))
+      deliveries.push(...(await outboxRows(hooksOf, change.projectId, kind, change.resourceKey, environment, data, now)))
     }
-    for (const { kind, environment, data } of change.alsoEmit ?? []) deliveries.push(...await outboxRows(hooksOf, change.projectId, kind, change.resourceKey, environment, data, now))
+    for (const { kind, environment, data } of change.alsoEmit ?? [])
+      deliveries.push(...(await outboxRows(hooksOf, change.projectId, kind, change.resourceKey, environment, data, now)))
     await sink.write(audit, deliveries)
   }
 
@@ -159,8 +199,12 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
           notices.push(notice)
           if (!STREAMED_TYPES.has(change.resourceType)) return
           const entry = {
-            resourceType: change.resourceType, resourceKey: change.resourceKey, action: change.action,
-            version: versionOf(change.after ?? change.before), environment: change.event?.environment ?? '', createdAt: now,
+            resourceType: change.resourceType,
+            resourceKey: change.resourceKey,
+            action: change.action,
+            version: versionOf(change.after ?? change.before),
+            environment: change.event?.environment ?? '',
+            createdAt: now,
           }
           let items = streamed.get(change.projectId)
           if (!items) streamed.set(change.projectId, (items = []))
@@ -169,7 +213,12 @@ export function createChangeRunner(store: Store, bus: ChangeBus, replayLimit: nu
         await sink.flush()
         // Numbered last, once per project: the sequence row's lock is the last one this transaction takes.
         for (const [projectId, items] of streamed) {
-          const rows = await store.changes.append(tx, projectId, items.map((i) => i.entry), replayLimit)
+          const rows = await store.changes.append(
+            tx,
+            projectId,
+            items.map((i) => i.entry),
+            replayLimit,
+          )
           rows.forEach((row, i) => (items[i]!.notice.change = streamChange(row)))
         }
         return value

@@ -19,7 +19,14 @@ export const configBodyOf = (row: Pick<DocumentRow, 'body'>): ConfigBody => row.
 
 export function configView(row: DocumentRow) {
   const b = configBodyOf(row)
-  return { value: b.value, environments: b.environments ?? {}, ...(b.client_side !== undefined && { client_side: b.client_side }), version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
+  return {
+    value: b.value,
+    environments: b.environments ?? {},
+    ...(b.client_side !== undefined && { client_side: b.client_side }),
+    version: row.version,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  }
 }
 /** The `data` of this resource's webhook events. */
 export const configEventData = (row: DocumentRow) => ({ value: configBodyOf(row).value, version: row.version })
@@ -30,41 +37,63 @@ export const configValue = (row: DocumentRow, environment: string | undefined): 
 export function configService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
   async function validate(tx: Db, projectId: string, body: ConfigBody): Promise<void> {
     const issues = checkJsonLimits(body.value, 'value')
-    if (body.client_side !== undefined && typeof body.client_side !== 'boolean') issues.push({ path: 'client_side', message: 'must be true or false' })
+    if (body.client_side !== undefined && typeof body.client_side !== 'boolean')
+      issues.push({ path: 'client_side', message: 'must be true or false' })
     const envs = new Set((await store.projects.get(tx, projectId))?.environments ?? [])
     for (const [env, o] of Object.entries(body.environments ?? {})) {
       if (!envs.has(env)) issues.push({ path: `environments.${env}`, message: `unknown environment "${env}"` })
-      else if (o === null || typeof o !== 'object' || !('value' in o)) issues.push({ path: `environments.${env}`, message: 'must be an object { value }' })
+      else if (o === null || typeof o !== 'object' || !('value' in o))
+        issues.push({ path: `environments.${env}`, message: 'must be an object { value }' })
       else {
         issues.push(...checkJsonLimits(o.value, `environments.${env}.value`))
         // An environment's value has the config's type, as a flag's do (null, the explicit "nothing",
         // goes anywhere): a client reading a number must not get a string in production.
         const type = typeOf(body.value)
         if (type !== 'null' && o.value !== null && typeOf(o.value) !== type) {
-          issues.push(labelIssue({ path: `environments.${env}.value`, message: `must be ${type === 'object' || type === 'array' ? 'an' : 'a'} ${type}, like the config's value` }))
+          issues.push(
+            labelIssue({
+              path: `environments.${env}.value`,
+              message: `must be ${type === 'object' || type === 'array' ? 'an' : 'a'} ${type}, like the config's value`,
+            }),
+          )
         }
       }
     }
     if (issues.length) throw validationError(issues)
   }
 
-  const docs = versionedDocuments<ConfigBody>({ store, changes }, {
-    type: 'config', label: 'Config', notFoundCode: 'CONFIG_NOT_FOUND', repository: store.configs,
-    view: configView, eventData: configEventData, validate: (tx, projectId, _key, body) => validate(tx, projectId, body),
-  })
+  const docs = versionedDocuments<ConfigBody>(
+    { store, changes },
+    {
+      type: 'config',
+      label: 'Config',
+      notFoundCode: 'CONFIG_NOT_FOUND',
+      repository: store.configs,
+      view: configView,
+      eventData: configEventData,
+      validate: (tx, projectId, _key, body) => validate(tx, projectId, body),
+    },
+  )
 
-  const updateStep = (input: ConfigPatchInput) => (stored: ConfigBody): ConfigBody => {
-    const body = { ...stored }
-    if (input.value !== undefined) body.value = input.value
-    if (input.environments === null) delete body.environments
-    else if (input.environments !== undefined) body.environments = input.environments
-    if (input.client_side === null) delete body.client_side
-    else if (input.client_side !== undefined) body.client_side = input.client_side
-    return body
-  }
-  const createBody = (input: ConfigCreateInput): ConfigBody =>
-    ({ value: input.value, ...(input.environments ? { environments: input.environments } : {}), ...(input.client_side !== undefined && { client_side: input.client_side }) })
-  const overrideStep = (environment: string, value: Json) => (body: ConfigBody): ConfigBody => ({ ...body, environments: { ...(body.environments ?? {}), [environment]: { value } } })
+  const updateStep =
+    (input: ConfigPatchInput) =>
+    (stored: ConfigBody): ConfigBody => {
+      const body = { ...stored }
+      if (input.value !== undefined) body.value = input.value
+      if (input.environments === null) delete body.environments
+      else if (input.environments !== undefined) body.environments = input.environments
+      if (input.client_side === null) delete body.client_side
+      else if (input.client_side !== undefined) body.client_side = input.client_side
+      return body
+    }
+  const createBody = (input: ConfigCreateInput): ConfigBody => ({
+    value: input.value,
+    ...(input.environments ? { environments: input.environments } : {}),
+    ...(input.client_side !== undefined && { client_side: input.client_side }),
+  })
+  const overrideStep =
+    (environment: string, value: Json) =>
+    (body: ConfigBody): ConfigBody => ({ ...body, environments: { ...(body.environments ?? {}), [environment]: { value } } })
 
   return {
     page: docs.page,
@@ -72,15 +101,22 @@ export function configService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
     async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp<'config'>): Promise<DocumentRow | null> {
       const { key, ifMatch, action } = op
       switch (op.action) {
-        case 'create': return docs.createIn(tx, record, actor, key, createBody(op.body))
-        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, updateStep(op.body))
+        case 'create':
+          return docs.createIn(tx, record, actor, key, createBody(op.body))
+        case 'update':
+          return docs.updateIn(tx, record, actor, key, ifMatch, updateStep(op.body))
         case 'delete':
           await docs.deleteIn(tx, record, actor, key)
           return null
-        case 'set_override': return docs.updateIn(tx, record, actor, key, ifMatch, overrideStep(op.environment!, op.body.value), { environment: op.environment! })
-        case 'delete_override': return docs.deleteOverrideIn(tx, record, actor, key, op.environment!, ifMatch)
+        case 'set_override':
+          return docs.updateIn(tx, record, actor, key, ifMatch, overrideStep(op.environment!, op.body.value), {
+            environment: op.environment!,
+          })
+        case 'delete_override':
+          return docs.deleteOverrideIn(tx, record, actor, key, op.environment!, ifMatch)
         // Items are checked against the config's actions when written (change-request-items.ts).
-        default: throw validationError([unsupportedAction('config', action)])
+        default:
+          throw validationError([unsupportedAction('config', action)])
       }
     },
     get: docs.get,

@@ -14,8 +14,23 @@ const Empty = t.Object({})
 const SegmentDelete = t.Object({ force: t.Optional(t.Boolean()) })
 /** The body each (resource, action) takes: exactly the direct route's. */
 export const ITEM_BODIES = {
-  flag: { create: S.FlagCreate, update: S.FlagPatch, delete: Empty, set_override: S.FlagEnvironmentOverride, delete_override: Empty, archive: Empty, restore: Empty, rollback: Rollback },
-  config: { create: S.ConfigCreate, update: S.ConfigPatch, delete: Empty, set_override: S.ConfigEnvironmentOverride, delete_override: Empty },
+  flag: {
+    create: S.FlagCreate,
+    update: S.FlagPatch,
+    delete: Empty,
+    set_override: S.FlagEnvironmentOverride,
+    delete_override: Empty,
+    archive: Empty,
+    restore: Empty,
+    rollback: Rollback,
+  },
+  config: {
+    create: S.ConfigCreate,
+    update: S.ConfigPatch,
+    delete: Empty,
+    set_override: S.ConfigEnvironmentOverride,
+    delete_override: Empty,
+  },
   segment: { create: S.SegmentCreate, update: S.SegmentPatch, delete: SegmentDelete },
 } satisfies Record<ItemResourceType, Partial<Record<ItemAction, TSchema>>>
 
@@ -47,11 +62,21 @@ export interface StoredItem {
 
 /** Runs one item through its resource's step. The one place a stored item's body is taken as its schema's
  *  type: the stored JSON is what checkItemShapes accepted. */
-export function runItem(services: ItemServices, tx: Db, record: RecordChange, actor: Actor, item: StoredItem, ifMatch?: number): Promise<DocumentRow | null> {
+export function runItem(
+  services: ItemServices,
+  tx: Db,
+  record: RecordChange,
+  actor: Actor,
+  item: StoredItem,
+  ifMatch?: number,
+): Promise<DocumentRow | null> {
   const op = { action: item.action, key: item.key, body: item.body ?? {}, environment: item.environment, ifMatch }
   switch (item.resource_type) {
-    case 'flag': return services.flag.opIn(tx, record, actor, op as DocumentOp<'flag'>)
-    case 'config': return services.config.opIn(tx, record, actor, op as DocumentOp<'config'>)
-    case 'segment': return services.segment.opIn(tx, record, actor, op as DocumentOp<'segment'>)
+    case 'flag':
+      return services.flag.opIn(tx, record, actor, op as DocumentOp<'flag'>)
+    case 'config':
+      return services.config.opIn(tx, record, actor, op as DocumentOp<'config'>)
+    case 'segment':
+      return services.segment.opIn(tx, record, actor, op as DocumentOp<'segment'>)
   }
 }

@@ -8,7 +8,11 @@
 const VOLATILE = new Set(['version', 'created_at', 'updated_at'])
 
 type Json = unknown
-interface Difference { path: string[]; before: Json; after: Json }
+interface Difference {
+  path: string[]
+  before: Json
+  after: Json
+}
 
 const isObject = (v: Json): v is Record<string, Json> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const same = (a: Json, b: Json) => JSON.stringify(a) === JSON.stringify(b)

@@ -15,8 +15,20 @@ import { validationError, rateLimited } from '../errors'
 import { KEY_PATTERN } from './keys'
 import { flagBodyOf } from './flag-body'
 
-export interface TrackItem { type: 'track'; key: string; context: EvaluationContext; value?: number; timestamp?: string }
-export interface ExposureItem { type: 'exposure'; flag: string; variant: string; context: EvaluationContext; timestamp?: string }
+export interface TrackItem {
+  type: 'track'
+  key: string
+  context: EvaluationContext
+  value?: number
+  timestamp?: string
+}
+export interface ExposureItem {
+  type: 'exposure'
+  flag: string
+  variant: string
+  context: EvaluationContext
+  timestamp?: string
+}
 export type EventItem = TrackItem | ExposureItem
 
 export const MAX_EVENTS_PER_REQUEST = 1_000
@@ -58,26 +70,34 @@ export function checkEvents(snapshots: Pick<Snapshots, 'project'>, actor: Actor,
   items.forEach((item, i) => {
     const at = `events[${i}]`
     const context = item.context
-    if (context === null || typeof context !== 'object' || Array.isArray(context)) issues.push({ path: `${at}.context`, message: 'must be an evaluation context (an object)' })
+    if (context === null || typeof context !== 'object' || Array.isArray(context))
+      issues.push({ path: `${at}.context`, message: 'must be an evaluation context (an object)' })
     else if (context.environment !== undefined && (typeof context.environment !== 'string' || !environments.has(context.environment))) {
-      issues.push({ path: `${at}.context.environment`, message: `must be one of the project's environments (${[...environments].join(', ')})` })
+      issues.push({
+        path: `${at}.context.environment`,
+        message: `must be one of the project's environments (${[...environments].join(', ')})`,
+      })
     }
     let t = now
     if (item.timestamp !== undefined) {
       t = typeof item.timestamp === 'string' ? parseIsoDate(item.timestamp) : NaN
       if (Number.isNaN(t)) issues.push({ path: `${at}.timestamp`, message: 'must be an ISO 8601 date-time' })
-      else if (t < now - MAX_EVENT_AGE_MS || t > now + MAX_EVENT_AHEAD_MS) issues.push({ path: `${at}.timestamp`, message: 'must lie within the last 30 days (and at most 5 minutes ahead)' })
+      else if (t < now - MAX_EVENT_AGE_MS || t > now + MAX_EVENT_AHEAD_MS)
+        issues.push({ path: `${at}.timestamp`, message: 'must lie within the last 30 days (and at most 5 minutes ahead)' })
     }
     times.push(t)
     if (item.type === 'track') {
-      if (typeof item.key !== 'string' || !KEY_PATTERN.test(item.key)) issues.push({ path: `${at}.key`, message: 'must be an event key (^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$)' })
-      if (item.value !== undefined && (typeof item.value !== 'number' || !Number.isFinite(item.value))) issues.push({ path: `${at}.value`, message: 'must be a finite number' })
+      if (typeof item.key !== 'string' || !KEY_PATTERN.test(item.key))
+        issues.push({ path: `${at}.key`, message: 'must be an event key (^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$)' })
+      if (item.value !== undefined && (typeof item.value !== 'number' || !Number.isFinite(item.value)))
+        issues.push({ path: `${at}.value`, message: 'must be a finite number' })
     } else if (item.type === 'exposure') {
       if (typeof item.flag !== 'string' || !KEY_PATTERN.test(item.flag)) issues.push({ path: `${at}.flag`, message: 'must be a flag key' })
       const row = snap?.flags.get(item.flag)?.row
       const variants = row && flagBodyOf(row).variants
       if (typeof item.variant !== 'string') issues.push({ path: `${at}.variant`, message: 'must be a variant name' })
-      else if (variants && !Object.hasOwn(variants, item.variant)) issues.push({ path: `${at}.variant`, message: `is not a variant of flag "${item.flag}"` })
+      else if (variants && !Object.hasOwn(variants, item.variant))
+        issues.push({ path: `${at}.variant`, message: `is not a variant of flag "${item.flag}"` })
     } else issues.push({ path: `${at}.type`, message: 'must be "track" or "exposure"' })
   })
   if (issues.length) throw validationError(issues.slice(0, 20))
@@ -93,7 +113,9 @@ export function experimentEventService({ store, settings, snapshots }: Pick<Serv
       // A relay's batch was charged to its clients at the relay.
       if (batchId === undefined) charge(actor.tokenHash ?? `${actor.projectId}:${actor.name}`, items.length, settings.eventsPerMinute, now)
 
-      const attributes = [...new Set([...experimentRegistry.unitAttributes(actor.projectId), ...releasePlanRegistry.unitAttributes(actor.projectId)])]
+      const attributes = [
+        ...new Set([...experimentRegistry.unitAttributes(actor.projectId), ...releasePlanRegistry.unitAttributes(actor.projectId)]),
+      ]
       const events: TrackEventRow[] = []
       const exposures: ExposureRow[] = []
       items.forEach((item, i) => {
@@ -101,21 +123,40 @@ export function experimentEventService({ store, settings, snapshots }: Pick<Serv
         if (item.type === 'track') {
           for (const attribute of attributes) {
             const unit = attributeKey(accessorOf(attribute)(item.context))
-            if (unit !== undefined) events.push({ projectId: actor.projectId, key: item.key, attribute, unit, environment, at: times[i]!, value: item.value ?? 1 })
+            if (unit !== undefined)
+              events.push({
+                projectId: actor.projectId,
+                key: item.key,
+                attribute,
+                unit,
+                environment,
+                at: times[i]!,
+                value: item.value ?? 1,
+              })
           }
           return
         }
         const x = experimentRegistry.runningIn(actor.projectId, item.flag, environment)
         const unit = x?.unitOf(item.context)
-        if (x && unit !== undefined) exposures.push({ experimentId: x.id, phase: x.phase, unit, firstAt: times[i]!, variant: item.variant, multiple: false })
+        if (x && unit !== undefined)
+          exposures.push({ experimentId: x.id, phase: x.phase, unit, firstAt: times[i]!, variant: item.variant, multiple: false })
         // a flag under a release plan: the SDK names OFREP's branch, `rollout` (inside) or `off`
         const plan = releasePlanRegistry.measuredOn(actor.projectId, item.flag)?.find((p) => p.environment === environment)
         const planUnit = plan?.unitOf(item.context)
-        if (plan && planUnit !== undefined && (item.variant === 'rollout' || item.variant === 'off')) exposures.push({ experimentId: plan.id, phase: plan.phase, unit: planUnit, firstAt: times[i]!, variant: item.variant, multiple: false })
+        if (plan && planUnit !== undefined && (item.variant === 'rollout' || item.variant === 'off'))
+          exposures.push({
+            experimentId: plan.id,
+            phase: plan.phase,
+            unit: planUnit,
+            firstAt: times[i]!,
+            variant: item.variant,
+            multiple: false,
+          })
       })
       if (events.length || exposures.length || batchId !== undefined) {
         const applied = await store.transaction(async (tx) => {
-          if (batchId !== undefined && !(await store.relayBatches.claim(tx, actor.projectId, batchId, new Date(now).toISOString()))) return false
+          if (batchId !== undefined && !(await store.relayBatches.claim(tx, actor.projectId, batchId, new Date(now).toISOString())))
+            return false
           await store.experiments.events.insert(tx, events)
           await store.experiments.exposures.add(tx, exposures)
           return true

@@ -21,8 +21,17 @@ export function splitIn(body: FlagBody, environment: string): { variant: string;
  *  variants, the override and the targeting in force there. */
 export function fingerprintIn(body: FlagBody, environment: string): string {
   const o = body.environments?.[environment]
-  return JSON.stringify([o ? o.enabled : body.enabled, o ?? null, targetingIn(body, environment), body.variants ?? null, body.default_variant ?? null, body.off_variant ?? null,
-    body.prerequisites ?? null, body.active_from ?? null, body.active_until ?? null])
+  return JSON.stringify([
+    o ? o.enabled : body.enabled,
+    o ?? null,
+    targetingIn(body, environment),
+    body.variants ?? null,
+    body.default_variant ?? null,
+    body.off_variant ?? null,
+    body.prerequisites ?? null,
+    body.active_from ?? null,
+    body.active_until ?? null,
+  ])
 }
 
 /** The environment's override with its own rules serving `variant` to every unit that reaches the split (its

@@ -26,7 +26,18 @@ const MAX_WINDOW_HOURS = 24 * 365
 
 export const metricView = (row: MetricRow) => ({ key: row.key, ...row.body, created_at: row.createdAt, updated_at: row.updatedAt })
 
-const FIELDS = ['name', 'description', 'kind', 'event', 'aggregation', 'denominator_event', 'denominator_aggregation', 'window_hours', 'cap', 'higher_is_better'] as const
+const FIELDS = [
+  'name',
+  'description',
+  'kind',
+  'event',
+  'aggregation',
+  'denominator_event',
+  'denominator_aggregation',
+  'window_hours',
+  'cap',
+  'higher_is_better',
+] as const
 
 /** The stored definition of `input` (over `base` for an update; null clears an optional field), or 400. */
 export function checkMetric(input: MetricInput, base?: MetricDefinition): MetricDefinition {
@@ -39,26 +50,39 @@ export function checkMetric(input: MetricInput, base?: MetricDefinition): Metric
   const issues: { path: string; message: string }[] = []
   const nameIssue = displayNameIssue(merged.name)
   if (nameIssue) issues.push(nameIssue)
-  if (merged.description !== undefined && (typeof merged.description !== 'string' || merged.description.length > 2000)) issues.push({ path: 'description', message: 'must be at most 2000 characters' })
+  if (merged.description !== undefined && (typeof merged.description !== 'string' || merged.description.length > 2000))
+    issues.push({ path: 'description', message: 'must be at most 2000 characters' })
   if (!METRIC_KINDS.includes(merged.kind as never)) issues.push({ path: 'kind', message: `must be one of ${METRIC_KINDS.join(', ')}` })
   const eventKey = (f: string) => {
-    if (typeof merged[f] !== 'string' || !KEY_PATTERN.test(merged[f] as string)) issues.push({ path: f, message: 'must be an event key (^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$)' })
+    if (typeof merged[f] !== 'string' || !KEY_PATTERN.test(merged[f] as string))
+      issues.push({ path: f, message: 'must be an event key (^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$)' })
   }
   eventKey('event')
   merged.aggregation ??= 'count'
-  if (!AGGREGATIONS.includes(merged.aggregation as never)) issues.push({ path: 'aggregation', message: `must be one of ${AGGREGATIONS.join(', ')}` })
+  if (!AGGREGATIONS.includes(merged.aggregation as never))
+    issues.push({ path: 'aggregation', message: `must be one of ${AGGREGATIONS.join(', ')}` })
   if (merged.kind === 'ratio') {
     eventKey('denominator_event')
     merged.denominator_aggregation ??= 'count'
-    if (!AGGREGATIONS.includes(merged.denominator_aggregation as never)) issues.push({ path: 'denominator_aggregation', message: `must be one of ${AGGREGATIONS.join(', ')}` })
+    if (!AGGREGATIONS.includes(merged.denominator_aggregation as never))
+      issues.push({ path: 'denominator_aggregation', message: `must be one of ${AGGREGATIONS.join(', ')}` })
   } else {
     if (merged.denominator_event !== undefined) issues.push({ path: 'denominator_event', message: 'is only for ratio metrics' })
     if (merged.denominator_aggregation !== undefined) issues.push({ path: 'denominator_aggregation', message: 'is only for ratio metrics' })
   }
-  if (merged.window_hours !== undefined && !(typeof merged.window_hours === 'number' && Number.isFinite(merged.window_hours) && merged.window_hours > 0 && merged.window_hours <= MAX_WINDOW_HOURS)) {
+  if (
+    merged.window_hours !== undefined &&
+    !(
+      typeof merged.window_hours === 'number' &&
+      Number.isFinite(merged.window_hours) &&
+      merged.window_hours > 0 &&
+      merged.window_hours <= MAX_WINDOW_HOURS
+    )
+  ) {
     issues.push({ path: 'window_hours', message: `must be a number of hours above 0, at most ${MAX_WINDOW_HOURS}` })
   }
-  if (merged.cap !== undefined && !(typeof merged.cap === 'number' && Number.isFinite(merged.cap) && merged.cap > 0)) issues.push({ path: 'cap', message: 'must be a number above 0' })
+  if (merged.cap !== undefined && !(typeof merged.cap === 'number' && Number.isFinite(merged.cap) && merged.cap > 0))
+    issues.push({ path: 'cap', message: 'must be a number above 0' })
   merged.higher_is_better ??= true
   if (typeof merged.higher_is_better !== 'boolean') issues.push({ path: 'higher_is_better', message: 'must be a boolean' })
   if (issues.length) throw validationError(issues)
@@ -72,7 +96,11 @@ export function experimentMetricService({ store, changes }: Pick<ServiceDeps, 's
     if (!row) throw notFound('METRIC_NOT_FOUND', `Metric "${key}"`)
     return row
   }
-  const event = (kind: 'metric.created' | 'metric.updated' | 'metric.deleted', row: MetricRow) => ({ kind, environment: '', data: { key: row.key, name: row.body.name, kind: row.body.kind } })
+  const event = (kind: 'metric.created' | 'metric.updated' | 'metric.deleted', row: MetricRow) => ({
+    kind,
+    environment: '',
+    data: { key: row.key, name: row.body.name, kind: row.body.kind },
+  })
 
   return {
     async list(projectId: string, limit: number, offset: number) {
@@ -82,7 +110,8 @@ export function experimentMetricService({ store, changes }: Pick<ServiceDeps, 's
     get: mustGet,
 
     create(actor: Actor, input: MetricInput) {
-      if (typeof input.key !== 'string' || !KEY_PATTERN.test(input.key)) throw validationError([{ path: 'key', message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' }])
+      if (typeof input.key !== 'string' || !KEY_PATTERN.test(input.key))
+        throw validationError([{ path: 'key', message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' }])
       const key = input.key
       const body = checkMetric(input)
       return changes.run(async (tx, record) => {
@@ -91,7 +120,16 @@ export function experimentMetricService({ store, changes }: Pick<ServiceDeps, 's
         const now = new Date().toISOString()
         const row: MetricRow = { projectId: actor.projectId, key, body, createdAt: now, updatedAt: now }
         await repo.insert(tx, row)
-        await record({ projectId: actor.projectId, ...by(actor), action: 'create', resourceType: 'metric', resourceKey: key, before: null, after: metricView(row), event: event('metric.created', row) })
+        await record({
+          projectId: actor.projectId,
+          ...by(actor),
+          action: 'create',
+          resourceType: 'metric',
+          resourceKey: key,
+          before: null,
+          after: metricView(row),
+          event: event('metric.created', row),
+        })
         return row
       })
     },
@@ -102,7 +140,16 @@ export function experimentMetricService({ store, changes }: Pick<ServiceDeps, 's
         if (!before) throw notFound('METRIC_NOT_FOUND', `Metric "${key}"`)
         const row: MetricRow = { ...before, body: checkMetric(input, before.body), updatedAt: new Date().toISOString() }
         await repo.update(tx, row)
-        await record({ projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'metric', resourceKey: key, before: metricView(before), after: metricView(row), event: event('metric.updated', row) })
+        await record({
+          projectId: actor.projectId,
+          ...by(actor),
+          action: 'update',
+          resourceType: 'metric',
+          resourceKey: key,
+          before: metricView(before),
+          after: metricView(row),
+          event: event('metric.updated', row),
+        })
         return row
       })
     },
@@ -113,9 +160,23 @@ export function experimentMetricService({ store, changes }: Pick<ServiceDeps, 's
         const before = await repo.get(tx, actor.projectId, key)
         if (!before) throw notFound('METRIC_NOT_FOUND', `Metric "${key}"`)
         const users = await store.experiments.experiments.usingMetric(tx, actor.projectId, key)
-        if (users.length) throw inUse(`Metric "${key}" is used by experiment ${users.map((u) => `"${u}"`).join(', ')}`, { experiments: users }, 'METRIC_IN_USE')
+        if (users.length)
+          throw inUse(
+            `Metric "${key}" is used by experiment ${users.map((u) => `"${u}"`).join(', ')}`,
+            { experiments: users },
+            'METRIC_IN_USE',
+          )
         await repo.delete(tx, actor.projectId, key)
-        await record({ projectId: actor.projectId, ...by(actor), action: 'delete', resourceType: 'metric', resourceKey: key, before: metricView(before), after: null, event: event('metric.deleted', before) })
+        await record({
+          projectId: actor.projectId,
+          ...by(actor),
+          action: 'delete',
+          resourceType: 'metric',
+          resourceKey: key,
+          before: metricView(before),
+          after: null,
+          event: event('metric.deleted', before),
+        })
       })
     },
   }

@@ -22,7 +22,8 @@ export function experimentResultService({ store }: Pick<ServiceDeps, 'store'>) {
    *  none any more, e.g. after ship) the variants that have units, the control first, weights equal. */
   function splitOf(row: ExperimentRow, flag: FlagBody | undefined, units: Map<string, number>): { variants: string[]; weights: number[] } {
     const split = flag && row.state !== 'stopped' ? splitIn(flag, row.environment) : undefined
-    if (split && split.some((s) => s.variant === row.body.control)) return { variants: split.map((s) => s.variant), weights: split.map((s) => s.weight) }
+    if (split && split.some((s) => s.variant === row.body.control))
+      return { variants: split.map((s) => s.variant), weights: split.map((s) => s.weight) }
     const variants = [row.body.control, ...[...units.keys()].filter((v) => v !== row.body.control).sort()]
     return { variants, weights: variants.map(() => 1) }
   }
@@ -32,18 +33,73 @@ export function experimentResultService({ store }: Pick<ServiceDeps, 'store'>) {
     const { units, multiple } = await store.experimentResults.exposureCounts(store.db, row.id, phase)
     const flagRow = await store.flags.get(store.db, row.projectId, row.flagKey)
     const split = splitOf(row, flagRow ? flagBodyOf(flagRow) : undefined, units)
-    const roles = [...row.body.goal_metrics.map((k) => ['goal', k] as const), ...row.body.guardrail_metrics.map((k) => ['guardrail', k] as const), ...row.body.secondary_metrics.map((k) => ['secondary', k] as const)]
-    const defs = new Map((await store.experiments.metrics.many(store.db, row.projectId, roles.map(([, k]) => k))).map((m: MetricRow) => [m.key, m.body]))
+    const roles = [
+      ...row.body.goal_metrics.map((k) => ['goal', k] as const),
+      ...row.body.guardrail_metrics.map((k) => ['guardrail', k] as const),
+      ...row.body.secondary_metrics.map((k) => ['secondary', k] as const),
+    ]
+    const defs = new Map(
+      (
+        await store.experiments.metrics.many(
+          store.db,
+          row.projectId,
+          roles.map(([, k]) => k),
+        )
+      ).map((m: MetricRow) => [m.key, m.body]),
+    )
     const measured = roles.filter(([, key]) => defs.has(key)).map(([role, key]) => ({ role, key, m: defs.get(key)! }))
-    const sums = await store.experimentResults.metricSums(store.db, {
-      projectId: row.projectId, experimentId: row.id, phase, attribute: row.body.unit, environment: row.environment, cuped: row.body.cuped, now,
-    }, measured.map(({ m }) => ({
-      kind: m.kind, event: m.event, aggregation: m.aggregation, denominatorEvent: m.denominator_event, denominatorAggregation: m.denominator_aggregation, windowHours: m.window_hours, cap: m.cap,
-    })))
-    const inputs: MetricInput[] = measured.map(({ role, key, m }, i) => ({ key, role, kind: m.kind, higher_is_better: m.higher_is_better, stats: Object.fromEntries(sums[i]!.map((s: VariantSums) => [s.variant, statsOf(s)])) }))
+    const sums = await store.experimentResults.metricSums(
+      store.db,
+      {
+        projectId: row.projectId,
+        experimentId: row.id,
+        phase,
+        attribute: row.body.unit,
+        environment: row.environment,
+        cuped: row.body.cuped,
+        now,
+      },
+      measured.map(({ m }) => ({
+        kind: m.kind,
+        event: m.event,
+        aggregation: m.aggregation,
+        denominatorEvent: m.denominator_event,
+        denominatorAggregation: m.denominator_aggregation,
+        windowHours: m.window_hours,
+        cap: m.cap,
+      })),
+    )
+    const inputs: MetricInput[] = measured.map(({ role, key, m }, i) => ({
+      key,
+      role,
+      kind: m.kind,
+      higher_is_better: m.higher_is_better,
+      stats: Object.fromEntries(sums[i]!.map((s: VariantSums) => [s.variant, statsOf(s)])),
+    }))
     const unitsByVariant = Object.fromEntries(split.variants.map((v) => [v, units.get(v) ?? 0]))
-    const body = buildResults({ control: row.body.control, variants: split.variants, weights: split.weights, engine: row.body.engine, sequential: row.body.sequential, alpha: row.body.alpha, cuped: row.body.cuped, correction: row.body.correction }, unitsByVariant, inputs)
-    return { experiment: row.key, phase, computed_at: new Date(now).toISOString(), units: body.units, multiple_exposures: multiple, srm: body.srm, metrics: body.metrics }
+    const body = buildResults(
+      {
+        control: row.body.control,
+        variants: split.variants,
+        weights: split.weights,
+        engine: row.body.engine,
+        sequential: row.body.sequential,
+        alpha: row.body.alpha,
+        cuped: row.body.cuped,
+        correction: row.body.correction,
+      },
+      unitsByVariant,
+      inputs,
+    )
+    return {
+      experiment: row.key,
+      phase,
+      computed_at: new Date(now).toISOString(),
+      units: body.units,
+      multiple_exposures: multiple,
+      srm: body.srm,
+      metrics: body.metrics,
+    }
   }
 
   return {
@@ -53,7 +109,8 @@ export function experimentResultService({ store }: Pick<ServiceDeps, 'store'>) {
       if (!row) throw experimentNotFound(key)
       const n = phase ?? row.phase
       if (row.phase === 0) throw validationError([{ path: 'phase', message: `experiment "${key}" has not started: it has no results yet` }])
-      if (!Number.isInteger(n) || n < 1 || n > row.phase) throw validationError([{ path: 'phase', message: `must be a phase of the experiment, 1 to ${row.phase}` }])
+      if (!Number.isInteger(n) || n < 1 || n > row.phase)
+        throw validationError([{ path: 'phase', message: `must be a phase of the experiment, 1 to ${row.phase}` }])
       const id = `${row.id}:${n}`
       const now = Date.now()
       const hit = cache.get(id)

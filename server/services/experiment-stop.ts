@@ -17,19 +17,31 @@ import { flagBodyOf } from './flag-body'
 import { fingerprintIn, shippingOverride, splitIn } from './experiment-flag'
 import { experimentRegistry } from '../experiments/registry'
 
-export interface StopInput { decision?: unknown; variant?: unknown }
+export interface StopInput {
+  decision?: unknown
+  variant?: unknown
+}
 
-export type StopOutcome = { stopped: ExperimentRow } | { changeRequest: Awaited<ReturnType<ChangeRequestService['create']>>; experiment: ExperimentRow }
+export type StopOutcome =
+  | { stopped: ExperimentRow }
+  | { changeRequest: Awaited<ReturnType<ChangeRequestService['create']>>; experiment: ExperimentRow }
 
-export function experimentStopper({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>, experiments: ExperimentService, flags: FlagService, changeRequests: ChangeRequestService) {
+export function experimentStopper(
+  { store, changes }: Pick<ServiceDeps, 'store' | 'changes'>,
+  experiments: ExperimentService,
+  flags: FlagService,
+  changeRequests: ChangeRequestService,
+) {
   const repo = store.experiments.experiments
 
   /** The stop's decision and the variant the environment will serve (none for inconclusive). */
   function decide(row: ExperimentRow, input: StopInput): { decision: DecisionKind; variant?: string } {
-    if (!DECISIONS.includes(input.decision as never)) throw validationError([{ path: 'decision', message: `must be one of ${DECISIONS.join(', ')}` }])
+    if (!DECISIONS.includes(input.decision as never))
+      throw validationError([{ path: 'decision', message: `must be one of ${DECISIONS.join(', ')}` }])
     const decision = input.decision as DecisionKind
     if (decision === 'ship') {
-      if (typeof input.variant !== 'string') throw validationError([{ path: 'variant', message: 'is required to ship: the variant to serve' }])
+      if (typeof input.variant !== 'string')
+        throw validationError([{ path: 'variant', message: 'is required to ship: the variant to serve' }])
       return { decision, variant: input.variant }
     }
     if (input.variant !== undefined) throw validationError([{ path: 'variant', message: `is only for ship (${decision} needs none)` }])
@@ -37,14 +49,31 @@ export function experimentStopper({ store, changes }: Pick<ServiceDeps, 'store' 
   }
 
   /** Marks the experiment stopped with its decision (the phase ends). */
-  async function finish(tx: Db, record: RecordChange, actor: Actor, before: ExperimentRow, decision: { decision: DecisionKind; variant?: string }) {
+  async function finish(
+    tx: Db,
+    record: RecordChange,
+    actor: Actor,
+    before: ExperimentRow,
+    decision: { decision: DecisionKind; variant?: string },
+  ) {
     const now = new Date().toISOString()
     const after: ExperimentRow = {
-      ...before, state: 'stopped', pendingChangeRequest: null, updatedAt: now,
+      ...before,
+      state: 'stopped',
+      pendingChangeRequest: null,
+      updatedAt: now,
       phases: before.phases.map((p) => (p.ended_at === null ? { ...p, ended_at: now } : p)),
-      decision: { decision: decision.decision, ...(decision.variant !== undefined && { variant: decision.variant }), at: now, by: actor.name },
+      decision: {
+        decision: decision.decision,
+        ...(decision.variant !== undefined && { variant: decision.variant }),
+        at: now,
+        by: actor.name,
+      },
     }
-    await experiments.save(tx, record, actor, before, after, 'stop', 'experiment.stopped', { decision: decision.decision, ...(decision.variant !== undefined && { variant: decision.variant }) })
+    await experiments.save(tx, record, actor, before, after, 'stop', 'experiment.stopped', {
+      decision: decision.decision,
+      ...(decision.variant !== undefined && { variant: decision.variant }),
+    })
     return after
   }
 
@@ -52,24 +81,42 @@ export function experimentStopper({ store, changes }: Pick<ServiceDeps, 'store' 
     async stop(req: Requester, key: string, input: StopInput): Promise<StopOutcome> {
       const { actor } = req
       const current = await experiments.mustGet(actor.projectId, key)
-      if (current.state !== 'running') throw invalidState(`Experiment "${key}" is ${current.state}; only a running experiment can stop`, { state: current.state })
-      if (current.pendingChangeRequest) throw invalidState(`Experiment "${key}" is stopping: change request ${current.pendingChangeRequest} is waiting to be applied`, { change_request: current.pendingChangeRequest })
+      if (current.state !== 'running')
+        throw invalidState(`Experiment "${key}" is ${current.state}; only a running experiment can stop`, { state: current.state })
+      if (current.pendingChangeRequest)
+        throw invalidState(`Experiment "${key}" is stopping: change request ${current.pendingChangeRequest} is waiting to be applied`, {
+          change_request: current.pendingChangeRequest,
+        })
       const decision = decide(current, input)
       let override: ReturnType<typeof shippingOverride> | undefined
       if (decision.variant !== undefined) {
         const flagRow = await store.flags.get(store.db, actor.projectId, current.flagKey)
         const body = flagRow && flagBodyOf(flagRow)
         const split = body && splitIn(body, current.environment)
-        if (!body || !split) throw invalidState(`Flag "${current.flagKey}" no longer has a split in ${current.environment}; stop the experiment inconclusive`)
-        if (!body.variants || !Object.hasOwn(body.variants, decision.variant)) throw validationError([{ path: 'variant', message: `must be one of flag "${current.flagKey}"'s variants (${Object.keys(body.variants ?? {}).join(', ')})` }])
+        if (!body || !split)
+          throw invalidState(`Flag "${current.flagKey}" no longer has a split in ${current.environment}; stop the experiment inconclusive`)
+        if (!body.variants || !Object.hasOwn(body.variants, decision.variant))
+          throw validationError([
+            {
+              path: 'variant',
+              message: `must be one of flag "${current.flagKey}"'s variants (${Object.keys(body.variants ?? {}).join(', ')})`,
+            },
+          ])
         override = shippingOverride(body, current.environment, decision.variant)
       }
       try {
         return {
           stopped: await changes.run(async (tx, record) => {
             const before = await experiments.mustGet(actor.projectId, key)
-            if (before.state !== 'running' || before.pendingChangeRequest) throw invalidState(`Experiment "${key}" is ${before.state}`, { state: before.state })
-            if (override) await flags.opIn(tx, record, actor, { action: 'set_override', key: before.flagKey, environment: before.environment, body: override })
+            if (before.state !== 'running' || before.pendingChangeRequest)
+              throw invalidState(`Experiment "${key}" is ${before.state}`, { state: before.state })
+            if (override)
+              await flags.opIn(tx, record, actor, {
+                action: 'set_override',
+                key: before.flagKey,
+                environment: before.environment,
+                body: override,
+              })
             return finish(tx, record, actor, before, decision)
           }),
         }
@@ -84,7 +131,17 @@ export function experimentStopper({ store, changes }: Pick<ServiceDeps, 'store' 
       })
       const experiment = await changes.run(async (tx, record) => {
         const before = await experiments.mustGet(actor.projectId, key)
-        const after: ExperimentRow = { ...before, pendingChangeRequest: changeRequest.id, decision: { decision: decision.decision, ...(decision.variant !== undefined && { variant: decision.variant }), at: new Date().toISOString(), by: actor.name }, updatedAt: new Date().toISOString() }
+        const after: ExperimentRow = {
+          ...before,
+          pendingChangeRequest: changeRequest.id,
+          decision: {
+            decision: decision.decision,
+            ...(decision.variant !== undefined && { variant: decision.variant }),
+            at: new Date().toISOString(),
+            by: actor.name,
+          },
+          updatedAt: new Date().toISOString(),
+        }
         await experiments.save(tx, record, actor, before, after, 'update', 'experiment.updated', { change_request: changeRequest.id })
         return after
       })
@@ -112,9 +169,13 @@ export function experimentStopper({ store, changes }: Pick<ServiceDeps, 'store' 
       await store.lock(tx, `experiment-row:${row.id}`)
       const before = await repo.get(tx, row.projectId, row.key)
       if (!before || before.pendingChangeRequest !== cr.id) return
-      if (cr.state === 'applied') return void (await finish(tx, record, actor, before, { decision: before.decision!.decision, variant: before.decision!.variant }))
+      if (cr.state === 'applied')
+        return void (await finish(tx, record, actor, before, { decision: before.decision!.decision, variant: before.decision!.variant }))
       const after: ExperimentRow = { ...before, pendingChangeRequest: null, decision: null, updatedAt: new Date().toISOString() }
-      await experiments.save(tx, record, actor, before, after, 'update', 'experiment.updated', { change_request: cr.id, change_request_state: cr.state })
+      await experiments.save(tx, record, actor, before, after, 'update', 'experiment.updated', {
+        change_request: cr.id,
+        change_request_state: cr.state,
+      })
     })
   }
 
@@ -134,10 +195,17 @@ export function experimentStopper({ store, changes }: Pick<ServiceDeps, 'store' 
       const now = new Date().toISOString()
       const number = before.phase + 1
       const after: ExperimentRow = {
-        ...before, phase: number, updatedAt: now,
-        phases: [...before.phases.map((p) => (p.ended_at === null ? { ...p, ended_at: now } : p)), { number, started_at: now, ended_at: null, reason: `flag ${row.flagKey} v${flag.version} changed`, fingerprint }],
+        ...before,
+        phase: number,
+        updatedAt: now,
+        phases: [
+          ...before.phases.map((p) => (p.ended_at === null ? { ...p, ended_at: now } : p)),
+          { number, started_at: now, ended_at: null, reason: `flag ${row.flagKey} v${flag.version} changed`, fingerprint },
+        ],
       }
-      await experiments.save(tx, record, actor, before, after, 'open_phase', 'experiment.phase_opened', { reason: after.phases.at(-1)!.reason })
+      await experiments.save(tx, record, actor, before, after, 'open_phase', 'experiment.phase_opened', {
+        reason: after.phases.at(-1)!.reason,
+      })
     })
   }
 }

@@ -26,7 +26,13 @@ export function experimentUnitService({ store }: Pick<ServiceDeps, 'store'>) {
         return { experiment: key, phase: 0, units: {}, multiple_exposures: 0, ...(opts.timeline && { timeline: { at: [], units: {} } }) }
       }
       const n = opts.phase ?? row.phase
-      if (!Number.isInteger(n) || n < 1 || n > row.phase) throw validationError([{ path: 'phase', message: row.phase ? `must be a phase of the experiment, 1 to ${row.phase}` : `experiment "${key}" has not started` }])
+      if (!Number.isInteger(n) || n < 1 || n > row.phase)
+        throw validationError([
+          {
+            path: 'phase',
+            message: row.phase ? `must be a phase of the experiment, 1 to ${row.phase}` : `experiment "${key}" has not started`,
+          },
+        ])
       const { units, multiple } = await store.experimentResults.exposureCounts(store.db, row.id, n)
       const body = { experiment: key, phase: n, units: Object.fromEntries(units), multiple_exposures: multiple }
       if (!opts.timeline) return body
@@ -37,7 +43,9 @@ export function experimentUnitService({ store }: Pick<ServiceDeps, 'store'>) {
       // the series' variants: the split's in order (its control first) while it has one, else those with units
       const flagRow = await store.flags.get(store.db, row.projectId, row.flagKey)
       const split = flagRow ? splitIn(flagBodyOf(flagRow), row.environment)?.map((s) => s.variant) : undefined
-      const variants = split?.includes(row.body.control) ? split : [row.body.control, ...[...units.keys()].filter((v) => v !== row.body.control).sort()]
+      const variants = split?.includes(row.body.control)
+        ? split
+        : [row.body.control, ...[...units.keys()].filter((v) => v !== row.body.control).sort()]
       const value = store.experimentResults.exposuresByDay(store.db, row.id, n).then((days) => unitsTimeline(days, variants, now))
       timelines.delete(id)
       if (timelines.size >= MAX_CACHED) timelines.delete(timelines.keys().next().value!)

@@ -15,10 +15,13 @@ export const flagBodyOf = (row: Pick<DocumentRow, 'body'>): FlagBody => row.body
 /** Environment overrides as stored: an override's `targeting: null` (own rules removed) is left out, so
  *  an override without own rules is stored exactly as before they existed. */
 export function storedOverrides(environments: unknown): FlagBody['environments'] {
-  if (environments === null || typeof environments !== 'object' || Array.isArray(environments)) return environments as FlagBody['environments']
-  return Object.fromEntries(Object.entries(environments).map(([name, o]) => {
-    if (o === null || typeof o !== 'object' || !('targeting' in o) || (o as { targeting?: unknown }).targeting !== null) return [name, o]
-    const { targeting: _removed, ...rest } = o as Record<string, unknown>
-    return [name, rest]
-  })) as FlagBody['environments']
+  if (environments === null || typeof environments !== 'object' || Array.isArray(environments))
+    return environments as FlagBody['environments']
+  return Object.fromEntries(
+    Object.entries(environments).map(([name, o]) => {
+      if (o === null || typeof o !== 'object' || !('targeting' in o) || (o as { targeting?: unknown }).targeting !== null) return [name, o]
+      const { targeting: _removed, ...rest } = o as Record<string, unknown>
+      return [name, rest]
+    }),
+  ) as FlagBody['environments']
 }

@@ -1,7 +1,14 @@
 // POST /flags/:key/explain (docs/lifecycle.md §4): the stored flag, or an unsaved draft (validated, never
 // stored), evaluated for a context now or as of `at` (its window then, and the schedules due by then applied
 // in order), with the engine's step-by-step trace. Segments and prerequisite flags are the live ones.
-import { EVALUATION_BUDGET, explainFlag, withEvaluationBudget, type EvaluationContext, type FlagDefinition, type SegmentDefinition } from '../engine'
+import {
+  EVALUATION_BUDGET,
+  explainFlag,
+  withEvaluationBudget,
+  type EvaluationContext,
+  type FlagDefinition,
+  type SegmentDefinition,
+} from '../engine'
 import type { Actor, ServiceDeps } from './context'
 import { notFound } from '../errors'
 import type { FlagPatchInput } from '../schemas'
@@ -33,9 +40,16 @@ export function flagExplainer({ store, snapshots }: Pick<ServiceDeps, 'store' | 
         body = await flags.preview(actor, body, s.change as FlagChange)
       }
     }
-    const segments = new Map<string, SegmentDefinition>([...(snap?.segments ?? [])].map(([k, r]) => [k, { key: k, conditions: (r.body.conditions ?? []) as SegmentDefinition['conditions'] }]))
+    const segments = new Map<string, SegmentDefinition>(
+      [...(snap?.segments ?? [])].map(([k, r]) => [
+        k,
+        { key: k, conditions: (r.body.conditions ?? []) as SegmentDefinition['conditions'] },
+      ]),
+    )
     // The answer and the trace (which tests each condition again) share one budget of two evaluations.
-    const explanation = withEvaluationBudget(2 * EVALUATION_BUDGET, () => explainFlag({ ...(body as FlagDefinition), key }, segments, (k) => snap?.flags.get(k)?.compiled, input.context, now))
+    const explanation = withEvaluationBudget(2 * EVALUATION_BUDGET, () =>
+      explainFlag({ ...(body as FlagDefinition), key }, segments, (k) => snap?.flags.get(k)?.compiled, input.context, now),
+    )
     return { ...explanation, at: new Date(now).toISOString(), draft: input.flag !== undefined }
   }
 }

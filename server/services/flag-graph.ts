@@ -1,7 +1,14 @@
 // What a flag's prerequisites mean for the rest of the project (docs/lifecycle.md §2): each names an existing,
 // live flag and (for `variant`) one of its variants; no cycle, however long, counting the write being made;
 // and a flag others require may not lose the variants they name, be archived or be deleted.
-import { MAX_PREREQUISITE_CHAIN, MAX_PREREQUISITE_REACH, prerequisiteCycle, prerequisiteReach, type Prerequisite, type ValidationIssue } from '../engine'
+import {
+  MAX_PREREQUISITE_CHAIN,
+  MAX_PREREQUISITE_REACH,
+  prerequisiteCycle,
+  prerequisiteReach,
+  type Prerequisite,
+  type ValidationIssue,
+} from '../engine'
 import type { DocumentRow } from '../store/documents'
 import { inUse } from '../errors'
 import { flagBodyOf, isArchived, type FlagBody } from './flag-body'
@@ -15,7 +22,8 @@ export const flagsRequiring = (flags: DocumentRow[], key: string): string[] =>
 /** 409 IN_USE when other flags require `key` (before deleting or archiving it). */
 export function refuseIfRequired(flags: DocumentRow[], key: string, doing: 'deleted' | 'archived'): void {
   const users = flagsRequiring(flags, key)
-  if (users.length) throw inUse(`Flag "${key}" is a prerequisite of ${users.length} flag(s); it cannot be ${doing} while they require it`, { flags: users })
+  if (users.length)
+    throw inUse(`Flag "${key}" is a prerequisite of ${users.length} flag(s); it cannot be ${doing} while they require it`, { flags: users })
 }
 
 /** Problems of `body` (the flag `key` about to be stored) against the project's other flags. */
@@ -31,7 +39,11 @@ export function graphIssues(key: string, body: FlagBody, rows: DocumentRow[]): V
     if (typeof p.variant === 'string') {
       const variants = other.variants
       if (!variants) issues.push({ path: `${path}.variant`, message: `flag "${p.key}" has no variants; require a value instead` })
-      else if (!Object.hasOwn(variants, p.variant)) issues.push({ path: `${path}.variant`, message: `unknown variant "${p.variant}" of flag "${p.key}"; it has: ${Object.keys(variants).join(', ')}` })
+      else if (!Object.hasOwn(variants, p.variant))
+        issues.push({
+          path: `${path}.variant`,
+          message: `unknown variant "${p.variant}" of flag "${p.key}"; it has: ${Object.keys(variants).join(', ')}`,
+        })
     }
   })
   const keysOf = (b: FlagBody | undefined) => (b ? prerequisitesOf(b).map((p) => p.key) : [])
@@ -69,8 +81,20 @@ function boundIssues(key: string, required: string[], requiredBy: (k: string) =>
   for (const k of affected) {
     const { depth, reach } = prerequisiteReach(k, edges, MAX_PREREQUISITE_REACH, cache)
     const who = k === key ? 'this flag' : `flag "${k}" (which requires this flag)`
-    if (depth > MAX_PREREQUISITE_CHAIN) return [{ path: 'prerequisites', message: `would give ${who} a chain of prerequisites ${depth} flags deep; at most ${MAX_PREREQUISITE_CHAIN} allowed` }]
-    if (reach > MAX_PREREQUISITE_REACH) return [{ path: 'prerequisites', message: `would let ${who} reach more than ${MAX_PREREQUISITE_REACH} flags through its prerequisites; at most ${MAX_PREREQUISITE_REACH} allowed` }]
+    if (depth > MAX_PREREQUISITE_CHAIN)
+      return [
+        {
+          path: 'prerequisites',
+          message: `would give ${who} a chain of prerequisites ${depth} flags deep; at most ${MAX_PREREQUISITE_CHAIN} allowed`,
+        },
+      ]
+    if (reach > MAX_PREREQUISITE_REACH)
+      return [
+        {
+          path: 'prerequisites',
+          message: `would let ${who} reach more than ${MAX_PREREQUISITE_REACH} flags through its prerequisites; at most ${MAX_PREREQUISITE_REACH} allowed`,
+        },
+      ]
   }
   return []
 }

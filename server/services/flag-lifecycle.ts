@@ -16,7 +16,15 @@ import type { FlagVersion, FlagView } from '../schemas'
 /** The stored body a wire form was made of: without the fields that are not the body. As the schema types
  *  it (an operator is any string there): the rollback validates it as a flag, as any write. */
 function bodyOfView(view: FlagView): FlagBody {
-  const { key: _key, version: _version, created_at: _created, updated_at: _updated, archived: _archived, archived_at: _archivedAt, ...body } = view
+  const {
+    key: _key,
+    version: _version,
+    created_at: _created,
+    updated_at: _updated,
+    archived: _archived,
+    archived_at: _archivedAt,
+    ...body
+  } = view
   return body as FlagBody
 }
 
@@ -31,7 +39,13 @@ export function flagLifecycle(store: Store, changes: ChangeRunner, docs: Version
   /** This life of the flag's audit entries (a flag deleted and created again starts a new history). */
   async function historyPage(projectId: string, key: string, limit: number, offset: number) {
     const current = await docs.get(projectId, key)
-    const { rows, total } = await store.audit.page(store.db, projectId, { resourceType: 'flag', resourceKey: key, since: current.createdAt }, limit, offset)
+    const { rows, total } = await store.audit.page(
+      store.db,
+      projectId,
+      { resourceType: 'flag', resourceKey: key, since: current.createdAt },
+      limit,
+      offset,
+    )
     return { versions: rows.map(versionOf).filter((v): v is FlagVersion => v !== undefined), total }
   }
 
@@ -45,18 +59,34 @@ export function flagLifecycle(store: Store, changes: ChangeRunner, docs: Version
   }
 
   function archiveIn(tx: Db, record: RecordChange, actor: Actor, key: string, ifMatch: number | undefined) {
-    return docs.updateIn(tx, record, actor, key, ifMatch, async (body, tx) => {
-      refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'archived')
-      return { ...body, archived: true, archived_at: new Date().toISOString() }
-    }, { action: 'archive' })
+    return docs.updateIn(
+      tx,
+      record,
+      actor,
+      key,
+      ifMatch,
+      async (body, tx) => {
+        refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'archived')
+        return { ...body, archived: true, archived_at: new Date().toISOString() }
+      },
+      { action: 'archive' },
+    )
   }
 
   function restoreIn(tx: Db, record: RecordChange, actor: Actor, key: string, ifMatch: number | undefined) {
-    return docs.updateIn(tx, record, actor, key, ifMatch, (body) => {
-      if (!isArchived(body)) throw conflict('NOT_ARCHIVED', `Flag "${key}" is not archived`)
-      const { archived: _a, archived_at: _at, ...rest } = body
-      return rest
-    }, { action: 'restore' })
+    return docs.updateIn(
+      tx,
+      record,
+      actor,
+      key,
+      ifMatch,
+      (body) => {
+        if (!isArchived(body)) throw conflict('NOT_ARCHIVED', `Flag "${key}" is not archived`)
+        const { archived: _a, archived_at: _at, ...rest } = body
+        return rest
+      },
+      { action: 'restore' },
+    )
   }
 
   /** `target`: from findVersion, read before the transaction. */
@@ -68,13 +98,19 @@ export function flagLifecycle(store: Store, changes: ChangeRunner, docs: Version
     /** historyPage, each version with the name of the token that wrote it. */
     async history(projectId: string, key: string, limit: number, offset: number) {
       const { versions, total } = await historyPage(projectId, key, limit, offset)
-      const names = await actorNames(store, projectId, versions.map((v) => v.actor))
+      const names = await actorNames(
+        store,
+        projectId,
+        versions.map((v) => v.actor),
+      )
       return { versions: versions.map((v) => ({ ...v, actor_name: names.get(v.actor) ?? null })), total }
     },
 
     /** Not evaluated anywhere (404 FLAG_NOT_FOUND), not editable until restored; 409 IN_USE while others require it. */
-    archive: (actor: Actor, key: string, ifMatch: number | undefined) => changes.run((tx, record) => archiveIn(tx, record, actor, key, ifMatch)),
-    restore: (actor: Actor, key: string, ifMatch: number | undefined) => changes.run((tx, record) => restoreIn(tx, record, actor, key, ifMatch)),
+    archive: (actor: Actor, key: string, ifMatch: number | undefined) =>
+      changes.run((tx, record) => archiveIn(tx, record, actor, key, ifMatch)),
+    restore: (actor: Actor, key: string, ifMatch: number | undefined) =>
+      changes.run((tx, record) => restoreIn(tx, record, actor, key, ifMatch)),
     /** Writes a new version whose definition is that of `version` (validated as any write is now). */
     async rollback(actor: Actor, key: string, version: number, ifMatch: number | undefined) {
       const target = await findVersion(actor.projectId, key, version)

@@ -3,7 +3,14 @@
 // variant, validation against the project's segments, environments and other flags (prerequisites), and
 // per-environment overrides. Archive, restore, rollback and history are flag-lifecycle.ts.
 import { segmentKeysOf, validateFlag, type Json } from '../engine'
-import { FLAG_CLEARABLE_FIELDS, FLAG_FIELDS, type FlagCreateInput, type FlagOverride, type FlagPatchInput, type ScheduledOverrideInput } from '../schemas'
+import {
+  FLAG_CLEARABLE_FIELDS,
+  FLAG_FIELDS,
+  type FlagCreateInput,
+  type FlagOverride,
+  type FlagPatchInput,
+  type ScheduledOverrideInput,
+} from '../schemas'
 import type { Db } from '../store'
 import type { BodyFilter, DocumentRow } from '../store/documents'
 import type { Actor, ServiceDeps } from './context'
@@ -32,7 +39,13 @@ export function flagView(row: DocumentRow) {
 /** The `data` of this resource's webhook events. */
 export const flagEventData = (row: DocumentRow) => {
   const b = flagBodyOf(row)
-  return { enabled: b.enabled, value: b.value, version: row.version, ...(b.variants && { default_variant: b.default_variant }), ...(b.archived && { archived: true }) }
+  return {
+    enabled: b.enabled,
+    value: b.value,
+    version: row.version,
+    ...(b.variants && { default_variant: b.default_variant }),
+    ...(b.archived && { archived: true }),
+  }
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
@@ -44,7 +57,9 @@ function withMirroredValue(body: FlagBody, sentValue: unknown): FlagBody {
   if (!variants || typeof body.default_variant !== 'string' || !Object.hasOwn(variants, body.default_variant)) return body
   const value = variants[body.default_variant] as Json
   if (sentValue !== undefined && !sameJson(sentValue, value)) {
-    throw validationError([{ path: 'value', message: `a flag with variants serves default_variant ("${body.default_variant}"); set that instead of value` }])
+    throw validationError([
+      { path: 'value', message: `a flag with variants serves default_variant ("${body.default_variant}"); set that instead of value` },
+    ])
   }
   return { ...body, value }
 }
@@ -82,44 +97,62 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
   /** PUT /flags/:key's step: merges the given top-level fields; null clears an optional field. Field by
    *  field, by the names the schema declares, so the merge is an open record; validate() checks what it
    *  makes as a flag before anything is stored. */
-  const mergeFields = (input: FlagPatchInput): NextBody<FlagBody> => (stored) => mergeFlagFields(stored, input)
+  const mergeFields =
+    (input: FlagPatchInput): NextBody<FlagBody> =>
+    (stored) =>
+      mergeFlagFields(stored, input)
 
   /** PUT /flags/:key/environments/:env's step: the environment must be one of the project's. */
-  const setOverride = (actor: Actor, environment: string, override: FlagOverride): NextBody<FlagBody> => async (body, tx) => {
-    const project = await store.projects.get(tx, actor.projectId)
-    if (!project?.environments.includes(environment)) {
-      throw validationError([{ path: 'environment', message: `unknown environment "${environment}"; the project has: ${project?.environments.join(', ')}` }])
+  const setOverride =
+    (actor: Actor, environment: string, override: FlagOverride): NextBody<FlagBody> =>
+    async (body, tx) => {
+      const project = await store.projects.get(tx, actor.projectId)
+      if (!project?.environments.includes(environment)) {
+        throw validationError([
+          { path: 'environment', message: `unknown environment "${environment}"; the project has: ${project?.environments.join(', ')}` },
+        ])
+      }
+      // `targeting: null` removes the environment's own rules (the override then uses the flag's).
+      return { ...body, environments: storedOverrides({ ...(body.environments ?? {}), [environment]: override }) }
     }
-    // `targeting: null` removes the environment's own rules (the override then uses the flag's).
-    return { ...body, environments: storedOverrides({ ...(body.environments ?? {}), [environment]: override }) }
-  }
 
   const stepOf = (actor: Actor, change: FlagChange): { next: NextBody<FlagBody>; environment: string } =>
-    isOverrideChange(change) ? { next: setOverride(actor, change.environment, change.override), environment: change.environment } : { next: mergeFields(change), environment: '' }
+    isOverrideChange(change)
+      ? { next: setOverride(actor, change.environment, change.override), environment: change.environment }
+      : { next: mergeFields(change), environment: '' }
 
   /** POST /flags's body (and an explain draft's): defaults for what was not sent; an explicit `value: null`
    *  is a value (off value null), not "absent". The optional fields by name, as in mergeFields. */
   function createBody(input: FlagPatchInput): FlagBody {
     const body: Record<string, unknown> = { enabled: input.enabled ?? false, value: input.value === undefined ? true : input.value }
-    for (const f of FLAG_CLEARABLE_FIELDS) if (input[f] !== undefined && input[f] !== null) body[f] = f === 'environments' ? storedOverrides(input[f]) : input[f]
+    for (const f of FLAG_CLEARABLE_FIELDS)
+      if (input[f] !== undefined && input[f] !== null) body[f] = f === 'environments' ? storedOverrides(input[f]) : input[f]
     return withMirroredValue(body as FlagBody, input.value)
   }
 
-  const docs = versionedDocuments<FlagBody>({ store, changes }, {
-    type: 'flag', label: 'Flag', notFoundCode: 'FLAG_NOT_FOUND', repository: store.flags,
-    view: flagView, eventData: flagEventData,
-    validate,
-    editable: (body, key) => {
-      if (isArchived(body)) throw archivedError(key)
+  const docs = versionedDocuments<FlagBody>(
+    { store, changes },
+    {
+      type: 'flag',
+      label: 'Flag',
+      notFoundCode: 'FLAG_NOT_FOUND',
+      repository: store.flags,
+      view: flagView,
+      eventData: flagEventData,
+      validate,
+      editable: (body, key) => {
+        if (isArchived(body)) throw archivedError(key)
+      },
     },
-  })
+  )
 
   const lifecycle = flagLifecycle(store, changes, docs)
 
   return {
     page: docs.page,
     /** One page of the flags in an archived state (or either) with some tags, filtered in the store. */
-    pageWhere: (projectId: string, filter: BodyFilter, limit: number, offset: number) => store.flags.pageWhereBody(store.db, projectId, filter, limit, offset),
+    pageWhere: (projectId: string, filter: BodyFilter, limit: number, offset: number) =>
+      store.flags.pageWhereBody(store.db, projectId, filter, limit, offset),
     all: docs.all,
     get: docs.get,
     history: lifecycle.history,
@@ -128,8 +161,10 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     rollback: lifecycle.rollback,
 
     /** 409 IN_USE while other flags require it. */
-    delete: (actor: Actor, key: string) => docs.delete(actor, key, async (tx) => refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'deleted')),
-    deleteOverride: (actor: Actor, key: string, environment: string, ifMatch: number | undefined) => docs.deleteOverride(actor, key, environment, ifMatch),
+    delete: (actor: Actor, key: string) =>
+      docs.delete(actor, key, async (tx) => refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'deleted')),
+    deleteOverride: (actor: Actor, key: string, environment: string, ifMatch: number | undefined) =>
+      docs.deleteOverride(actor, key, environment, ifMatch),
 
     create(actor: Actor, input: FlagCreateInput) {
       return docs.create(actor, input.key, createBody(input))
@@ -142,7 +177,11 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
       return docs.update(actor, key, ifMatch, (stored) => {
         const next = mergeFlagFields(stored, input)
         if (onlyEnvironment !== undefined && touchedEnvironment(stored, next) !== onlyEnvironment) {
-          throw conflict('CONFLICT', `Flag "${key}" changed meanwhile: this change would no longer touch ${onlyEnvironment} only; read it again`, { environment: onlyEnvironment })
+          throw conflict(
+            'CONFLICT',
+            `Flag "${key}" changed meanwhile: this change would no longer touch ${onlyEnvironment} only; read it again`,
+            { environment: onlyEnvironment },
+          )
         }
         return next
       })
@@ -155,7 +194,9 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
       return docs.update(actor, key, ifMatch, (body) => {
         const next: FlagBody = { ...body, enabled: false }
         if (body.environments) {
-          next.environments = Object.fromEntries(Object.entries(body.environments).map(([name, o]) => [name, { ...o, enabled: false }])) as FlagBody['environments']
+          next.environments = Object.fromEntries(
+            Object.entries(body.environments).map(([name, o]) => [name, { ...o, enabled: false }]),
+          ) as FlagBody['environments']
         }
         return next
       })
@@ -177,16 +218,27 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp<'flag'>): Promise<DocumentRow | null> {
       const { key, ifMatch } = op
       switch (op.action) {
-        case 'create': return docs.createIn(tx, record, actor, key, createBody(op.body))
-        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, mergeFields(op.body))
+        case 'create':
+          return docs.createIn(tx, record, actor, key, createBody(op.body))
+        case 'update':
+          return docs.updateIn(tx, record, actor, key, ifMatch, mergeFields(op.body))
         case 'delete':
-          await docs.deleteIn(tx, record, actor, key, async (tx) => refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'deleted'))
+          await docs.deleteIn(tx, record, actor, key, async (tx) =>
+            refuseIfRequired(await store.flags.all(tx, actor.projectId), key, 'deleted'),
+          )
           return null
-        case 'set_override': return docs.updateIn(tx, record, actor, key, ifMatch, setOverride(actor, op.environment!, op.body), { environment: op.environment! })
-        case 'delete_override': return docs.deleteOverrideIn(tx, record, actor, key, op.environment!, ifMatch)
-        case 'archive': return lifecycle.archiveIn(tx, record, actor, key, ifMatch)
-        case 'restore': return lifecycle.restoreIn(tx, record, actor, key, ifMatch)
-        case 'rollback': return lifecycle.rollbackIn(tx, record, actor, key, await lifecycle.findVersion(actor.projectId, key, op.body.version), ifMatch)
+        case 'set_override':
+          return docs.updateIn(tx, record, actor, key, ifMatch, setOverride(actor, op.environment!, op.body), {
+            environment: op.environment!,
+          })
+        case 'delete_override':
+          return docs.deleteOverrideIn(tx, record, actor, key, op.environment!, ifMatch)
+        case 'archive':
+          return lifecycle.archiveIn(tx, record, actor, key, ifMatch)
+        case 'restore':
+          return lifecycle.restoreIn(tx, record, actor, key, ifMatch)
+        case 'rollback':
+          return lifecycle.rollbackIn(tx, record, actor, key, await lifecycle.findVersion(actor.projectId, key, op.body.version), ifMatch)
       }
     },
     /** An unsaved definition (explain's `flag`), with create's defaults, validated as a write of `key`

@@ -21,11 +21,27 @@ import { segmentEventData, segmentView } from './segments'
 import { writePlan, type KindOps } from './plan-writes'
 
 export type Applied = Plan & { change_set: string | null }
-export interface PromotionItem { resource_type: 'flag' | 'config'; key: string; action: 'set_override' | 'delete_override'; environment: string; body?: Record<string, unknown>; base_version: number | null }
-export interface PromoteRequest { from: string; to: string; flags?: string[]; configs?: string[]; dry_run?: boolean; expect?: Record<string, number> }
+export interface PromotionItem {
+  resource_type: 'flag' | 'config'
+  key: string
+  action: 'set_override' | 'delete_override'
+  environment: string
+  body?: Record<string, unknown>
+  base_version: number | null
+}
+export interface PromoteRequest {
+  from: string
+  to: string
+  flags?: string[]
+  configs?: string[]
+  dry_run?: boolean
+  expect?: Record<string, number>
+}
 
 function checkEnvironments(known: readonly string[], named: [string, string][]): void {
-  const issues = named.filter(([, env]) => !known.includes(env)).map(([path, env]) => ({ path, message: `unknown environment "${env}"; the project has: ${known.join(', ')}` }))
+  const issues = named
+    .filter(([, env]) => !known.includes(env))
+    .map(([path, env]) => ({ path, message: `unknown environment "${env}"; the project has: ${known.join(', ')}` }))
   if (issues.length) throw validationError(issues)
 }
 
@@ -41,13 +57,21 @@ const overrideOf = (kind: Overridden, r: Stored, env: string): unknown => {
 
 /** The document of a promotion: the named resources with `to`'s override replaced by `from`'s. */
 function promotionDocument(state: CurrentState, req: PromoteRequest): FlagshipDocument {
-  checkEnvironments(state.environments, [['from', req.from], ['to', req.to]])
+  checkEnvironments(state.environments, [
+    ['from', req.from],
+    ['to', req.to],
+  ])
   if (req.from === req.to) throw validationError([{ path: 'to', message: 'must differ from `from`' }])
   const all = req.flags === undefined && req.configs === undefined
   const pick = (kind: Overridden, names: string[] | undefined) => {
     const rows = new Map(state[kind].map((r) => [r.key, r]))
     const missing = (names ?? []).filter((k) => !rows.has(k))
-    if (missing.length) throw notFoundWith(kind === 'flags' ? 'FLAG_NOT_FOUND' : 'CONFIG_NOT_FOUND', `${kind === 'flags' ? 'Flag' : 'Config'}(s) ${missing.join(', ')} not found`, { keys: missing })
+    if (missing.length)
+      throw notFoundWith(
+        kind === 'flags' ? 'FLAG_NOT_FOUND' : 'CONFIG_NOT_FOUND',
+        `${kind === 'flags' ? 'Flag' : 'Config'}(s) ${missing.join(', ')} not found`,
+        { keys: missing },
+      )
     const chosen = all ? [...rows.values()] : (names ?? []).map((k) => rows.get(k)!)
     return chosen.map((r) => {
       const envs = { ...overridesOf(kind, r) }
@@ -83,15 +107,31 @@ const BATCHED = { batched: true }
 const REMEMBERED_PLANS = 200
 
 export const planOutdated = (planId: string, current: Plan, remembered: Map<string, number | null> | undefined) => {
-  const moved = remembered ? [...current.versions].filter(([k, v]) => remembered.get(k) !== v).map(([k, v]) => {
-    const [kind, ...key] = k.split(':')
-    return { kind, key: key.join(':'), planned_version: remembered.get(k) ?? null, current_version: v }
-  }) : undefined
-  return conflict('PLAN_OUTDATED', `The state changed since plan ${planId}; plan again`, { plan_id: planId, current_plan_id: current.plan_id, ...(moved && { moved }) })
+  const moved = remembered
+    ? [...current.versions]
+        .filter(([k, v]) => remembered.get(k) !== v)
+        .map(([k, v]) => {
+          const [kind, ...key] = k.split(':')
+          return { kind, key: key.join(':'), planned_version: remembered.get(k) ?? null, current_version: v }
+        })
+    : undefined
+  return conflict('PLAN_OUTDATED', `The state changed since plan ${planId}; plan again`, {
+    plan_id: planId,
+    current_plan_id: current.plan_id,
+    ...(moved && { moved }),
+  })
 }
 
 const refuseErrors = (plan: Plan) => {
-  if (plan.errors.length) throw invalid('VALIDATION_ERROR', `The document has ${plan.errors.length} error(s): ${plan.errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ')}`, { issues: plan.errors })
+  if (plan.errors.length)
+    throw invalid(
+      'VALIDATION_ERROR',
+      `The document has ${plan.errors.length} error(s): ${plan.errors
+        .slice(0, 5)
+        .map((e) => `${e.path}: ${e.message}`)
+        .join('; ')}`,
+      { issues: plan.errors },
+    )
 }
 
 export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
@@ -109,8 +149,15 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
 
   async function currentState(db: Db, projectId: string): Promise<CurrentState & { project: string }> {
     const project = await store.projects.get(db, projectId)
-    const rows = async (repo: DocumentRepository) => (await repo.all(db, projectId)).map((r) => ({ key: r.key, version: r.version, body: r.body }))
-    return { project: project?.slug ?? projectId, environments: project?.environments ?? [], segments: await rows(store.segments), flags: await rows(store.flags), configs: await rows(store.configs) }
+    const rows = async (repo: DocumentRepository) =>
+      (await repo.all(db, projectId)).map((r) => ({ key: r.key, version: r.version, body: r.body }))
+    return {
+      project: project?.slug ?? projectId,
+      environments: project?.environments ?? [],
+      segments: await rows(store.segments),
+      flags: await rows(store.flags),
+      configs: await rows(store.configs),
+    }
   }
 
   /** Performs a plan's writes inside the running change; refuses (400) a plan with errors. */
@@ -151,7 +198,11 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
 
     /** The plan of `doc` and its writes as change-request items (mode=propose); writes nothing. As apply:
      *  with `planId`, only if the plan is still that one; a plan with errors is refused (400). */
-    async propose(actor: Actor, doc: FlagshipDocument, opts: { prune: boolean; planId?: string }): Promise<{ plan: Plan; items: ProposedItem[] }> {
+    async propose(
+      actor: Actor,
+      doc: FlagshipDocument,
+      opts: { prune: boolean; planId?: string },
+    ): Promise<{ plan: Plan; items: ProposedItem[] }> {
       const state = await currentState(store.db, actor.projectId)
       const plan = planImport(doc, state, { prune: opts.prune })
       if (opts.planId !== undefined && opts.planId !== plan.plan_id) throw planOutdated(opts.planId, plan, remembered.get(opts.planId))
@@ -169,7 +220,8 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
         const plan = planImport(promotionDocument(state, req), state, { prune: false })
         for (const [key, version] of Object.entries(req.expect ?? {})) {
           const now = plan.versions.get(`flags:${key}`) ?? plan.versions.get(`configs:${key}`)
-          if (now !== undefined && now !== version) throw conflict('CONFLICT', `"${key}" is at version ${now}, not ${version}`, { key, current_version: now })
+          if (now !== undefined && now !== version)
+            throw conflict('CONFLICT', `"${key}" is at version ${now}, not ${version}`, { key, current_version: now })
         }
         if (!record) {
           remember(plan)
@@ -194,8 +246,15 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
       const items = plan.steps.map((step): PromotionItem => {
         const kind = step.kind as Overridden
         const o = overrideOf(kind, state[kind].find((r) => r.key === step.key)!, req.from)
-        const base = { resource_type: kind === 'flags' ? 'flag' as const : 'config' as const, key: step.key, environment: req.to, base_version: step.fromVersion }
-        return o === undefined ? { ...base, action: 'delete_override' } : { ...base, action: 'set_override', body: o as Record<string, unknown> }
+        const base = {
+          resource_type: kind === 'flags' ? ('flag' as const) : ('config' as const),
+          key: step.key,
+          environment: req.to,
+          base_version: step.fromVersion,
+        }
+        return o === undefined
+          ? { ...base, action: 'delete_override' }
+          : { ...base, action: 'set_override', body: o as Record<string, unknown> }
       })
       return { plan, items }
     },
@@ -203,8 +262,16 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
     /** Each flag's and config's overrides of two environments side by side. */
     async compare(projectId: string, a: string, b: string, kinds: { flags: boolean; configs: boolean }) {
       const state = await currentState(store.db, projectId)
-      checkEnvironments(state.environments, [['a', a], ['b', b]])
-      return { a, b, ...(kinds.flags && { flags: compareOverrides('flags', state.flags, a, b) }), ...(kinds.configs && { configs: compareOverrides('configs', state.configs, a, b) }) }
+      checkEnvironments(state.environments, [
+        ['a', a],
+        ['b', b],
+      ])
+      return {
+        a,
+        b,
+        ...(kinds.flags && { flags: compareOverrides('flags', state.flags, a, b) }),
+        ...(kinds.configs && { configs: compareOverrides('configs', state.configs, a, b) }),
+      }
     },
   }
 }

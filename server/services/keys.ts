@@ -7,7 +7,9 @@ export { KEY_PATTERN, ENV_PATTERN } from '../engine/names'
 /** Display names (projects, tokens): 1 to 200 characters, none of them a control character. */
 const DISPLAY_NAME = /^[^\u0000-\u001f\u007f]{1,200}$/
 export const displayNameIssue = (name: unknown, path = 'name'): { path: string; message: string } | undefined =>
-  typeof name === 'string' && DISPLAY_NAME.test(name) ? undefined : { path, message: 'must be 1 to 200 characters, without control characters' }
+  typeof name === 'string' && DISPLAY_NAME.test(name)
+    ? undefined
+    : { path, message: 'must be 1 to 200 characters, without control characters' }
 
 export function checkKey(key: unknown, path = 'key'): string {
   if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
@@ -20,7 +22,10 @@ export function checkKey(key: unknown, path = 'key'): string {
 export function parseIfMatch(header: string | null | undefined): number | undefined {
   if (header === undefined || header === null || header.trim() === '' || header.trim() === '*') return undefined
   const m = /^(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))$/.exec(header.trim())
-  if (!m) throw invalid('VALIDATION_ERROR', 'If-Match must be the resource version in double quotes, e.g. "3"', { issues: [{ path: 'If-Match', message: 'must be a quoted integer version' }] })
+  if (!m)
+    throw invalid('VALIDATION_ERROR', 'If-Match must be the resource version in double quotes, e.g. "3"', {
+      issues: [{ path: 'If-Match', message: 'must be a quoted integer version' }],
+    })
   return Number(m[1] ?? m[2])
 }
 

@@ -13,7 +13,12 @@ import type { RecordChange } from './change-runner'
 import type { Actor } from './context'
 import { touchedEnvironment } from '../access/affected-environments'
 
-export interface KindOps { type: DocumentType; repo: DocumentRepository; view(row: DocumentRow): object; eventData(row: DocumentRow): Record<string, unknown> }
+export interface KindOps {
+  type: DocumentType
+  repo: DocumentRepository
+  view(row: DocumentRow): object
+  eventData(row: DocumentRow): Record<string, unknown>
+}
 
 type Write = 'insert' | 'update' | 'delete'
 
@@ -25,9 +30,19 @@ function pendingWrites(tx: Db, projectId: string, now: string) {
     const p = pending
     pending = undefined
     if (p?.write === 'insert') await p.ops.repo.insertMany(tx, p.rows)
-    if (p?.write === 'delete') await p.ops.repo.deleteMany(tx, projectId, p.rows.map((r) => r.key))
+    if (p?.write === 'delete')
+      await p.ops.repo.deleteMany(
+        tx,
+        projectId,
+        p.rows.map((r) => r.key),
+      )
     if (p?.write === 'update') {
-      const written = await p.ops.repo.updateMany(tx, projectId, p.rows.map((r) => ({ key: r.key, body: r.body, fromVersion: r.version - 1 })), now)
+      const written = await p.ops.repo.updateMany(
+        tx,
+        projectId,
+        p.rows.map((r) => ({ key: r.key, body: r.body, fromVersion: r.version - 1 })),
+        now,
+      )
       // The rows were read locked at these versions, so this is only a guard.
       const done = new Set(written.map((r) => r.key))
       const lost = p.rows.find((r) => !done.has(r.key))
@@ -48,7 +63,12 @@ const outdated = (type: DocumentType, key: string) =>
   conflict('PLAN_OUTDATED', `${type} "${key}" changed while the import ran; plan again`, { resource_type: type, key })
 
 /** The stored rows the plan's updates and deletes start from, locked until commit (getForUpdate). */
-async function lockedRows(tx: Db, projectId: string, steps: readonly Step[], ops: Record<Kind, KindOps>): Promise<Map<Kind, Map<string, DocumentRow>>> {
+async function lockedRows(
+  tx: Db,
+  projectId: string,
+  steps: readonly Step[],
+  ops: Record<Kind, KindOps>,
+): Promise<Map<Kind, Map<string, DocumentRow>>> {
   const locked = new Map<Kind, Map<string, DocumentRow>>()
   for (const kind of Object.keys(ops) as Kind[]) {
     const keys = steps.filter((s) => s.kind === kind && s.action !== 'create').map((s) => s.key)
@@ -58,19 +78,36 @@ async function lockedRows(tx: Db, projectId: string, steps: readonly Step[], ops
 }
 
 /** Performs `steps` inside the running change, recording each with `record`; `now` stamps them all. */
-export async function writePlan(tx: Db, record: RecordChange, actor: Actor, steps: readonly Step[], ops: Record<Kind, KindOps>, now: string): Promise<void> {
+export async function writePlan(
+  tx: Db,
+  record: RecordChange,
+  actor: Actor,
+  steps: readonly Step[],
+  ops: Record<Kind, KindOps>,
+  now: string,
+): Promise<void> {
   const locked = await lockedRows(tx, actor.projectId, steps, ops)
   const pending = pendingWrites(tx, actor.projectId, now)
   for (const step of steps) {
     const { type, view, eventData } = ops[step.kind]
-    const note = (action: Action, before: DocumentRow | null, after: DocumentRow | null) => record({
-      projectId: actor.projectId, actor: actor.name, action, resourceType: type, resourceKey: step.key,
-      before: before && view(before), after: after && view(after),
-      // An update of one environment's override only (a promotion's, typically) affects that one (teams.md §4).
-      event: { kind: eventKind(type, action) as never, environment: before && after ? touchedEnvironment(before.body, after.body) : '', data: eventData((after ?? before)!) },
-      // a project admin's break glass reaches the gate for an import or a promotion too
-      authority: actor.authority,
-    })
+    const note = (action: Action, before: DocumentRow | null, after: DocumentRow | null) =>
+      record({
+        projectId: actor.projectId,
+        actor: actor.name,
+        action,
+        resourceType: type,
+        resourceKey: step.key,
+        before: before && view(before),
+        after: after && view(after),
+        // An update of one environment's override only (a promotion's, typically) affects that one (teams.md §4).
+        event: {
+          kind: eventKind(type, action) as never,
+          environment: before && after ? touchedEnvironment(before.body, after.body) : '',
+          data: eventData((after ?? before)!),
+        },
+        // a project admin's break glass reaches the gate for an import or a promotion too
+        authority: actor.authority,
+      })
     if (step.action === 'create') {
       const row: DocumentRow = { projectId: actor.projectId, key: step.key, body: step.body!, version: 1, createdAt: now, updatedAt: now }
       if (step.kind === 'flags' && row.body.archived === true) row.body = { ...row.body, archived_at: now }

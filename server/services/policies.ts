@@ -68,18 +68,32 @@ export function policyService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
         await environmentsOf(tx, actor.projectId, environment)
         const before = policyView(environment, await store.policies.get(tx, actor.projectId, environment))
         const row: PolicyRow = {
-          projectId: actor.projectId, environment, protected: input.protected, requiredApprovals: input.required_approvals,
-          approverRole: input.approver_role, allowEmergencyOff: input.allow_emergency_off ?? before.allow_emergency_off, updatedAt: new Date().toISOString(),
+          projectId: actor.projectId,
+          environment,
+          protected: input.protected,
+          requiredApprovals: input.required_approvals,
+          approverRole: input.approver_role,
+          allowEmergencyOff: input.allow_emergency_off ?? before.allow_emergency_off,
+          updatedAt: new Date().toISOString(),
         }
         const after = policyView(environment, row)
         const lowered = loweredBy(before, after)
         if (lowered.length && !session) {
-          throw forbidden('FORBIDDEN', `Lowering protection (${lowered.join(', ')}) needs a project admin signed in to the console, not a token`, { required: 'session', lowered })
+          throw forbidden(
+            'FORBIDDEN',
+            `Lowering protection (${lowered.join(', ')}) needs a project admin signed in to the console, not a token`,
+            { required: 'session', lowered },
+          )
         }
         await store.policies.put(tx, row)
         await record({
-          projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'project', resourceKey: actor.projectId,
-          before: { policy: before }, after: { policy: after },
+          projectId: actor.projectId,
+          ...by(actor),
+          action: 'update',
+          resourceType: 'project',
+          resourceKey: actor.projectId,
+          before: { policy: before },
+          after: { policy: after },
           event: { kind: 'project.updated', environment, data: { policy: after } },
           alsoEmit: [{ kind: POLICY_UPDATED, environment, data: { environment, policy: after, previous: before, lowered } }],
         })

@@ -36,10 +36,21 @@ export function projectService({ store, changes }: ServiceDeps) {
 
   async function save(tx: Db, record: RecordChange, actor: Actor, before: ProjectRow, changes_: Partial<ProjectRow>): Promise<ProjectRow> {
     const after: ProjectRow = { ...before, ...changes_, updatedAt: new Date().toISOString() }
-    await store.projects.update(tx, before.id, { name: after.name, slug: after.slug, environments: after.environments, updatedAt: after.updatedAt })
+    await store.projects.update(tx, before.id, {
+      name: after.name,
+      slug: after.slug,
+      environments: after.environments,
+      updatedAt: after.updatedAt,
+    })
     await record({
-      projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'project', resourceKey: before.id,
-      before: projectView(before), after: projectView(after), event: { kind: 'project.updated', environment: '', data: eventData(after) },
+      projectId: actor.projectId,
+      ...by(actor),
+      action: 'update',
+      resourceType: 'project',
+      resourceKey: before.id,
+      before: projectView(before),
+      after: projectView(after),
+      event: { kind: 'project.updated', environment: '', data: eventData(after) },
     })
     return after
   }
@@ -49,11 +60,24 @@ export function projectService({ store, changes }: ServiceDeps) {
     const { [env]: _gone, ...rest } = envsOf(row) ?? {}
     const repo = kind === 'flag' ? store.flags : store.configs
     const [view, data] = kind === 'flag' ? [flagView, flagEventData] : [configView, configEventData]
-    const updated = await repo.update(tx, actor.projectId, row.key, { ...row.body, environments: rest }, row.version, new Date().toISOString())
+    const updated = await repo.update(
+      tx,
+      actor.projectId,
+      row.key,
+      { ...row.body, environments: rest },
+      row.version,
+      new Date().toISOString(),
+    )
     if (!updated) throw conflict('CONFLICT', `${kind} "${row.key}" changed concurrently; retry`)
     await record({
-      projectId: actor.projectId, ...by(actor), action: 'update', resourceType: kind, resourceKey: row.key,
-      before: view(row), after: view(updated), event: { kind: eventKind(kind, 'update'), environment: env, data: data(updated) },
+      projectId: actor.projectId,
+      ...by(actor),
+      action: 'update',
+      resourceType: kind,
+      resourceKey: row.key,
+      before: view(row),
+      after: view(updated),
+      event: { kind: eventKind(kind, 'update'), environment: env, data: data(updated) },
     })
   }
 
@@ -63,19 +87,44 @@ export function projectService({ store, changes }: ServiceDeps) {
     /** A new project with the default environments (operators, through the CLI); audited in the new project. */
     /** A new project (operators through the CLI, instance admins through the API); audited in the new
      *  project, and by `alsoInTx` (the instance audit) in the same transaction. */
-    create(actorName: string, input: { name: string; slug: string; environments?: string[] }, alsoInTx?: (tx: Db, project: ProjectRow) => Promise<void>): Promise<ProjectRow> {
+    create(
+      actorName: string,
+      input: { name: string; slug: string; environments?: string[] },
+      alsoInTx?: (tx: Db, project: ProjectRow) => Promise<void>,
+    ): Promise<ProjectRow> {
       const issues = [displayNameIssue(input.name)].filter((i) => i !== undefined)
-      if (typeof input.slug !== 'string' || !ENV_PATTERN.test(input.slug)) issues.push({ path: 'slug', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' })
+      if (typeof input.slug !== 'string' || !ENV_PATTERN.test(input.slug))
+        issues.push({ path: 'slug', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' })
       const environments = input.environments ?? DEFAULT_ENVIRONMENTS
-      if (!Array.isArray(environments) || environments.length > 50) issues.push({ path: 'environments', message: 'must be a list of at most 50 names' })
-      else environments.forEach((e, i) => { if (typeof e !== 'string' || !ENV_PATTERN.test(e)) issues.push({ path: `environments[${i}]`, message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' }) })
+      if (!Array.isArray(environments) || environments.length > 50)
+        issues.push({ path: 'environments', message: 'must be a list of at most 50 names' })
+      else
+        environments.forEach((e, i) => {
+          if (typeof e !== 'string' || !ENV_PATTERN.test(e))
+            issues.push({ path: `environments[${i}]`, message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' })
+        })
       if (issues.length) throw validationError(issues)
       return changes.run(async (tx, record) => {
         if (await store.projects.bySlug(tx, input.slug)) throw alreadyExists(`Slug "${input.slug}" is taken`)
         const now = new Date().toISOString()
-        const project: ProjectRow = { id: randomProjectId(), name: input.name, slug: input.slug, environments: [...new Set(environments)], createdAt: now, updatedAt: now }
+        const project: ProjectRow = {
+          id: randomProjectId(),
+          name: input.name,
+          slug: input.slug,
+          environments: [...new Set(environments)],
+          createdAt: now,
+          updatedAt: now,
+        }
         await store.projects.insert(tx, project)
-        await record({ projectId: project.id, actor: actorName, action: 'create', resourceType: 'project', resourceKey: project.id, before: null, after: projectView(project) })
+        await record({
+          projectId: project.id,
+          actor: actorName,
+          action: 'create',
+          resourceType: 'project',
+          resourceKey: project.id,
+          before: null,
+          after: projectView(project),
+        })
         await alsoInTx?.(tx, project)
         return project
       })
@@ -83,16 +132,32 @@ export function projectService({ store, changes }: ServiceDeps) {
 
     /** Deletes a project and everything in it; `confirm` must be its slug. Its own audit log goes with it,
      *  so `alsoInTx` records the deletion elsewhere (the instance audit). */
-    delete(actorName: string, id: string, confirm: string | undefined, alsoInTx: (tx: Db, project: ProjectRow) => Promise<void>): Promise<ProjectRow> {
+    delete(
+      actorName: string,
+      id: string,
+      confirm: string | undefined,
+      alsoInTx: (tx: Db, project: ProjectRow) => Promise<void>,
+    ): Promise<ProjectRow> {
       return changes.run(async (tx, record) => {
         const project = await store.projects.get(tx, id)
         if (!project) throw notFound('PROJECT_NOT_FOUND', 'Project')
-        if (confirm !== project.slug) throw invalid('CONFIRMATION_REQUIRED', `Send ?confirm=${project.slug} to delete this project and everything in it`, { slug: project.slug })
+        if (confirm !== project.slug)
+          throw invalid('CONFIRMATION_REQUIRED', `Send ?confirm=${project.slug} to delete this project and everything in it`, {
+            slug: project.slug,
+          })
         await store.projects.deleteEverything(tx, id)
         await alsoInTx(tx, project)
         // Its notice (every instance reloads the project, finds it gone and drops it with its tokens) is
         // published after commit; this one entry is all that stays of the project's log.
-        await record({ projectId: id, actor: actorName, action: 'delete', resourceType: 'project', resourceKey: id, before: projectView(project), after: null })
+        await record({
+          projectId: id,
+          actor: actorName,
+          action: 'delete',
+          resourceType: 'project',
+          resourceKey: id,
+          before: projectView(project),
+          after: null,
+        })
         return project
       })
     },
@@ -101,7 +166,8 @@ export function projectService({ store, changes }: ServiceDeps) {
       const issues: { path: string; message: string }[] = []
       const nameIssue = input.name === undefined ? undefined : displayNameIssue(input.name)
       if (nameIssue) issues.push(nameIssue)
-      if (input.slug !== undefined && (typeof input.slug !== 'string' || !ENV_PATTERN.test(input.slug))) issues.push({ path: 'slug', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' })
+      if (input.slug !== undefined && (typeof input.slug !== 'string' || !ENV_PATTERN.test(input.slug)))
+        issues.push({ path: 'slug', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' })
       if (issues.length) throw validationError(issues)
       return changes.run(async (tx, record) => {
         const before = await mustGet(tx, actor.projectId)
@@ -109,12 +175,16 @@ export function projectService({ store, changes }: ServiceDeps) {
           const other = await store.projects.bySlug(tx, input.slug)
           if (other) throw alreadyExists(`Slug "${input.slug}" is taken`)
         }
-        return save(tx, record, actor, before, { ...(input.name !== undefined && { name: input.name }), ...(input.slug !== undefined && { slug: input.slug }) })
+        return save(tx, record, actor, before, {
+          ...(input.name !== undefined && { name: input.name }),
+          ...(input.slug !== undefined && { slug: input.slug }),
+        })
       })
     },
 
     addEnvironment(actor: Actor, name: string) {
-      if (typeof name !== 'string' || !ENV_PATTERN.test(name)) throw validationError([{ path: 'name', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' }])
+      if (typeof name !== 'string' || !ENV_PATTERN.test(name))
+        throw validationError([{ path: 'name', message: 'must match ^[a-z0-9][a-z0-9_-]{0,62}$' }])
       return changes.run(async (tx, record) => {
         const before = await mustGet(tx, actor.projectId)
         if (before.environments.includes(name)) throw alreadyExists(`Environment "${name}" already exists`)
@@ -134,7 +204,9 @@ export function projectService({ store, changes }: ServiceDeps) {
         const keys = (await store.tokens.byProject(tx, actor.projectId)).filter((t) => t.environment === name)
         if ((flags.length || configs.length || keys.length) && !force) {
           throw inUse(`Environment "${name}" has overrides or keys bound to it; remove them or pass ?force=true`, {
-            flags: flags.map((f) => f.key), configs: configs.map((c) => c.key), tokens: keys.map((k) => ({ name: k.name, token_prefix: k.tokenPrefix })),
+            flags: flags.map((f) => f.key),
+            configs: configs.map((c) => c.key),
+            tokens: keys.map((k) => ({ name: k.name, token_prefix: k.tokenPrefix })),
           })
         }
         for (const k of keys) await revokeToken({ store }, tx, record, actor, k, `environment "${name}" removed`)

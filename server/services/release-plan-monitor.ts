@@ -36,25 +36,65 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
     const control = units.get('off') ?? 0
     const percentage = row.body.steps[row.currentStep - 1]!.percentage
     const srm = srmPValue([control, treatment], [100 - percentage, percentage])
-    const defs = new Map((await store.experiments.metrics.many(store.db, row.projectId, row.body.guardrails.map((g) => g.metric))).map((m) => [m.key, m.body]))
+    const defs = new Map(
+      (
+        await store.experiments.metrics.many(
+          store.db,
+          row.projectId,
+          row.body.guardrails.map((g) => g.metric),
+        )
+      ).map((m) => [m.key, m.body]),
+    )
     const measured = row.body.guardrails.filter((g) => defs.has(g.metric))
-    const sums = await store.experimentResults.metricSums(store.db, {
-      projectId: row.projectId, experimentId: row.id, phase: row.phase, attribute: row.body.attribute, environment: row.environment, cuped: false, now,
-    }, measured.map((g) => {
-      const m = defs.get(g.metric)!
-      return { kind: m.kind, event: m.event, aggregation: m.aggregation, denominatorEvent: m.denominator_event, denominatorAggregation: m.denominator_aggregation, windowHours: m.window_hours, cap: m.cap }
-    }))
+    const sums = await store.experimentResults.metricSums(
+      store.db,
+      {
+        projectId: row.projectId,
+        experimentId: row.id,
+        phase: row.phase,
+        attribute: row.body.attribute,
+        environment: row.environment,
+        cuped: false,
+        now,
+      },
+      measured.map((g) => {
+        const m = defs.get(g.metric)!
+        return {
+          kind: m.kind,
+          event: m.event,
+          aggregation: m.aggregation,
+          denominatorEvent: m.denominator_event,
+          denominatorAggregation: m.denominator_aggregation,
+          windowHours: m.window_hours,
+          cap: m.cap,
+        }
+      }),
+    )
     const guardrails: GuardrailReading[] = measured.map((g, i) => {
       const m = defs.get(g.metric)!
       const a = sums[i]!.find((s) => s.variant === 'off')
       const b = sums[i]!.find((s) => s.variant === 'rollout')
-      if (!a || !b || a.n < 2 || b.n < 2) return { metric: g.metric, ci: null, lift: null, control_mean: null, treatment_mean: null, regressed: false }
-      const c = compareVariants(m.kind, statsOf(a), statsOf(b), { engine: 'frequentist', sequential: true, alpha: ALPHA, cuped: false, higher_is_better: m.higher_is_better })
+      if (!a || !b || a.n < 2 || b.n < 2)
+        return { metric: g.metric, ci: null, lift: null, control_mean: null, treatment_mean: null, regressed: false }
+      const c = compareVariants(m.kind, statsOf(a), statsOf(b), {
+        engine: 'frequentist',
+        sequential: true,
+        alpha: ALPHA,
+        cuped: false,
+        higher_is_better: m.higher_is_better,
+      })
       // oriented so that positive is good for the metric
       const ci: [number, number] = m.higher_is_better ? [c.ci[0], c.ci[1]] : [-c.ci[1], -c.ci[0]]
       const lift = m.higher_is_better ? c.lift.relative : -c.lift.relative
       const meanOf = (s: VariantSums) => (m.kind === 'ratio' ? (s.sum_d ? (s.sum_m ?? 0) / s.sum_d : 0) : s.n ? s.sum_y / s.n : 0)
-      return { metric: g.metric, ci, lift, control_mean: meanOf(a), treatment_mean: meanOf(b), regressed: !c.error && ci[1] < -g.max_degradation }
+      return {
+        metric: g.metric,
+        ci,
+        lift,
+        control_mean: meanOf(a),
+        treatment_mean: meanOf(b),
+        regressed: !c.error && ci[1] < -g.max_degradation,
+      }
     })
     return { ...row.status, checked_at: new Date(now).toISOString(), units: { treatment, control }, srm_p_value: srm, guardrails }
   }
@@ -71,16 +111,20 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
       const at = new Date(now).toISOString()
       let checked = 0
       // a start whose change request was decided while no instance heard of it (its notice lost)
-      for (const row of await store.releasePlans.awaiting(store.db)) await plans.settle(row.pendingChangeRequest!).catch((e) => onError(row.id, e))
+      for (const row of await store.releasePlans.awaiting(store.db))
+        await plans.settle(row.pendingChangeRequest!).catch((e) => onError(row.id, e))
       for (const row of await store.releasePlans.claimable(store.db, instance, at)) {
-        const claimed = await store.transaction((tx) => store.releasePlans.claim(tx, row.id, instance, at, new Date(now + leaseMs).toISOString()))
+        const claimed = await store.transaction((tx) =>
+          store.releasePlans.claim(tx, row.id, instance, at, new Date(now + leaseMs).toISOString()),
+        )
         if (!claimed) continue
         try {
           const began = Date.now()
           await service.check(claimed)
           checked++
           // a slow check holds the next round back (rounds never overlap): say so
-          if (Date.now() - began > Math.max(leaseMs, 5_000)) onError(row.id, new Error(`the check took ${Date.now() - began} ms, longer than the lease`))
+          if (Date.now() - began > Math.max(leaseMs, 5_000))
+            onError(row.id, new Error(`the check took ${Date.now() - began} ms, longer than the lease`))
         } catch (e) {
           onError(row.id, e)
         }
@@ -124,19 +168,53 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
         return 'held'
       }
       if (last) {
-        await plans.run((tx, record) => plans.transition(tx, record, actor, row, plans.next(row, { state: 'completed', claimedBy: null, claimedUntil: null, status }), 'complete', 'release.completed', readings))
+        await plans.run((tx, record) =>
+          plans.transition(
+            tx,
+            record,
+            actor,
+            row,
+            plans.next(row, { state: 'completed', claimedBy: null, claimedUntil: null, status }),
+            'complete',
+            'release.completed',
+            readings,
+          ),
+        )
         return 'completed'
       }
       const nextStep = row.body.steps[row.currentStep]!
       const complete = nextStep.percentage >= 100 && row.currentStep + 1 === row.body.steps.length
       const after = plans.next(row, {
-        currentStep: row.currentStep + 1, phase: row.phase + 1, stepStartedAt: new Date(now).toISOString(), status,
+        currentStep: row.currentStep + 1,
+        phase: row.phase + 1,
+        stepStartedAt: new Date(now).toISOString(),
+        status,
         ...(complete && { state: 'completed', claimedBy: null, claimedUntil: null }),
       })
       await plans.run(async (tx, record) => {
-        const done = await plans.transition(tx, record, actor, row, after, 'advance', 'release.step', readings, { value: nextStep.percentage, flagActor })
+        const done = await plans.transition(tx, record, actor, row, after, 'advance', 'release.step', readings, {
+          value: nextStep.percentage,
+          flagActor,
+        })
         // the last step serves everyone: nothing is left to compare
-        if (complete) await record({ projectId: row.projectId, actor: actor.name, actorType: 'release_plan', credential: null, action: 'complete', resourceType: 'release_plan', resourceKey: row.id, before: releasePlanView(after), after: releasePlanView(done), details: { release_plan: row.id, flag: row.flagKey }, event: { kind: 'release.completed', environment: row.environment, data: { id: row.id, flag: row.flagKey, state: 'completed', step: after.currentStep, percentage: nextStep.percentage } } })
+        if (complete)
+          await record({
+            projectId: row.projectId,
+            actor: actor.name,
+            actorType: 'release_plan',
+            credential: null,
+            action: 'complete',
+            resourceType: 'release_plan',
+            resourceKey: row.id,
+            before: releasePlanView(after),
+            after: releasePlanView(done),
+            details: { release_plan: row.id, flag: row.flagKey },
+            event: {
+              kind: 'release.completed',
+              environment: row.environment,
+              data: { id: row.id, flag: row.flagKey, state: 'completed', step: after.currentStep, percentage: nextStep.percentage },
+            },
+          })
         return done
       })
       return complete ? 'completed' : 'advanced'
@@ -145,8 +223,17 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
 
   return service
 
-  async function pause(row: ReleasePlanRow, status: ReleasePlanStatus, data: { reason: string; metric?: string; interval?: [number, number] | null; srm_p_value?: number }) {
-    const after = plans.next(row, { state: 'paused', claimedBy: null, claimedUntil: null, status: { ...status, reason: data.reason, ...(data.metric !== undefined && { metric: data.metric }) } })
+  async function pause(
+    row: ReleasePlanRow,
+    status: ReleasePlanStatus,
+    data: { reason: string; metric?: string; interval?: [number, number] | null; srm_p_value?: number },
+  ) {
+    const after = plans.next(row, {
+      state: 'paused',
+      claimedBy: null,
+      claimedUntil: null,
+      status: { ...status, reason: data.reason, ...(data.metric !== undefined && { metric: data.metric }) },
+    })
     await plans.run((tx, record) => plans.transition(tx, record, planActor(row), row, after, 'pause', 'release.paused', data))
   }
 

@@ -34,16 +34,26 @@ export interface ScheduleInput {
 /** The wire form. */
 export function scheduleView(row: ScheduleRow) {
   return {
-    id: row.id, flag_key: row.flagKey, at: row.at, change: row.change, note: row.note, status: row.status,
-    created_by: row.createdBy, created_at: row.createdAt, finished_at: row.finishedAt, cancelled_by: row.cancelledBy,
-    result_version: row.resultVersion, error: row.errorCode === null ? null : { code: row.errorCode, message: row.error ?? '' },
+    id: row.id,
+    flag_key: row.flagKey,
+    at: row.at,
+    change: row.change,
+    note: row.note,
+    status: row.status,
+    created_by: row.createdBy,
+    created_at: row.createdAt,
+    finished_at: row.finishedAt,
+    cancelled_by: row.cancelledBy,
+    result_version: row.resultVersion,
+    error: row.errorCode === null ? null : { code: row.errorCode, message: row.error ?? '' },
   }
 }
 
 /** Whom the applied change is audited as. */
 export const scheduleActor = (row: ScheduleRow): Actor => ({ projectId: row.projectId, name: `schedule:${row.id}` })
 
-const environmentOf = (row: ScheduleRow): string => (isOverrideChange(row.change as FlagChange) ? (row.change as { environment: string }).environment : '')
+const environmentOf = (row: ScheduleRow): string =>
+  isOverrideChange(row.change as FlagChange) ? (row.change as { environment: string }).environment : ''
 
 /** How long a finished schedule stays listed (its audit entries and the change it made stay for good). */
 export const SCHEDULE_RETENTION_MS = 90 * 24 * 3600_000
@@ -67,10 +77,15 @@ function checkInput(input: ScheduleInput, now: number): { at: string; change: Fl
     issues.push({ path: 'change', message: `must change something: one of ${CHANGING_FIELDS.join(', ')}, or { environment, override }` })
   }
   if (input.note != null && (input.note.length > MAX_NOTE_LENGTH || !NOTE.test(input.note))) {
-    issues.push({ path: 'note', message: `must be at most ${MAX_NOTE_LENGTH} characters, without control characters other than line breaks and tabs` })
+    issues.push({
+      path: 'note',
+      message: `must be at most ${MAX_NOTE_LENGTH} characters, without control characters other than line breaks and tabs`,
+    })
   }
   if (issues.length) throw validationError(issues)
-  const change = isOverrideChange(sent) ? sent : Object.fromEntries(CHANGING_FIELDS.filter((f) => sent[f] !== undefined).map((f) => [f, sent[f]]))
+  const change = isOverrideChange(sent)
+    ? sent
+    : Object.fromEntries(CHANGING_FIELDS.filter((f) => sent[f] !== undefined).map((f) => [f, sent[f]]))
   return { at: new Date(at).toISOString(), change }
 }
 
@@ -79,7 +94,10 @@ function underChange(e: unknown): unknown {
   if (!(e instanceof AppError) || e.code !== 'VALIDATION_ERROR') return e
   const issues = e.details?.issues as { path: string; message: string }[] | undefined
   if (!issues) return e
-  return new AppError(e.status, e.code, e.message, { ...e.details, issues: issues.map((i) => ({ ...i, path: i.path ? `change.${i.path}` : 'change' })) })
+  return new AppError(e.status, e.code, e.message, {
+    ...e.details,
+    issues: issues.map((i) => ({ ...i, path: i.path ? `change.${i.path}` : 'change' })),
+  })
 }
 
 /** A failure worth waiting out (the database is briefly unreachable), not a verdict on the change. */
@@ -98,8 +116,13 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
       const failed = await store.schedules.markFailed(tx, claimed.id, new Date().toISOString(), error)
       if (!failed) return undefined
       await record({
-        projectId: failed.projectId, actor: scheduleActor(failed).name, action: 'update', resourceType: 'schedule', resourceKey: failed.id,
-        before: scheduleView({ ...claimed, status: 'pending', finishedAt: null }), after: scheduleView(failed),
+        projectId: failed.projectId,
+        actor: scheduleActor(failed).name,
+        action: 'update',
+        resourceType: 'schedule',
+        resourceKey: failed.id,
+        before: scheduleView({ ...claimed, status: 'pending', finishedAt: null }),
+        after: scheduleView(failed),
         event: { kind: SCHEDULE_FAILED, environment: environmentOf(failed), data: scheduleView(failed) },
       })
       return failed
@@ -108,7 +131,8 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
 
   return {
     get: mustGet,
-    page: (projectId: string, filter: ScheduleFilter, limit: number, offset: number) => store.schedules.page(store.db, projectId, filter, limit, offset),
+    page: (projectId: string, filter: ScheduleFilter, limit: number, offset: number) =>
+      store.schedules.page(store.db, projectId, filter, limit, offset),
     /** A flag's schedules; 404 when there is no such flag. */
     async pageForFlag(projectId: string, key: string, filter: Omit<ScheduleFilter, 'flagKey'>, limit: number, offset: number) {
       await flags.get(projectId, key)
@@ -123,12 +147,33 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
           throw limitReached(`A project holds at most ${MAX_PENDING_SCHEDULES_PER_PROJECT} pending schedules`)
         }
         const row: ScheduleRow = {
-          id: crypto.randomUUID(), projectId: actor.projectId, flagKey: key, at, change,
-          note: input.note ?? null, status: 'pending', createdBy: actor.name, createdByToken: actor.tokenHash ?? null, createdAt: new Date(now).toISOString(),
-          finishedAt: null, cancelledBy: null, resultVersion: null, errorCode: null, error: null,
+          id: crypto.randomUUID(),
+          projectId: actor.projectId,
+          flagKey: key,
+          at,
+          change,
+          note: input.note ?? null,
+          status: 'pending',
+          createdBy: actor.name,
+          createdByToken: actor.tokenHash ?? null,
+          createdAt: new Date(now).toISOString(),
+          finishedAt: null,
+          cancelledBy: null,
+          resultVersion: null,
+          errorCode: null,
+          error: null,
         }
         await store.schedules.insert(tx, row)
-        await record({ projectId: actor.projectId, ...by(actor), action: 'create', resourceType: 'schedule', resourceKey: row.id, before: null, after: scheduleView(row), authority: actor.authority })
+        await record({
+          projectId: actor.projectId,
+          ...by(actor),
+          action: 'create',
+          resourceType: 'schedule',
+          resourceKey: row.id,
+          before: null,
+          after: scheduleView(row),
+          authority: actor.authority,
+        })
         return row
       })
     },
@@ -143,7 +188,15 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
           const status = (await store.schedules.get(tx, actor.projectId, id))?.status ?? before.status
           throw conflict('NOT_PENDING', `Schedule "${id}" is ${status}; only a pending schedule can be cancelled`, { status })
         }
-        await record({ projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'schedule', resourceKey: id, before: scheduleView(before), after: scheduleView(row) })
+        await record({
+          projectId: actor.projectId,
+          ...by(actor),
+          action: 'update',
+          resourceType: 'schedule',
+          resourceKey: id,
+          before: scheduleView(before),
+          after: scheduleView(row),
+        })
         return row
       })
     },
@@ -151,7 +204,8 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
     /** Forgets the schedules that finished (applied, failed, cancelled) more than SCHEDULE_RETENTION_MS ago. */
     // A delete: through the writer (on SQLite a write on the reader connection would wait, blocking the event
     // loop, for a writer's open transaction that cannot finish meanwhile: 'database is locked').
-    pruneFinished: (now = Date.now()) => store.transaction((tx) => store.schedules.pruneFinished(tx, new Date(now - SCHEDULE_RETENTION_MS).toISOString())),
+    pruneFinished: (now = Date.now()) =>
+      store.transaction((tx) => store.schedules.pruneFinished(tx, new Date(now - SCHEDULE_RETENTION_MS).toISOString())),
 
     /** When the worker should look next: the earliest pending `at`, or null. */
     nextDueAt: () => store.schedules.nextDueAt(store.db),
@@ -175,7 +229,10 @@ export function scheduleService({ store, changes }: Pick<ServiceDeps, 'store' | 
       } catch (e) {
         if (!claimed || transient(e)) throw e
         // Anything else is the change's own verdict (or a fault that would recur): record it, don't retry.
-        const error = e instanceof AppError ? { code: e.code, message: e.message } : { code: 'INTERNAL', message: 'Internal error while applying the change' }
+        const error =
+          e instanceof AppError
+            ? { code: e.code, message: e.message }
+            : { code: 'INTERNAL', message: 'Internal error while applying the change' }
         const failed = await recordFailure(claimed, error)
         return failed ? { outcome: 'failed', schedule: failed, cause: e } : { outcome: 'none' }
       }

@@ -17,7 +17,12 @@ import type { DocumentOp } from './document-ops'
 type SegmentBody = { conditions: Condition[] }
 
 export function segmentView(row: DocumentRow) {
-  return { conditions: (row.body.conditions ?? []) as Condition[], version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
+  return {
+    conditions: (row.body.conditions ?? []) as Condition[],
+    version: row.version,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  }
 }
 export const segmentEventData = (row: DocumentRow) => ({ conditions: row.body.conditions, version: row.version })
 
@@ -34,11 +39,18 @@ export function withoutSegment(body: FlagBody, key: string): FlagBody {
     return { ...targeting, rules }
   }
   // Environments' own rules too (docs/behaviour.md §4).
-  const environments = body.environments && Object.values(body.environments).some((o) => o.targeting)
-    ? Object.fromEntries(Object.entries(body.environments).map(([name, o]) => [name, o.targeting ? { ...o, targeting: cleaned(o.targeting) } : o]))
-    : body.environments
+  const environments =
+    body.environments && Object.values(body.environments).some((o) => o.targeting)
+      ? Object.fromEntries(
+          Object.entries(body.environments).map(([name, o]) => [name, o.targeting ? { ...o, targeting: cleaned(o.targeting) } : o]),
+        )
+      : body.environments
   if ((!body.targeting || !Array.isArray(body.targeting.rules)) && environments === body.environments) return body
-  return { ...body, ...(body.targeting && { targeting: cleaned(body.targeting) }), ...(environments !== body.environments && { environments }) }
+  return {
+    ...body,
+    ...(body.targeting && { targeting: cleaned(body.targeting) }),
+    ...(environments !== body.environments && { environments }),
+  }
 }
 
 /** Keys of the flags whose rules reference a segment. */
@@ -54,22 +66,45 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
   async function unreference(tx: Db, record: RecordChange, actor: Actor, flagKey: string, segmentKey: string): Promise<void> {
     const current = await store.flags.getForUpdate(tx, actor.projectId, flagKey)
     if (!current) return
-    const updated = await store.flags.update(tx, actor.projectId, flagKey, withoutSegment(flagBodyOf(current), segmentKey), current.version, new Date().toISOString())
+    const updated = await store.flags.update(
+      tx,
+      actor.projectId,
+      flagKey,
+      withoutSegment(flagBodyOf(current), segmentKey),
+      current.version,
+      new Date().toISOString(),
+    )
     if (!updated) return
     await record({
-      projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'flag', resourceKey: flagKey,
-      before: flagView(current), after: flagView(updated), event: { kind: 'flag.updated', environment: '', data: flagEventData(updated) },
+      projectId: actor.projectId,
+      ...by(actor),
+      action: 'update',
+      resourceType: 'flag',
+      resourceKey: flagKey,
+      before: flagView(current),
+      after: flagView(updated),
+      event: { kind: 'flag.updated', environment: '', data: flagEventData(updated) },
     })
   }
 
   // The schema's conditions, as the engine's: validate() checks each operator and value before anything is stored.
   const createBody = (input: SegmentCreateInput): SegmentBody => ({ conditions: input.conditions as Condition[] })
-  const updateStep = (input: SegmentPatchInput) => (stored: SegmentBody): SegmentBody => ({ conditions: (input.conditions ?? stored.conditions) as Condition[] })
+  const updateStep =
+    (input: SegmentPatchInput) =>
+    (stored: SegmentBody): SegmentBody => ({ conditions: (input.conditions ?? stored.conditions) as Condition[] })
 
-  const docs = versionedDocuments<SegmentBody>({ store, changes }, {
-    type: 'segment', label: 'Segment', notFoundCode: 'SEGMENT_NOT_FOUND', repository: store.segments,
-    view: segmentView, eventData: segmentEventData, validate: (tx, projectId, _key, body) => validate(tx, projectId, body.conditions),
-  })
+  const docs = versionedDocuments<SegmentBody>(
+    { store, changes },
+    {
+      type: 'segment',
+      label: 'Segment',
+      notFoundCode: 'SEGMENT_NOT_FOUND',
+      repository: store.segments,
+      view: segmentView,
+      eventData: segmentEventData,
+      validate: (tx, projectId, _key, body) => validate(tx, projectId, body.conditions),
+    },
+  )
 
   /** Refuses (409 IN_USE) to delete a segment flags use, unless forced: then each of those flags drops its
    *  references in the same transaction (audited), so a later segment of the same key revives nothing. */
@@ -85,13 +120,16 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
     async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp<'segment'>): Promise<DocumentRow | null> {
       const { key, ifMatch, action } = op
       switch (op.action) {
-        case 'create': return docs.createIn(tx, record, actor, key, createBody(op.body))
-        case 'update': return docs.updateIn(tx, record, actor, key, ifMatch, updateStep(op.body))
+        case 'create':
+          return docs.createIn(tx, record, actor, key, createBody(op.body))
+        case 'update':
+          return docs.updateIn(tx, record, actor, key, ifMatch, updateStep(op.body))
         case 'delete':
           await docs.deleteIn(tx, record, actor, key, inUseGuard(actor, key, op.body.force === true))
           return null
         // Items are checked against the segment's actions when written (change-request-items.ts).
-        default: throw validationError([unsupportedAction('segment', action)])
+        default:
+          throw validationError([unsupportedAction('segment', action)])
       }
     },
     get: docs.get,

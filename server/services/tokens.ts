@@ -33,8 +33,14 @@ export const newTokenPlaintext = (projectId: string): string => `ff_${projectId.
 /** The wire form: never the plaintext; the hash identifies the token for deletion. */
 export function tokenView(row: TokenRow) {
   return {
-    hash: row.hash, name: row.name, token_prefix: row.tokenPrefix, project_id: row.projectId,
-    permissions: row.permissions, expires_at: row.expiresAt, created_at: row.createdAt, last_used_at: row.lastUsedAt,
+    hash: row.hash,
+    name: row.name,
+    token_prefix: row.tokenPrefix,
+    project_id: row.projectId,
+    permissions: row.permissions,
+    expires_at: row.expiresAt,
+    created_at: row.createdAt,
+    last_used_at: row.lastUsedAt,
     ...(row.environments !== null && { environments: row.environments }),
     ...(row.environment !== null && { environment: row.environment }),
     ...(row.ownerUserId !== null && { owner: row.ownerUserId }),
@@ -43,8 +49,14 @@ export function tokenView(row: TokenRow) {
 }
 /** What the audit log keeps of a token: no hash, no plaintext. */
 const auditView = (row: TokenRow) => ({
-  name: row.name, token_prefix: row.tokenPrefix, project_id: row.projectId, permissions: row.permissions, expires_at: row.expiresAt, created_at: row.createdAt,
-  ...(row.environments !== null && { environments: row.environments }), ...(row.environment !== null && { environment: row.environment }),
+  name: row.name,
+  token_prefix: row.tokenPrefix,
+  project_id: row.projectId,
+  permissions: row.permissions,
+  expires_at: row.expiresAt,
+  created_at: row.createdAt,
+  ...(row.environments !== null && { environments: row.environments }),
+  ...(row.environment !== null && { environment: row.environment }),
   ...(row.ownerUserId !== null && { owner: row.ownerUserId }),
   ...(row.createdByUserId !== null && { created_by: row.createdByUserId }),
 })
@@ -72,8 +84,14 @@ function environmentKeyIssues(input: NewToken, known: readonly string[]): { path
   const env = input.environment
   if (env != null) {
     if (typeof env !== 'string' || !known.includes(env)) issues.push({ path: 'environment', message: `must be one of ${known.join(', ')}` })
-    else if (input.environments != null && (!Array.isArray(input.environments) || input.environments.some((e) => e !== env) || input.environments.length === 0)) {
-      issues.push({ path: 'environments', message: `an environment key's write scope is its environment ("${env}") only: omit environments, or send ["${env}"]` })
+    else if (
+      input.environments != null &&
+      (!Array.isArray(input.environments) || input.environments.some((e) => e !== env) || input.environments.length === 0)
+    ) {
+      issues.push({
+        path: 'environments',
+        message: `an environment key's write scope is its environment ("${env}") only: omit environments, or send ["${env}"]`,
+      })
     }
   }
   if (Array.isArray(input.permissions) && input.permissions.includes('client')) {
@@ -84,18 +102,36 @@ function environmentKeyIssues(input: NewToken, known: readonly string[]): { path
 }
 
 /** Inserts a token row in an open transaction and returns the plaintext once. Shared by the API, bootstrap and the CLI. */
-export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, input: NewToken, plaintext?: string): Promise<{ token: string; row: TokenRow }> {
+export async function insertToken(
+  deps: Pick<ServiceDeps, 'store'>,
+  tx: Db,
+  input: NewToken,
+  plaintext?: string,
+): Promise<{ token: string; row: TokenRow }> {
   const issues: { path: string; message: string }[] = []
   const nameIssue = displayNameIssue(input.name)
   if (nameIssue) issues.push(nameIssue)
-  if (!Array.isArray(input.permissions) || input.permissions.length === 0) issues.push({ path: 'permissions', message: 'must be a non-empty list' })
-  else input.permissions.forEach((p, i) => { if (!(PERMISSIONS as readonly string[]).includes(p)) issues.push({ path: `permissions[${i}]`, message: `must be one of ${PERMISSIONS.join(', ')}` }) })
-  if (input.expires_at != null && (typeof input.expires_at !== 'string' || !isIsoDate(input.expires_at))) issues.push({ path: 'expires_at', message: 'must be an ISO 8601 timestamp' })
-  else if (input.expires_at != null && Date.parse(input.expires_at) <= Date.now()) issues.push({ path: 'expires_at', message: 'must be in the future' })
-  const known = input.environments != null || input.environment != null ? (await deps.store.projects.get(tx, input.project_id))?.environments ?? [] : []
+  if (!Array.isArray(input.permissions) || input.permissions.length === 0)
+    issues.push({ path: 'permissions', message: 'must be a non-empty list' })
+  else
+    input.permissions.forEach((p, i) => {
+      if (!(PERMISSIONS as readonly string[]).includes(p))
+        issues.push({ path: `permissions[${i}]`, message: `must be one of ${PERMISSIONS.join(', ')}` })
+    })
+  if (input.expires_at != null && (typeof input.expires_at !== 'string' || !isIsoDate(input.expires_at)))
+    issues.push({ path: 'expires_at', message: 'must be an ISO 8601 timestamp' })
+  else if (input.expires_at != null && Date.parse(input.expires_at) <= Date.now())
+    issues.push({ path: 'expires_at', message: 'must be in the future' })
+  const known =
+    input.environments != null || input.environment != null
+      ? ((await deps.store.projects.get(tx, input.project_id))?.environments ?? [])
+      : []
   if (input.environments != null) {
     if (!Array.isArray(input.environments)) issues.push({ path: 'environments', message: 'must be a list of environment names' })
-    else input.environments.forEach((e, i) => { if (!known.includes(e)) issues.push({ path: `environments[${i}]`, message: `must be one of ${known.join(', ')}` }) })
+    else
+      input.environments.forEach((e, i) => {
+        if (!known.includes(e)) issues.push({ path: `environments[${i}]`, message: `must be one of ${known.join(', ')}` })
+      })
   }
   issues.push(...environmentKeyIssues(input, known))
   if (issues.length) throw validationError(issues)
@@ -104,9 +140,15 @@ export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, inpu
   }
   const token = plaintext ?? newTokenPlaintext(input.project_id)
   const row: TokenRow = {
-    hash: hashToken(token), projectId: input.project_id, name: input.name, tokenPrefix: tokenPrefixOf(token),
-    permissions: [...new Set(input.permissions as Permission[])], expiresAt: input.expires_at ? new Date(input.expires_at).toISOString() : null,
-    createdAt: new Date().toISOString(), lastUsedAt: null, ownerUserId: input.owner_user_id ?? null,
+    hash: hashToken(token),
+    projectId: input.project_id,
+    name: input.name,
+    tokenPrefix: tokenPrefixOf(token),
+    permissions: [...new Set(input.permissions as Permission[])],
+    expiresAt: input.expires_at ? new Date(input.expires_at).toISOString() : null,
+    createdAt: new Date().toISOString(),
+    lastUsedAt: null,
+    ownerUserId: input.owner_user_id ?? null,
     // An environment key's write scope is its one environment (the `environments` scope, of one).
     environments: input.environment != null ? [input.environment] : input.environments != null ? [...new Set(input.environments)] : null,
     environment: input.environment ?? null,
@@ -119,18 +161,40 @@ export async function insertToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, inpu
 /** Deletes a token in an open transaction, audited, with its pending scheduled changes cancelled (a revoked
  *  token's scheduled changes must not run on its authority later), each with an audit entry of its own.
  *  `reason`: why, when it is not the caller's own request (kept in the audit entry). */
-export async function revokeToken(deps: Pick<ServiceDeps, 'store'>, tx: Db, record: RecordChange, actor: Actor, row: TokenRow, reason?: string): Promise<void> {
+export async function revokeToken(
+  deps: Pick<ServiceDeps, 'store'>,
+  tx: Db,
+  record: RecordChange,
+  actor: Actor,
+  row: TokenRow,
+  reason?: string,
+): Promise<void> {
   const { store } = deps
   await store.tokens.delete(tx, row.hash)
   await record({
-    projectId: actor.projectId, ...by(actor), action: 'delete', resourceType: 'token', resourceKey: row.tokenPrefix,
-    before: auditView(row), after: null, event: { kind: 'token.deleted', environment: '', data: eventData(row) },
+    projectId: actor.projectId,
+    ...by(actor),
+    action: 'delete',
+    resourceType: 'token',
+    resourceKey: row.tokenPrefix,
+    before: auditView(row),
+    after: null,
+    event: { kind: 'token.deleted', environment: '', data: eventData(row) },
     ...(reason !== undefined && { details: { reason } }),
   })
   const now = new Date().toISOString()
   for (const pending of await store.schedules.pendingByToken(tx, actor.projectId, row.hash)) {
     const cancelled = await store.schedules.cancel(tx, actor.projectId, pending.id, now, actor.name)
-    if (cancelled) await record({ projectId: actor.projectId, ...by(actor), action: 'update', resourceType: 'schedule', resourceKey: pending.id, before: scheduleView(pending), after: scheduleView(cancelled) })
+    if (cancelled)
+      await record({
+        projectId: actor.projectId,
+        ...by(actor),
+        action: 'update',
+        resourceType: 'schedule',
+        resourceKey: pending.id,
+        before: scheduleView(pending),
+        after: scheduleView(cancelled),
+      })
   }
 }
 
@@ -147,13 +211,23 @@ export function tokenService(deps: ServiceDeps) {
       if (scope !== null) {
         const limits = input.environment != null ? [input.environment] : input.environments
         const outside = limits == null ? ['*'] : limits.filter((e) => !scope.includes(e))
-        if (outside.length) throw forbidden('ENVIRONMENT_FORBIDDEN', `A token limited to ${scope.join(', ')} can only create tokens limited to those`, { required: '*', environments: outside })
+        if (outside.length)
+          throw forbidden('ENVIRONMENT_FORBIDDEN', `A token limited to ${scope.join(', ')} can only create tokens limited to those`, {
+            required: '*',
+            environments: outside,
+          })
       }
       return changes.run(async (tx, record) => {
         const created = await insertToken(deps, tx, input)
         await record({
-          projectId: actor.projectId, ...by(actor), action: 'create', resourceType: 'token', resourceKey: created.row.tokenPrefix,
-          before: null, after: auditView(created.row), event: { kind: 'token.created', environment: '', data: eventData(created.row) },
+          projectId: actor.projectId,
+          ...by(actor),
+          action: 'create',
+          resourceType: 'token',
+          resourceKey: created.row.tokenPrefix,
+          before: null,
+          after: auditView(created.row),
+          event: { kind: 'token.created', environment: '', data: eventData(created.row) },
         })
         return created
       })
@@ -166,7 +240,8 @@ export function tokenService(deps: ServiceDeps) {
         if (!row) throw notFound('NOT_FOUND', 'Token')
         if (row.permissions.includes('*') && !isExpired(row)) {
           const admins = (await store.tokens.byProject(tx, actor.projectId)).filter((t) => t.permissions.includes('*') && !isExpired(t))
-          if (admins.length <= 1) throw inUse("Cannot delete the project's last unexpired admin (*) token", { token_prefix: row.tokenPrefix })
+          if (admins.length <= 1)
+            throw inUse("Cannot delete the project's last unexpired admin (*) token", { token_prefix: row.tokenPrefix })
         }
         await revokeToken(deps, tx, record, actor, row)
       })

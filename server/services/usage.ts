@@ -41,10 +41,16 @@ function servable(body: FlagBody, environment: string): (variant: string) => boo
   const variants = body.variants
   if (variants !== null && typeof variants === 'object') return (v) => v === 'off' || Object.hasOwn(variants, v)
   // In an environment with its own rules, `rule-<n>` numbers those (docs/behaviour.md §4).
-  const override = environment !== '' && body.environments && Object.hasOwn(body.environments, environment) ? body.environments[environment] : undefined
+  const override =
+    environment !== '' && body.environments && Object.hasOwn(body.environments, environment) ? body.environments[environment] : undefined
   const ruleList = (override?.targeting ?? body.targeting)?.rules
   const rules = Array.isArray(ruleList) ? ruleList.length : 0
-  return (v) => v === 'off' || v === 'override' || v === 'rollout' || v === 'default' || (/^rule-[1-9][0-9]{0,3}$/.test(v) && Number(v.slice(5)) <= rules)
+  return (v) =>
+    v === 'off' ||
+    v === 'override' ||
+    v === 'rollout' ||
+    v === 'default' ||
+    (/^rule-[1-9][0-9]{0,3}$/.test(v) && Number(v.slice(5)) <= rules)
 }
 
 /** Per token: the minute under way and what it reported in it. One instance's view (a token reporting to
@@ -59,13 +65,27 @@ export function usageService({ store, settings, snapshots }: Pick<ServiceDeps, '
      *  (or has archived) are ignored (an SDK may hold a flag deleted meanwhile). Refuses the whole report on
      *  any bad entry: an environment the project does not have, a variant the flag cannot serve, times
      *  outside the last 7 days, a count that is not a whole number in range; and past the token's budget, 429. */
-    async report(actor: Actor, counts: ReportedCount[], batchId?: string): Promise<{ accepted: number; ignored: number; duplicate?: true }> {
+    async report(
+      actor: Actor,
+      counts: ReportedCount[],
+      batchId?: string,
+    ): Promise<{ accepted: number; ignored: number; duplicate?: true }> {
       const now = Date.now()
       const { known, accepted, ignored } = checkUsageReport(snapshots, actor, counts, now, batchId === undefined)
-      const rows: UsageRow[] = counts.filter((c) => known.has(c.key) && c.count > 0).map((c) => {
-        const to = parseIsoDate(c.to)
-        return { projectId: actor.projectId, flagKey: c.key, environment: c.environment, variant: c.variant, hour: hourOf(to), count: c.count, lastAt: new Date(to).toISOString() }
-      })
+      const rows: UsageRow[] = counts
+        .filter((c) => known.has(c.key) && c.count > 0)
+        .map((c) => {
+          const to = parseIsoDate(c.to)
+          return {
+            projectId: actor.projectId,
+            flagKey: c.key,
+            environment: c.environment,
+            variant: c.variant,
+            hour: hourOf(to),
+            count: c.count,
+            lastAt: new Date(to).toISOString(),
+          }
+        })
       if (batchId !== undefined) {
         // A relay's batch (docs/operations.md, Relays): its id is taken with the counts, so a resend is a no-op.
         const fresh = await store.transaction(async (tx) => {
@@ -83,23 +103,50 @@ export function usageService({ store, settings, snapshots }: Pick<ServiceDeps, '
      *  there are more: ask again from the last hour given). */
     async buckets(projectId: string, key: string, since: number, until: number, environment?: string) {
       if (!(await store.flags.get(store.db, projectId, key))) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
-      const rows = await store.usage.buckets(store.db, projectId, key, hourOf(since), new Date(until).toISOString(), environment, MAX_USAGE_ROWS + 1)
-      return { buckets: rows.slice(0, MAX_USAGE_ROWS).map((r) => ({ hour: r.hour, environment: r.environment, variant: r.variant, count: r.count })), has_more: rows.length > MAX_USAGE_ROWS }
+      const rows = await store.usage.buckets(
+        store.db,
+        projectId,
+        key,
+        hourOf(since),
+        new Date(until).toISOString(),
+        environment,
+        MAX_USAGE_ROWS + 1,
+      )
+      return {
+        buckets: rows
+          .slice(0, MAX_USAGE_ROWS)
+          .map((r) => ({ hour: r.hour, environment: r.environment, variant: r.variant, count: r.count })),
+        has_more: rows.length > MAX_USAGE_ROWS,
+      }
     },
 
     /** Several flags' hourly buckets in [since, until), by key (every key given is there; unknown ones
      *  have none). */
     async bucketsOf(projectId: string, keys: string[], since: number, until: number, environment?: string) {
-      const out: Record<string, { hour: string; environment: string; variant: string; count: number }[]> = Object.fromEntries(keys.map((k) => [k, []]))
-      const rows = await store.usage.bucketsOf(store.db, projectId, keys, hourOf(since), new Date(until).toISOString(), environment, MAX_USAGE_ROWS + 1)
-      for (const r of rows.slice(0, MAX_USAGE_ROWS)) out[r.flagKey]!.push({ hour: r.hour, environment: r.environment, variant: r.variant, count: r.count })
+      const out: Record<string, { hour: string; environment: string; variant: string; count: number }[]> = Object.fromEntries(
+        keys.map((k) => [k, []]),
+      )
+      const rows = await store.usage.bucketsOf(
+        store.db,
+        projectId,
+        keys,
+        hourOf(since),
+        new Date(until).toISOString(),
+        environment,
+        MAX_USAGE_ROWS + 1,
+      )
+      for (const r of rows.slice(0, MAX_USAGE_ROWS))
+        out[r.flagKey]!.push({ hour: r.hour, environment: r.environment, variant: r.variant, count: r.count })
       return { flags: out, has_more: rows.length > MAX_USAGE_ROWS }
     },
 
     /** Each flag's last evaluation, and a judge of staleness for flags (at `now`). */
     async insight(projectId: string, now = Date.now()) {
       const cutoff = now - settings.staleAfterDays * DAY
-      const [last, variants] = await Promise.all([store.usage.lastEvaluated(store.db, projectId), store.usage.variantsSince(store.db, projectId, hourOf(cutoff))])
+      const [last, variants] = await Promise.all([
+        store.usage.lastEvaluated(store.db, projectId),
+        store.usage.variantsSince(store.db, projectId, hourOf(cutoff)),
+      ])
       const staleReason = (row: DocumentRow): StaleReason | undefined => {
         const at = last.get(row.key)
         const unchangedSince = Date.parse(row.updatedAt)
@@ -118,7 +165,13 @@ export type UsageService = ReturnType<typeof usageService>
 /** Checks an SDK's report as POST /api/v1/usage does, wherever it arrives (an origin, or a relay that
  *  forwards it): refuses the whole report on any bad entry (400) or past the token's budget (429, when
  *  `charge`: a relay's forwarded batch was charged at the relay); which flags the project knows. */
-export function checkUsageReport(snapshots: Pick<Snapshots, 'project'>, actor: Actor, counts: readonly ReportedCount[], now: number, charge: boolean): { known: Set<string>; accepted: number; ignored: number } {
+export function checkUsageReport(
+  snapshots: Pick<Snapshots, 'project'>,
+  actor: Actor,
+  counts: readonly ReportedCount[],
+  now: number,
+  charge: boolean,
+): { known: Set<string>; accepted: number; ignored: number } {
   const snap = snapshots.project(actor.projectId)
   const environments = new Set<string>(snap?.project.environments ?? [])
   const issues: { path: string; message: string }[] = []
@@ -127,9 +180,12 @@ export function checkUsageReport(snapshots: Pick<Snapshots, 'project'>, actor: A
     const row = snap?.flags.get(c.key)?.row
     const flag = row && flagBodyOf(row)
     if (!KEY_PATTERN.test(c.key)) issues.push({ path: `${at}.key`, message: 'is not a flag key' })
-    if (c.environment !== '' && !environments.has(c.environment)) issues.push({ path: `${at}.environment`, message: 'must be one of the project\'s environments, or "" for none' })
-    if (flag !== undefined && !servable(flag, c.environment)(c.variant)) issues.push({ path: `${at}.variant`, message: `is not a variant flag "${c.key}" can serve` })
-    if (!Number.isSafeInteger(c.count) || c.count < 0 || c.count > MAX_COUNT) issues.push({ path: `${at}.count`, message: `must be a whole number from 0 to ${MAX_COUNT}` })
+    if (c.environment !== '' && !environments.has(c.environment))
+      issues.push({ path: `${at}.environment`, message: 'must be one of the project\'s environments, or "" for none' })
+    if (flag !== undefined && !servable(flag, c.environment)(c.variant))
+      issues.push({ path: `${at}.variant`, message: `is not a variant flag "${c.key}" can serve` })
+    if (!Number.isSafeInteger(c.count) || c.count < 0 || c.count > MAX_COUNT)
+      issues.push({ path: `${at}.count`, message: `must be a whole number from 0 to ${MAX_COUNT}` })
     const from = parseIsoDate(c.from)
     const to = parseIsoDate(c.to)
     const recent = (t: number) => t >= now - REPORT_WINDOW_MS && t <= now + CLOCK_SKEW_MS
@@ -158,7 +214,11 @@ function chargeReport(token: string, counts: readonly ReportedCount[], now: numb
   const count = counts.reduce((sum, c) => sum + c.count, spent.count)
   if (rows > REPORT_ROWS_PER_MINUTE || count > REPORT_COUNT_PER_MINUTE) {
     const retryAfter = Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000))
-    throw rateLimited('RATE_LIMITED', `This token may report at most ${REPORT_ROWS_PER_MINUTE} usage rows and ${REPORT_COUNT_PER_MINUTE} evaluations per minute`, retryAfter)
+    throw rateLimited(
+      'RATE_LIMITED',
+      `This token may report at most ${REPORT_ROWS_PER_MINUTE} usage rows and ${REPORT_COUNT_PER_MINUTE} evaluations per minute`,
+      retryAfter,
+    )
   }
   spent.rows = rows
   spent.count = count

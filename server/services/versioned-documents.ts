@@ -40,7 +40,10 @@ export interface UpdateOptions {
 export type NextBody<Body> = (body: Body, tx: Db) => Body | Promise<Body>
 
 /** `Body`: the kind's stored body, an object type the store's JSON column holds as it is. */
-export function versionedDocuments<Body extends DocumentRow['body']>(deps: { store: Store; changes: ChangeRunner }, kind: DocumentKind<Body>) {
+export function versionedDocuments<Body extends DocumentRow['body']>(
+  deps: { store: Store; changes: ChangeRunner },
+  kind: DocumentKind<Body>,
+) {
   const { store, changes } = deps
   const repo = kind.repository
   // Only this kind's service writes its rows, each body validated (kind.validate) first: what the store
@@ -54,22 +57,43 @@ export function versionedDocuments<Body extends DocumentRow['body']>(deps: { sto
     return row
   }
 
-  const recordChange = (record: RecordChange, actor: Actor, action: Action, key: string, before: DocumentRow | null, after: DocumentRow | null, environment = '') =>
+  const recordChange = (
+    record: RecordChange,
+    actor: Actor,
+    action: Action,
+    key: string,
+    before: DocumentRow | null,
+    after: DocumentRow | null,
+    environment = '',
+  ) =>
     record({
-      projectId: actor.projectId, ...by(actor), action, resourceType: kind.type, resourceKey: key,
+      projectId: actor.projectId,
+      ...by(actor),
+      action,
+      resourceType: kind.type,
+      resourceKey: key,
       authority: actor.authority,
-      before: before && kind.view(before), after: after && kind.view(after),
+      before: before && kind.view(before),
+      after: after && kind.view(after),
       // Only flags are archived, restored or rolled back (the flag service is the one caller that asks).
       event: { kind: eventKind(kind.type, action) as EventKind, environment, data: kind.eventData((after ?? before)!) },
     })
 
   /** Inside a running change: validates and writes `body` over `current` at the version it was read at. */
-  async function writeIn(tx: Db, record: RecordChange, actor: Actor, current: DocumentRow, body: Body, opts: UpdateOptions): Promise<DocumentRow> {
+  async function writeIn(
+    tx: Db,
+    record: RecordChange,
+    actor: Actor,
+    current: DocumentRow,
+    body: Body,
+    opts: UpdateOptions,
+  ): Promise<DocumentRow> {
     await kind.validate(tx, actor.projectId, current.key, body, bodyOf(current))
     const updated = await repo.update(tx, actor.projectId, current.key, body, current.version, new Date().toISOString())
     if (!updated) throw versionConflict((await mustGet(tx, actor.projectId, current.key)).version)
     // An update that changes only one environment's override affects that environment only (teams.md §4).
-    const environment = opts.environment ?? (opts.action === undefined || opts.action === 'update' ? touchedEnvironment(current.body, body) : '')
+    const environment =
+      opts.environment ?? (opts.action === undefined || opts.action === 'update' ? touchedEnvironment(current.body, body) : '')
     await recordChange(record, actor, opts.action ?? 'update', current.key, current, updated, environment)
     return updated
   }
@@ -77,7 +101,15 @@ export function versionedDocuments<Body extends DocumentRow['body']>(deps: { sto
   /** Inside a running change: reads the document (locked), checks If-Match, and stores what `next` makes
    *  of its body. `next` may refuse (throw) after looking at the stored body or anything else in the
    *  transaction. */
-  async function updateIn(tx: Db, record: RecordChange, actor: Actor, key: string, ifMatch: number | undefined, next: NextBody<Body>, opts: UpdateOptions = {}): Promise<DocumentRow> {
+  async function updateIn(
+    tx: Db,
+    record: RecordChange,
+    actor: Actor,
+    key: string,
+    ifMatch: number | undefined,
+    next: NextBody<Body>,
+    opts: UpdateOptions = {},
+  ): Promise<DocumentRow> {
     const current = await mustGet(tx, actor.projectId, key)
     checkIfMatch(ifMatch, current.version)
     if (opts.action !== 'restore') kind.editable?.(bodyOf(current), key)
@@ -85,7 +117,13 @@ export function versionedDocuments<Body extends DocumentRow['body']>(deps: { sto
   }
 
   /** updateIn as one change of its own. */
-  function update(actor: Actor, key: string, ifMatch: number | undefined, next: NextBody<Body>, opts: UpdateOptions = {}): Promise<DocumentRow> {
+  function update(
+    actor: Actor,
+    key: string,
+    ifMatch: number | undefined,
+    next: NextBody<Body>,
+    opts: UpdateOptions = {},
+  ): Promise<DocumentRow> {
     return changes.run((tx, record) => updateIn(tx, record, actor, key, ifMatch, next, opts))
   }
 
@@ -109,7 +147,13 @@ export function versionedDocuments<Body extends DocumentRow['body']>(deps: { sto
   }
 
   /** Inside a running change: deletes the document; `guard` may refuse first (e.g. 409 IN_USE). */
-  async function deleteIn(tx: Db, record: RecordChange, actor: Actor, key: string, guard?: (tx: Db, current: DocumentRow, record: RecordChange) => Promise<void>): Promise<void> {
+  async function deleteIn(
+    tx: Db,
+    record: RecordChange,
+    actor: Actor,
+    key: string,
+    guard?: (tx: Db, current: DocumentRow, record: RecordChange) => Promise<void>,
+  ): Promise<void> {
     const current = await mustGet(tx, actor.projectId, key)
     await guard?.(tx, current, record)
     await repo.delete(tx, actor.projectId, key)
@@ -117,13 +161,29 @@ export function versionedDocuments<Body extends DocumentRow['body']>(deps: { sto
   }
 
   /** Inside a running change: removes one environment's override (404 when there is none). */
-  function deleteOverrideIn(tx: Db, record: RecordChange, actor: Actor, key: string, environment: string, ifMatch: number | undefined): Promise<DocumentRow> {
-    return updateIn(tx, record, actor, key, ifMatch, (body) => {
-      const envs = (body as { environments?: Record<string, unknown> }).environments
-      if (!envs || !Object.hasOwn(envs, environment)) throw notFound('NOT_FOUND', `Override for environment "${environment}" on ${kind.type} "${key}"`)
-      const { [environment]: _removed, ...rest } = envs
-      return { ...body, environments: rest }
-    }, { environment })
+  function deleteOverrideIn(
+    tx: Db,
+    record: RecordChange,
+    actor: Actor,
+    key: string,
+    environment: string,
+    ifMatch: number | undefined,
+  ): Promise<DocumentRow> {
+    return updateIn(
+      tx,
+      record,
+      actor,
+      key,
+      ifMatch,
+      (body) => {
+        const envs = (body as { environments?: Record<string, unknown> }).environments
+        if (!envs || !Object.hasOwn(envs, environment))
+          throw notFound('NOT_FOUND', `Override for environment "${environment}" on ${kind.type} "${key}"`)
+        const { [environment]: _removed, ...rest } = envs
+        return { ...body, environments: rest }
+      },
+      { environment },
+    )
   }
 
   return {
@@ -135,16 +195,17 @@ export function versionedDocuments<Body extends DocumentRow['body']>(deps: { sto
     all: (projectId: string) => repo.all(store.db, projectId),
     get: (projectId: string, key: string) => mustGet(store.db, projectId, key, false),
     createIn,
-    create: (actor: Actor, rawKey: unknown, body: Body): Promise<DocumentRow> => changes.run((tx, record) => createIn(tx, record, actor, rawKey, body)),
+    create: (actor: Actor, rawKey: unknown, body: Body): Promise<DocumentRow> =>
+      changes.run((tx, record) => createIn(tx, record, actor, rawKey, body)),
     deleteIn,
     /** Deletes the document; `guard` may refuse first (e.g. 409 IN_USE), or make changes of its own in the
      *  same transaction (`record` audits them). */
-    delete: (actor: Actor, key: string, guard?: (tx: Db, current: DocumentRow, record: RecordChange) => Promise<void>): Promise<void> => changes.run((tx, record) => deleteIn(tx, record, actor, key, guard)),
+    delete: (actor: Actor, key: string, guard?: (tx: Db, current: DocumentRow, record: RecordChange) => Promise<void>): Promise<void> =>
+      changes.run((tx, record) => deleteIn(tx, record, actor, key, guard)),
     deleteOverrideIn,
     /** Removes one environment's override (404 when there is none), at the version read (If-Match). */
     deleteOverride: (actor: Actor, key: string, environment: string, ifMatch: number | undefined): Promise<DocumentRow> =>
       changes.run((tx, record) => deleteOverrideIn(tx, record, actor, key, environment, ifMatch)),
-
   }
 }
 export type VersionedDocuments<Body extends DocumentRow['body']> = ReturnType<typeof versionedDocuments<Body>>

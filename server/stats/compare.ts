@@ -28,13 +28,23 @@ function hasCovariate(s: VariantStats): boolean {
 
 /** The pair the tests run on: CUPED-adjusted with the pooled θ when asked for, possible (not a ratio, both
  *  arms carry a covariate) and useful (θ ≠ 0: gbstats falls back to the plain means otherwise). */
-export function statisticsFor(kind: MetricKind, control: VariantStats, treatment: VariantStats, cuped: boolean):
-  { a: Statistic; b: Statistic; theta?: number } {
+export function statisticsFor(
+  kind: MetricKind,
+  control: VariantStats,
+  treatment: VariantStats,
+  cuped: boolean,
+): { a: Statistic; b: Statistic; theta?: number } {
   const a = statisticOf(kind, control)
   const b = statisticOf(kind, treatment)
   if (!cuped || kind === 'ratio' || !hasCovariate(control) || !hasCovariate(treatment)) return { a, b }
-  const adjusted = (post: BaseStatistic, s: VariantStats): AdjustedStatistic =>
-    ({ type: 'cuped', n: s.n, post, pre: base(post.type, s.n, s.sum_x, s.sum_x2), sumXY: s.sum_xy!, theta: 0 })
+  const adjusted = (post: BaseStatistic, s: VariantStats): AdjustedStatistic => ({
+    type: 'cuped',
+    n: s.n,
+    post,
+    pre: base(post.type, s.n, s.sum_x, s.sum_x2),
+    sumXY: s.sum_xy!,
+    theta: 0,
+  })
   const ra = adjusted(a as BaseStatistic, control)
   const rb = adjusted(b as BaseStatistic, treatment)
   const theta = pooledTheta(ra, rb)
@@ -57,24 +67,33 @@ export function compareVariants(kind: MetricKind, control: VariantStats, treatme
     const better = rel.chanceToWin >= 1 - s.alpha
     const worse = rel.chanceToWin <= s.alpha
     return {
-      lift: { relative: rel.estimate, absolute: abs.estimate }, ci: rel.ci, chance_to_win: rel.chanceToWin,
-      significant: !relative.error && (better || worse), direction: relative.error ? 'none' : better ? 'better' : worse ? 'worse' : 'none', ...base,
+      lift: { relative: rel.estimate, absolute: abs.estimate },
+      ci: rel.ci,
+      chance_to_win: rel.chanceToWin,
+      significant: !relative.error && (better || worse),
+      direction: relative.error ? 'none' : better ? 'better' : worse ? 'worse' : 'none',
+      ...base,
     }
   }
-  const test = (m: typeof relative) => s.sequential
-    ? sequentialTwoSidedTTest(m, a.n + b.n, s.alpha, s.sequential_tuning ?? DEFAULT_SEQUENTIAL_TUNING)
-    : twoSidedTTest(m, a, b, s.alpha)
+  const test = (m: typeof relative) =>
+    s.sequential
+      ? sequentialTwoSidedTTest(m, a.n + b.n, s.alpha, s.sequential_tuning ?? DEFAULT_SEQUENTIAL_TUNING)
+      : twoSidedTTest(m, a, b, s.alpha)
   const rel = test(relative)
   const abs = test(absolute)
   const significant = !relative.error && rel.pValue < s.alpha
   return {
-    lift: { relative: rel.estimate, absolute: abs.estimate }, ci: rel.ci, p_value: rel.pValue, significant,
-    direction: directionOf(significant, rel.estimate, s.higher_is_better), ...base,
+    lift: { relative: rel.estimate, absolute: abs.estimate },
+    ci: rel.ci,
+    p_value: rel.pValue,
+    significant,
+    direction: directionOf(significant, rel.estimate, s.higher_is_better),
+    ...base,
   }
 }
 
 /** Whether a significant change of sign `lift` is good for a metric: `none` when not significant. */
 export function directionOf(significant: boolean, lift: number, higherIsBetter: boolean): 'better' | 'worse' | 'none' {
   if (!significant || lift === 0) return 'none'
-  return (lift > 0) === higherIsBetter ? 'better' : 'worse'
+  return lift > 0 === higherIsBetter ? 'better' : 'worse'
 }

@@ -3,8 +3,24 @@
 import type { MetricResult } from './types'
 
 const COLUMNS = [
-  'metric', 'role', 'kind', 'variant', 'control', 'units', 'mean', 'sum', 'denominator_sum', 'lift_relative',
-  'lift_absolute', 'ci_low', 'ci_high', 'p_value', 'p_value_unadjusted', 'chance_to_win', 'significant', 'direction',
+  'metric',
+  'role',
+  'kind',
+  'variant',
+  'control',
+  'units',
+  'mean',
+  'sum',
+  'denominator_sum',
+  'lift_relative',
+  'lift_absolute',
+  'ci_low',
+  'ci_high',
+  'p_value',
+  'p_value_unadjusted',
+  'chance_to_win',
+  'significant',
+  'direction',
 ] as const
 
 function cell(value: string | number | boolean | undefined): string {
@@ -18,10 +34,30 @@ export function resultsCsv(metrics: MetricResult[]): string {
   const lines = [COLUMNS.join(',')]
   for (const m of metrics) {
     for (const v of m.variants) {
-      lines.push([
-        m.metric, m.role, m.kind, v.variant, v.control, v.units, v.mean, v.sum, v.denominator_sum, v.lift?.relative,
-        v.lift?.absolute, v.ci?.[0], v.ci?.[1], v.p_value, v.p_value_unadjusted, v.chance_to_win, v.significant, v.direction,
-      ].map(cell).join(','))
+      lines.push(
+        [
+          m.metric,
+          m.role,
+          m.kind,
+          v.variant,
+          v.control,
+          v.units,
+          v.mean,
+          v.sum,
+          v.denominator_sum,
+          v.lift?.relative,
+          v.lift?.absolute,
+          v.ci?.[0],
+          v.ci?.[1],
+          v.p_value,
+          v.p_value_unadjusted,
+          v.chance_to_win,
+          v.significant,
+          v.direction,
+        ]
+          .map(cell)
+          .join(','),
+      )
     }
   }
   return `${lines.join('\r\n')}\r\n`

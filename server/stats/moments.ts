@@ -3,8 +3,15 @@
 // (with its own form for a relative CUPED effect). The tests build on these two numbers only.
 import type { ComparisonError } from './types'
 import {
-  baseMean, baseVariance, cupedCovariance, meanOf, unadjustedMeanOf, varianceOf, varianceOfRatios,
-  type AdjustedStatistic, type Statistic,
+  baseMean,
+  baseVariance,
+  cupedCovariance,
+  meanOf,
+  unadjustedMeanOf,
+  varianceOf,
+  varianceOfRatios,
+  type AdjustedStatistic,
+  type Statistic,
 } from './statistics'
 
 export interface EffectMoments {

@@ -1,9 +1,7 @@
 // The `srm` and `metrics` of a results body (experiments.md §3) from per-variant sums: one row per metric
 // and variant (the control's without a comparison), each treatment compared with the control, and with a
 // correction the frequentist p-values of goal metrics × treatments adjusted together.
-import type {
-  ExperimentAnalysis, MetricInput, MetricResult, ResultsBody, SrmResult, VariantResult, VariantStats,
-} from './types'
+import type { ExperimentAnalysis, MetricInput, MetricResult, ResultsBody, SrmResult, VariantResult, VariantStats } from './types'
 import { compareVariants, directionOf } from './compare'
 import { adjustPValues } from './corrections'
 import { srmPValue, SRM_WARNING_P } from './srm'
@@ -11,7 +9,10 @@ import { srmPValue, SRM_WARNING_P } from './srm'
 const EMPTY: VariantStats = { n: 0 }
 
 export function srmOf(units: Record<string, number>, e: Pick<ExperimentAnalysis, 'variants' | 'weights'>): SrmResult {
-  const p = srmPValue(e.variants.map((v) => units[v] ?? 0), e.weights)
+  const p = srmPValue(
+    e.variants.map((v) => units[v] ?? 0),
+    e.weights,
+  )
   return { p_value: p, warning: p < SRM_WARNING_P }
 }
 
@@ -36,10 +37,13 @@ function metricResult(m: MetricInput, e: ExperimentAnalysis): MetricResult {
     const c = compareVariants(m.kind, control, m.stats[variant] ?? EMPTY, settings)
     cupedApplied ||= c.cuped_applied
     return {
-      ...row, lift: c.lift, ci: c.ci,
+      ...row,
+      lift: c.lift,
+      ci: c.ci,
       ...(c.p_value !== undefined ? { p_value: c.p_value } : {}),
       ...(c.chance_to_win !== undefined ? { chance_to_win: c.chance_to_win } : {}),
-      significant: c.significant, direction: c.direction,
+      significant: c.significant,
+      direction: c.direction,
       ...(c.error ? { error: c.error } : {}),
     }
   })
@@ -54,10 +58,14 @@ function applyCorrection(metrics: MetricResult[], inputs: MetricInput[], e: Expe
   const rows: { row: VariantResult; higherIsBetter: boolean; error: boolean }[] = []
   metrics.forEach((m, i) => {
     if (m.role !== 'goal') return
-    for (const row of m.variants) if (!row.control && row.p_value !== undefined) rows.push({ row, higherIsBetter: inputs[i]!.higher_is_better, error: !!row.error })
+    for (const row of m.variants)
+      if (!row.control && row.p_value !== undefined) rows.push({ row, higherIsBetter: inputs[i]!.higher_is_better, error: !!row.error })
   })
   if (rows.length === 0) return
-  const adjusted = adjustPValues(rows.map((r) => r.row.p_value!), e.correction)
+  const adjusted = adjustPValues(
+    rows.map((r) => r.row.p_value!),
+    e.correction,
+  )
   rows.forEach(({ row, higherIsBetter, error }, k) => {
     row.p_value_unadjusted = row.p_value
     row.p_value = adjusted[k]!

@@ -22,7 +22,9 @@ export function auditRepository(t: Tables) {
     /** What the log kept of the creation of the tokens with these prefixes (deleted tokens included). */
     async createdTokens(db: Db, projectId: string, prefixes: string[]): Promise<{ prefix: string; after: unknown }[]> {
       if (prefixes.length === 0) return []
-      const rows = await db.select({ prefix: a.resourceKey, after: a.after }).from(a)
+      const rows = await db
+        .select({ prefix: a.resourceKey, after: a.after })
+        .from(a)
         .where(and(eq(a.projectId, projectId), eq(a.resourceType, 'token'), eq(a.action, 'create'), inArray(a.resourceKey, prefixes)))
       return rows
     },
@@ -32,9 +34,19 @@ export function auditRepository(t: Tables) {
      *  the part of the log read (the project's time index). */
     withoutReview(db: Db, projectId: string, since: string, limit: number): Promise<AuditRow[]> {
       const text = sql`CAST(${a.details} AS TEXT)`
-      return db.select().from(a)
-        .where(and(eq(a.projectId, projectId), gte(a.timestamp, since), inArray(a.resourceType, ['flag', 'config', 'segment']), or(sql`${text} LIKE '%"emergency"%'`, sql`${text} LIKE '%"bypass_reason"%'`)))
-        .orderBy(desc(a.timestamp), desc(a.id)).limit(limit)
+      return db
+        .select()
+        .from(a)
+        .where(
+          and(
+            eq(a.projectId, projectId),
+            gte(a.timestamp, since),
+            inArray(a.resourceType, ['flag', 'config', 'segment']),
+            or(sql`${text} LIKE '%"emergency"%'`, sql`${text} LIKE '%"bypass_reason"%'`),
+          ),
+        )
+        .orderBy(desc(a.timestamp), desc(a.id))
+        .limit(limit)
     },
     async insert(db: Db, row: NewAuditRow): Promise<void> {
       await db.insert(a).values(row)

@@ -42,8 +42,14 @@ export function checkFlagshipDatabase(file: string): void {
   }
   try {
     const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all()
-    if (integrity.length !== 1 || integrity[0]!.integrity_check !== 'ok') throw new BackupError(`${file} is damaged: ${integrity.map((r) => r.integrity_check).join('; ')}`)
-    const tables = new Set(db.query<{ name: string }, []>("select name from sqlite_master where type = 'table'").all().map((r) => r.name))
+    if (integrity.length !== 1 || integrity[0]!.integrity_check !== 'ok')
+      throw new BackupError(`${file} is damaged: ${integrity.map((r) => r.integrity_check).join('; ')}`)
+    const tables = new Set(
+      db
+        .query<{ name: string }, []>("select name from sqlite_master where type = 'table'")
+        .all()
+        .map((r) => r.name),
+    )
     for (const needed of ['__drizzle_migrations', 'projects', 'flags', 'tokens']) {
       if (!tables.has(needed)) throw new BackupError(`${file} is not a Flagship database (it has no ${needed} table)`)
     }
@@ -66,7 +72,9 @@ export function restoreSqlite(from: string, path: string, now = new Date()): str
   if (!existsSync(dirname(resolve(path)))) throw new BackupError(`the folder of ${path} does not exist (check DATABASE_URL)`)
   const lock = acquireServiceLock(path)
   if (lock === undefined) {
-    throw new BackupError(`a running Flagship service is using ${path} (it holds ${serviceLockPath(path)}); nothing was changed. Stop the service first (systemctl stop flagship, or Ctrl-C where it runs), then restore again`)
+    throw new BackupError(
+      `a running Flagship service is using ${path} (it holds ${serviceLockPath(path)}); nothing was changed. Stop the service first (systemctl stop flagship, or Ctrl-C where it runs), then restore again`,
+    )
   }
   try {
     return replaceDatabase(from, path, now)
@@ -90,5 +98,5 @@ function replaceDatabase(from: string, path: string, now: Date): string | undefi
   return keptAs
 }
 
-export const PG_BACKUP_HINT = 'PostgreSQL is backed up with its own tools: pg_dump --format=custom --file=flags.dump "$DATABASE_URL" (restore: pg_restore --clean --if-exists --no-owner --dbname="$DATABASE_URL" flags.dump); see docs/operations.md'
-
+export const PG_BACKUP_HINT =
+  'PostgreSQL is backed up with its own tools: pg_dump --format=custom --file=flags.dump "$DATABASE_URL" (restore: pg_restore --clean --if-exists --no-owner --dbname="$DATABASE_URL" flags.dump); see docs/operations.md'

@@ -27,7 +27,12 @@ export function changeRepository(t: Tables) {
     },
     /** The project's retained changes after `seq`, oldest first. */
     after(db: Db, projectId: string, seq: number, limit: number): Promise<ChangeRow[]> {
-      return db.select().from(t.changes).where(and(eq(t.changes.projectId, projectId), gt(t.changes.seq, seq))).orderBy(asc(t.changes.seq)).limit(limit)
+      return db
+        .select()
+        .from(t.changes)
+        .where(and(eq(t.changes.projectId, projectId), gt(t.changes.seq, seq)))
+        .orderBy(asc(t.changes.seq))
+        .limit(limit)
     },
     /** The project's newest `limit` retained changes, oldest first. */
     async newest(db: Db, projectId: string, limit: number): Promise<ChangeRow[]> {
@@ -52,7 +57,11 @@ export function serverKeyRepository(t: Tables) {
     },
     /** Inserts the named row once: false when it already exists (a one-time step another transaction took). */
     async claim(db: Db, name: string): Promise<boolean> {
-      const rows = await db.insert(t.serverKeys).values({ name, value: '', createdAt: new Date().toISOString() }).onConflictDoNothing().returning()
+      const rows = await db
+        .insert(t.serverKeys)
+        .values({ name, value: '', createdAt: new Date().toISOString() })
+        .onConflictDoNothing()
+        .returning()
       return rows.length === 1
     },
   }

@@ -50,14 +50,20 @@ export function deliveryRepository(t: Tables) {
       return db.select().from(d).where(eq(d.webhookId, webhookId)).orderBy(desc(d.createdAt), desc(d.id)).limit(limit)
     },
     async get(db: Db, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
-      const [row] = await db.select().from(d).where(and(eq(d.webhookId, webhookId), eq(d.id, id)))
+      const [row] = await db
+        .select()
+        .from(d)
+        .where(and(eq(d.webhookId, webhookId), eq(d.id, id)))
       return row
     },
 
     /** The outbox's backlog for GET /metrics: rows pending or being delivered. One COUNT over the
      *  (status, next_attempt_at) index, which finished rows, however many, do not slow. */
     async backlog(db: Db): Promise<number> {
-      const [row] = await db.select({ n: count() }).from(d).where(inArray(d.status, ['pending', 'delivering']))
+      const [row] = await db
+        .select({ n: count() })
+        .from(d)
+        .where(inArray(d.status, ['pending', 'delivering']))
       return row?.n ?? 0
     },
 
@@ -75,7 +81,10 @@ export function deliveryRepository(t: Tables) {
      * commit (FOR UPDATE SKIP LOCKED): instances claiming at once take different rows instead of one waiting
      * for the other's and then finding them taken. The UPDATE checks again, so no row is ever claimed twice.
      */
-    async claimDue(db: Db, args: { owner: string; now: string; claimUntil: string; limit: number; maxAttempts: number }): Promise<DeliveryRow[]> {
+    async claimDue(
+      db: Db,
+      args: { owner: string; now: string; claimUntil: string; limit: number; maxAttempts: number },
+    ): Promise<DeliveryRow[]> {
       const { owner, now, claimUntil, limit, maxAttempts } = args
       const query = db
         .select({ id: d.id })
@@ -89,7 +98,15 @@ export function deliveryRepository(t: Tables) {
       return db
         .update(d)
         .set({ status: 'delivering', claimedBy: owner, claimedUntil: claimUntil, attempts: sql`${d.attempts} + 1`, updatedAt: now })
-        .where(and(inArray(d.id, picked.map((r) => r.id)), claimable(now, maxAttempts)))
+        .where(
+          and(
+            inArray(
+              d.id,
+              picked.map((r) => r.id),
+            ),
+            claimable(now, maxAttempts),
+          ),
+        )
         .returning()
     },
 

@@ -30,7 +30,12 @@ function forUpdate<Q>(query: Q): Q {
 
 export function documentRepository(table: DocumentTable, bodySql?: BodySql) {
   const byKey = (projectId: string, key: string) => and(eq(table.projectId, projectId), eq(table.key, key))
-  const pageWhere = async (db: Db, where: SQL | undefined, limit: number, offset: number): Promise<{ rows: DocumentRow[]; total: number }> => {
+  const pageWhere = async (
+    db: Db,
+    where: SQL | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: DocumentRow[]; total: number }> => {
     const rows = await db.select().from(table).where(where).orderBy(asc(table.key)).limit(limit).offset(offset)
     const [{ total }] = await db.select({ total: count() }).from(table).where(where)
     return { rows, total: Number(total) }
@@ -41,7 +46,13 @@ export function documentRepository(table: DocumentTable, bodySql?: BodySql) {
     },
     /** A page of the documents whose body passes `filter` (archived flags or live ones, with some tags),
      *  without reading the others. Only for a repository made with `bodySql`. */
-    pageWhereBody(db: Db, projectId: string, filter: BodyFilter, limit: number, offset: number): Promise<{ rows: DocumentRow[]; total: number }> {
+    pageWhereBody(
+      db: Db,
+      projectId: string,
+      filter: BodyFilter,
+      limit: number,
+      offset: number,
+    ): Promise<{ rows: DocumentRow[]; total: number }> {
       if (!bodySql) throw new Error('this repository cannot filter on its bodies')
       const tests: SQL[] = [eq(table.projectId, projectId)]
       if (filter.archived !== undefined) tests.push(filter.archived ? bodySql.flag('archived') : sql`not ${bodySql.flag('archived')}`)
@@ -54,7 +65,10 @@ export function documentRepository(table: DocumentTable, bodySql?: BodySql) {
     /** Every row's key with what changes on each write (version, timestamps), without the bodies: lets
      *  the periodic reconcile find what changed without reading and parsing every document. */
     stamps(db: Db, projectId: string): Promise<DocumentStamp[]> {
-      return db.select({ key: table.key, version: table.version, createdAt: table.createdAt, updatedAt: table.updatedAt }).from(table).where(eq(table.projectId, projectId))
+      return db
+        .select({ key: table.key, version: table.version, createdAt: table.createdAt, updatedAt: table.updatedAt })
+        .from(table)
+        .where(eq(table.projectId, projectId))
     },
     async get(db: Db, projectId: string, key: string): Promise<DocumentRow | undefined> {
       const [row] = await db.select().from(table).where(byKey(projectId, key))
@@ -64,7 +78,14 @@ export function documentRepository(table: DocumentTable, bodySql?: BodySql) {
      *  documents of a large change set with a few reads instead of one per document. */
     async getMany(db: Db, projectId: string, keys: readonly string[]): Promise<DocumentRow[]> {
       const rows: DocumentRow[] = []
-      await inChunks([...new Set(keys)], async (chunk) => rows.push(...await db.select().from(table).where(and(eq(table.projectId, projectId), inArray(table.key, chunk)))))
+      await inChunks([...new Set(keys)], async (chunk) =>
+        rows.push(
+          ...(await db
+            .select()
+            .from(table)
+            .where(and(eq(table.projectId, projectId), inArray(table.key, chunk)))),
+        ),
+      )
       return rows
     },
     /** Reads a row for a change inside a transaction. On PostgreSQL the row is locked (FOR UPDATE) until
@@ -78,7 +99,14 @@ export function documentRepository(table: DocumentTable, bodySql?: BodySql) {
     async getManyForUpdate(db: Db, projectId: string, keys: readonly string[]): Promise<DocumentRow[]> {
       const rows: DocumentRow[] = []
       await inChunks([...new Set(keys)], async (chunk) => {
-        rows.push(...await forUpdate(db.select().from(table).where(and(eq(table.projectId, projectId), inArray(table.key, chunk)))))
+        rows.push(
+          ...(await forUpdate(
+            db
+              .select()
+              .from(table)
+              .where(and(eq(table.projectId, projectId), inArray(table.key, chunk))),
+          )),
+        )
       })
       return rows
     },
@@ -91,7 +119,14 @@ export function documentRepository(table: DocumentTable, bodySql?: BodySql) {
     },
     /** Writes a new body and bumps the version, only if the stored version is still `fromVersion`.
      *  The version check sits in the UPDATE itself, so concurrent writers cannot both win. */
-    async update(db: Db, projectId: string, key: string, body: DocumentRow['body'], fromVersion: number, now: string): Promise<DocumentRow | undefined> {
+    async update(
+      db: Db,
+      projectId: string,
+      key: string,
+      body: DocumentRow['body'],
+      fromVersion: number,
+      now: string,
+    ): Promise<DocumentRow | undefined> {
       const [row] = await db
         .update(table)
         .set({ body, version: sql`${table.version} + 1`, updatedAt: now })
@@ -101,17 +136,44 @@ export function documentRepository(table: DocumentTable, bodySql?: BodySql) {
     },
     /** update() for many documents, a few hundred per statement: each is written (new body, version + 1)
      *  only if still at its `fromVersion`. Returns the rows written (any order). */
-    async updateMany(db: Db, projectId: string, changes: readonly { key: string; body: DocumentRow['body']; fromVersion: number }[], now: string): Promise<DocumentRow[]> {
+    async updateMany(
+      db: Db,
+      projectId: string,
+      changes: readonly { key: string; body: DocumentRow['body']; fromVersion: number }[],
+      now: string,
+    ): Promise<DocumentRow[]> {
       const written: DocumentRow[] = []
       await inChunks(changes, async (chunk) => {
         // Each CASE ends in the column itself, which types its parameters as the column (jsonb, integer on
         // PostgreSQL; the JSON text is the column's own encoding). Only the keys named reach it.
         const byChunkKey = (value: (c: (typeof chunk)[number]) => SQL, otherwise: SQL) =>
-          sql`case ${table.key} ${sql.join(chunk.map((c) => sql`when ${c.key} then ${value(c)}`), sql` `)} else ${otherwise} end`
-        written.push(...await db.update(table)
-          .set({ body: byChunkKey((c) => sql`${sql.param(c.body, table.body)}`, sql`${table.body}`), version: sql`${table.version} + 1`, updatedAt: now })
-          .where(and(eq(table.projectId, projectId), inArray(table.key, chunk.map((c) => c.key)), eq(table.version, byChunkKey((c) => sql`${c.fromVersion}`, sql`${table.version}`))))
-          .returning())
+          sql`case ${table.key} ${sql.join(
+            chunk.map((c) => sql`when ${c.key} then ${value(c)}`),
+            sql` `,
+          )} else ${otherwise} end`
+        written.push(
+          ...(await db
+            .update(table)
+            .set({
+              body: byChunkKey((c) => sql`${sql.param(c.body, table.body)}`, sql`${table.body}`),
+              version: sql`${table.version} + 1`,
+              updatedAt: now,
+            })
+            .where(
+              and(
+                eq(table.projectId, projectId),
+                inArray(
+                  table.key,
+                  chunk.map((c) => c.key),
+                ),
+                eq(
+                  table.version,
+                  byChunkKey((c) => sql`${c.fromVersion}`, sql`${table.version}`),
+                ),
+              ),
+            )
+            .returning()),
+        )
       })
       return written
     },

@@ -59,7 +59,8 @@ export interface VariantSums {
 export type Dialect = 'sqlite' | 'postgres'
 
 async function rows(db: Db, dialect: Dialect, query: SQL): Promise<Record<string, unknown>[]> {
-  if (dialect === 'postgres') return [...(await (db as unknown as { execute(q: SQL): Promise<Iterable<Record<string, unknown>>> }).execute(query))]
+  if (dialect === 'postgres')
+    return [...(await (db as unknown as { execute(q: SQL): Promise<Iterable<Record<string, unknown>>> }).execute(query))]
   return (db as unknown as { all(q: SQL): Record<string, unknown>[] }).all(query)
 }
 
@@ -70,9 +71,13 @@ const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(
  *  more than a tenth since its last ANALYZE (and by 1,000 rows at least) is analysed first. */
 export async function freshenStatistics(db: Db, dialect: Dialect): Promise<void> {
   if (dialect !== 'postgres') return
-  const stale = await rows(db, dialect, sql`
+  const stale = await rows(
+    db,
+    dialect,
+    sql`
     select relname from pg_stat_user_tables
-    where relname in ('exposures', 'track_events') and n_mod_since_analyze > greatest(1000, n_live_tup / 10)`)
+    where relname in ('exposures', 'track_events') and n_mod_since_analyze > greatest(1000, n_live_tup / 10)`,
+  )
   for (const r of stale) await rows(db, dialect, sql`analyze ${sql.identifier(String(r.relname))}`)
 }
 
@@ -82,7 +87,8 @@ export async function freshenStatistics(db: Db, dialect: Dialect): Promise<void>
  *  denominator picked out per event. */
 export async function metricSums(db: Db, dialect: Dialect, q: ResultsQuery, metrics: MetricSpec[]): Promise<VariantSums[][]> {
   const out: VariantSums[][] = []
-  for (let i = 0; i < metrics.length; i += METRICS_PER_STATEMENT) out.push(...(await someMetricSums(db, dialect, q, metrics.slice(i, i + METRICS_PER_STATEMENT))))
+  for (let i = 0; i < metrics.length; i += METRICS_PER_STATEMENT)
+    out.push(...(await someMetricSums(db, dialect, q, metrics.slice(i, i + METRICS_PER_STATEMENT))))
   return out
 }
 
@@ -90,10 +96,15 @@ async function someMetricSums(db: Db, dialect: Dialect, q: ResultsQuery, metrics
   if (metrics.length === 0) return []
   const f = (s: SQL): SQL => (dialect === 'postgres' ? sql`cast(${s} as double precision)` : s)
   const eventValue = (agg: Aggregation) => (agg === 'sum' ? sql`e.value` : sql`1`)
-  const perEvent = (key: string, agg: Aggregation, when: SQL) => sql`case when e.key = ${key} and ${when} then ${eventValue(agg)} else 0 end`
+  const perEvent = (key: string, agg: Aggregation, when: SQL) =>
+    sql`case when e.key = ${key} and ${when} then ${eventValue(agg)} else 0 end`
   const lookbackOf = (m: MetricSpec) => (q.cuped && m.kind !== 'ratio' ? COVARIATE_DAYS * DAY_MS : 0)
   const lookback = Math.max(...metrics.map(lookbackOf))
-  const keys = [...new Set(metrics.flatMap((m) => (m.kind === 'ratio' && m.denominatorEvent !== undefined ? [m.event, m.denominatorEvent] : [m.event])))]
+  const keys = [
+    ...new Set(
+      metrics.flatMap((m) => (m.kind === 'ratio' && m.denominatorEvent !== undefined ? [m.event, m.denominatorEvent] : [m.event])),
+    ),
+  ]
   const columns: SQL[] = []
   const capped: SQL[] = []
   const sums: SQL[] = []
@@ -102,22 +113,48 @@ async function someMetricSums(db: Db, dialect: Dialect, q: ResultsQuery, metrics
     // [first, end): the window, else every event after the first exposure up to now.
     const inWindow = windowMs === undefined ? sql`e.at >= x.first_at` : sql`e.at >= x.first_at and e.at < x.first_at + ${windowMs}`
     const inCovariate = sql`e.at >= x.first_at - ${lookbackOf(m)} and e.at < x.first_at`
-    const y = m.kind === 'proportion' ? sql`max(${perEvent(m.event, 'count', inWindow)})` : sql`sum(${perEvent(m.event, m.aggregation, inWindow)})`
-    const c = !lookbackOf(m) ? sql`0` : m.kind === 'proportion' ? sql`max(${perEvent(m.event, 'count', inCovariate)})` : sql`sum(${perEvent(m.event, m.aggregation, inCovariate)})`
-    const d = m.kind === 'ratio' && m.denominatorEvent !== undefined ? sql`sum(${perEvent(m.denominatorEvent, m.denominatorAggregation ?? 'count', inWindow)})` : sql`0`
-    columns.push(sql`coalesce(${y}, 0) as ${sql.raw(`y${i}`)}, coalesce(${c}, 0) as ${sql.raw(`c${i}`)}, coalesce(${d}, 0) as ${sql.raw(`d${i}`)}`)
+    const y =
+      m.kind === 'proportion' ? sql`max(${perEvent(m.event, 'count', inWindow)})` : sql`sum(${perEvent(m.event, m.aggregation, inWindow)})`
+    const c = !lookbackOf(m)
+      ? sql`0`
+      : m.kind === 'proportion'
+        ? sql`max(${perEvent(m.event, 'count', inCovariate)})`
+        : sql`sum(${perEvent(m.event, m.aggregation, inCovariate)})`
+    const d =
+      m.kind === 'ratio' && m.denominatorEvent !== undefined
+        ? sql`sum(${perEvent(m.denominatorEvent, m.denominatorAggregation ?? 'count', inWindow)})`
+        : sql`0`
+    columns.push(
+      sql`coalesce(${y}, 0) as ${sql.raw(`y${i}`)}, coalesce(${c}, 0) as ${sql.raw(`c${i}`)}, coalesce(${d}, 0) as ${sql.raw(`d${i}`)}`,
+    )
     // A unit's value (and covariate) above the cap counts as the cap.
     const cap = (v: string) => sql.raw(m.cap === undefined ? v : `case when ${v} > ${Number(m.cap)} then ${Number(m.cap)} else ${v} end`)
     capped.push(sql`${cap(`y${i}`)} as ${sql.raw(`y${i}`)}, ${cap(`c${i}`)} as ${sql.raw(`c${i}`)}, ${sql.raw(`d${i}`)}`)
     const [yi, ci, di] = [`y${i}`, `c${i}`, `d${i}`]
-    sums.push(sql.raw([
-      `sum(${yi})`, `sum(${yi} * ${yi})`, `sum(${ci})`, `sum(${ci} * ${ci})`, `sum(${ci} * ${yi})`, `sum(${di})`, `sum(${di} * ${di})`, `sum(${yi} * ${di})`,
-    ].map((e, k) => `${dialect === 'postgres' ? `cast(${e} as double precision)` : e} as s${i}_${k}`).join(', ')))
+    sums.push(
+      sql.raw(
+        [
+          `sum(${yi})`,
+          `sum(${yi} * ${yi})`,
+          `sum(${ci})`,
+          `sum(${ci} * ${ci})`,
+          `sum(${ci} * ${yi})`,
+          `sum(${di})`,
+          `sum(${di} * ${di})`,
+          `sum(${yi} * ${di})`,
+        ]
+          .map((e, k) => `${dialect === 'postgres' ? `cast(${e} as double precision)` : e} as s${i}_${k}`)
+          .join(', '),
+      ),
+    )
   })
   const perUnit = sql`
     select x.variant as variant, ${sql.join(columns, sql`, `)}
     from exposures x
-    left join track_events e on e.project_id = ${q.projectId} and e.key in (${sql.join(keys.map((k) => sql`${k}`), sql`, `)}) and e.attribute = ${q.attribute}
+    left join track_events e on e.project_id = ${q.projectId} and e.key in (${sql.join(
+      keys.map((k) => sql`${k}`),
+      sql`, `,
+    )}) and e.attribute = ${q.attribute}
       and e.unit = x.unit and (e.environment = '' or e.environment = ${q.environment}) and e.at >= x.first_at - ${lookback} and e.at <= ${q.now}
     where x.experiment_id = ${q.experimentId} and x.phase = ${q.phase} and x.multiple = ${dialect === 'postgres' ? sql`false` : sql`0`}
     group by x.unit, x.variant`
@@ -128,30 +165,53 @@ async function someMetricSums(db: Db, dialect: Dialect, q: ResultsQuery, metrics
   // PostgreSQL joins a million units to their events by hashing and groups them by sorting: with the default
   // 4 MB of work memory both spill to disk in many batches. This statement gets more (bounded, and for its
   // transaction only).
-  const result = dialect === 'postgres'
-    ? await (db as unknown as { transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> }).transaction(async (tx) => {
-      await rows(tx, dialect, sql`set local work_mem = '128MB'`)
-      return rows(tx, dialect, query)
-    })
-    : await rows(db, dialect, query)
-  return metrics.map((m, i) => result.map((r) => {
-    const n = num(r.n)
-    const s = (k: number) => num(r[`s${i}_${k}`])
-    if (m.kind === 'ratio') return { variant: String(r.variant), n, sum_y: s(0), sum_y2: s(1), sum_m: s(0), sum_m2: s(1), sum_d: s(5), sum_d2: s(6), sum_md: s(7) }
-    const out: VariantSums = { variant: String(r.variant), n, sum_y: s(0), sum_y2: s(1) }
-    if (lookbackOf(m)) Object.assign(out, { sum_x: s(2), sum_x2: s(3), sum_xy: s(4) })
-    return out
-  }))
+  const result =
+    dialect === 'postgres'
+      ? await (db as unknown as { transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> }).transaction(async (tx) => {
+          await rows(tx, dialect, sql`set local work_mem = '128MB'`)
+          return rows(tx, dialect, query)
+        })
+      : await rows(db, dialect, query)
+  return metrics.map((m, i) =>
+    result.map((r) => {
+      const n = num(r.n)
+      const s = (k: number) => num(r[`s${i}_${k}`])
+      if (m.kind === 'ratio')
+        return {
+          variant: String(r.variant),
+          n,
+          sum_y: s(0),
+          sum_y2: s(1),
+          sum_m: s(0),
+          sum_m2: s(1),
+          sum_d: s(5),
+          sum_d2: s(6),
+          sum_md: s(7),
+        }
+      const out: VariantSums = { variant: String(r.variant), n, sum_y: s(0), sum_y2: s(1) }
+      if (lookbackOf(m)) Object.assign(out, { sum_x: s(2), sum_x2: s(3), sum_xy: s(4) })
+      return out
+    }),
+  )
 }
 
 /** Per variant the units of a phase seen only in it, and how many were seen in several. */
-export async function exposureCounts(db: Db, dialect: Dialect, experimentId: string, phase: number): Promise<{ units: Map<string, number>; multiple: number }> {
+export async function exposureCounts(
+  db: Db,
+  dialect: Dialect,
+  experimentId: string,
+  phase: number,
+): Promise<{ units: Map<string, number>; multiple: number }> {
   const f = (s: SQL): SQL => (dialect === 'postgres' ? sql`cast(${s} as double precision)` : s)
   const multipleTrue = dialect === 'postgres' ? sql`true` : sql`1`
-  const result = await rows(db, dialect, sql`
+  const result = await rows(
+    db,
+    dialect,
+    sql`
     select case when multiple = ${multipleTrue} then '' else variant end as variant, ${f(sql`count(*)`)} as n
     from exposures where experiment_id = ${experimentId} and phase = ${phase}
-    group by case when multiple = ${multipleTrue} then '' else variant end`)
+    group by case when multiple = ${multipleTrue} then '' else variant end`,
+  )
   const units = new Map<string, number>()
   let multiple = 0
   for (const r of result) {
@@ -162,13 +222,22 @@ export async function exposureCounts(db: Db, dialect: Dialect, experimentId: str
 }
 
 /** Cumulative units per variant per day of the phase (the console's chart), at most `days` points. */
-export async function exposuresByDay(db: Db, dialect: Dialect, experimentId: string, phase: number): Promise<{ day: number; variant: string; n: number }[]> {
+export async function exposuresByDay(
+  db: Db,
+  dialect: Dialect,
+  experimentId: string,
+  phase: number,
+): Promise<{ day: number; variant: string; n: number }[]> {
   const f = (s: SQL): SQL => (dialect === 'postgres' ? sql`cast(${s} as double precision)` : s)
   // the day number inlined, not a parameter: PostgreSQL matches the grouped expression by its text
   const day = sql`(first_at / ${sql.raw(String(DAY_MS))})`
-  const result = await rows(db, dialect, sql`
+  const result = await rows(
+    db,
+    dialect,
+    sql`
     select ${f(day)} as day, variant, ${f(sql`count(*)`)} as n from exposures
     where experiment_id = ${experimentId} and phase = ${phase} and multiple = ${dialect === 'postgres' ? sql`false` : sql`0`}
-    group by ${day}, variant order by 1 limit 5000`)
+    group by ${day}, variant order by 1 limit 5000`,
+  )
   return result.map((r) => ({ day: Math.floor(num(r.day)) * DAY_MS, variant: String(r.variant), n: num(r.n) }))
 }

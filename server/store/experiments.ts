@@ -49,46 +49,89 @@ export function experimentRepository(t: Tables, dialect: Dialect) {
   const u = t.exposures
   return {
     metrics: {
-      list: (db: Db, projectId: string, limit: number, offset: number) => db.select().from(m).where(eq(m.projectId, projectId)).orderBy(asc(m.key)).limit(limit).offset(offset),
+      list: (db: Db, projectId: string, limit: number, offset: number) =>
+        db.select().from(m).where(eq(m.projectId, projectId)).orderBy(asc(m.key)).limit(limit).offset(offset),
       async total(db: Db, projectId: string): Promise<number> {
         const [row] = await db.select({ n: count() }).from(m).where(eq(m.projectId, projectId))
         return Number(row?.n ?? 0)
       },
       async get(db: Db, projectId: string, key: string): Promise<MetricRow | undefined> {
-        const [row] = await db.select().from(m).where(and(eq(m.projectId, projectId), eq(m.key, key)))
+        const [row] = await db
+          .select()
+          .from(m)
+          .where(and(eq(m.projectId, projectId), eq(m.key, key)))
         return row
       },
-      many: (db: Db, projectId: string, keys: string[]) => (keys.length ? db.select().from(m).where(and(eq(m.projectId, projectId), inArray(m.key, keys))) : Promise.resolve([])),
+      many: (db: Db, projectId: string, keys: string[]) =>
+        keys.length
+          ? db
+              .select()
+              .from(m)
+              .where(and(eq(m.projectId, projectId), inArray(m.key, keys)))
+          : Promise.resolve([]),
       insert: async (db: Db, row: MetricRow) => void (await db.insert(m).values(row)),
-      update: async (db: Db, row: MetricRow) => void (await db.update(m).set({ body: row.body, updatedAt: row.updatedAt }).where(and(eq(m.projectId, row.projectId), eq(m.key, row.key)))),
-      delete: async (db: Db, projectId: string, key: string) => void (await db.delete(m).where(and(eq(m.projectId, projectId), eq(m.key, key)))),
+      update: async (db: Db, row: MetricRow) =>
+        void (await db
+          .update(m)
+          .set({ body: row.body, updatedAt: row.updatedAt })
+          .where(and(eq(m.projectId, row.projectId), eq(m.key, row.key)))),
+      delete: async (db: Db, projectId: string, key: string) =>
+        void (await db.delete(m).where(and(eq(m.projectId, projectId), eq(m.key, key)))),
     },
     experiments: {
       list: (db: Db, projectId: string, limit: number, offset: number, state?: string) =>
-        db.select().from(x).where(and(eq(x.projectId, projectId), ...(state ? [eq(x.state, state)] : []))).orderBy(asc(x.key)).limit(limit).offset(offset),
+        db
+          .select()
+          .from(x)
+          .where(and(eq(x.projectId, projectId), ...(state ? [eq(x.state, state)] : [])))
+          .orderBy(asc(x.key))
+          .limit(limit)
+          .offset(offset),
       async total(db: Db, projectId: string, state?: string): Promise<number> {
-        const [row] = await db.select({ n: count() }).from(x).where(and(eq(x.projectId, projectId), ...(state ? [eq(x.state, state)] : [])))
+        const [row] = await db
+          .select({ n: count() })
+          .from(x)
+          .where(and(eq(x.projectId, projectId), ...(state ? [eq(x.state, state)] : [])))
         return Number(row?.n ?? 0)
       },
       async get(db: Db, projectId: string, key: string): Promise<ExperimentRow | undefined> {
-        const [row] = await db.select().from(x).where(and(eq(x.projectId, projectId), eq(x.key, key)))
+        const [row] = await db
+          .select()
+          .from(x)
+          .where(and(eq(x.projectId, projectId), eq(x.key, key)))
         return row
       },
       /** Every experiment not stopped, of every project (the in-memory registry: experiments/registry.ts). */
       live: (db: Db) => db.select().from(x).where(ne(x.state, 'stopped')),
       /** The running experiment on a flag in an environment, if any. */
       async runningOn(db: Db, projectId: string, flagKey: string, environment: string): Promise<ExperimentRow | undefined> {
-        const [row] = await db.select().from(x).where(and(eq(x.projectId, projectId), eq(x.flagKey, flagKey), eq(x.environment, environment), eq(x.state, 'running')))
+        const [row] = await db
+          .select()
+          .from(x)
+          .where(and(eq(x.projectId, projectId), eq(x.flagKey, flagKey), eq(x.environment, environment), eq(x.state, 'running')))
         return row
       },
       /** Experiments whose stop waits for a change request. */
       waitingFor: (db: Db, changeRequestId: string) => db.select().from(x).where(eq(x.pendingChangeRequest, changeRequestId)),
       /** Metric keys some experiment of the project uses (a metric in use cannot be deleted). */
       usingMetric: async (db: Db, projectId: string, key: string) =>
-        (await db.select().from(x).where(eq(x.projectId, projectId))).filter((r) => [...r.body.goal_metrics, ...r.body.guardrail_metrics, ...r.body.secondary_metrics].includes(key)).map((r) => r.key),
+        (await db.select().from(x).where(eq(x.projectId, projectId)))
+          .filter((r) => [...r.body.goal_metrics, ...r.body.guardrail_metrics, ...r.body.secondary_metrics].includes(key))
+          .map((r) => r.key),
       insert: async (db: Db, row: ExperimentRow) => void (await db.insert(x).values(row)),
       update: async (db: Db, row: ExperimentRow) =>
-        void (await db.update(x).set({ state: row.state, phase: row.phase, phases: row.phases, body: row.body, decision: row.decision, pendingChangeRequest: row.pendingChangeRequest, updatedAt: row.updatedAt }).where(eq(x.id, row.id))),
+        void (await db
+          .update(x)
+          .set({
+            state: row.state,
+            phase: row.phase,
+            phases: row.phases,
+            body: row.body,
+            decision: row.decision,
+            pendingChangeRequest: row.pendingChangeRequest,
+            updatedAt: row.updatedAt,
+          })
+          .where(eq(x.id, row.id))),
       /** Deletes a draft and whatever was recorded for it. */
       async delete(db: Db, id: string): Promise<void> {
         await db.delete(u).where(eq(u.experimentId, id))
@@ -98,12 +141,18 @@ export function experimentRepository(t: Tables, dialect: Dialect) {
     events: {
       async insert(db: Db, rows: TrackEventRow[]): Promise<void> {
         for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-          const json = JSON.stringify(rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => [r.projectId, r.key, r.attribute, r.unit, r.environment, r.at, r.value]))
-          await run(db, dialect, dialect === 'postgres'
-            ? sql`insert into track_events (project_id, key, attribute, unit, environment, at, value)
+          const json = JSON.stringify(
+            rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => [r.projectId, r.key, r.attribute, r.unit, r.environment, r.at, r.value]),
+          )
+          await run(
+            db,
+            dialect,
+            dialect === 'postgres'
+              ? sql`insert into track_events (project_id, key, attribute, unit, environment, at, value)
                 select j->>0, j->>1, j->>2, j->>3, j->>4, cast(j->>5 as bigint), cast(j->>6 as double precision) from json_array_elements(cast(${json} as json)) j`
-            : sql`insert into track_events (project_id, key, attribute, unit, environment, at, value)
-                select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6 from json_each(${json})`)
+              : sql`insert into track_events (project_id, key, attribute, unit, environment, at, value)
+                select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6 from json_each(${json})`,
+          )
         }
       },
       /** Deletes events older than `beforeMs`, at most `limit` at a time through the time index; answers how many. */
@@ -115,16 +164,23 @@ export function experimentRepository(t: Tables, dialect: Dialect) {
       async add(db: Db, input: ExposureRow[]): Promise<void> {
         const rows = foldExposures(input)
         for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-          const json = JSON.stringify(rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => [r.experimentId, r.phase, r.unit, r.firstAt, r.variant, r.multiple ? 1 : 0]))
-          const source = dialect === 'postgres'
-            ? sql`select j->>0, cast(j->>1 as integer), j->>2, cast(j->>3 as bigint), j->>4, (j->>5) = '1' from json_array_elements(cast(${json} as json)) j`
-            : sql`select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 from json_each(${json}) where true`
+          const json = JSON.stringify(
+            rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => [r.experimentId, r.phase, r.unit, r.firstAt, r.variant, r.multiple ? 1 : 0]),
+          )
+          const source =
+            dialect === 'postgres'
+              ? sql`select j->>0, cast(j->>1 as integer), j->>2, cast(j->>3 as bigint), j->>4, (j->>5) = '1' from json_array_elements(cast(${json} as json)) j`
+              : sql`select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 from json_each(${json}) where true`
           // The earlier time wins with its variant; a second variant marks the unit (left out of the results).
-          await run(db, dialect, sql`insert into exposures (experiment_id, phase, unit, first_at, variant, multiple) ${source}
+          await run(
+            db,
+            dialect,
+            sql`insert into exposures (experiment_id, phase, unit, first_at, variant, multiple) ${source}
             on conflict (experiment_id, phase, unit) do update set
               multiple = (exposures.multiple or excluded.multiple or exposures.variant <> excluded.variant),
               variant = case when excluded.first_at < exposures.first_at then excluded.variant else exposures.variant end,
-              first_at = case when excluded.first_at < exposures.first_at then excluded.first_at else exposures.first_at end`)
+              first_at = case when excluded.first_at < exposures.first_at then excluded.first_at else exposures.first_at end`,
+          )
         }
       },
     },

@@ -28,19 +28,22 @@ export function createStore(database: Database) {
   // A flag body's boolean (`archived`) and tag membership in SQL, per dialect. The field name is ours,
   // never a client's; a tag is a bound parameter.
   const body = t.flags.body
-  const flagBody: BodySql = database.dialect === 'postgres'
-    ? {
-      flag: (field) => sql`coalesce((${body} ->> ${sql.raw(`'${field}'`)})::boolean, false)`,
-      hasTag: (tag) => sql`coalesce(${body} -> 'tags', '[]'::jsonb) @> ${JSON.stringify([tag])}::jsonb`,
-    }
-    : {
-      flag: (field) => sql`coalesce(json_extract(${body}, ${sql.raw(`'$.${field}'`)}), 0) = 1`,
-      // (json_each walks a scalar as a one-item list: `tags` must be an array, as on PostgreSQL)
-      hasTag: (tag) => sql`(json_type(${body}, '$.tags') = 'array' and exists (select 1 from json_each(${body}, '$.tags') where json_each.value = ${tag}))`,
-    }
+  const flagBody: BodySql =
+    database.dialect === 'postgres'
+      ? {
+          flag: (field) => sql`coalesce((${body} ->> ${sql.raw(`'${field}'`)})::boolean, false)`,
+          hasTag: (tag) => sql`coalesce(${body} -> 'tags', '[]'::jsonb) @> ${JSON.stringify([tag])}::jsonb`,
+        }
+      : {
+          flag: (field) => sql`coalesce(json_extract(${body}, ${sql.raw(`'$.${field}'`)}), 0) = 1`,
+          // (json_each walks a scalar as a one-item list: `tags` must be an array, as on PostgreSQL)
+          hasTag: (tag) =>
+            sql`(json_type(${body}, '$.tags') = 'array' and exists (select 1 from json_each(${body}, '$.tags') where json_each.value = ${tag}))`,
+        }
   async function lock(tx: Db, name: string): Promise<void> {
     // Typed as the SQLite builder (database-types.ts); on PostgreSQL it is drizzle's postgres-js database.
-    if (database.dialect === 'postgres') await (tx as unknown as { execute(q: unknown): Promise<unknown> }).execute(sql`select pg_advisory_xact_lock(hashtext(${name}))`)
+    if (database.dialect === 'postgres')
+      await (tx as unknown as { execute(q: unknown): Promise<unknown> }).execute(sql`select pg_advisory_xact_lock(hashtext(${name}))`)
   }
   return {
     database,

@@ -12,7 +12,12 @@ export function instanceAuditRepository(t: Tables) {
     async insert(db: Db, row: NewInstanceAuditRow): Promise<void> {
       await db.insert(a).values(row)
     },
-    async page(db: Db, f: { actor?: string; action?: string; resourceType?: string; since?: string; until?: string }, limit: number, offset: number): Promise<{ rows: InstanceAuditRow[]; total: number }> {
+    async page(
+      db: Db,
+      f: { actor?: string; action?: string; resourceType?: string; since?: string; until?: string },
+      limit: number,
+      offset: number,
+    ): Promise<{ rows: InstanceAuditRow[]; total: number }> {
       const where: SQL[] = []
       if (f.actor) where.push(eq(a.actor, f.actor))
       if (f.action) where.push(eq(a.action, f.action))
@@ -51,7 +56,11 @@ export function invitationRepository(t: Tables) {
     },
     /** Marks it used; false when another accept got there first (single use). */
     async accept(db: Db, id: string, at: string): Promise<boolean> {
-      const rows = await db.update(i).set({ acceptedAt: at }).where(and(eq(i.id, id), isNull(i.acceptedAt))).returning()
+      const rows = await db
+        .update(i)
+        .set({ acceptedAt: at })
+        .where(and(eq(i.id, id), isNull(i.acceptedAt)))
+        .returning()
       return rows.length === 1
     },
     async delete(db: Db, id: string): Promise<void> {

@@ -12,14 +12,26 @@ export function policyRepository(t: Tables) {
       return db.select().from(p).where(eq(p.projectId, projectId))
     },
     async get(db: Db, projectId: string, environment: string): Promise<PolicyRow | undefined> {
-      const [row] = await db.select().from(p).where(and(eq(p.projectId, projectId), eq(p.environment, environment)))
+      const [row] = await db
+        .select()
+        .from(p)
+        .where(and(eq(p.projectId, projectId), eq(p.environment, environment)))
       return row
     },
     async put(db: Db, row: PolicyRow): Promise<void> {
-      await db.insert(p).values(row).onConflictDoUpdate({
-        target: [p.projectId, p.environment],
-        set: { protected: row.protected, requiredApprovals: row.requiredApprovals, approverRole: row.approverRole, allowEmergencyOff: row.allowEmergencyOff, updatedAt: row.updatedAt },
-      })
+      await db
+        .insert(p)
+        .values(row)
+        .onConflictDoUpdate({
+          target: [p.projectId, p.environment],
+          set: {
+            protected: row.protected,
+            requiredApprovals: row.requiredApprovals,
+            approverRole: row.approverRole,
+            allowEmergencyOff: row.allowEmergencyOff,
+            updatedAt: row.updatedAt,
+          },
+        })
     },
   }
 }

@@ -23,7 +23,20 @@ export function projectRepository(t: Tables) {
     /** Removes the project and everything that belongs to it (documents, tokens, webhooks and their
      *  deliveries, schedules, usage, the change stream, its audit log and its memberships). */
     async deleteEverything(db: Db, id: string): Promise<void> {
-      for (const table of [t.flags, t.configs, t.segments, t.tokens, t.webhooks, t.deliveries, t.schedules, t.flagUsage, t.changes, t.changeSequences, t.audit, t.memberships]) {
+      for (const table of [
+        t.flags,
+        t.configs,
+        t.segments,
+        t.tokens,
+        t.webhooks,
+        t.deliveries,
+        t.schedules,
+        t.flagUsage,
+        t.changes,
+        t.changeSequences,
+        t.audit,
+        t.memberships,
+      ]) {
         await db.delete(table).where(eq(table.projectId, id))
       }
       await db.delete(t.projects).where(eq(t.projects.id, id))

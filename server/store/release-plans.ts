@@ -17,35 +17,61 @@ export function releasePlanRepository(t: Tables) {
       await db.insert(r).values(row)
     },
     async get(db: Db, projectId: string, id: string): Promise<ReleasePlanRow | undefined> {
-      const [row] = await db.select().from(r).where(and(eq(r.projectId, projectId), eq(r.id, id)))
+      const [row] = await db
+        .select()
+        .from(r)
+        .where(and(eq(r.projectId, projectId), eq(r.id, id)))
       return row
     },
     /** A flag's plans, newest first (at most `limit`). */
     byFlag: (db: Db, projectId: string, flagKey: string, limit: number) =>
-      db.select().from(r).where(and(eq(r.projectId, projectId), eq(r.flagKey, flagKey))).orderBy(desc(r.createdAt), asc(r.id)).limit(limit),
+      db
+        .select()
+        .from(r)
+        .where(and(eq(r.projectId, projectId), eq(r.flagKey, flagKey)))
+        .orderBy(desc(r.createdAt), asc(r.id))
+        .limit(limit),
     async countByProject(db: Db, projectId: string): Promise<number> {
       const [row] = await db.select({ n: count() }).from(r).where(eq(r.projectId, projectId))
       return Number(row?.n ?? 0)
     },
     /** The plan holding a flag in an environment (awaiting approval, running or paused), if any. */
     async active(db: Db, projectId: string, flagKey: string, environment: string): Promise<ReleasePlanRow | undefined> {
-      const [row] = await db.select().from(r).where(and(eq(r.projectId, projectId), eq(r.flagKey, flagKey), eq(r.environment, environment), inArray(r.state, ACTIVE_STATES)))
+      const [row] = await db
+        .select()
+        .from(r)
+        .where(and(eq(r.projectId, projectId), eq(r.flagKey, flagKey), eq(r.environment, environment), inArray(r.state, ACTIVE_STATES)))
       return row
     },
     /** Every plan whose exposures are recorded (running or paused), in every project. */
-    measured: (db: Db) => db.select().from(r).where(inArray(r.state, ['running', 'paused'])),
+    measured: (db: Db) =>
+      db
+        .select()
+        .from(r)
+        .where(inArray(r.state, ['running', 'paused'])),
     /** Running plans nobody holds a live lease on (or this instance does). */
     claimable: (db: Db, instance: string, now: string) =>
-      db.select().from(r).where(and(eq(r.state, 'running'), or(isNull(r.claimedUntil), lt(r.claimedUntil, now), eq(r.claimedBy, instance)))).orderBy(asc(r.id)).limit(1000),
+      db
+        .select()
+        .from(r)
+        .where(and(eq(r.state, 'running'), or(isNull(r.claimedUntil), lt(r.claimedUntil, now), eq(r.claimedBy, instance))))
+        .orderBy(asc(r.id))
+        .limit(1000),
     /** Takes the monitor's lease on a running plan until `until`; undefined when another instance holds it. */
     async claim(db: Db, id: string, instance: string, now: string, until: string): Promise<ReleasePlanRow | undefined> {
-      const [row] = await db.update(r).set({ claimedBy: instance, claimedUntil: until })
-        .where(and(eq(r.id, id), eq(r.state, 'running'), or(isNull(r.claimedUntil), lt(r.claimedUntil, now), eq(r.claimedBy, instance)))).returning()
+      const [row] = await db
+        .update(r)
+        .set({ claimedBy: instance, claimedUntil: until })
+        .where(and(eq(r.id, id), eq(r.state, 'running'), or(isNull(r.claimedUntil), lt(r.claimedUntil, now), eq(r.claimedBy, instance))))
+        .returning()
       return row
     },
     /** What the monitor last measured, while the plan is still as it read it (not a change: no audit). */
     async saveStatus(db: Db, id: string, updatedAt: string, status: ReleasePlanStatus): Promise<void> {
-      await db.update(r).set({ status }).where(and(eq(r.id, id), eq(r.updatedAt, updatedAt)))
+      await db
+        .update(r)
+        .set({ status })
+        .where(and(eq(r.id, id), eq(r.updatedAt, updatedAt)))
     },
     /** Plans whose start waits for a change request (at most 1,000 looked at per round). */
     awaiting: (db: Db) => db.select().from(r).where(eq(r.state, 'awaiting_approval')).orderBy(asc(r.id)).limit(1000),
@@ -54,7 +80,13 @@ export function releasePlanRepository(t: Tables) {
     /** Writes `after` if the row is still as `before` left it; false when someone moved it meanwhile. */
     async replace(db: Db, before: ReleasePlanRow, after: ReleasePlanRow): Promise<boolean> {
       const { id: _, ...set } = after
-      const rows = await db.update(r).set(set).where(and(eq(r.id, before.id), eq(r.updatedAt, before.updatedAt), eq(r.state, before.state), eq(r.currentStep, before.currentStep))).returning({ id: r.id })
+      const rows = await db
+        .update(r)
+        .set(set)
+        .where(
+          and(eq(r.id, before.id), eq(r.updatedAt, before.updatedAt), eq(r.state, before.state), eq(r.currentStep, before.currentStep)),
+        )
+        .returning({ id: r.id })
       return rows.length === 1
     },
   }

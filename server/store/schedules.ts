@@ -26,26 +26,47 @@ export function scheduleRepository(t: Tables) {
       return row
     },
     async countPending(db: Db, projectId: string): Promise<number> {
-      const [{ total }] = await db.select({ total: count() }).from(s).where(and(eq(s.projectId, projectId), pending))
+      const [{ total }] = await db
+        .select({ total: count() })
+        .from(s)
+        .where(and(eq(s.projectId, projectId), pending))
       return Number(total)
     },
 
     /** Upcoming first (pending, soonest first), then the rest, most recent `at` first. */
-    async page(db: Db, projectId: string, f: ScheduleFilter, limit: number, offset: number): Promise<{ rows: ScheduleRow[]; total: number }> {
+    async page(
+      db: Db,
+      projectId: string,
+      f: ScheduleFilter,
+      limit: number,
+      offset: number,
+    ): Promise<{ rows: ScheduleRow[]; total: number }> {
       const where: SQL[] = [eq(s.projectId, projectId)]
       if (f.flagKey !== undefined) where.push(eq(s.flagKey, f.flagKey))
       if (f.status !== undefined) where.push(eq(s.status, f.status))
       const cond = and(...where)
-      const rows = await db.select().from(s).where(cond)
-        .orderBy(sql`case when ${s.status} = 'pending' then 0 else 1 end`, sql`case when ${s.status} = 'pending' then ${s.at} end`, desc(s.at), asc(s.id))
-        .limit(limit).offset(offset)
+      const rows = await db
+        .select()
+        .from(s)
+        .where(cond)
+        .orderBy(
+          sql`case when ${s.status} = 'pending' then 0 else 1 end`,
+          sql`case when ${s.status} = 'pending' then ${s.at} end`,
+          desc(s.at),
+          asc(s.id),
+        )
+        .limit(limit)
+        .offset(offset)
       const [{ total }] = await db.select({ total: count() }).from(s).where(cond)
       return { rows, total: Number(total) }
     },
 
     /** The earliest `at` still pending in any project (the worker sleeps until then); null when none. */
     async nextDueAt(db: Db): Promise<string | null> {
-      const [row] = await db.select({ at: min(s.at) }).from(s).where(pending)
+      const [row] = await db
+        .select({ at: min(s.at) })
+        .from(s)
+        .where(pending)
       return row?.at ?? null
     },
 
@@ -57,11 +78,20 @@ export function scheduleRepository(t: Tables) {
      * next one instead of waiting, and a row another instance committed meanwhile no longer matches).
      */
     async claimDue(db: Db, now: string): Promise<ScheduleRow | undefined> {
-      const query = db.select({ id: s.id }).from(s).where(and(pending, lte(s.at, now))).orderBy(asc(s.at), asc(s.id)).limit(1)
+      const query = db
+        .select({ id: s.id })
+        .from(s)
+        .where(and(pending, lte(s.at, now)))
+        .orderBy(asc(s.at), asc(s.id))
+        .limit(1)
       const locking = query as unknown as { for?: (strength: 'update', config: { skipLocked: boolean }) => typeof query }
       const [due] = await (typeof locking.for === 'function' ? locking.for('update', { skipLocked: true }) : query)
       if (!due) return undefined
-      const [row] = await db.update(s).set({ status: 'applied', finishedAt: now }).where(and(eq(s.id, due.id), pending)).returning()
+      const [row] = await db
+        .update(s)
+        .set({ status: 'applied', finishedAt: now })
+        .where(and(eq(s.id, due.id), pending))
+        .returning()
       return row
     },
     /** The flag version the applied change produced. */
@@ -71,22 +101,37 @@ export function scheduleRepository(t: Tables) {
 
     /** Records why it could not be applied; undefined when it is no longer pending. */
     async markFailed(db: Db, id: string, now: string, error: { code: string; message: string }): Promise<ScheduleRow | undefined> {
-      const [row] = await db.update(s).set({ status: 'failed', finishedAt: now, errorCode: error.code, error: error.message }).where(and(eq(s.id, id), pending)).returning()
+      const [row] = await db
+        .update(s)
+        .set({ status: 'failed', finishedAt: now, errorCode: error.code, error: error.message })
+        .where(and(eq(s.id, id), pending))
+        .returning()
       return row
     },
     /** Retention: schedules that left `pending` (applied, failed, cancelled) before `before` are deleted;
      *  pending ones never. Returns how many went. */
     async pruneFinished(db: Db, before: string): Promise<number> {
-      const gone = await db.delete(s).where(and(ne(s.status, 'pending'), lt(s.finishedAt, before))).returning({ id: s.id })
+      const gone = await db
+        .delete(s)
+        .where(and(ne(s.status, 'pending'), lt(s.finishedAt, before)))
+        .returning({ id: s.id })
       return gone.length
     },
     /** undefined when there is no such pending schedule in the project. */
     /** The pending schedules a token made (revoking it cancels them). */
     pendingByToken(db: Db, projectId: string, tokenHash: string): Promise<ScheduleRow[]> {
-      return db.select().from(s).where(and(eq(s.projectId, projectId), eq(s.createdByToken, tokenHash), pending)).orderBy(asc(s.at), asc(s.id))
+      return db
+        .select()
+        .from(s)
+        .where(and(eq(s.projectId, projectId), eq(s.createdByToken, tokenHash), pending))
+        .orderBy(asc(s.at), asc(s.id))
     },
     async cancel(db: Db, projectId: string, id: string, now: string, by: string): Promise<ScheduleRow | undefined> {
-      const [row] = await db.update(s).set({ status: 'cancelled', finishedAt: now, cancelledBy: by }).where(and(inProject(projectId, id), pending)).returning()
+      const [row] = await db
+        .update(s)
+        .set({ status: 'cancelled', finishedAt: now, cancelledBy: by })
+        .where(and(inProject(projectId, id), pending))
+        .returning()
       return row
     },
   }

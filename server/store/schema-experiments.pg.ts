@@ -32,7 +32,10 @@ export const experiments = pgTable(
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('experiments_project_key_idx').on(t.projectId, t.key), index('experiments_flag_idx').on(t.projectId, t.flagKey, t.environment, t.state)],
+  (t) => [
+    uniqueIndex('experiments_project_key_idx').on(t.projectId, t.key),
+    index('experiments_flag_idx').on(t.projectId, t.flagKey, t.environment, t.state),
+  ],
 )
 
 export const trackEvents = pgTable(
@@ -46,7 +49,10 @@ export const trackEvents = pgTable(
     at: bigint('at', { mode: 'number' }).notNull(),
     value: doublePrecision('value').notNull(),
   },
-  (t) => [index('track_events_unit_idx').on(t.projectId, t.key, t.attribute, t.unit, t.at, t.environment, t.value), index('track_events_at_idx').on(t.at)],
+  (t) => [
+    index('track_events_unit_idx').on(t.projectId, t.key, t.attribute, t.unit, t.at, t.environment, t.value),
+    index('track_events_at_idx').on(t.at),
+  ],
 )
 
 export const exposures = pgTable(

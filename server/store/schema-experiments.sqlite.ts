@@ -39,7 +39,10 @@ export const experiments = sqliteTable(
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('experiments_project_key_idx').on(t.projectId, t.key), index('experiments_flag_idx').on(t.projectId, t.flagKey, t.environment, t.state)],
+  (t) => [
+    uniqueIndex('experiments_project_key_idx').on(t.projectId, t.key),
+    index('experiments_flag_idx').on(t.projectId, t.flagKey, t.environment, t.state),
+  ],
 )
 
 export const trackEvents = sqliteTable(
@@ -58,7 +61,10 @@ export const trackEvents = sqliteTable(
   },
   // (project, key, attribute, unit, at) finds a unit's events; environment and value make the index cover the
   // results' join, so no table row is read per event
-  (t) => [index('track_events_unit_idx').on(t.projectId, t.key, t.attribute, t.unit, t.at, t.environment, t.value), index('track_events_at_idx').on(t.at)],
+  (t) => [
+    index('track_events_unit_idx').on(t.projectId, t.key, t.attribute, t.unit, t.at, t.environment, t.value),
+    index('track_events_at_idx').on(t.at),
+  ],
 )
 
 export const exposures = sqliteTable(

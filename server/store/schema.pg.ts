@@ -181,9 +181,11 @@ export const flagUsage = pgTable(
     count: bigint('count', { mode: 'number' }).notNull(),
     lastAt: text('last_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.flagKey, t.environment, t.variant, t.hour] }), index('flag_usage_project_hour_idx').on(t.projectId, t.hour)],
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.flagKey, t.environment, t.variant, t.hour] }),
+    index('flag_usage_project_hour_idx').on(t.projectId, t.hour),
+  ],
 )
-
 
 export * from './schema-teams.pg'
 export * from './schema-change-requests.pg'

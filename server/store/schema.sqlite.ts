@@ -198,9 +198,11 @@ export const flagUsage = sqliteTable(
     /** the latest evaluation counted in this bucket */
     lastAt: text('last_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.flagKey, t.environment, t.variant, t.hour] }), index('flag_usage_project_hour_idx').on(t.projectId, t.hour)],
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.flagKey, t.environment, t.variant, t.hour] }),
+    index('flag_usage_project_hour_idx').on(t.projectId, t.hour),
+  ],
 )
-
 
 export * from './schema-teams.sqlite'
 export * from './schema-change-requests.sqlite'

@@ -50,6 +50,9 @@ export function lockServiceDatabase(databaseUrl: string): ServiceLock | undefine
   } catch {
     return undefined // the folder is not writable: openDatabase explains that in its own words
   }
-  if (lock === undefined) throw new StartupError(`another Flagship process (a running service, or a restore) is using the SQLite database ${path} (it holds ${serviceLockPath(path)}): stop it first, or point DATABASE_URL at another file`)
+  if (lock === undefined)
+    throw new StartupError(
+      `another Flagship process (a running service, or a restore) is using the SQLite database ${path} (it holds ${serviceLockPath(path)}): stop it first, or point DATABASE_URL at another file`,
+    )
   return lock
 }

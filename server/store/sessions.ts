@@ -55,7 +55,9 @@ export function sessionRepository(t: Tables) {
      *  arrive together (on one instance or several) each count and never collide on the key. */
     async addFailure(db: Db, key: string): Promise<number> {
       const f = t.loginFailures
-      const [row] = await db.insert(f).values({ key, failures: 1, blockedUntil: 0 })
+      const [row] = await db
+        .insert(f)
+        .values({ key, failures: 1, blockedUntil: 0 })
         .onConflictDoUpdate({ target: f.key, set: { failures: sql`${f.failures} + 1` } })
         .returning({ failures: f.failures })
       return row!.failures

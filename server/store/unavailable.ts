@@ -2,8 +2,20 @@
 import { AppError } from '../errors'
 
 const CONNECTION_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
-  'CONNECT_TIMEOUT', '57P01', '57P02', '57P03', '08000', '08003', '08006',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
 ])
 
 export function isStoreUnavailable(e: unknown): boolean {
@@ -13,4 +25,5 @@ export function isStoreUnavailable(e: unknown): boolean {
   return false
 }
 
-export const storeUnavailable = () => new AppError(503, 'STORE_UNAVAILABLE', 'The database is unavailable; retry shortly. Evaluations keep being served.')
+export const storeUnavailable = () =>
+  new AppError(503, 'STORE_UNAVAILABLE', 'The database is unavailable; retry shortly. Evaluations keep being served.')

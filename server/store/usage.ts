@@ -38,33 +38,79 @@ export function usageRepository(t: Tables) {
             target: [u.projectId, u.flagKey, u.environment, u.variant, u.hour],
             // CASE rather than max()/greatest()/least(): the same SQL in both dialects. The sum stops at
             // MAX_BUCKET_COUNT (no overflow, and exact when read back).
-            set: { count: sql`case when ${u.count} > ${MAX_BUCKET_COUNT} - excluded.count then ${MAX_BUCKET_COUNT} else ${u.count} + excluded.count end`, lastAt: sql`case when excluded.last_at > ${u.lastAt} then excluded.last_at else ${u.lastAt} end` },
+            set: {
+              count: sql`case when ${u.count} > ${MAX_BUCKET_COUNT} - excluded.count then ${MAX_BUCKET_COUNT} else ${u.count} + excluded.count end`,
+              lastAt: sql`case when excluded.last_at > ${u.lastAt} then excluded.last_at else ${u.lastAt} end`,
+            },
           })
       }
     },
     /** One flag's buckets from `since` (inclusive) to `until` (exclusive), oldest first. */
-    buckets(db: Db, projectId: string, key: string, since: string, until: string, environment: string | undefined, limit: number): Promise<UsageRow[]> {
-      return db.select().from(u)
-        .where(and(eq(u.projectId, projectId), eq(u.flagKey, key), gte(u.hour, since), lt(u.hour, until), ...(environment !== undefined ? [eq(u.environment, environment)] : [])))
+    buckets(
+      db: Db,
+      projectId: string,
+      key: string,
+      since: string,
+      until: string,
+      environment: string | undefined,
+      limit: number,
+    ): Promise<UsageRow[]> {
+      return db
+        .select()
+        .from(u)
+        .where(
+          and(
+            eq(u.projectId, projectId),
+            eq(u.flagKey, key),
+            gte(u.hour, since),
+            lt(u.hour, until),
+            ...(environment !== undefined ? [eq(u.environment, environment)] : []),
+          ),
+        )
         .orderBy(asc(u.hour), asc(u.environment), asc(u.variant))
         .limit(limit)
     },
     /** Several flags' buckets at once (the flag list's sparklines), as `buckets` gives one flag's. */
-    bucketsOf(db: Db, projectId: string, keys: string[], since: string, until: string, environment: string | undefined, limit: number): Promise<UsageRow[]> {
+    bucketsOf(
+      db: Db,
+      projectId: string,
+      keys: string[],
+      since: string,
+      until: string,
+      environment: string | undefined,
+      limit: number,
+    ): Promise<UsageRow[]> {
       if (keys.length === 0) return Promise.resolve([])
-      return db.select().from(u)
-        .where(and(eq(u.projectId, projectId), inArray(u.flagKey, keys), gte(u.hour, since), lt(u.hour, until), ...(environment !== undefined ? [eq(u.environment, environment)] : [])))
+      return db
+        .select()
+        .from(u)
+        .where(
+          and(
+            eq(u.projectId, projectId),
+            inArray(u.flagKey, keys),
+            gte(u.hour, since),
+            lt(u.hour, until),
+            ...(environment !== undefined ? [eq(u.environment, environment)] : []),
+          ),
+        )
         .orderBy(asc(u.flagKey), asc(u.hour), asc(u.environment), asc(u.variant))
         .limit(limit)
     },
     /** Each flag's latest counted evaluation. */
     async lastEvaluated(db: Db, projectId: string): Promise<Map<string, string>> {
-      const rows = await db.select({ key: u.flagKey, at: max(u.lastAt) }).from(u).where(eq(u.projectId, projectId)).groupBy(u.flagKey)
+      const rows = await db
+        .select({ key: u.flagKey, at: max(u.lastAt) })
+        .from(u)
+        .where(eq(u.projectId, projectId))
+        .groupBy(u.flagKey)
       return new Map(rows.filter((r) => r.at !== null).map((r) => [r.key, r.at!]))
     },
     /** The variants each flag served from `since` on. */
     async variantsSince(db: Db, projectId: string, since: string): Promise<Map<string, Set<string>>> {
-      const rows = await db.selectDistinct({ key: u.flagKey, variant: u.variant }).from(u).where(and(eq(u.projectId, projectId), gte(u.hour, since)))
+      const rows = await db
+        .selectDistinct({ key: u.flagKey, variant: u.variant })
+        .from(u)
+        .where(and(eq(u.projectId, projectId), gte(u.hour, since)))
       const out = new Map<string, Set<string>>()
       for (const r of rows) out.set(r.key, (out.get(r.key) ?? new Set()).add(r.variant))
       return out

@@ -26,7 +26,10 @@ export function userRepository(t: Tables) {
     },
     /** The active owners, read inside the transaction that may remove one (LAST_OWNER). */
     activeOwners(db: Db): Promise<UserRow[]> {
-      return db.select().from(u).where(and(eq(u.instanceRole, 'owner'), eq(u.disabled, false)))
+      return db
+        .select()
+        .from(u)
+        .where(and(eq(u.instanceRole, 'owner'), eq(u.disabled, false)))
     },
     async insert(db: Db, row: UserRow): Promise<void> {
       await db.insert(u).values(row)
@@ -37,7 +40,11 @@ export function userRepository(t: Tables) {
     /** Claims a TOTP time step: true only for the one transaction that moves the user's last accepted step
      *  forward to `step` (a conditional UPDATE, so concurrent sign-ins on any instance spend a code once). */
     async claimTotpStep(db: Db, id: string, step: number): Promise<boolean> {
-      const rows = await db.update(u).set({ totpLastStep: step }).where(and(eq(u.id, id), or(isNull(u.totpLastStep), lt(u.totpLastStep, step)))).returning({ id: u.id })
+      const rows = await db
+        .update(u)
+        .set({ totpLastStep: step })
+        .where(and(eq(u.id, id), or(isNull(u.totpLastStep), lt(u.totpLastStep, step))))
+        .returning({ id: u.id })
       return rows.length === 1
     },
     /** Claims a recovery code (its hash): true only for the one transaction that removes it from the
@@ -47,7 +54,11 @@ export function userRepository(t: Tables) {
         const [row] = await db.select({ codes: u.recoveryCodes }).from(u).where(eq(u.id, id))
         if (!row || !row.codes.includes(hash)) return false
         const rest = row.codes.filter((h) => h !== hash)
-        const rows = await db.update(u).set({ recoveryCodes: rest }).where(and(eq(u.id, id), eq(u.recoveryCodes, row.codes))).returning({ id: u.id })
+        const rows = await db
+          .update(u)
+          .set({ recoveryCodes: rest })
+          .where(and(eq(u.id, id), eq(u.recoveryCodes, row.codes)))
+          .returning({ id: u.id })
         if (rows.length === 1) return true
       }
       return false
@@ -71,7 +82,10 @@ export function userRepository(t: Tables) {
       return db.select().from(m).where(eq(m.projectId, projectId))
     },
     async membership(db: Db, projectId: string, userId: string): Promise<MembershipRow | undefined> {
-      const [row] = await db.select().from(m).where(and(eq(m.projectId, projectId), eq(m.userId, userId)))
+      const [row] = await db
+        .select()
+        .from(m)
+        .where(and(eq(m.projectId, projectId), eq(m.userId, userId)))
       return row
     },
     async putMembership(db: Db, row: MembershipRow): Promise<void> {
@@ -86,7 +100,10 @@ export function userRepository(t: Tables) {
     },
 
     async byIdentity(db: Db, issuer: string, subject: string): Promise<IdentityRow | undefined> {
-      const [row] = await db.select().from(t.userIdentities).where(and(eq(t.userIdentities.issuer, issuer), eq(t.userIdentities.subject, subject)))
+      const [row] = await db
+        .select()
+        .from(t.userIdentities)
+        .where(and(eq(t.userIdentities.issuer, issuer), eq(t.userIdentities.subject, subject)))
       return row
     },
     async linkIdentity(db: Db, row: IdentityRow): Promise<void> {

@@ -18,7 +18,10 @@ export function webhookRepository(t: Tables) {
       return Number(total)
     },
     async get(db: Db, projectId: string, id: string): Promise<WebhookRow | undefined> {
-      const [row] = await db.select().from(t.webhooks).where(and(eq(t.webhooks.projectId, projectId), eq(t.webhooks.id, id)))
+      const [row] = await db
+        .select()
+        .from(t.webhooks)
+        .where(and(eq(t.webhooks.projectId, projectId), eq(t.webhooks.id, id)))
       return row
     },
     async byId(db: Db, id: string): Promise<WebhookRow | undefined> {
@@ -34,26 +37,45 @@ export function webhookRepository(t: Tables) {
 
     /** A delivery succeeded: the webhook is healthy again (written only when it was not). */
     async recordSuccess(db: Db, id: string): Promise<void> {
-      await db.update(t.webhooks).set({ consecutiveFailures: 0, failingSince: null, retryAt: null }).where(and(eq(t.webhooks.id, id), gt(t.webhooks.consecutiveFailures, 0)))
+      await db
+        .update(t.webhooks)
+        .set({ consecutiveFailures: 0, failingSince: null, retryAt: null })
+        .where(and(eq(t.webhooks.id, id), gt(t.webhooks.consecutiveFailures, 0)))
     },
 
     /** A delivery attempt failed: one more failure in a row; `next` turns the new count and the start of
      *  the failing streak into the backoff and, past the pause window, the pause. */
-    async recordFailure(db: Db, id: string, now: string, next: (failures: number, failingSince: string) => { retryAt: string; pause: boolean }): Promise<WebhookRow | undefined> {
+    async recordFailure(
+      db: Db,
+      id: string,
+      now: string,
+      next: (failures: number, failingSince: string) => { retryAt: string; pause: boolean },
+    ): Promise<WebhookRow | undefined> {
       const [row] = await db
         .update(t.webhooks)
-        .set({ consecutiveFailures: sql`${t.webhooks.consecutiveFailures} + 1`, failingSince: sql`coalesce(${t.webhooks.failingSince}, ${now})` })
+        .set({
+          consecutiveFailures: sql`${t.webhooks.consecutiveFailures} + 1`,
+          failingSince: sql`coalesce(${t.webhooks.failingSince}, ${now})`,
+        })
         .where(eq(t.webhooks.id, id))
         .returning()
       if (!row) return undefined
       const { retryAt, pause } = next(row.consecutiveFailures, row.failingSince ?? now)
-      const [updated] = await db.update(t.webhooks).set({ retryAt, ...(pause && !row.pausedAt ? { pausedAt: now } : {}) }).where(eq(t.webhooks.id, id)).returning()
+      const [updated] = await db
+        .update(t.webhooks)
+        .set({ retryAt, ...(pause && !row.pausedAt ? { pausedAt: now } : {}) })
+        .where(eq(t.webhooks.id, id))
+        .returning()
       return updated
     },
 
     /** Resumed by an admin: active again, with a clean failure record, and its queue is sent at once. */
     async resume(db: Db, id: string): Promise<WebhookRow | undefined> {
-      const [row] = await db.update(t.webhooks).set({ pausedAt: null, consecutiveFailures: 0, failingSince: null, retryAt: null }).where(eq(t.webhooks.id, id)).returning()
+      const [row] = await db
+        .update(t.webhooks)
+        .set({ pausedAt: null, consecutiveFailures: 0, failingSince: null, retryAt: null })
+        .where(eq(t.webhooks.id, id))
+        .returning()
       return row
     },
   }

@@ -44,8 +44,13 @@ const OFREP_TYPES = new Set(['flag', 'segment', 'project'])
 const AUTH_CHECK_MS = 1000
 
 const changeOf = (row: ChangeRow): StreamChange => ({
-  seq: row.seq, resource_type: row.resourceType, key: row.resourceKey, action: row.action,
-  version: row.version, environment: row.environment, at: row.createdAt,
+  seq: row.seq,
+  resource_type: row.resourceType,
+  key: row.resourceKey,
+  action: row.action,
+  version: row.version,
+  environment: row.environment,
+  at: row.createdAt,
 })
 
 function encode(change: StreamChange): Entry {
@@ -53,7 +58,9 @@ function encode(change: StreamChange): Entry {
   return {
     change,
     native: sseEvent({ id: seq, event: 'change', data }),
-    ofrep: OFREP_TYPES.has(change.resource_type) ? sseEvent({ id: seq, data: { type: 'refetchEvaluation', etag: `"${seq}"`, lastModified: change.at } }) : null,
+    ofrep: OFREP_TYPES.has(change.resource_type)
+      ? sseEvent({ id: seq, data: { type: 'refetchEvaluation', etag: `"${seq}"`, lastModified: change.at } })
+      : null,
   }
 }
 
@@ -117,7 +124,9 @@ export class ChangeHub {
 
   private enqueue(projectId: string, step: (log: ProjectLog) => Promise<void>): Promise<void> {
     const log = this.logOf(projectId)
-    const next = log.queue.then(() => step(log)).catch((e) => this.o.log('change stream: catching up failed; the next reconcile retries', errorForLog(e), 'warn'))
+    const next = log.queue
+      .then(() => step(log))
+      .catch((e) => this.o.log('change stream: catching up failed; the next reconcile retries', errorForLog(e), 'warn'))
     log.queue = next
     return next
   }
@@ -181,7 +190,8 @@ export class ChangeHub {
     if (s.kind === 'native') {
       // `ready` carries the id only when nothing follows, so an interrupted replay resumes where it stopped.
       s.send(sseEvent({ ...(!resumable && !stale && { id: head }), event: 'ready', data: { version: head } }))
-      if (resumable) for (let i = ring.findIndex((e) => e.change.seq > lastEventId); i !== -1 && i < ring.length; i++) this.deliver(s, ring[i]!)
+      if (resumable)
+        for (let i = ring.findIndex((e) => e.change.seq > lastEventId); i !== -1 && i < ring.length; i++) this.deliver(s, ring[i]!)
     } else if (resumable && ring.some((e) => e.change.seq > lastEventId && e.ofrep)) {
       // An OFREP client re-fetches everything on any message: one stands for all it missed.
       s.send(sseEvent({ id: head, data: { type: 'refetchEvaluation', etag: `"${head}"` } }))

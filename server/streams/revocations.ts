@@ -12,8 +12,11 @@ import { sseEvent } from './sse'
 const TOKEN_NOTICES: ReadonlySet<ChangeNotice['resourceType']> = new Set(['token', 'project', 'member', 'user'])
 
 const sameGrant = (a: TokenRow, b: TokenRow): boolean =>
-  a.projectId === b.projectId && a.expiresAt === b.expiresAt && a.environment === b.environment &&
-  a.permissions.length === b.permissions.length && a.permissions.every((p, i) => p === b.permissions[i])
+  a.projectId === b.projectId &&
+  a.expiresAt === b.expiresAt &&
+  a.environment === b.environment &&
+  a.permissions.length === b.permissions.length &&
+  a.permissions.every((p, i) => p === b.permissions[i])
 
 export function relayRevocations(snapshots: Pick<Snapshots, 'allTokens'>, hub: Pick<ChangeHub, 'toRelays'>) {
   /** Whether a token still stands apart from its row: a personal token's owner still in its project (set

@@ -24,7 +24,18 @@ export function startUsageFlusher(opts: { store: Store; intervalMs: number; log:
     const at = new Date(now).toISOString()
     const hour = hourOf(now)
     // A flag counted before and after a change has two compiled flags: their counts share buckets.
-    const rows = aggregateUsage([...held, ...drainCounts().map((c) => ({ projectId: c.projectId, flagKey: c.key, environment: c.environment, variant: c.variant, hour, count: c.count, lastAt: at }))])
+    const rows = aggregateUsage([
+      ...held,
+      ...drainCounts().map((c) => ({
+        projectId: c.projectId,
+        flagKey: c.key,
+        environment: c.environment,
+        variant: c.variant,
+        hour,
+        count: c.count,
+        lastAt: at,
+      })),
+    ])
     held = []
     if (!rows.length) return
     try {

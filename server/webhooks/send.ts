@@ -17,7 +17,7 @@ export const MAX_RESPONSE_BYTES = 4096
 
 export type AttemptResult =
   | { ok: true; statusCode: number }
-  | { ok: false; statusCode: number | null; error: string; /** retrying cannot help */ permanent?: boolean }
+  | { ok: false; statusCode: number | null; error: string /** retrying cannot help */; permanent?: boolean }
 
 export interface AttemptOptions {
   allowPrivate: boolean
@@ -81,7 +81,11 @@ export async function sendAttempt(hook: WebhookRow, row: DeliveryRow, opts: Atte
       if (res.status >= 300 && res.status < 400) {
         res.body?.cancel().catch(() => undefined)
         const location = res.headers.get('location')
-        return { ok: false, statusCode: res.status, error: `HTTP ${res.status}: redirects are not followed${location ? ` (Location: ${location.slice(0, 512)})` : ''}` }
+        return {
+          ok: false,
+          statusCode: res.status,
+          error: `HTTP ${res.status}: redirects are not followed${location ? ` (Location: ${location.slice(0, 512)})` : ''}`,
+        }
       }
       const body = await readBounded(res, MAX_RESPONSE_BYTES).catch(() => '(response body not read: timed out or aborted)')
       return { ok: false, statusCode: res.status, error: `HTTP ${res.status}${body ? `: ${body}` : ''}` }
@@ -133,5 +137,8 @@ export function errorText(e: unknown): string {
 function sanitize(message: string, urls: string[]): string {
   let m = message
   for (const u of urls) m = m.split(u).join('<url>')
-  return m.replace(/fetching "[^"]*"/g, 'fetching <url>').replace(/\s*For more information, pass `verbose: true`[^.]*\.?/g, '').slice(0, 1024)
+  return m
+    .replace(/fetching "[^"]*"/g, 'fetching <url>')
+    .replace(/\s*For more information, pass `verbose: true`[^.]*\.?/g, '')
+    .slice(0, 1024)
 }

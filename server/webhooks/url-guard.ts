@@ -46,7 +46,7 @@ const NON_PUBLIC_V4: Cidr4[] = [
   [ip4(240, 0, 0, 0), 4, 'reserved 240.0.0.0/4 (including broadcast)'],
 ]
 
-const inCidr4 = (addr: number, base: number, bits: number) => bits === 0 || (addr >>> (32 - bits)) === (base >>> (32 - bits))
+const inCidr4 = (addr: number, base: number, bits: number) => bits === 0 || addr >>> (32 - bits) === base >>> (32 - bits)
 
 /** Strict dotted-decimal IPv4 (no leading zeros, no short forms) -> 32-bit number, else null. */
 function parseIPv4(s: string): number | null {
@@ -192,7 +192,8 @@ export function checkWebhookUrl(url: string, opts: { allowPrivate: boolean }): G
   if (family === 4) {
     // WHATWG URL turns 2130706433, 0177.0.0.1, 0x7f.1, 127.1 and percent-encoded forms into 127.0.0.1;
     // only the canonical dotted-decimal spelling is accepted, so what was registered is what is shown.
-    if (rawHostOf(url) !== bare) return { ok: false, reason: `IPv4 address written in a non-canonical form (it means ${bare}); write it as ${bare}` }
+    if (rawHostOf(url) !== bare)
+      return { ok: false, reason: `IPv4 address written in a non-canonical form (it means ${bare}); write it as ${bare}` }
   }
   if (opts.allowPrivate) return { ok: true }
 

@@ -120,7 +120,13 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
           const nowIso = new Date(now).toISOString()
           if (await store.deliveries.anyDue(store.db, nowIso, maxAttempts)) {
             const rows = await store.transaction((tx) =>
-              store.deliveries.claimDue(tx, { owner: instanceId, now: nowIso, claimUntil: new Date(now + claimTtlMs).toISOString(), limit: free, maxAttempts }),
+              store.deliveries.claimDue(tx, {
+                owner: instanceId,
+                now: nowIso,
+                claimUntil: new Date(now + claimTtlMs).toISOString(),
+                limit: free,
+                maxAttempts,
+              }),
             )
             for (const row of rows) launch(row)
             claimed = rows.length
@@ -174,7 +180,11 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
 
   function giveUpWarning(row: DeliveryRow, reason: string): void {
     // Never the URL (it may carry a token in its path) and never the secret.
-    log('webhook delivery failed', { webhook_id: row.webhookId, delivery_id: row.id, event: row.event, attempts: row.attempts, reason }, 'warn')
+    log(
+      'webhook delivery failed',
+      { webhook_id: row.webhookId, delivery_id: row.id, event: row.event, attempts: row.attempts, reason },
+      'warn',
+    )
   }
 
   async function deliver(row: DeliveryRow): Promise<void> {
@@ -227,7 +237,11 @@ export function startDeliveryWorker(opts: DeliveryWorkerOptions): DeliveryWorker
       })),
     )
     if (updated?.pausedAt && !hook.pausedAt) {
-      log('webhook paused: its deliveries failed for too long; resume it from the console or POST /api/v1/webhooks/:id/resume', { webhook_id: hook.id, failing_since: updated.failingSince, consecutive_failures: updated.consecutiveFailures }, 'warn')
+      log(
+        'webhook paused: its deliveries failed for too long; resume it from the console or POST /api/v1/webhooks/:id/resume',
+        { webhook_id: hook.id, failing_since: updated.failingSince, consecutive_failures: updated.consecutiveFailures },
+        'warn',
+      )
     }
   }
 

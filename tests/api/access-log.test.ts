@@ -12,8 +12,24 @@ const SECRET_CONTEXT = 'context-secret-4711'
 const SECRET_QUERY = 'query-secret-0815'
 const UNKNOWN_TOKEN = 'ff_defa_NotAKnownTokenAtAll1'
 
-interface Line { time: string; level: string; msg: string; method: string; route: string; status: number; duration_ms: number; caller: string; caller_id: string | null; client: string | null }
-const accessLines = (s: TestServer): Line[] => s.output().split('\n').filter((l) => l.includes('"msg":"access"')).map((l) => JSON.parse(l))
+interface Line {
+  time: string
+  level: string
+  msg: string
+  method: string
+  route: string
+  status: number
+  duration_ms: number
+  caller: string
+  caller_id: string | null
+  client: string | null
+}
+const accessLines = (s: TestServer): Line[] =>
+  s
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('"msg":"access"'))
+    .map((l) => JSON.parse(l))
 /** The access lines of `route` and `status` once there are `n` of them. */
 const linesOf = (route: string, status: number, n = 1) =>
   until(`${n} access line(s) for ${route} ${status}`, () => {
@@ -30,19 +46,33 @@ afterAll(() => srv?.stop())
 
 describe('ACCESS_LOG', () => {
   test('the fast evaluation paths log their answers: route template, status, caller, client', async () => {
-    const res = await fetch(`${srv.url}/api/v1/flags/logged?context=${encodeURIComponent(JSON.stringify({ user_id: SECRET_CONTEXT }))}`, { headers: { Authorization: `Bearer ${reader}`, 'X-Forwarded-For': '198.51.100.4' } })
+    const res = await fetch(`${srv.url}/api/v1/flags/logged?context=${encodeURIComponent(JSON.stringify({ user_id: SECRET_CONTEXT }))}`, {
+      headers: { Authorization: `Bearer ${reader}`, 'X-Forwarded-For': '198.51.100.4' },
+    })
     expect(res.status).toBe(200)
     const [line] = await linesOf('/api/v1/flags/:key', 200)
     expect(line).toMatchObject({ level: 'info', method: 'GET', caller: 'token', caller_id: reader.slice(0, 12), client: '198.51.100.4' })
     expect(Date.parse(line!.time)).toBeGreaterThan(Date.now() - 60_000)
     expect(line!.duration_ms).toBeGreaterThanOrEqual(0)
-    const ofrep = await fetch(`${srv.url}/ofrep/v1/evaluate/flags/logged`, { method: 'POST', headers: { Authorization: `Bearer ${reader}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ context: { targetingKey: SECRET_CONTEXT } }) })
+    const ofrep = await fetch(`${srv.url}/ofrep/v1/evaluate/flags/logged`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${reader}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ context: { targetingKey: SECRET_CONTEXT } }),
+    })
     expect(ofrep.status).toBe(200)
     expect((await linesOf('/ofrep/v1/evaluate/flags/:key', 200))[0]).toMatchObject({ method: 'POST', caller: 'token', client: '127.0.0.1' })
     // A body the fast path reads but leaves to Elysia (malformed JSON): answered there, still with its client.
-    const malformed = await fetch(`${srv.url}/ofrep/v1/evaluate/flags/logged`, { method: 'POST', headers: { Authorization: `Bearer ${reader}`, 'Content-Type': 'application/json', 'X-Forwarded-For': '198.51.100.5' }, body: '{"context":' })
+    const malformed = await fetch(`${srv.url}/ofrep/v1/evaluate/flags/logged`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${reader}`, 'Content-Type': 'application/json', 'X-Forwarded-For': '198.51.100.5' },
+      body: '{"context":',
+    })
     expect(malformed.status).toBe(400)
-    expect((await linesOf('/ofrep/v1/evaluate/flags/:key', 400))[0]).toMatchObject({ method: 'POST', caller: 'token', client: '198.51.100.5' })
+    expect((await linesOf('/ofrep/v1/evaluate/flags/:key', 400))[0]).toMatchObject({
+      method: 'POST',
+      caller: 'token',
+      client: '198.51.100.5',
+    })
   })
 
   test("Elysia's answers are logged, refusals included, one line per request", async () => {
@@ -63,11 +93,14 @@ describe('ACCESS_LOG', () => {
     const [line] = await linesOf('/api/v1/me', 200)
     expect(line).toMatchObject({ caller: 'session', caller_id: me.body.user.id })
     // Signing in again: the cookie it sets and the password it sent stay out of the log as well.
-    const again = await sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: 'owner@example.com', password: 'correct horse battery staple' } })
+    const again = await sapi(srv, 'POST', '/api/v1/auth/login', {
+      body: { email: 'owner@example.com', password: 'correct horse battery staple' },
+    })
     expect(again.status).toBe(200)
     await linesOf('/api/v1/auth/login', 200)
     const log = srv.output()
-    for (const secret of [owner.split('=')[1]!, cookieOf(again).split('=')[1]!, 'correct horse battery staple']) expect(log).not.toContain(secret)
+    for (const secret of [owner.split('=')[1]!, cookieOf(again).split('=')[1]!, 'correct horse battery staple'])
+      expect(log).not.toContain(secret)
   })
 
   test('no token, cookie or query value reaches the log', () => {

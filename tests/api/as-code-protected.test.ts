@@ -33,15 +33,30 @@ describe('flags as code under protection', () => {
   }
 
   beforeAll(async () => {
-    p = await startWithPeople([{ email: ADMIN, role: 'admin' }, { email: BOB, role: 'editor' }])
+    p = await startWithPeople([
+      { email: ADMIN, role: 'admin' },
+      { email: BOB, role: 'editor' },
+    ])
     const ok = (res: ApiResponse) => expect(res.status).toBeLessThan(300)
     ok(await asToken('POST', '/api/v1/flags', { key: 'checkout', enabled: false, value: false }))
     ok(await asToken('PUT', '/api/v1/flags/checkout/environments/staging', { enabled: true, value: true }))
     ok(await asToken('POST', '/api/v1/flags', { key: 'same', enabled: false }))
     ok(await asToken('POST', '/api/v1/configs', { key: 'limits', value: { max: 1 } }))
     ok(await asToken('PUT', '/api/v1/configs/limits/environments/staging', { value: { max: 7 } }))
-    ci = (await asToken('POST', '/api/v1/tokens', { name: 'ci', project_id: 'default', permissions: ['read:flags', 'read:configs', 'write:flags', 'write:configs'] })).body.token
-    ok(await sapi(p.srv, 'PUT', '/api/v1/project/environments/production/policy', { cookie: p.cookies[ADMIN], project: 'default', body: { protected: true, required_approvals: 1, approver_role: 'editor' } }))
+    ci = (
+      await asToken('POST', '/api/v1/tokens', {
+        name: 'ci',
+        project_id: 'default',
+        permissions: ['read:flags', 'read:configs', 'write:flags', 'write:configs'],
+      })
+    ).body.token
+    ok(
+      await sapi(p.srv, 'PUT', '/api/v1/project/environments/production/policy', {
+        cookie: p.cookies[ADMIN],
+        project: 'default',
+        body: { protected: true, required_approvals: 1, approver_role: 'editor' },
+      }),
+    )
   }, 120_000)
   afterAll(() => p.stop(), 60_000)
 
@@ -84,10 +99,23 @@ describe('flags as code under protection', () => {
     const id = opened(res.out)
     const cr = (await asToken('GET', `/api/v1/change-requests/${id}`)).body.change_request
     expect(cr).toMatchObject({ title: 'Release 42', state: 'open', environments: ['production'] })
-    expect(cr.items.map((i: { resource_type: string; key: string; action: string; environment: string }) => [i.resource_type, i.key, i.action, i.environment]))
-      .toEqual([['flag', 'checkout', 'set_override', 'production'], ['config', 'limits', 'set_override', 'production']])
+    expect(
+      cr.items.map((i: { resource_type: string; key: string; action: string; environment: string }) => [
+        i.resource_type,
+        i.key,
+        i.action,
+        i.environment,
+      ]),
+    ).toEqual([
+      ['flag', 'checkout', 'set_override', 'production'],
+      ['config', 'limits', 'set_override', 'production'],
+    ])
     expect(await production('checkout')).toBeUndefined()
-    const review = await sapi(p.srv, 'POST', `/api/v1/change-requests/${id}/reviews`, { cookie: p.cookies[BOB], project: 'default', body: { decision: 'approve', revision: 1 } })
+    const review = await sapi(p.srv, 'POST', `/api/v1/change-requests/${id}/reviews`, {
+      cookie: p.cookies[BOB],
+      project: 'default',
+      body: { decision: 'approve', revision: 1 },
+    })
     expect(review.body.change_request.state).toBe('approved')
     expect((await asToken('POST', `/api/v1/change-requests/${id}/apply`, { revision: 1 }, ci)).status).toBe(200)
     expect(await production('checkout')).toEqual({ enabled: true, value: true })
@@ -113,7 +141,9 @@ describe('flags as code under protection', () => {
     expect((await asToken('PUT', '/api/v1/flags/same/environments/staging', { enabled: true, value: true })).status).toBe(200)
     const body = { from: 'staging', to: 'production', flags: ['same'] }
     const reason = { 'Flagship-Bypass-Reason': 'release train 12 is blocked' }
-    expect((await sapi(p.srv, 'POST', '/api/v1/promote', { cookie: p.cookies[BOB], project: 'default', body, headers: reason })).status).toBe(403)
+    expect(
+      (await sapi(p.srv, 'POST', '/api/v1/promote', { cookie: p.cookies[BOB], project: 'default', body, headers: reason })).status,
+    ).toBe(403)
     const token = await api(p.srv, 'POST', '/api/v1/promote', { token: ci, body, headers: reason })
     expect({ status: token.status, code: token.body.code }).toEqual({ status: 409, code: 'CHANGE_REQUEST_REQUIRED' })
     expect(await production('same')).toBeUndefined()
@@ -125,12 +155,24 @@ describe('flags as code under protection', () => {
   })
 
   test('who may propose is unchanged: a token without write rights cannot (exit 1, 403)', async () => {
-    const reader = (await asToken('POST', '/api/v1/tokens', { name: 'reader', project_id: 'default', permissions: ['read:flags', 'read:configs'] })).body.token
+    const reader = (
+      await asToken('POST', '/api/v1/tokens', { name: 'reader', project_id: 'default', permissions: ['read:flags', 'read:configs'] })
+    ).body.token
     const run = runFlagship(flagshipEnv(p.srv, reader), 'promote', '--from', 'staging', '--to', 'production', 'checkout', '--propose')
     expect(run.code).toBe(1)
     expect(run.err).toContain('403')
-    const staging = (await asToken('POST', '/api/v1/tokens', { name: 'staging', project_id: 'default', permissions: ['read:flags', 'write:flags'], environments: ['staging'] })).body.token
-    const scoped = await api(p.srv, 'POST', '/api/v1/promote', { token: staging, body: { from: 'staging', to: 'production', flags: ['same'], propose: true } })
+    const staging = (
+      await asToken('POST', '/api/v1/tokens', {
+        name: 'staging',
+        project_id: 'default',
+        permissions: ['read:flags', 'write:flags'],
+        environments: ['staging'],
+      })
+    ).body.token
+    const scoped = await api(p.srv, 'POST', '/api/v1/promote', {
+      token: staging,
+      body: { from: 'staging', to: 'production', flags: ['same'], propose: true },
+    })
     expect({ status: scoped.status, code: scoped.body.code }).toEqual({ status: 403, code: 'ENVIRONMENT_FORBIDDEN' })
   })
 })

@@ -17,7 +17,11 @@ afterAll(async () => {
 })
 
 const send = (s: TestServer, path: string, text: string, opts: { token?: string; type?: string; headers?: Record<string, string> } = {}) =>
-  api(s, 'POST', path, { token: opts.token ?? s.adminToken, rawBody: text, headers: { 'content-type': opts.type ?? 'application/yaml', ...opts.headers } })
+  api(s, 'POST', path, {
+    token: opts.token ?? s.adminToken,
+    rawBody: text,
+    headers: { 'content-type': opts.type ?? 'application/yaml', ...opts.headers },
+  })
 const exportText = async (s: TestServer, query = 'format=yaml') => {
   const res = await api(s, 'GET', `/api/v1/export?${query}`, { token: s.adminToken })
   expect(res.status).toBe(200)
@@ -46,16 +50,47 @@ describe('the JSON Schema', () => {
 
 describe('export and import', () => {
   test('round trip: export -> import into an empty project -> export is byte-identical, in YAML and JSON', async () => {
-    await write(srv, 'POST', '/api/v1/segments', { key: 'beta-users', conditions: [{ property: 'plan', operator: 'in', value: ['beta', 'pro'] }] })
-    await write(srv, 'POST', '/api/v1/flags', { key: 'base', enabled: true, value: 'on', description: 'ünïcødé → 🚩', tags: ['core'], owner: 'team-a' })
+    await write(srv, 'POST', '/api/v1/segments', {
+      key: 'beta-users',
+      conditions: [{ property: 'plan', operator: 'in', value: ['beta', 'pro'] }],
+    })
     await write(srv, 'POST', '/api/v1/flags', {
-      key: 'checkout', enabled: true, variants: { new: { layout: 'grid', 'ключ': 'значение' }, old: { layout: 'list' } }, default_variant: 'old', off_variant: 'old',
-      targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'beta-users' }], variant: 'new' }], rollout: { distribution: [{ variant: 'new', weight: 30 }, { variant: 'old', weight: 70 }], attribute: 'user_id' }, overrides: { 'u-1': 'new' } },
-      environments: { production: { enabled: false } }, prerequisites: [{ key: 'base', value: 'on' }], active_from: '2026-01-01T00:00:00.000Z', tags: ['core', 'web'],
+      key: 'base',
+      enabled: true,
+      value: 'on',
+      description: 'ünïcødé → 🚩',
+      tags: ['core'],
+      owner: 'team-a',
+    })
+    await write(srv, 'POST', '/api/v1/flags', {
+      key: 'checkout',
+      enabled: true,
+      variants: { new: { layout: 'grid', ключ: 'значение' }, old: { layout: 'list' } },
+      default_variant: 'old',
+      off_variant: 'old',
+      targeting: {
+        rules: [{ conditions: [{ operator: 'in_segment', value: 'beta-users' }], variant: 'new' }],
+        rollout: {
+          distribution: [
+            { variant: 'new', weight: 30 },
+            { variant: 'old', weight: 70 },
+          ],
+          attribute: 'user_id',
+        },
+        overrides: { 'u-1': 'new' },
+      },
+      environments: { production: { enabled: false } },
+      prerequisites: [{ key: 'base', value: 'on' }],
+      active_from: '2026-01-01T00:00:00.000Z',
+      tags: ['core', 'web'],
     })
     await write(srv, 'POST', '/api/v1/flags', { key: 'old-thing', value: 'no' })
     await write(srv, 'POST', '/api/v1/flags/old-thing/archive')
-    await write(srv, 'POST', '/api/v1/configs', { key: 'limits', value: { max: 10, 'ü': [1, 2.5, null] }, environments: { production: { value: { max: 100 } } } })
+    await write(srv, 'POST', '/api/v1/configs', {
+      key: 'limits',
+      value: { max: 10, ü: [1, 2.5, null] },
+      environments: { production: { value: { max: 100 } } },
+    })
 
     for (const format of ['yaml', 'json'] as const) {
       const first = await exportText(srv, `format=${format}`)
@@ -89,7 +124,9 @@ describe('export and import', () => {
     expect(doc.configs).toEqual([])
     const etag = res.headers.get('etag')!
     expect(etag).toMatch(/^"[^W]/)
-    const again = await fetch(`${srv.url}/api/v1/export?format=json&keys=checkout`, { headers: { authorization: `Bearer ${srv.adminToken}`, 'if-none-match': etag } })
+    const again = await fetch(`${srv.url}/api/v1/export?format=json&keys=checkout`, {
+      headers: { authorization: `Bearer ${srv.adminToken}`, 'if-none-match': etag },
+    })
     expect(again.status).toBe(304)
     const byTag = JSON.parse((await api(srv, 'GET', '/api/v1/export?format=json&kinds=flags&tags=web', { token: srv.adminToken })).text)
     expect(byTag.flags.map((f: any) => f.key)).toEqual(['base', 'checkout'])
@@ -117,7 +154,13 @@ configs:
     const plan = await send(srv, '/api/v1/import?mode=plan', doc)
     expect(plan.body.errors).toEqual([])
     expect(plan.body.summary).toEqual({ create: 2, update: 1, delete: 0, unchanged: 0 })
-    expect(plan.body.changes.find((c: any) => c.key === 'base')).toEqual({ resource_type: 'flag', key: 'base', action: 'update', current_version: 1, diff: [{ op: 'replace', path: '/enabled', value: false }] })
+    expect(plan.body.changes.find((c: any) => c.key === 'base')).toEqual({
+      resource_type: 'flag',
+      key: 'base',
+      action: 'update',
+      current_version: 1,
+      diff: [{ op: 'replace', path: '/enabled', value: false }],
+    })
     expect(await auditCount(srv)).toBe(before)
 
     const stream = await openSse(`${srv.url}/api/v1/stream`, { authorization: `Bearer ${srv.adminToken}` })
@@ -125,8 +168,16 @@ configs:
     expect(applied.status).toBe(200)
     expect(applied.body.changes).toEqual(plan.body.changes)
     // One stream event per changed resource, after the commit.
-    const events = [await stream.next((e) => e.event === 'change'), await stream.next((e) => e.event === 'change'), await stream.next((e) => e.event === 'change')]
-    expect(events.map((e) => `${e.data.action} ${e.data.resource_type}:${e.data.key}`)).toEqual(['update flag:base', 'create flag:brand-new', 'create config:timeout'])
+    const events = [
+      await stream.next((e) => e.event === 'change'),
+      await stream.next((e) => e.event === 'change'),
+      await stream.next((e) => e.event === 'change'),
+    ]
+    expect(events.map((e) => `${e.data.action} ${e.data.resource_type}:${e.data.key}`)).toEqual([
+      'update flag:base',
+      'create flag:brand-new',
+      'create config:timeout',
+    ])
     stream.close()
     expect(applied.body.plan_id).toBe(plan.body.plan_id)
     // `no` stays a string (YAML 1.2 core).
@@ -135,7 +186,11 @@ configs:
     const entries = audit.slice(0, 3)
     expect(await auditCount(srv)).toBe(before + 3)
     expect(new Set(entries.map((e) => e.details?.change_set))).toEqual(new Set([applied.body.change_set]))
-    expect(entries.map((e) => `${e.action} ${e.resource_type}:${e.resource_key}`).sort()).toEqual(['create config:timeout', 'create flag:brand-new', 'update flag:base'])
+    expect(entries.map((e) => `${e.action} ${e.resource_type}:${e.resource_key}`).sort()).toEqual([
+      'create config:timeout',
+      'create flag:brand-new',
+      'update flag:base',
+    ])
     const deliveries = (await api(srv, 'GET', `/api/v1/webhooks/${hook}/deliveries`, { token: srv.adminToken })).body.deliveries as any[]
     expect(deliveries.map((d) => d.event).sort()).toEqual(['config.created', 'flag.created', 'flag.updated'])
 
@@ -143,7 +198,9 @@ configs:
     expect(second.body.summary).toEqual({ create: 0, update: 0, delete: 0, unchanged: 3 })
     expect(second.body.change_set).toBeNull()
     expect(await auditCount(srv)).toBe(before + 3)
-    expect(((await api(srv, 'GET', `/api/v1/webhooks/${hook}/deliveries`, { token: srv.adminToken })).body.deliveries as any[]).length).toBe(3)
+    expect(
+      ((await api(srv, 'GET', `/api/v1/webhooks/${hook}/deliveries`, { token: srv.adminToken })).body.deliveries as any[]).length,
+    ).toBe(3)
     await write(srv, 'DELETE', `/api/v1/webhooks/${hook}`)
   })
 
@@ -166,7 +223,10 @@ configs:
     const noPrune = await send(srv, '/api/v1/import?mode=plan', doc)
     expect(noPrune.body.summary).toEqual({ create: 0, update: 0, delete: 0, unchanged: 0 })
     const plan = await send(srv, '/api/v1/import?mode=plan&prune=true', doc)
-    expect(plan.body.changes.map((c: any) => `${c.action} ${c.resource_type}:${c.key}`)).toEqual(['delete config:timeout', 'delete config:limits'])
+    expect(plan.body.changes.map((c: any) => `${c.action} ${c.resource_type}:${c.key}`)).toEqual([
+      'delete config:timeout',
+      'delete config:limits',
+    ])
     const applied = await send(srv, '/api/v1/import?mode=apply&prune=true', doc, { headers: { 'if-match': `"${plan.body.plan_id}"` } })
     expect(applied.status).toBe(200)
     expect((await api(srv, 'GET', '/api/v1/configs', { token: srv.adminToken })).body.total).toBe(0)
@@ -213,20 +273,35 @@ describe('hostile documents are refused early, with paths and lines, and change 
     return res.body.details.issues as { path: string; line?: number; message: string }[]
   }
   test('duplicate keys in YAML and in JSON', async () => {
-    expect((await refused('flagship: 1\nflags:\n  - key: x\n    enabled: true\n    enabled: false\n'))[0]).toMatchObject({ line: 5, message: expect.stringContaining('unique') })
-    expect((await refused('{"flagship": 1,\n "flags": [{"key": "x",\n "key": "y"}]}', 'application/json'))[0]).toEqual({ path: 'flags[0].key', line: 3, message: 'duplicate key' })
+    expect((await refused('flagship: 1\nflags:\n  - key: x\n    enabled: true\n    enabled: false\n'))[0]).toMatchObject({
+      line: 5,
+      message: expect.stringContaining('unique'),
+    })
+    expect((await refused('{"flagship": 1,\n "flags": [{"key": "x",\n "key": "y"}]}', 'application/json'))[0]).toEqual({
+      path: 'flags[0].key',
+      line: 3,
+      message: 'duplicate key',
+    })
   })
   test('unknown fields, by path and line', async () => {
     const issues = await refused('flagship: 1\nflags:\n  - key: x\n    enabled: true\n    colour: red\n')
     expect(issues).toEqual([{ path: 'flags[0].colour', line: 5, message: 'is not a known field' }])
   })
   test('alias bombs, custom tags, deep nesting', async () => {
-    const bomb = ['flagship: 1', 'a: &a ["x","x","x","x","x","x","x","x","x","x"]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]'].join('\n')
+    const bomb = [
+      'flagship: 1',
+      'a: &a ["x","x","x","x","x","x","x","x","x","x"]',
+      'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+      'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+      'd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+    ].join('\n')
     expect((await refused(bomb))[0]!.message).toContain('alias')
     expect((await refused('flagship: 1\nflags:\n  - !!js/function "x"\n'))[0]).toMatchObject({ line: 3 })
     expect((await refused('flagship: 1\nproject: !custom x\n'))[0]!.message).toContain('tag')
     expect((await refused(`flagship: 1\nflags: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`))[0]!.message).toContain('deeper')
-    expect((await refused(`{"flagship": 1, "flags": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`, 'application/json'))[0]!.message).toContain('deeper')
+    expect(
+      (await refused(`{"flagship": 1, "flags": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`, 'application/json'))[0]!.message,
+    ).toContain('deeper')
   })
   test('a 20 MB scalar is refused by size before parsing; other media types get 415', async () => {
     const res = await send(srv, '/api/v1/import?mode=plan', `flagship: 1\nproject: "${'x'.repeat(20 * 1024 * 1024)}"\n`)

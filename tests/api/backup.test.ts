@@ -15,12 +15,17 @@ beforeAll(async () => {
 })
 afterAll(() => srv.stop())
 
-const createFlag = (key: string) => api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key, enabled: true, value: key.length } })
-const flagKeys = async (s: TestServer) => ((await api(s, 'GET', '/api/v1/flags?limit=1000', { token: srv.adminToken })).body.flags as { key: string }[]).map((f) => f.key).sort()
+const createFlag = (key: string) =>
+  api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key, enabled: true, value: key.length } })
+const flagKeys = async (s: TestServer) =>
+  ((await api(s, 'GET', '/api/v1/flags?limit=1000', { token: srv.adminToken })).body.flags as { key: string }[]).map((f) => f.key).sort()
 
 if (TEST_STORE === 'postgres') {
   test('on PostgreSQL, backup and restore name pg_dump and pg_restore', () => {
-    for (const args of [['backup', '--to', join(tempDir(), 'x.db')], ['restore', '--from', 'x.db']]) {
+    for (const args of [
+      ['backup', '--to', join(tempDir(), 'x.db')],
+      ['restore', '--from', 'x.db'],
+    ]) {
       const run = runCli(srv, ...args)
       expect(run.code).toBe(2)
       expect(run.err).toContain('pg_dump --format=custom')
@@ -28,7 +33,7 @@ if (TEST_STORE === 'postgres') {
     }
   })
 
-  test("the documented pg_dump and pg_restore commands carry a live database over whole", async () => {
+  test('the documented pg_dump and pg_restore commands carry a live database over whole', async () => {
     if (!Bun.which('pg_dump')) {
       if (process.env.CI === 'true') throw new Error('pg_dump is missing (apt-get install postgresql-client)')
       return
@@ -40,7 +45,8 @@ if (TEST_STORE === 'postgres') {
     const dir = tempDir('flagship-pgdump-')
     const target = await createTestDatabase()
     try {
-      const sh = (command: string, url: string) => Bun.spawnSync(['bash', '-c', command], { cwd: dir, env: { ...process.env, DATABASE_URL: url }, stdout: 'pipe', stderr: 'pipe' })
+      const sh = (command: string, url: string) =>
+        Bun.spawnSync(['bash', '-c', command], { cwd: dir, env: { ...process.env, DATABASE_URL: url }, stdout: 'pipe', stderr: 'pipe' })
       const dumped = sh(dump, srv.databaseUrl)
       expect({ code: dumped.exitCode, err: dumped.stderr.toString() }).toEqual({ code: 0, err: '' })
       const restored = sh(restore, target.url)
@@ -68,7 +74,11 @@ if (TEST_STORE === 'postgres') {
     })()
     await Bun.sleep(50)
     // Spawned without blocking this process, so the writes above really run alongside it.
-    const proc = Bun.spawn([process.execPath, join(import.meta.dir, '..', '..', 'server', 'cli.ts'), 'backup', '--to', file], { env: { ...process.env, DATABASE_URL: srv.databaseUrl }, stdout: 'pipe', stderr: 'pipe' })
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, '..', '..', 'server', 'cli.ts'), 'backup', '--to', file], {
+      env: { ...process.env, DATABASE_URL: srv.databaseUrl },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
     const run = { code: proc.exitCode, out, err }
     const duringBackup = (await flagKeys(srv)).filter((k) => k.startsWith('during-')).length
@@ -87,7 +97,8 @@ if (TEST_STORE === 'postgres') {
       const keys = await flagKeys(restored)
       for (let i = 0; i < 20; i++) expect(keys).toContain(`before-${i}`)
       // Whatever was written during the backup is there as whole flags, each readable and evaluable.
-      for (const key of keys.filter((k) => k.startsWith('during-'))) expect((await api(restored, 'GET', `/api/v1/flags/${key}`, { token: srv.adminToken })).body.value).toBe(key.length)
+      for (const key of keys.filter((k) => k.startsWith('during-')))
+        expect((await api(restored, 'GET', `/api/v1/flags/${key}`, { token: srv.adminToken })).body.value).toBe(key.length)
       expect((await api(restored, 'GET', '/api/v1/audit?limit=1', { token: srv.adminToken })).status).toBe(200)
     } finally {
       await restored.stop()

@@ -20,7 +20,8 @@ describe('change requests', () => {
   let p: People
   let token: string
   const asToken = (method: string, path: string, body?: unknown, t = token) => api(p.srv, method, path, { token: t, body })
-  const as = (who: string, method: string, path: string, body?: unknown) => sapi(p.srv, method, path, { cookie: p.cookies[who], project: 'default', body })
+  const as = (who: string, method: string, path: string, body?: unknown) =>
+    sapi(p.srv, method, path, { cookie: p.cookies[who], project: 'default', body })
   const flag = async (key: string) => (await asToken('GET', `/api/v1/flags/${key}/definition`)).body.flag
   const expectError = (res: ApiResponse, status: number, code: string) => {
     expect({ status: res.status, code: res.body?.code }).toEqual({ status, code })
@@ -30,7 +31,8 @@ describe('change requests', () => {
     expect(res.status).toBe(201)
     return res.body.change_request
   }
-  const review = (who: string, id: string, decision: string, revision: number) => as(who, 'POST', `/api/v1/change-requests/${id}/reviews`, { decision, revision })
+  const review = (who: string, id: string, decision: string, revision: number) =>
+    as(who, 'POST', `/api/v1/change-requests/${id}/reviews`, { decision, revision })
 
   const ITEMS = [
     { resource_type: 'flag', key: 'checkout', action: 'update', body: { enabled: true } },
@@ -53,24 +55,50 @@ describe('change requests', () => {
     expect((await asToken('POST', '/api/v1/flags', { key: 'banner', enabled: false })).status).toBe(201)
     expect((await asToken('POST', '/api/v1/configs', { key: 'limits', value: { max: 1 } })).status).toBe(201)
     expect((await asToken('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/flags', events: ['*'] })).status).toBe(201)
-    expect((await as(ADMIN, 'PUT', '/api/v1/project/environments/production/policy', { protected: true, required_approvals: 1, approver_role: 'editor' })).status).toBe(200)
+    expect(
+      (
+        await as(ADMIN, 'PUT', '/api/v1/project/environments/production/policy', {
+          protected: true,
+          required_approvals: 1,
+          approver_role: 'editor',
+        })
+      ).status,
+    ).toBe(200)
   }, 120_000)
   afterAll(() => p.stop(), 60_000)
 
   test('proposing: validated as the direct writes would be (400 naming the item); rights in every affected environment', async () => {
-    const bad = await as(ALICE, 'POST', '/api/v1/change-requests', { title: 'x', items: [ITEMS[0], { resource_type: 'flag', key: 'nope', action: 'update', body: { enabled: true } }] })
+    const bad = await as(ALICE, 'POST', '/api/v1/change-requests', {
+      title: 'x',
+      items: [ITEMS[0], { resource_type: 'flag', key: 'nope', action: 'update', body: { enabled: true } }],
+    })
     expectError(bad, 400, 'INVALID_ITEM')
     expect(bad.body.details).toMatchObject({ item: 1, key: 'nope', code: 'FLAG_NOT_FOUND' })
-    const badBody = await as(ALICE, 'POST', '/api/v1/change-requests', { title: 'x', items: [{ resource_type: 'flag', key: 'checkout', action: 'update', body: { enabled: 'yes' } }] })
+    const badBody = await as(ALICE, 'POST', '/api/v1/change-requests', {
+      title: 'x',
+      items: [{ resource_type: 'flag', key: 'checkout', action: 'update', body: { enabled: 'yes' } }],
+    })
     expect(badBody.status).toBe(400)
     expect(JSON.stringify(badBody.body)).toContain('items.0.body')
-    const badEnv = await as(ALICE, 'POST', '/api/v1/change-requests', { title: 'x', items: [{ resource_type: 'flag', key: 'checkout', action: 'set_override', environment: 'moon', body: { enabled: true } }] })
+    const badEnv = await as(ALICE, 'POST', '/api/v1/change-requests', {
+      title: 'x',
+      items: [{ resource_type: 'flag', key: 'checkout', action: 'set_override', environment: 'moon', body: { enabled: true } }],
+    })
     expectError(badEnv, 400, 'INVALID_ITEM')
     expectError(await as(ALICE, 'POST', '/api/v1/change-requests', { title: 'x', items: [] }), 400, 'VALIDATION_ERROR')
-    expectError(await as(ALICE, 'POST', '/api/v1/change-requests', { title: 'x', items: [{ resource_type: 'segment', key: 's', action: 'archive' }] }), 400, 'VALIDATION_ERROR')
+    expectError(
+      await as(ALICE, 'POST', '/api/v1/change-requests', {
+        title: 'x',
+        items: [{ resource_type: 'segment', key: 's', action: 'archive' }],
+      }),
+      400,
+      'VALIDATION_ERROR',
+    )
     expect((await as(VIC, 'POST', '/api/v1/change-requests', { title: 'x', items: ITEMS })).status).toBe(403)
     expectError(await as(DAVE, 'POST', '/api/v1/change-requests', { title: 'x', items: [ITEMS[1]] }), 403, 'ENVIRONMENT_FORBIDDEN')
-    const reader = (await asToken('POST', '/api/v1/tokens', { name: 'reader', project_id: 'default', permissions: ['read:flags', 'read:configs'] })).body.token
+    const reader = (
+      await asToken('POST', '/api/v1/tokens', { name: 'reader', project_id: 'default', permissions: ['read:flags', 'read:configs'] })
+    ).body.token
     expect((await asToken('POST', '/api/v1/change-requests', { title: 'x', items: ITEMS }, reader)).status).toBe(403)
     // nothing was written by any of these
     expect((await flag('checkout')).version).toBe(1)
@@ -79,11 +107,19 @@ describe('change requests', () => {
 
   test('propose → self-approval refused by every credential → approve → edit voids → approve → apply', async () => {
     const cr = await propose(ALICE, ITEMS)
-    expect(cr).toMatchObject({ state: 'open', revision: 1, approvals: 0, approvals_required: 1, environments: ['production'], author: { email: ALICE } })
+    expect(cr).toMatchObject({
+      state: 'open',
+      revision: 1,
+      approvals: 0,
+      approvals_required: 1,
+      environments: ['production'],
+      author: { email: ALICE },
+    })
     expect(cr.items[0]).toMatchObject({ base_version: 1, current_version: 1, before: { enabled: false }, after: { enabled: true } })
     expect(cr.items[1].after.environments.production).toEqual({ enabled: true, value: true })
 
-    const inbox = async (who: string) => (await as(who, 'GET', '/api/v1/change-requests?awaiting=me')).body.change_requests.map((c: { id: string }) => c.id)
+    const inbox = async (who: string) =>
+      (await as(who, 'GET', '/api/v1/change-requests?awaiting=me')).body.change_requests.map((c: { id: string }) => c.id)
     expect(await inbox(CAROL)).toEqual([cr.id])
     expect(await inbox(ALICE)).toEqual([])
     expect(await inbox(DAVE)).toEqual([])
@@ -91,8 +127,20 @@ describe('change requests', () => {
     // the author never counts: their session, a second session, their personal token
     expectError(await review(ALICE, cr.id, 'approve', 1), 403, 'SELF_APPROVAL')
     const second = await signIn(p.srv, ALICE)
-    expectError(await sapi(p.srv, 'POST', `/api/v1/change-requests/${cr.id}/reviews`, { cookie: second, project: 'default', body: { decision: 'approve', revision: 1 } }), 403, 'SELF_APPROVAL')
-    expectError(await asToken('POST', `/api/v1/change-requests/${cr.id}/reviews`, { decision: 'approve', revision: 1 }, p.tokens[ALICE]), 403, 'SELF_APPROVAL')
+    expectError(
+      await sapi(p.srv, 'POST', `/api/v1/change-requests/${cr.id}/reviews`, {
+        cookie: second,
+        project: 'default',
+        body: { decision: 'approve', revision: 1 },
+      }),
+      403,
+      'SELF_APPROVAL',
+    )
+    expectError(
+      await asToken('POST', `/api/v1/change-requests/${cr.id}/reviews`, { decision: 'approve', revision: 1 }, p.tokens[ALICE]),
+      403,
+      'SELF_APPROVAL',
+    )
     // machines do not review
     expectError(await asToken('POST', `/api/v1/change-requests/${cr.id}/reviews`, { decision: 'approve', revision: 1 }), 403, 'FORBIDDEN')
     // no rights in production, a viewer
@@ -120,7 +168,9 @@ describe('change requests', () => {
     expect(again.body.change_request).toMatchObject({ state: 'approved', approvals: 1 })
 
     expect(await inbox(CAROL)).toEqual([])
-    expect((await as(ALICE, 'GET', '/api/v1/change-requests?author=me')).body.change_requests.map((c: { id: string }) => c.id)).toEqual([cr.id])
+    expect((await as(ALICE, 'GET', '/api/v1/change-requests?author=me')).body.change_requests.map((c: { id: string }) => c.id)).toEqual([
+      cr.id,
+    ])
 
     expect((await as(VIC, 'POST', `/api/v1/change-requests/${cr.id}/apply`, { revision: 2 })).status).toBe(403)
     expectError(await as(CAROL, 'POST', `/api/v1/change-requests/${cr.id}/apply`, { revision: 1 }), 409, 'REVISION_MISMATCH')
@@ -133,27 +183,51 @@ describe('change requests', () => {
     const now = await flag('checkout')
     expect(now).toMatchObject({ enabled: true, version: 3, environments: { production: { enabled: true, value: true } } })
     expect((await asToken('GET', '/api/v1/configs/limits/definition')).body.config.value).toEqual({ max: 2 })
-    const evaluated = await asToken('GET', '/api/v1/flags/checkout?context=' + encodeURIComponent('{"environment":"production","user_id":"u1"}'))
+    const evaluated = await asToken(
+      'GET',
+      '/api/v1/flags/checkout?context=' + encodeURIComponent('{"environment":"production","user_id":"u1"}'),
+    )
     expect(evaluated.body.value).toBe(true)
     const entries = (await asToken('GET', '/api/v1/audit?resource_type=flag&resource_key=checkout')).body.entries
     expect(entries[0]).toMatchObject({ actor: ALICE, actor_type: 'change_request', details: { change_request: cr.id, approvers: [BOB] } })
     const crAudit = (await asToken('GET', `/api/v1/audit?resource_type=change_request&resource_key=${cr.id}`)).body.entries
     expect(crAudit.length).toBeGreaterThanOrEqual(5)
     const hook = (await asToken('GET', '/api/v1/webhooks')).body.webhooks[0]
-    const events = (await asToken('GET', `/api/v1/webhooks/${hook.id}/deliveries?limit=1000`)).body.deliveries.map((d: { event: string }) => d.event)
-    for (const e of ['change_request.opened', 'change_request.approved', 'change_request.applied', 'flag.updated', 'config.updated']) expect(events).toContain(e)
+    const events = (await asToken('GET', `/api/v1/webhooks/${hook.id}/deliveries?limit=1000`)).body.deliveries.map(
+      (d: { event: string }) => d.event,
+    )
+    for (const e of ['change_request.opened', 'change_request.approved', 'change_request.applied', 'flag.updated', 'config.updated'])
+      expect(events).toContain(e)
   })
 
   test('a policy asking for two approvals from admins', async () => {
-    expect((await as(ADMIN, 'PUT', '/api/v1/project/environments/staging/policy', { protected: true, required_approvals: 2, approver_role: 'admin' })).status).toBe(200)
-    const cr = await propose(ALICE, [{ resource_type: 'flag', key: 'banner', action: 'set_override', environment: 'staging', body: { enabled: true } }])
+    expect(
+      (
+        await as(ADMIN, 'PUT', '/api/v1/project/environments/staging/policy', {
+          protected: true,
+          required_approvals: 2,
+          approver_role: 'admin',
+        })
+      ).status,
+    ).toBe(200)
+    const cr = await propose(ALICE, [
+      { resource_type: 'flag', key: 'banner', action: 'set_override', environment: 'staging', body: { enabled: true } },
+    ])
     expect(cr).toMatchObject({ approvals_required: 2, environments: ['staging'] })
     expectError(await review(BOB, cr.id, 'approve', 1), 403, 'FORBIDDEN')
     expect((await review(ADMIN, cr.id, 'approve', 1)).body.change_request).toMatchObject({ state: 'open', approvals: 1 })
     expect((await review(OLGA, cr.id, 'approve', 1)).body.change_request).toMatchObject({ state: 'approved', approvals: 2 })
     expect((await as(ALICE, 'POST', `/api/v1/change-requests/${cr.id}/apply`, { revision: 1 })).body.change_request.state).toBe('applied')
     expect((await flag('banner')).environments.staging).toEqual({ enabled: true })
-    expect((await as(ADMIN, 'PUT', '/api/v1/project/environments/staging/policy', { protected: false, required_approvals: 1, approver_role: 'editor' })).status).toBe(200)
+    expect(
+      (
+        await as(ADMIN, 'PUT', '/api/v1/project/environments/staging/policy', {
+          protected: false,
+          required_approvals: 1,
+          approver_role: 'editor',
+        })
+      ).status,
+    ).toBe(200)
   })
 
   test('reject, cancel and states that do not allow an action', async () => {
@@ -180,7 +254,9 @@ describe('change requests', () => {
     const checkout = await flag('checkout')
     const stale = await as(ALICE, 'POST', `/api/v1/change-requests/${cr.id}/apply`, { revision: 1 })
     expectError(stale, 409, 'STALE_CHANGE_REQUEST')
-    expect(stale.body.details.items).toEqual([{ index: 1, resource_type: 'flag', key: 'checkout', base_version: checkout.version - 1, current_version: checkout.version }])
+    expect(stale.body.details.items).toEqual([
+      { index: 1, resource_type: 'flag', key: 'checkout', base_version: checkout.version - 1, current_version: checkout.version },
+    ])
     expect(await flag('banner')).toEqual(banner)
     expect(await flag('checkout')).toEqual(checkout)
     // the GET shows it (the console's stale banner)
@@ -195,7 +271,9 @@ describe('change requests', () => {
     const version = (await flag('banner')).version
     const stream = await openSse(`${p.srv.url}/api/v1/stream`, { authorization: `Bearer ${token}` })
     expect((await stream.next()).event).toBe('ready')
-    const results = await Promise.all([ALICE, CAROL].map((who) => as(who, 'POST', `/api/v1/change-requests/${cr.id}/apply`, { revision: 1 })))
+    const results = await Promise.all(
+      [ALICE, CAROL].map((who) => as(who, 'POST', `/api/v1/change-requests/${cr.id}/apply`, { revision: 1 })),
+    )
     expect(results.map((r) => r.status).sort()).toEqual([200, 409])
     expect(results.find((r) => r.status === 409)!.body.code).toBe('INVALID_STATE')
     expect(await flag('banner')).toMatchObject({ version: version + 1, tags: ['race'] })
@@ -209,8 +287,12 @@ describe('change requests', () => {
 
   test('a scheduled request: applied at its time by the worker; one whose base changed fails and writes nothing', async () => {
     const applyAt = new Date(Date.now() + 2500).toISOString()
-    const good = await propose(ALICE, [{ resource_type: 'flag', key: 'banner', action: 'update', body: { description: 'scheduled' } }], { apply_at: applyAt })
-    const stale = await propose(ALICE, [{ resource_type: 'config', key: 'limits', action: 'update', body: { value: { max: 9 } } }], { apply_at: applyAt })
+    const good = await propose(ALICE, [{ resource_type: 'flag', key: 'banner', action: 'update', body: { description: 'scheduled' } }], {
+      apply_at: applyAt,
+    })
+    const stale = await propose(ALICE, [{ resource_type: 'config', key: 'limits', action: 'update', body: { value: { max: 9 } } }], {
+      apply_at: applyAt,
+    })
     expect((await review(BOB, good.id, 'approve', 1)).body.change_request.state).toBe('scheduled')
     expect((await review(BOB, stale.id, 'approve', 1)).body.change_request.state).toBe('scheduled')
     // the config changes underneath (an unprotected environment)

@@ -19,7 +19,10 @@ const hook = Bun.serve({
 
 beforeAll(async () => {
   srv = await startServer()
-  const res = await api(srv, 'POST', '/api/v1/webhooks', { token: srv.adminToken, body: { url: `http://127.0.0.1:${hook.port}/hook`, events: ['*'] } })
+  const res = await api(srv, 'POST', '/api/v1/webhooks', {
+    token: srv.adminToken,
+    body: { url: `http://127.0.0.1:${hook.port}/hook`, events: ['*'] },
+  })
   expect(res.status).toBe(201)
 })
 afterAll(async () => {
@@ -41,7 +44,9 @@ test('tokens create: one audited change (actor cli), a token.created delivery, a
   expect(entries).toHaveLength(1)
   expect(entries[0]).toMatchObject({ actor: 'cli', action: 'create', resource_key: token.slice(0, 12) })
   expect(JSON.stringify(entries)).not.toContain(token)
-  const event = await until('the token.created delivery', () => received.find((e) => e.event === 'token.created' && e.data.name === 'ops reader'))
+  const event = await until('the token.created delivery', () =>
+    received.find((e) => e.event === 'token.created' && e.data.name === 'ops reader'),
+  )
   expect(event).toMatchObject({ resource: token.slice(0, 12), data: { name: 'ops reader', permissions: ['read:flags'] } })
   expect(JSON.stringify(event)).not.toContain(token)
 })
@@ -49,7 +54,9 @@ test('tokens create: one audited change (actor cli), a token.created delivery, a
 test('tokens create --environment: an environment key, validated as the API validates it', async () => {
   const run = cli('tokens', 'create', '--project', 'default', '--name', 'web', '--permissions', 'client', '--environment', 'production')
   expect(run).toMatchObject({ code: 0, err: '' })
-  const listed = (await api(srv, 'GET', '/api/v1/tokens', { token: srv.adminToken })).body.tokens.find((t: { name: string }) => t.name === 'web')
+  const listed = (await api(srv, 'GET', '/api/v1/tokens', { token: srv.adminToken })).body.tokens.find(
+    (t: { name: string }) => t.name === 'web',
+  )
   expect(listed).toMatchObject({ permissions: ['client'], environment: 'production' })
   const refused = cli('tokens', 'create', '--project', 'default', '--name', 'web2', '--permissions', 'client')
   expect(refused.code).toBe(1)
@@ -67,10 +74,14 @@ test('projects create: audited in the new project with actor cli; its first toke
   expect(tokenRun.code).toBe(0)
   const token = printedToken(tokenRun.out)
   // The server re-reads its token table on an unknown token at most once a second: the first use may wait for it.
-  const project_ = await until('the new token to be accepted', async () => {
-    const res = await api(srv, 'GET', '/api/v1/project', { token })
-    return res.status === 200 ? res.body : undefined
-  }, 3000)
+  const project_ = await until(
+    'the new token to be accepted',
+    async () => {
+      const res = await api(srv, 'GET', '/api/v1/project', { token })
+      return res.status === 200 ? res.body : undefined
+    },
+    3000,
+  )
   expect(project_).toMatchObject({ id, name: 'Shop', environments: ['development', 'staging', 'production'] })
   const project = await auditOf(token, 'project')
   expect(project).toHaveLength(1)

@@ -26,7 +26,10 @@ beforeAll(async () => {
   await post('/api/v1/segments', { key: 'staff', conditions: [{ property: 'email', operator: 'ends_with', value: '@secret.example' }] })
   // Visible to client keys: a rule on a segment, an override for one user, environments.
   await post('/api/v1/flags', {
-    key: 'banner', enabled: true, value: false, client_side: true,
+    key: 'banner',
+    enabled: true,
+    value: false,
+    client_side: true,
     targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'staff' }], value: true }], overrides: { 'vip-user': true } },
     environments: { staging: { enabled: false } },
   })
@@ -43,7 +46,8 @@ afterAll(() => {
 
 describe('creating client keys', () => {
   test('a client key needs an environment, and holds the client permission only', async () => {
-    const make = (body: Record<string, unknown>) => api(srv, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'web', project_id: 'default', ...body } })
+    const make = (body: Record<string, unknown>) =>
+      api(srv, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'web', project_id: 'default', ...body } })
     const noEnv = await make({ permissions: ['client'] })
     expect([noEnv.status, noEnv.body.details.issues.map((i: { path: string }) => i.path)]).toEqual([400, ['environment']])
     const mixed = await make({ permissions: ['client', 'read:flags'], environment: 'production' })
@@ -76,19 +80,38 @@ describe('what a client key may evaluate', () => {
   test('POST /evaluate leaves out what is not client_side (named ones are missing)', async () => {
     const all = await api(srv, 'POST', '/api/v1/evaluate', { token: client, body: { context: { user_id: 'u1' } } })
     expect(all.body).toEqual({ flags: { banner: false }, configs: { theme: 'dark' }, missing: { flags: [], configs: [] } })
-    const named = await api(srv, 'POST', '/api/v1/evaluate', { token: client, body: { flags: ['banner', 'internal'], configs: ['db-pool'] } })
+    const named = await api(srv, 'POST', '/api/v1/evaluate', {
+      token: client,
+      body: { flags: ['banner', 'internal'], configs: ['db-pool'] },
+    })
     expect(named.body).toEqual({ flags: { banner: false }, configs: {}, missing: { flags: ['internal'], configs: ['db-pool'] } })
   })
 
   test('OFREP single (fast path and Elysia) and bulk: client_side flags only, the values for the one context', async () => {
     for (const headers of [{}, { origin: 'https://app.example' }] as Record<string, string>[]) {
-      const one = await api(srv, 'POST', '/ofrep/v1/evaluate/flags/banner', { token: client, headers, body: { context: { targetingKey: 'vip-user' } } })
-      expect(one.body).toEqual({ key: 'banner', value: true, reason: 'TARGETING_MATCH', variant: 'override', metadata: { flagVersion: 1, environment: 'production' } })
-      const hidden = await api(srv, 'POST', '/ofrep/v1/evaluate/flags/internal', { token: client, headers, body: { context: { targetingKey: 'u1' } } })
+      const one = await api(srv, 'POST', '/ofrep/v1/evaluate/flags/banner', {
+        token: client,
+        headers,
+        body: { context: { targetingKey: 'vip-user' } },
+      })
+      expect(one.body).toEqual({
+        key: 'banner',
+        value: true,
+        reason: 'TARGETING_MATCH',
+        variant: 'override',
+        metadata: { flagVersion: 1, environment: 'production' },
+      })
+      const hidden = await api(srv, 'POST', '/ofrep/v1/evaluate/flags/internal', {
+        token: client,
+        headers,
+        body: { context: { targetingKey: 'u1' } },
+      })
       expect([hidden.status, hidden.body.errorCode]).toEqual([404, 'FLAG_NOT_FOUND'])
     }
     const bulk = await api(srv, 'POST', '/ofrep/v1/evaluate/flags', { token: client, body: { context: { targetingKey: 'u1' } } })
-    expect(bulk.body.flags).toEqual([{ key: 'banner', value: false, reason: 'DEFAULT', variant: 'default', metadata: { flagVersion: 1, environment: 'production' } }])
+    expect(bulk.body.flags).toEqual([
+      { key: 'banner', value: false, reason: 'DEFAULT', variant: 'default', metadata: { flagVersion: 1, environment: 'production' } },
+    ])
     // Nothing of the rules, segments, overrides or other environments.
     for (const secret of ['secret.example', 'staff', 'vip-user', 'staging', 'internal']) expect(bulk.text).not.toContain(secret)
     // Its stream (the ticketed URL in the answer) is open to the key, and tells of changes.
@@ -165,12 +188,21 @@ describe('the client_side field', () => {
     const doc = JSON.parse(exported.text)
     expect(doc.flags.find((f: { key: string }) => f.key === 'banner').client_side).toBe(true)
     expect(doc.configs.find((c: { key: string }) => c.key === 'theme').client_side).toBe(true)
-    const yaml = 'flagship: 1\nflags:\n  - key: from-file\n    enabled: true\n    value: true\n    client_side: true\nconfigs:\n  - key: cfg-file\n    value: 1\n    client_side: true\n'
-    const applied = await api(srv, 'POST', '/api/v1/import?mode=apply', { token: admin, rawBody: yaml, headers: { 'content-type': 'application/yaml' } })
+    const yaml =
+      'flagship: 1\nflags:\n  - key: from-file\n    enabled: true\n    value: true\n    client_side: true\nconfigs:\n  - key: cfg-file\n    value: 1\n    client_side: true\n'
+    const applied = await api(srv, 'POST', '/api/v1/import?mode=apply', {
+      token: admin,
+      rawBody: yaml,
+      headers: { 'content-type': 'application/yaml' },
+    })
     expect(applied.status).toBe(200)
     expect((await bothPaths('/api/v1/flags/from-file', client)).body.value).toBe(true)
     expect((await bothPaths('/api/v1/configs/cfg-file', client)).body.value).toBe(1)
-    const wrong = await api(srv, 'POST', '/api/v1/import?mode=plan', { token: admin, rawBody: 'flagship: 1\nconfigs:\n  - key: c2\n    value: 1\n    client_side: "yes"\n', headers: { 'content-type': 'application/yaml' } })
+    const wrong = await api(srv, 'POST', '/api/v1/import?mode=plan', {
+      token: admin,
+      rawBody: 'flagship: 1\nconfigs:\n  - key: c2\n    value: 1\n    client_side: "yes"\n',
+      headers: { 'content-type': 'application/yaml' },
+    })
     expect(wrong.status).toBe(400)
     const schema = await api(srv, 'GET', '/schemas/flagship-v1.json')
     expect(schema.text).toContain('client_side')

@@ -11,14 +11,21 @@ afterAll(() => srv.stop())
 
 describe('configs', () => {
   test('create, read per environment, update with If-Match, overrides, delete', async () => {
-    const created = await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: 'limits', value: { max: 10 }, environments: { production: { value: { max: 100 } } } } })
+    const created = await api(srv, 'POST', '/api/v1/configs', {
+      token: admin,
+      body: { key: 'limits', value: { max: 10 }, environments: { production: { value: { max: 100 } } } },
+    })
     expect(created.status).toBe(201)
     expect(created.body).toMatchObject({ success: true, key: 'limits', config: { value: { max: 10 }, version: 1 } })
     expect((await api(srv, 'GET', '/api/v1/configs/limits', { token: admin })).body).toEqual({ value: { max: 10 } })
     expect((await api(srv, 'GET', '/api/v1/configs/limits?environment=production', { token: admin })).body).toEqual({ value: { max: 100 } })
     expect((await api(srv, 'GET', '/api/v1/configs/limits?environment=staging', { token: admin })).body).toEqual({ value: { max: 10 } })
 
-    const upd = await api(srv, 'PUT', '/api/v1/configs/limits', { token: admin, body: { value: { max: 20 } }, headers: { 'if-match': '"1"' } })
+    const upd = await api(srv, 'PUT', '/api/v1/configs/limits', {
+      token: admin,
+      body: { value: { max: 20 } },
+      headers: { 'if-match': '"1"' },
+    })
     expect(upd.status).toBe(200)
     expect(upd.body.config).toMatchObject({ value: { max: 20 }, version: 2, environments: { production: { value: { max: 100 } } } })
     const stale = await api(srv, 'PUT', '/api/v1/configs/limits', { token: admin, body: { value: 1 }, headers: { 'if-match': '"1"' } })
@@ -35,9 +42,14 @@ describe('configs', () => {
     expect((await api(srv, 'DELETE', '/api/v1/configs/limits/environments/staging', { token: admin })).status).toBe(404)
 
     // Inherited object names are not environments: unknown ones, refused (never the base value in silence).
-    expect((await api(srv, 'GET', '/api/v1/configs/limits?environment=constructor', { token: admin })).body.code).toBe('UNKNOWN_ENVIRONMENT')
+    expect((await api(srv, 'GET', '/api/v1/configs/limits?environment=constructor', { token: admin })).body.code).toBe(
+      'UNKNOWN_ENVIRONMENT',
+    )
     expect((await api(srv, 'DELETE', '/api/v1/configs/limits/environments/valueOf', { token: admin })).status).toBe(404)
-    const bulk = await api(srv, 'POST', '/api/v1/evaluate', { token: admin, body: { context: { environment: 'hasOwnProperty' }, configs: ['limits'] } })
+    const bulk = await api(srv, 'POST', '/api/v1/evaluate', {
+      token: admin,
+      body: { context: { environment: 'hasOwnProperty' }, configs: ['limits'] },
+    })
     expect([bulk.status, bulk.body.code]).toEqual([400, 'UNKNOWN_ENVIRONMENT'])
 
     const def = await api(srv, 'GET', '/api/v1/configs/limits/definition', { token: admin })
@@ -54,10 +66,22 @@ describe('configs', () => {
   })
 
   test("an environment's value has the config's type: 400 naming the environment, nothing changed", async () => {
-    const created = await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: 'timeout', value: 30, environments: { production: { value: '60' } } } })
+    const created = await api(srv, 'POST', '/api/v1/configs', {
+      token: admin,
+      body: { key: 'timeout', value: 30, environments: { production: { value: '60' } } },
+    })
     expect(created.status).toBe(400)
-    expect(created.body.details.issues).toEqual([{ path: 'environments.production.value', message: "Environment production: value must be a number, like the config's value" }])
-    expect((await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: 'timeout', value: 30, environments: { production: { value: 60 }, staging: { value: null } } } })).status).toBe(201)
+    expect(created.body.details.issues).toEqual([
+      { path: 'environments.production.value', message: "Environment production: value must be a number, like the config's value" },
+    ])
+    expect(
+      (
+        await api(srv, 'POST', '/api/v1/configs', {
+          token: admin,
+          body: { key: 'timeout', value: 30, environments: { production: { value: 60 }, staging: { value: null } } },
+        })
+      ).status,
+    ).toBe(201)
     const override = await api(srv, 'PUT', '/api/v1/configs/timeout/environments/staging', { token: admin, body: { value: { s: 5 } } })
     expect(override.status).toBe(400)
     expect(override.body.error).toContain('staging')
@@ -66,7 +90,11 @@ describe('configs', () => {
     expect(retyped.status).toBe(400)
     expect(retyped.body.details.issues.map((i: { path: string }) => i.path)).toEqual(['environments.production.value'])
     const stored = await api(srv, 'GET', '/api/v1/configs/timeout/definition', { token: admin })
-    expect(stored.body.config).toMatchObject({ value: 30, version: 1, environments: { production: { value: 60 }, staging: { value: null } } })
+    expect(stored.body.config).toMatchObject({
+      value: 30,
+      version: 1,
+      environments: { production: { value: 60 }, staging: { value: null } },
+    })
     expect((await api(srv, 'DELETE', '/api/v1/configs/timeout', { token: admin })).status).toBe(200)
   })
 
@@ -92,18 +120,33 @@ describe('segments', () => {
 
     await api(srv, 'POST', '/api/v1/flags', {
       token: admin,
-      body: { key: 'seg-flag', enabled: true, value: false, targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'pros' }], value: true }] } },
+      body: {
+        key: 'seg-flag',
+        enabled: true,
+        value: false,
+        targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'pros' }], value: true }] },
+      },
     })
     const ctx = (c: object) => encodeURIComponent(JSON.stringify(c))
-    expect((await api(srv, 'GET', `/api/v1/flags/seg-flag?context=${ctx({ plan: 'pro' })}`, { token: admin })).body).toEqual({ value: true, type: 'boolean', reason: 'targeting' })
+    expect((await api(srv, 'GET', `/api/v1/flags/seg-flag?context=${ctx({ plan: 'pro' })}`, { token: admin })).body).toEqual({
+      value: true,
+      type: 'boolean',
+      reason: 'targeting',
+    })
 
     // Replacing a segment's conditions changes evaluations at once (flags are recompiled).
-    const upd = await api(srv, 'PUT', '/api/v1/segments/pros', { token: admin, body: { conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] }, headers: { 'if-match': '"1"' } })
+    const upd = await api(srv, 'PUT', '/api/v1/segments/pros', {
+      token: admin,
+      body: { conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] },
+      headers: { 'if-match': '"1"' },
+    })
     expect(upd.status).toBe(200)
     expect(upd.body.segment.version).toBe(2)
     expect((await api(srv, 'GET', `/api/v1/flags/seg-flag?context=${ctx({ plan: 'pro' })}`, { token: admin })).body.reason).toBe('default')
     expect((await api(srv, 'GET', `/api/v1/flags/seg-flag?context=${ctx({ plan: 'enterprise' })}`, { token: admin })).body.value).toBe(true)
-    expect((await api(srv, 'PUT', '/api/v1/segments/pros', { token: admin, body: { conditions: [] }, headers: { 'if-match': '"1"' } })).status).toBe(409)
+    expect(
+      (await api(srv, 'PUT', '/api/v1/segments/pros', { token: admin, body: { conditions: [] }, headers: { 'if-match': '"1"' } })).status,
+    ).toBe(409)
 
     const inUse = await api(srv, 'DELETE', '/api/v1/segments/pros', { token: admin })
     expect(inUse.status).toBe(409)
@@ -123,7 +166,10 @@ describe('segments', () => {
     const list = await api(srv, 'GET', '/api/v1/segments?limit=1', { token: admin })
     expect(list.body.segments.map((s: any) => s.key)).toEqual(['a-seg'])
     expect(list.body.has_more).toBe(true)
-    const bad = await api(srv, 'POST', '/api/v1/segments', { token: admin, body: { key: 'bad', conditions: [{ property: 'x', operator: 'matches', value: '(' }] } })
+    const bad = await api(srv, 'POST', '/api/v1/segments', {
+      token: admin,
+      body: { key: 'bad', conditions: [{ property: 'x', operator: 'matches', value: '(' }] },
+    })
     expect(bad.status).toBe(400)
     expect(JSON.stringify(bad.body.details.issues)).toContain('conditions[0]')
     expect((await api(srv, 'POST', '/api/v1/segments', { token: admin, body: { key: 'a-seg', conditions: [] } })).status).toBe(409)

@@ -10,7 +10,11 @@ afterAll(() => Promise.all(servers.map((s) => s.stop())))
 async function server(env: Record<string, string> = {}) {
   const srv = await startServer({ env })
   servers.push(srv)
-  await fetch(`${srv.url}/api/v1/flags`, { method: 'POST', headers: { authorization: `Bearer ${srv.adminToken}`, 'content-type': 'application/json' }, body: '{"key":"f","enabled":true,"value":true}' })
+  await fetch(`${srv.url}/api/v1/flags`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${srv.adminToken}`, 'content-type': 'application/json' },
+    body: '{"key":"f","enabled":true,"value":true}',
+  })
   return srv
 }
 
@@ -21,8 +25,24 @@ describe('CORS_ORIGINS=* (the default)', () => {
   })
 
   test('preflight on every evaluation endpoint: 204 with the allowed method and headers', async () => {
-    for (const [path, method] of [['/ofrep/v1/evaluate/flags/f', 'POST'], ['/ofrep/v1/evaluate/flags', 'POST'], ['/api/v1/evaluate', 'POST'], ['/api/v1/flags/f', 'GET'], ['/api/v1/configs/c', 'GET'], ['/api/v1/stream', 'GET'], ['/ofrep/v1/stream', 'GET'], ['/api/v1/stream/tickets', 'POST']]) {
-      const res = await fetch(`${srv.url}${path}`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': method!, 'access-control-request-headers': 'authorization,content-type' } })
+    for (const [path, method] of [
+      ['/ofrep/v1/evaluate/flags/f', 'POST'],
+      ['/ofrep/v1/evaluate/flags', 'POST'],
+      ['/api/v1/evaluate', 'POST'],
+      ['/api/v1/flags/f', 'GET'],
+      ['/api/v1/configs/c', 'GET'],
+      ['/api/v1/stream', 'GET'],
+      ['/ofrep/v1/stream', 'GET'],
+      ['/api/v1/stream/tickets', 'POST'],
+    ]) {
+      const res = await fetch(`${srv.url}${path}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: ORIGIN,
+          'access-control-request-method': method!,
+          'access-control-request-headers': 'authorization,content-type',
+        },
+      })
       expect({ path, status: res.status }).toEqual({ path, status: 204 })
       expect(res.headers.get('access-control-allow-origin')).toBe('*')
       expect(res.headers.get('access-control-allow-methods')).toBe(method)
@@ -36,7 +56,9 @@ describe('CORS_ORIGINS=* (the default)', () => {
     const browser = await fetch(`${srv.url}/api/v1/flags/f`, { headers: { ...auth, origin: ORIGIN } })
     expect(await browser.text()).toBe(await plain.text())
     expect(browser.headers.get('access-control-allow-origin')).toBe('*')
-    expect(browser.headers.get('access-control-expose-headers')).toBe('ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset')
+    expect(browser.headers.get('access-control-expose-headers')).toBe(
+      'ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+    )
     expect(browser.headers.get('etag')).toBe(plain.headers.get('etag'))
     expect(plain.headers.get('access-control-allow-origin')).toBeNull()
     const unauthorized = await fetch(`${srv.url}/ofrep/v1/evaluate/flags/f`, { method: 'POST', headers: { origin: ORIGIN } })
@@ -58,11 +80,18 @@ describe('CORS_ORIGINS=* (the default)', () => {
 
   test('management endpoints send no CORS headers, preflight included', async () => {
     const auth = { authorization: `Bearer ${srv.adminToken}`, origin: ORIGIN }
-    for (const [method, path] of [['GET', '/api/v1/flags'], ['GET', '/api/v1/tokens'], ['GET', '/api/v1/flags/f/definition']]) {
+    for (const [method, path] of [
+      ['GET', '/api/v1/flags'],
+      ['GET', '/api/v1/tokens'],
+      ['GET', '/api/v1/flags/f/definition'],
+    ]) {
       const res = await fetch(`${srv.url}${path}`, { method, headers: auth })
       expect({ path, acao: res.headers.get('access-control-allow-origin') }).toEqual({ path, acao: null })
     }
-    const preflight = await fetch(`${srv.url}/api/v1/tokens`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'POST' } })
+    const preflight = await fetch(`${srv.url}/api/v1/tokens`, {
+      method: 'OPTIONS',
+      headers: { origin: ORIGIN, 'access-control-request-method': 'POST' },
+    })
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull()
     expect(preflight.status).toBeGreaterThanOrEqual(400)
   })
@@ -77,7 +106,10 @@ describe('CORS_ORIGINS with a list', () => {
     expect(ok.headers.get('vary')).toContain('Origin')
     const stranger = await fetch(`${srv.url}/api/v1/flags/f`, { headers: { ...auth, origin: 'https://evil.example.net' } })
     expect(stranger.headers.get('access-control-allow-origin')).toBeNull()
-    const preflight = await fetch(`${srv.url}/api/v1/evaluate`, { method: 'OPTIONS', headers: { origin: 'https://evil.example.net', 'access-control-request-method': 'POST' } })
+    const preflight = await fetch(`${srv.url}/api/v1/evaluate`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example.net', 'access-control-request-method': 'POST' },
+    })
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull()
   })
 

@@ -13,7 +13,9 @@ beforeAll(async () => {
   await post('/api/v1/segments', { key: 'pros', conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }] })
   await post('/api/v1/segments', { key: 'unused', conditions: [] })
   await post('/api/v1/flags', {
-    key: 'banner', enabled: true, value: false,
+    key: 'banner',
+    enabled: true,
+    value: false,
     targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'pros' }], value: true }] },
     environments: { production: { enabled: false }, staging: { enabled: true, value: true } },
   })
@@ -29,10 +31,18 @@ describe('GET /api/v1/definitions', () => {
     expect(version).toBe(4)
     expect(environments).toEqual(['development', 'staging', 'production'])
     expect(flags).toHaveLength(1)
-    expect(flags[0]).toMatchObject({ key: 'banner', enabled: true, value: false, version: 1, environments: { production: { enabled: false } } })
+    expect(flags[0]).toMatchObject({
+      key: 'banner',
+      enabled: true,
+      value: false,
+      version: 1,
+      environments: { production: { enabled: false } },
+    })
     expect(segments.map((s: any) => s.key)).toEqual(['pros'])
     expect(segments[0]).toMatchObject({ key: 'pros', conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], version: 1 })
-    expect(configs).toEqual([expect.objectContaining({ key: 'limits', value: { max: 1 }, environments: { production: { value: { max: 100 } } }, version: 1 })])
+    expect(configs).toEqual([
+      expect.objectContaining({ key: 'limits', value: { max: 1 }, environments: { production: { value: { max: 100 } } }, version: 1 }),
+    ])
     // The stored documents, exactly as the definition endpoints show them.
     const stored = await api(srv, 'GET', '/api/v1/flags/banner/definition', { token: admin })
     expect(flags[0]).toEqual(stored.body.flag)
@@ -55,7 +65,10 @@ describe('GET /api/v1/definitions', () => {
     const same = await api(srv, 'GET', '/api/v1/definitions', { token: admin, headers: { 'if-none-match': etag } })
     expect(same.status).toBe(304)
     expect(same.text).toBe('')
-    await api(srv, 'PUT', '/api/v1/segments/pros', { token: admin, body: { conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] } })
+    await api(srv, 'PUT', '/api/v1/segments/pros', {
+      token: admin,
+      body: { conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] },
+    })
     const after = await api(srv, 'GET', '/api/v1/definitions', { token: admin, headers: { 'if-none-match': etag } })
     expect(after.status).toBe(200)
     expect(after.body.version).toBe(first.body.version + 1)
@@ -63,13 +76,17 @@ describe('GET /api/v1/definitions', () => {
     expect(after.headers.get('etag')).not.toBe(etag)
   })
 
-  test('?environment= keeps only that environment\'s overrides; an unknown one is a 400', async () => {
+  test("?environment= keeps only that environment's overrides; an unknown one is a 400", async () => {
     const prod = (await api(srv, 'GET', '/api/v1/definitions?environment=production', { token: admin })).body
     expect(prod.flags[0].environments).toEqual({ production: { enabled: false } })
     expect(prod.configs[0].environments).toEqual({ production: { value: { max: 100 } } })
     const dev = (await api(srv, 'GET', '/api/v1/definitions?environment=development', { token: admin })).body
     expect(dev.flags[0].environments).toEqual({})
-    for (const path of ['/api/v1/definitions?environment=moon', '/api/v1/definitions?env=production', '/api/v1/definitions?environment=constructor']) {
+    for (const path of [
+      '/api/v1/definitions?environment=moon',
+      '/api/v1/definitions?env=production',
+      '/api/v1/definitions?environment=constructor',
+    ]) {
       const res = await api(srv, 'GET', path, { token: admin })
       expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 400, code: 'VALIDATION_ERROR' })
     }

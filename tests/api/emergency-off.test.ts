@@ -18,9 +18,11 @@ const ROLLOUT = (percentage: number) => ({ rollout: { percentage, attribute: 'us
 describe('emergency off', () => {
   let p: People
   const asToken = (method: string, path: string, body?: unknown, t = p.srv.adminToken) => api(p.srv, method, path, { token: t, body })
-  const as = (who: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) => sapi(p.srv, method, path, { cookie: p.cookies[who], project: 'default', body, headers })
+  const as = (who: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    sapi(p.srv, method, path, { cookie: p.cookies[who], project: 'default', body, headers })
   const definition = async (key: string) => (await asToken('GET', `/api/v1/flags/${key}/definition`)).body.flag
-  const refused = (res: ApiResponse) => expect({ status: res.status, code: res.body?.code }).toEqual({ status: 409, code: 'CHANGE_REQUEST_REQUIRED' })
+  const refused = (res: ApiResponse) =>
+    expect({ status: res.status, code: res.body?.code }).toEqual({ status: 409, code: 'CHANGE_REQUEST_REQUIRED' })
   const lastAudit = async (key: string) => (await asToken('GET', `/api/v1/audit?resource_type=flag&resource_key=${key}`)).body.entries[0]
 
   beforeAll(async () => {
@@ -84,20 +86,33 @@ describe('emergency off', () => {
   test('no write rights in production: still refused (403); a token limited to staging: 403', async () => {
     const before = await definition('locked')
     expect((await as(STAGING_ONLY, 'PUT', '/api/v1/flags/locked/environments/production', { enabled: false })).status).toBe(403)
-    const staging = (await asToken('POST', '/api/v1/tokens', { name: 'staging', project_id: 'default', permissions: ['read:flags', 'write:flags'], environments: ['staging'] })).body.token
+    const staging = (
+      await asToken('POST', '/api/v1/tokens', {
+        name: 'staging',
+        project_id: 'default',
+        permissions: ['read:flags', 'write:flags'],
+        environments: ['staging'],
+      })
+    ).body.token
     expect((await asToken('PUT', '/api/v1/flags/locked/environments/production', { enabled: false }, staging)).status).toBe(403)
     expect(await definition('locked')).toEqual(before)
   })
 
   test('a policy that does not allow emergency off: every stop needs a request', async () => {
-    expect((await asToken('PUT', POLICY, { protected: true, required_approvals: 1, approver_role: 'editor', allow_emergency_off: false })).status).toBe(200)
+    expect(
+      (await asToken('PUT', POLICY, { protected: true, required_approvals: 1, approver_role: 'editor', allow_emergency_off: false }))
+        .status,
+    ).toBe(200)
     const before = await definition('locked')
     refused(await as(EDITOR, 'PUT', '/api/v1/flags/locked/environments/production', { enabled: false }))
     refused(await asToken('POST', '/api/v1/flags/locked/turn-off'))
     expect(await definition('locked')).toEqual(before)
     // break glass is listed as applied without review too
     const reason = 'incident 7: payments are failing'
-    expect((await as(ADMIN, 'PUT', '/api/v1/flags/locked/environments/production', { enabled: false }, { 'Flagship-Bypass-Reason': reason })).status).toBe(200)
+    expect(
+      (await as(ADMIN, 'PUT', '/api/v1/flags/locked/environments/production', { enabled: false }, { 'Flagship-Bypass-Reason': reason }))
+        .status,
+    ).toBe(200)
     const listed = (await asToken('GET', '/api/v1/change-requests/applied-without-review?limit=1')).body.changes
     expect(listed).toEqual([expect.objectContaining({ resource_key: 'locked', reason: 'break_glass', bypass_reason: reason })])
   })

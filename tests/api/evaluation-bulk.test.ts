@@ -35,10 +35,21 @@ describe('changes are visible on the very next request', () => {
 
   test('a segment change re-targets the flags that use it', async () => {
     await createSegment('fresh-seg', [{ property: 'plan', operator: 'equals', value: 'pro' }])
-    await createFlag({ key: 'fresh-seg-flag', enabled: true, value: 'out', targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'fresh-seg' }], value: 'in' }] } })
+    await createFlag({
+      key: 'fresh-seg-flag',
+      enabled: true,
+      value: 'out',
+      targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'fresh-seg' }], value: 'in' }] },
+    })
     expect((await evaluate('fresh-seg-flag', { plan: 'pro' })).value).toBe('in')
     expect((await evaluate('fresh-seg-flag', { plan: 'team' })).value).toBe('out')
-    ok(await api(srv, 'PUT', '/api/v1/segments/fresh-seg', { token: admin, body: { conditions: [{ property: 'plan', operator: 'equals', value: 'team' }] } }), 200)
+    ok(
+      await api(srv, 'PUT', '/api/v1/segments/fresh-seg', {
+        token: admin,
+        body: { conditions: [{ property: 'plan', operator: 'equals', value: 'team' }] },
+      }),
+      200,
+    )
     expect((await evaluate('fresh-seg-flag', { plan: 'pro' })).value).toBe('out')
     expect((await evaluate('fresh-seg-flag', { plan: 'team' })).value).toBe('in')
     expect((await bulk({ context: { plan: 'team' }, flags: ['fresh-seg-flag'] })).body.flags['fresh-seg-flag']).toBe('in')
@@ -57,14 +68,28 @@ describe('changes are visible on the very next request', () => {
 describe('POST /api/v1/evaluate', () => {
   beforeAll(async () => {
     await createFlag({ key: 'bulk-a', enabled: true, value: 'A', environments: { production: { enabled: true, value: 'A-prod' } } })
-    await createFlag({ key: 'bulk-b', enabled: true, value: false, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] } })
+    await createFlag({
+      key: 'bulk-b',
+      enabled: true,
+      value: false,
+      targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] },
+    })
     await createFlag({ key: 'bulk-off', enabled: false, value: 'x' })
-    ok(await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: 'bulk-cfg', value: { limit: 10 }, environments: { production: { value: { limit: 99 } } } } }))
+    ok(
+      await api(srv, 'POST', '/api/v1/configs', {
+        token: admin,
+        body: { key: 'bulk-cfg', value: { limit: 10 }, environments: { production: { value: { limit: 99 } } } },
+      }),
+    )
     ok(await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: 'bulk-cfg2', value: [1, 2] } }))
   })
 
   test('explicit lists: values as GET /flags/:key gives them, unknown keys in `missing`', async () => {
-    const res = await bulk({ context: { plan: 'pro' }, flags: ['bulk-a', 'bulk-b', 'bulk-off', 'no-such-flag'], configs: ['bulk-cfg', 'no-such-config'] })
+    const res = await bulk({
+      context: { plan: 'pro' },
+      flags: ['bulk-a', 'bulk-b', 'bulk-off', 'no-such-flag'],
+      configs: ['bulk-cfg', 'no-such-config'],
+    })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
       flags: { 'bulk-a': 'A', 'bulk-b': true, 'bulk-off': null },
@@ -135,7 +160,11 @@ describe('POST /api/v1/evaluate', () => {
       expect(res.body.code).toBe('VALIDATION_ERROR')
       expect(res.body.details.issues.map((i: any) => i.path)).toContain(path)
     }
-    const malformed = await api(srv, 'POST', '/api/v1/evaluate', { token: admin, rawBody: '{"flags": [', headers: { 'content-type': 'application/json' } })
+    const malformed = await api(srv, 'POST', '/api/v1/evaluate', {
+      token: admin,
+      rawBody: '{"flags": [',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(malformed.status).toBe(400)
     expect(malformed.body.code).toBe('VALIDATION_ERROR')
   })
@@ -153,7 +182,13 @@ describe('POST /api/v1/evaluate', () => {
   })
 
   test('GET /flags/:key: a context that is not URL-encoded JSON of the context shape is 400', async () => {
-    for (const raw of ['%7Bnot-json', encodeURIComponent('[1,2]'), encodeURIComponent('"str"'), encodeURIComponent('{"user_id":5}'), encodeURIComponent('{"custom":[1]}')]) {
+    for (const raw of [
+      '%7Bnot-json',
+      encodeURIComponent('[1,2]'),
+      encodeURIComponent('"str"'),
+      encodeURIComponent('{"user_id":5}'),
+      encodeURIComponent('{"custom":[1]}'),
+    ]) {
       const res = await api(srv, 'GET', `/api/v1/flags/bulk-a?context=${raw}`, { token: admin })
       expect(res.status).toBe(400)
       expect(res.body.code).toBe('VALIDATION_ERROR')
@@ -164,7 +199,12 @@ describe('POST /api/v1/evaluate', () => {
 
 describe('caching: ETag per context, Cache-Control', () => {
   test('GET /flags/:key: 304 for the same context, 200 with a new ETag when the result differs', async () => {
-    await createFlag({ key: 'etag-flag', enabled: true, value: 'basic', targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'premium' }] } })
+    await createFlag({
+      key: 'etag-flag',
+      enabled: true,
+      value: 'basic',
+      targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'premium' }] },
+    })
     const pro = { user_id: 'u1', plan: 'pro' }
     const first = await evaluateRaw('etag-flag', pro)
     expect(first.status).toBe(200)
@@ -188,7 +228,9 @@ describe('caching: ETag per context, Cache-Control', () => {
     expect(free.headers.get('etag')).not.toBe(etag)
 
     // after an update the old ETag no longer matches
-    await updateFlag('etag-flag', { targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'premium-plus' }] } })
+    await updateFlag('etag-flag', {
+      targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'premium-plus' }] },
+    })
     const changed = await evaluateRaw('etag-flag', pro, { headers: { 'if-none-match': etag } })
     expect(changed.status).toBe(200)
     expect(changed.body.value).toBe('premium-plus')
@@ -196,7 +238,12 @@ describe('caching: ETag per context, Cache-Control', () => {
   })
 
   test('GET /configs/:key: private, max-age=60 with ETag and 304', async () => {
-    ok(await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: 'etag-cfg', value: { theme: 'dark' }, environments: { staging: { value: { theme: 'light' } } } } }))
+    ok(
+      await api(srv, 'POST', '/api/v1/configs', {
+        token: admin,
+        body: { key: 'etag-cfg', value: { theme: 'dark' }, environments: { staging: { value: { theme: 'light' } } } },
+      }),
+    )
     const res = await api(srv, 'GET', '/api/v1/configs/etag-cfg', { token: admin })
     expect(res.status).toBe(200)
     expect(res.headers.get('cache-control')).toBe('private, max-age=60')
@@ -204,7 +251,10 @@ describe('caching: ETag per context, Cache-Control', () => {
     const again = await api(srv, 'GET', '/api/v1/configs/etag-cfg', { token: admin, headers: { 'if-none-match': etag } })
     expect(again.status).toBe(304)
     expect(again.headers.get('cache-control')).toBe('private, max-age=60')
-    const staging = await api(srv, 'GET', '/api/v1/configs/etag-cfg?environment=staging', { token: admin, headers: { 'if-none-match': etag } })
+    const staging = await api(srv, 'GET', '/api/v1/configs/etag-cfg?environment=staging', {
+      token: admin,
+      headers: { 'if-none-match': etag },
+    })
     expect(staging.status).toBe(200)
     expect(staging.body).toEqual({ value: { theme: 'light' } })
   })

@@ -11,9 +11,12 @@ export function evaluationHelpers(server: () => TestServer) {
     return res
   }
   const createFlag = async (body: Record<string, unknown>) => ok(await api(server(), 'POST', '/api/v1/flags', { token: admin(), body }))
-  const updateFlag = async (key: string, body: Record<string, unknown>) => ok(await api(server(), 'PUT', `/api/v1/flags/${key}`, { token: admin(), body }), 200)
-  const createSegment = async (key: string, conditions: unknown[]) => ok(await api(server(), 'POST', '/api/v1/segments', { token: admin(), body: { key, conditions } }))
-  const flagPath = (key: string, ctx?: Ctx) => `/api/v1/flags/${encodeURIComponent(key)}${ctx === undefined ? '' : `?context=${encodeURIComponent(JSON.stringify(ctx))}`}`
+  const updateFlag = async (key: string, body: Record<string, unknown>) =>
+    ok(await api(server(), 'PUT', `/api/v1/flags/${key}`, { token: admin(), body }), 200)
+  const createSegment = async (key: string, conditions: unknown[]) =>
+    ok(await api(server(), 'POST', '/api/v1/segments', { token: admin(), body: { key, conditions } }))
+  const flagPath = (key: string, ctx?: Ctx) =>
+    `/api/v1/flags/${encodeURIComponent(key)}${ctx === undefined ? '' : `?context=${encodeURIComponent(JSON.stringify(ctx))}`}`
 
   /** GET /api/v1/flags/:key for a context; the whole response. */
   const evaluateRaw = (key: string, ctx?: Ctx, opts: { token?: string; headers?: Record<string, string> } = {}) =>

@@ -12,12 +12,33 @@ const call = (method: string, path: string, body?: unknown) => api(srv, method, 
 beforeAll(async () => {
   srv = await startServer()
   const flag = {
-    key: 'tl-flag', enabled: true, variants: { a: 'A', b: 'B' }, default_variant: 'a',
-    targeting: { rollout: { attribute: 'user_id', distribution: [{ variant: 'a', weight: 50 }, { variant: 'b', weight: 50 }] } },
+    key: 'tl-flag',
+    enabled: true,
+    variants: { a: 'A', b: 'B' },
+    default_variant: 'a',
+    targeting: {
+      rollout: {
+        attribute: 'user_id',
+        distribution: [
+          { variant: 'a', weight: 50 },
+          { variant: 'b', weight: 50 },
+        ],
+      },
+    },
   }
   expect((await call('POST', '/api/v1/flags', flag)).status).toBe(201)
   expect((await call('POST', '/api/v1/metrics', { key: 'tl-buy', name: 'Buy', kind: 'proportion', event: 'buy' })).status).toBe(201)
-  expect((await call('POST', '/api/v1/experiments', { key: 'tl', name: 'Timeline', flag: 'tl-flag', environment: 'production', goal_metrics: ['tl-buy'] })).status).toBe(201)
+  expect(
+    (
+      await call('POST', '/api/v1/experiments', {
+        key: 'tl',
+        name: 'Timeline',
+        flag: 'tl-flag',
+        environment: 'production',
+        goal_metrics: ['tl-buy'],
+      })
+    ).status,
+  ).toBe(201)
   expect((await call('POST', '/api/v1/experiments/tl/start')).status).toBe(200)
 }, 60_000)
 afterAll(() => srv?.stop())
@@ -26,11 +47,22 @@ test('cumulative units per variant per day, first exposures only, multiple expos
   // in three whole past days (UTC), a few minutes after each midnight
   const today = Math.floor(Date.now() / DAY) * DAY
   const when = (daysAgo: number, minute = 0) => new Date(today - (daysAgo + 1) * DAY + 60_000 * (minute + 1)).toISOString()
-  const exposure = (unit: string, variant: string, timestamp: string) => ({ type: 'exposure', flag: 'tl-flag', variant, context: { user_id: unit, environment: 'production' }, timestamp })
+  const exposure = (unit: string, variant: string, timestamp: string) => ({
+    type: 'exposure',
+    flag: 'tl-flag',
+    variant,
+    context: { user_id: unit, environment: 'production' },
+    timestamp,
+  })
   const events = [
-    exposure('u1', 'a', when(2)), exposure('u2', 'b', when(2, 1)), exposure('u3', 'a', when(2, 2)),
-    exposure('u4', 'b', when(1)), exposure('u1', 'a', when(1, 1)), // u1 again, same variant: still day -2
-    exposure('u5', 'a', when(0)), exposure('u6', 'b', when(0, 1)), exposure('u6', 'a', when(0, 2)), // u6 in two variants: left out
+    exposure('u1', 'a', when(2)),
+    exposure('u2', 'b', when(2, 1)),
+    exposure('u3', 'a', when(2, 2)),
+    exposure('u4', 'b', when(1)),
+    exposure('u1', 'a', when(1, 1)), // u1 again, same variant: still day -2
+    exposure('u5', 'a', when(0)),
+    exposure('u6', 'b', when(0, 1)),
+    exposure('u6', 'a', when(0, 2)), // u6 in two variants: left out
   ]
   expect((await call('POST', '/api/v1/events', { events })).status).toBe(202)
   const results = await call('GET', '/api/v1/experiments/tl/results?refresh=true')
@@ -50,6 +82,14 @@ test('cumulative units per variant per day, first exposures only, multiple expos
 test('no units yet: an empty series for every variant', () => {
   expect(unitsTimeline([], ['a', 'b'], Date.now())).toEqual({ at: [], units: { a: [], b: [] } })
   // a variant outside the split (shipped meanwhile) does not appear; one without units stays at 0
-  expect(unitsTimeline([{ day: 0, variant: 'x', n: 5 }, { day: 0, variant: 'a', n: 2 }], ['a', 'b'], DAY / 2))
-    .toEqual({ at: [new Date(0).toISOString(), new Date(DAY / 2).toISOString()], units: { a: [0, 2], b: [0, 0] } })
+  expect(
+    unitsTimeline(
+      [
+        { day: 0, variant: 'x', n: 5 },
+        { day: 0, variant: 'a', n: 2 },
+      ],
+      ['a', 'b'],
+      DAY / 2,
+    ),
+  ).toEqual({ at: [new Date(0).toISOString(), new Date(DAY / 2).toISOString()], units: { a: [0, 2], b: [0, 0] } })
 })

@@ -37,13 +37,17 @@ describe.each(DATASETS)('%s', (id) => {
 
   test('the CSV has one row per metric and variant with the same means', async () => {
     const d = datasets.get(id)!
-    const r = await fetch(`${srv.url}/api/v1/experiments/${d.experiment.key}/results.csv`, { headers: { authorization: `Bearer ${srv.adminToken}` } })
+    const r = await fetch(`${srv.url}/api/v1/experiments/${d.experiment.key}/results.csv`, {
+      headers: { authorization: `Bearer ${srv.adminToken}` },
+    })
     expect(r.status).toBe(200)
     expect(r.headers.get('content-type')).toContain('text/csv')
     const lines = (await r.text()).trim().split('\r\n')
     const header = lines[0]!.split(',')
     const rows = lines.slice(1).map((l) => Object.fromEntries(l.split(',').map((c, i) => [header[i], c])))
-    const expected = d.expected.metrics.flatMap((m: any) => m.variants.map((v: any) => ({ metric: m.metric, variant: v.variant, mean: v.mean })))
+    const expected = d.expected.metrics.flatMap((m: any) =>
+      m.variants.map((v: any) => ({ metric: m.metric, variant: v.variant, mean: v.mean })),
+    )
     expect(rows.length).toBe(expected.length)
     for (const e of expected) {
       const row = rows.find((x) => x.metric === e.metric && x.variant === e.variant)!

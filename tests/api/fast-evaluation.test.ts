@@ -24,7 +24,13 @@ describe('evaluation fast path', () => {
     const a = await createToken(srv, ['read:flags'])
     const b = await createToken(srv, ['read:flags'])
     const seen: Record<string, number[]> = { a: [], b: [] }
-    for (const [name, token] of [['a', a], ['b', b], ['a', a], ['a', a], ['b', b]] as const) {
+    for (const [name, token] of [
+      ['a', a],
+      ['b', b],
+      ['a', a],
+      ['a', a],
+      ['b', b],
+    ] as const) {
       const res = await api(srv, 'GET', '/api/v1/flags/shared', { token })
       expect(res.status).toBe(200)
       expect(res.body).toEqual({ value: 'on', type: 'string', reason: 'default' })
@@ -66,12 +72,19 @@ describe('evaluation fast path', () => {
     const noConfig = await api(srv, 'GET', '/api/v1/configs/missing', { token })
     expect(noConfig.status).toBe(404)
     const r2 = await api(srv, 'GET', '/api/v1/flags/shared', { token })
-    expect([remaining(r1), remaining(missing), remaining(bad), remaining(noConfig), remaining(r2)]).toEqual([LIMIT - 1, LIMIT - 2, LIMIT - 3, LIMIT - 4, LIMIT - 5])
+    expect([remaining(r1), remaining(missing), remaining(bad), remaining(noConfig), remaining(r2)]).toEqual([
+      LIMIT - 1,
+      LIMIT - 2,
+      LIMIT - 3,
+      LIMIT - 4,
+      LIMIT - 5,
+    ])
   })
 
   test('over the budget: 429 with Retry-After from the fast path, for flags and configs alike', async () => {
     const token = await createToken(srv, ['read:flags', 'read:configs'])
-    for (let i = 0; i < LIMIT; i++) expect((await api(srv, 'GET', i % 2 ? '/api/v1/flags/shared' : '/api/v1/configs/cfg', { token })).status).toBe(200)
+    for (let i = 0; i < LIMIT; i++)
+      expect((await api(srv, 'GET', i % 2 ? '/api/v1/flags/shared' : '/api/v1/configs/cfg', { token })).status).toBe(200)
     for (const path of ['/api/v1/flags/shared', '/api/v1/configs/cfg']) {
       const res = await api(srv, 'GET', path, { token })
       expect(res.status).toBe(429)
@@ -89,7 +102,10 @@ describe('evaluation fast path', () => {
     expect(expired.status).toBe(401)
     expect(expired.body.code).toBe('TOKEN_EXPIRED')
 
-    const made = await api(srv, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'revoked', project_id: 'default', permissions: ['read:flags'] } })
+    const made = await api(srv, 'POST', '/api/v1/tokens', {
+      token: admin,
+      body: { name: 'revoked', project_id: 'default', permissions: ['read:flags'] },
+    })
     const revoked: string = made.body.token
     expect((await api(srv, 'GET', '/api/v1/flags/shared', { token: revoked })).status).toBe(200)
     expect((await api(srv, 'DELETE', `/api/v1/tokens/${made.body.meta.hash}`, { token: admin })).status).toBe(200)
@@ -137,7 +153,11 @@ describe('evaluation fast path', () => {
     expect(await value('?environment=staging')).toBe(2)
     expect(await value('?environment=production')).toBe(1)
     const unknown = await api(srv, 'GET', '/api/v1/configs/cfg?environment=constructor', { token })
-    expect([unknown.status, unknown.body.code, unknown.body.details]).toEqual([400, 'UNKNOWN_ENVIRONMENT', { environment: 'constructor', known: ['development', 'staging', 'production'] }])
+    expect([unknown.status, unknown.body.code, unknown.body.details]).toEqual([
+      400,
+      'UNKNOWN_ENVIRONMENT',
+      { environment: 'constructor', known: ['development', 'staging', 'production'] },
+    ])
     expect(await value('?environment=')).toBe(1)
     // A change is served on the next request.
     expect((await api(srv, 'PUT', '/api/v1/configs/cfg/environments/staging', { token: admin, body: { value: 3 } })).status).toBe(200)
@@ -152,18 +172,47 @@ describe('evaluation fast path', () => {
       const token = path.startsWith('/api/v1/configs') ? tokens.configs : tokens.flags
       const fast = await api(srv, 'GET', path, { token })
       const elysia = await api(srv, 'GET', path, { token, headers: { 'content-length': '0' } })
-      const view = (r: typeof fast) => ({ status: r.status, body: r.text, etag: r.headers.get('etag'), cache: r.headers.get('cache-control') })
+      const view = (r: typeof fast) => ({
+        status: r.status,
+        body: r.text,
+        etag: r.headers.get('etag'),
+        cache: r.headers.get('cache-control'),
+      })
       expect({ path, ...view(fast) }).toEqual({ path, ...view(elysia) })
       return fast.status
     }
     const statuses = []
-    for (const query of ['', '?environment=staging', '?environment=', '?environment=production', '?foo=1', '?environment=staging&foo=1',
-      '?Environment=staging', '?%65nvironment=staging', '?environment=staging&environment=production', '?environment=staging&environment',
-      '?environment[]=staging', '?environment=%E0', '?environment=stag%69ng', '?environment=a+b', '?']) {
+    for (const query of [
+      '',
+      '?environment=staging',
+      '?environment=',
+      '?environment=production',
+      '?foo=1',
+      '?environment=staging&foo=1',
+      '?Environment=staging',
+      '?%65nvironment=staging',
+      '?environment=staging&environment=production',
+      '?environment=staging&environment',
+      '?environment[]=staging',
+      '?environment=%E0',
+      '?environment=stag%69ng',
+      '?environment=a+b',
+      '?',
+    ]) {
       statuses.push(await both(`/api/v1/configs/cfg${query}`))
     }
     expect(statuses).toContain(400)
-    for (const query of ['', ctx({ plan: 'pro' }), `${ctx({ plan: 'pro' })}&context=x`, `?x=1&${ctx({ user_id: 'u' }).slice(1)}`, '?context=', '?context=%7B%7D', '?context=null', '?context=%E0', '?context=[]']) {
+    for (const query of [
+      '',
+      ctx({ plan: 'pro' }),
+      `${ctx({ plan: 'pro' })}&context=x`,
+      `?x=1&${ctx({ user_id: 'u' }).slice(1)}`,
+      '?context=',
+      '?context=%7B%7D',
+      '?context=null',
+      '?context=%E0',
+      '?context=[]',
+    ]) {
       await both(`/api/v1/flags/shared${query}`)
     }
   })
@@ -171,7 +220,12 @@ describe('evaluation fast path', () => {
   test('the same context text evaluates the same; a flag change shows on the next request', async () => {
     await api(srv, 'POST', '/api/v1/flags', {
       token: admin,
-      body: { key: 'plans', enabled: true, value: false, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] } },
+      body: {
+        key: 'plans',
+        enabled: true,
+        value: false,
+        targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] },
+      },
     })
     const token = await createToken(srv, ['read:flags'])
     const get = async (c: unknown) => (await api(srv, 'GET', `/api/v1/flags/plans${ctx(c)}`, { token })).body
@@ -180,7 +234,9 @@ describe('evaluation fast path', () => {
       expect(await get({ plan: 'free' })).toEqual({ value: false, type: 'boolean', reason: 'default' })
     }
     // `+` in a query value is a space, as form encoding writes it.
-    const plus = await api(srv, 'GET', `/api/v1/flags/plans?context=${encodeURIComponent('{"plan":"pro"}').replace('%3A', ':')}+`, { token })
+    const plus = await api(srv, 'GET', `/api/v1/flags/plans?context=${encodeURIComponent('{"plan":"pro"}').replace('%3A', ':')}+`, {
+      token,
+    })
     expect(plus.body.reason).toBe('targeting')
     await api(srv, 'PUT', '/api/v1/flags/plans', { token: admin, body: { enabled: false } })
     expect(await get({ plan: 'pro' })).toEqual({ value: false, type: 'boolean', reason: 'disabled' })

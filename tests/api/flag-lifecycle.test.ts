@@ -12,7 +12,8 @@ beforeAll(async () => {
 })
 afterAll(() => srv.stop())
 
-const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => api(srv, method, path, { token: admin, body, headers })
+const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  api(srv, method, path, { token: admin, body, headers })
 const create = (body: unknown) => call('POST', '/api/v1/flags', body)
 const keysOf = (res: { body: any }) => res.body.flags.map((f: any) => f.key).sort()
 
@@ -21,7 +22,13 @@ describe('metadata and list filters', () => {
     const res = await create({ key: 'meta', description: 'New checkout flow', tags: ['checkout', 'team-a'], owner: 'ana@example.com' })
     expect(res.status).toBe(201)
     expect(res.body.flag).toMatchObject({ description: 'New checkout flow', tags: ['checkout', 'team-a'], owner: 'ana@example.com' })
-    for (const bad of [{ description: 'x'.repeat(2001) }, { tags: ['Has Space'] }, { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, { tags: ['a', 'a'] }, { owner: 'o'.repeat(201) }]) {
+    for (const bad of [
+      { description: 'x'.repeat(2001) },
+      { tags: ['Has Space'] },
+      { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) },
+      { tags: ['a', 'a'] },
+      { owner: 'o'.repeat(201) },
+    ]) {
       const r = await call('PUT', '/api/v1/flags/meta', bad)
       expect(r.status).toBe(400)
       expect(r.body.code).toBe('VALIDATION_ERROR')
@@ -92,7 +99,10 @@ describe('archive and restore', () => {
   })
 
   test('audit entries and webhook events for archive, restore and rollback', async () => {
-    const hook = await call('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['flag.archived', 'flag.restored', 'flag.rolled_back'] })
+    const hook = await call('POST', '/api/v1/webhooks', {
+      url: 'http://127.0.0.1:9/hook',
+      events: ['flag.archived', 'flag.restored', 'flag.rolled_back'],
+    })
     expect(hook.status).toBe(201)
     await create({ key: 'evented', value: 1 })
     await call('PUT', '/api/v1/flags/evented', { value: 2 })
@@ -114,9 +124,17 @@ describe('history and rollback', () => {
     await call('PUT', '/api/v1/flags/hist', { value: 'three', description: null })
     const history = await call('GET', '/api/v1/flags/hist/history')
     expect(history.status).toBe(200)
-    expect(history.body.versions.map((v: any) => [v.version, v.action, v.flag.value])).toEqual([[3, 'update', 'three'], [2, 'update', 'two'], [1, 'create', 'one']])
+    expect(history.body.versions.map((v: any) => [v.version, v.action, v.flag.value])).toEqual([
+      [3, 'update', 'three'],
+      [2, 'update', 'two'],
+      [1, 'create', 'one'],
+    ])
     expect(history.body.versions[0].actor).toMatch(/\S/)
-    expect((await call('GET', '/api/v1/flags/hist/history?limit=1&offset=1')).body).toMatchObject({ total: 3, has_more: true, versions: [{ version: 2 }] })
+    expect((await call('GET', '/api/v1/flags/hist/history?limit=1&offset=1')).body).toMatchObject({
+      total: 3,
+      has_more: true,
+      versions: [{ version: 2 }],
+    })
 
     const stale = await call('POST', '/api/v1/flags/hist/rollback', { version: 1 }, { 'if-match': '"2"' })
     expect(stale.status).toBe(409)
@@ -139,22 +157,37 @@ describe('history and rollback', () => {
 
 describe('turn off everywhere', () => {
   test('one change: the main switch and every environment override off, every environment serves off; undo is a rollback', async () => {
-    const created = await create({ key: 'kill', enabled: false, value: true, environments: { production: { enabled: true }, staging: { enabled: true, value: true } } })
+    const created = await create({
+      key: 'kill',
+      enabled: false,
+      value: true,
+      environments: { production: { enabled: true }, staging: { enabled: true, value: true } },
+    })
     expect(created.status).toBe(201)
-    const served = async (environment: string) => (await call('GET', `/api/v1/flags/kill?context=${encodeURIComponent(JSON.stringify({ environment }))}`)).body
+    const served = async (environment: string) =>
+      (await call('GET', `/api/v1/flags/kill?context=${encodeURIComponent(JSON.stringify({ environment }))}`)).body
     // The trap the main switch alone leaves: production has its own "on".
     expect(await served('production')).toMatchObject({ value: true, reason: 'environment_override' })
     expect((await call('POST', '/api/v1/flags/kill/turn-off', undefined, { 'if-match': '"9"' })).status).toBe(409)
     const off = await call('POST', '/api/v1/flags/kill/turn-off', undefined, { 'if-match': '"1"' })
     expect(off.status).toBe(200)
-    expect(off.body.flag).toMatchObject({ version: 2, enabled: false, environments: { production: { enabled: false }, staging: { enabled: false, value: true } } })
-    for (const environment of ['production', 'staging', 'development', '']) expect(await served(environment)).toMatchObject({ value: false, reason: 'disabled' })
+    expect(off.body.flag).toMatchObject({
+      version: 2,
+      enabled: false,
+      environments: { production: { enabled: false }, staging: { enabled: false, value: true } },
+    })
+    for (const environment of ['production', 'staging', 'development', ''])
+      expect(await served(environment)).toMatchObject({ value: false, reason: 'disabled' })
     const audit = (await call('GET', '/api/v1/audit?resource_type=flag&resource_key=kill')).body
     expect(audit.total).toBe(2)
     expect(audit.entries[0]).toMatchObject({ action: 'update', before: { version: 1 }, after: { version: 2, enabled: false } })
     // Undo: back to version 1, as one more change.
     const undo = await call('POST', '/api/v1/flags/kill/rollback', { version: 1 }, { 'if-match': '"2"' })
-    expect(undo.body.flag).toMatchObject({ version: 3, enabled: false, environments: { production: { enabled: true }, staging: { enabled: true } } })
+    expect(undo.body.flag).toMatchObject({
+      version: 3,
+      enabled: false,
+      environments: { production: { enabled: true }, staging: { enabled: true } },
+    })
     expect(await served('production')).toMatchObject({ value: true, reason: 'environment_override' })
     expect((await call('POST', '/api/v1/flags/nope/turn-off')).status).toBe(404)
   })
@@ -163,11 +196,19 @@ describe('turn off everywhere', () => {
 describe('explain', () => {
   test('a step-by-step trace that stops where the decision was made', async () => {
     await create({
-      key: 'why', enabled: true, value: 'base',
+      key: 'why',
+      enabled: true,
+      value: 'base',
       targeting: {
         overrides: { 'u-1': 'special' },
         rules: [
-          { conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }, { property: 'country', operator: 'in', value: ['nl', 'de'] }], value: 'eu-enterprise' },
+          {
+            conditions: [
+              { property: 'plan', operator: 'equals', value: 'enterprise' },
+              { property: 'country', operator: 'in', value: ['nl', 'de'] },
+            ],
+            value: 'eu-enterprise',
+          },
           { conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' },
         ],
         rollout: { percentage: 50, attribute: 'user_id' },
@@ -177,10 +218,15 @@ describe('explain', () => {
     expect(rule.status).toBe(200)
     expect(rule.body.result).toEqual({ value: 'pro', type: 'string', reason: 'targeting' })
     expect(rule.body.trace.map((s: any) => s.step)).toEqual(['environment_override', 'enabled', 'individual_override', 'rule', 'rule'])
-    expect(rule.body.trace[3]).toMatchObject({ rule: 1, matched: false, decided: false, conditions: [
-      { property: 'plan', seen: 'pro', operator: 'equals', expected: 'enterprise', result: false },
-      { property: 'country', seen: 'fr', operator: 'in', expected: ['nl', 'de'], result: false },
-    ] })
+    expect(rule.body.trace[3]).toMatchObject({
+      rule: 1,
+      matched: false,
+      decided: false,
+      conditions: [
+        { property: 'plan', seen: 'pro', operator: 'equals', expected: 'enterprise', result: false },
+        { property: 'country', seen: 'fr', operator: 'in', expected: ['nl', 'de'], result: false },
+      ],
+    })
     expect(rule.body.trace[4]).toMatchObject({ rule: 2, matched: true, decided: true, value: 'pro' })
 
     const rollout = await call('POST', '/api/v1/flags/why/explain', { context: { user_id: 'u-2', plan: 'free' } })
@@ -195,7 +241,9 @@ describe('explain', () => {
     const draft = await call('POST', '/api/v1/flags/why/explain', { context: { user_id: 'u-1' }, flag: { enabled: false, value: 'draft' } })
     expect(draft.body).toMatchObject({ draft: true, result: { value: null, reason: 'disabled' } })
     expect(draft.body.trace.at(-1)).toMatchObject({ step: 'enabled', enabled: false, decided: true })
-    const bad = await call('POST', '/api/v1/flags/why/explain', { flag: { enabled: true, targeting: { rollout: { percentage: 300, attribute: 'user_id' } } } })
+    const bad = await call('POST', '/api/v1/flags/why/explain', {
+      flag: { enabled: true, targeting: { rollout: { percentage: 300, attribute: 'user_id' } } },
+    })
     expect(bad.status).toBe(400)
     // A draft of a flag that does not exist yet explains too.
     const fresh = await call('POST', '/api/v1/flags/not-yet/explain', { flag: { enabled: true, value: 3 } })
@@ -211,7 +259,10 @@ describe('explain', () => {
     const then = await call('POST', '/api/v1/flags/later/explain', { at: '2031-06-01T00:00:00Z' })
     expect(then.body.result).toEqual({ value: 'on', type: 'string', reason: 'default' })
     expect(then.body.at).toBe('2031-06-01T00:00:00.000Z')
-    const scheduled = await call('POST', '/api/v1/flags/later/schedules', { at: new Date(Date.now() + 7 * 24 * 3600_000).toISOString(), change: { value: 'scheduled' } })
+    const scheduled = await call('POST', '/api/v1/flags/later/schedules', {
+      at: new Date(Date.now() + 7 * 24 * 3600_000).toISOString(),
+      change: { value: 'scheduled' },
+    })
     expect(scheduled.status).toBe(201)
     expect((await call('POST', '/api/v1/flags/later/explain', { at: '2031-06-01T00:00:00Z' })).body.result.value).toBe('scheduled')
     expect((await call('POST', '/api/v1/flags/later/explain', { at: 'soon' })).status).toBe(400)

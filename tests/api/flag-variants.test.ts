@@ -13,18 +13,29 @@ afterAll(() => srv.stop())
 
 const create = (body: unknown) => api(srv, 'POST', '/api/v1/flags', { token: admin, body })
 const update = (key: string, body: unknown) => api(srv, 'PUT', `/api/v1/flags/${key}`, { token: admin, body })
-const evaluate = (key: string, context: unknown = {}) => api(srv, 'GET', `/api/v1/flags/${key}?context=${encodeURIComponent(JSON.stringify(context))}`, { token: admin })
-const ofrep = (key: string, context: unknown = {}) => api(srv, 'POST', `/ofrep/v1/evaluate/flags/${key}`, { token: admin, body: { context } })
+const evaluate = (key: string, context: unknown = {}) =>
+  api(srv, 'GET', `/api/v1/flags/${key}?context=${encodeURIComponent(JSON.stringify(context))}`, { token: admin })
+const ofrep = (key: string, context: unknown = {}) =>
+  api(srv, 'POST', `/ofrep/v1/evaluate/flags/${key}`, { token: admin, body: { context } })
 const issuesOf = (res: { body: any }) => JSON.stringify(res.body.details?.issues)
 
 const COLOURS = {
-  key: 'button-colour', enabled: true,
+  key: 'button-colour',
+  enabled: true,
   variants: { blue: '#00f', green: '#0f0', red: '#f00', grey: '#888' },
-  default_variant: 'blue', off_variant: 'grey',
+  default_variant: 'blue',
+  off_variant: 'grey',
   targeting: {
     overrides: { 'u-vip': 'red' },
     rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], variant: 'green' }],
-    rollout: { attribute: 'user_id', distribution: [{ variant: 'blue', weight: 50 }, { variant: 'green', weight: 25 }, { variant: 'red', weight: 25 }] },
+    rollout: {
+      attribute: 'user_id',
+      distribution: [
+        { variant: 'blue', weight: 50 },
+        { variant: 'green', weight: 25 },
+        { variant: 'red', weight: 25 },
+      ],
+    },
   },
 }
 
@@ -33,15 +44,30 @@ describe('variants', () => {
     const res = await create(COLOURS)
     expect(res.status).toBe(201)
     expect(res.body.flag).toMatchObject({ value: '#00f', default_variant: 'blue', off_variant: 'grey' })
-    expect((await evaluate('button-colour', { user_id: 'u-vip' })).body).toEqual({ value: '#f00', type: 'string', reason: 'override', variant: 'red' })
-    expect((await evaluate('button-colour', { user_id: 'u-1', plan: 'pro' })).body).toEqual({ value: '#0f0', type: 'string', reason: 'targeting', variant: 'green' })
+    expect((await evaluate('button-colour', { user_id: 'u-vip' })).body).toEqual({
+      value: '#f00',
+      type: 'string',
+      reason: 'override',
+      variant: 'red',
+    })
+    expect((await evaluate('button-colour', { user_id: 'u-1', plan: 'pro' })).body).toEqual({
+      value: '#0f0',
+      type: 'string',
+      reason: 'targeting',
+      variant: 'green',
+    })
     const split = (await evaluate('button-colour', { user_id: 'u-1' })).body
     expect(split.reason).toBe('rollout')
     expect(['blue', 'green', 'red']).toContain(split.variant)
     // Without the attribute: outside the split, the off variant.
     expect((await evaluate('button-colour', {})).body).toEqual({ value: '#888', type: 'string', reason: 'rollout', variant: 'grey' })
     await update('button-colour', { enabled: false })
-    expect((await evaluate('button-colour', { user_id: 'u-vip' })).body).toEqual({ value: '#888', type: 'string', reason: 'disabled', variant: 'grey' })
+    expect((await evaluate('button-colour', { user_id: 'u-vip' })).body).toEqual({
+      value: '#888',
+      type: 'string',
+      reason: 'disabled',
+      variant: 'grey',
+    })
     await update('button-colour', { enabled: true })
   })
 
@@ -51,7 +77,10 @@ describe('variants', () => {
     expect(Object.keys(plain.body).sort()).toEqual(['reason', 'type', 'value'])
     const only = await api(srv, 'POST', '/api/v1/evaluate', { token: admin, body: { flags: ['plain'], context: {} } })
     expect(only.body).toEqual({ flags: { plain: 7 }, configs: {}, missing: { flags: [], configs: [] } })
-    const bulk = await api(srv, 'POST', '/api/v1/evaluate', { token: admin, body: { flags: ['plain', 'button-colour'], context: { user_id: 'u-vip' } } })
+    const bulk = await api(srv, 'POST', '/api/v1/evaluate', {
+      token: admin,
+      body: { flags: ['plain', 'button-colour'], context: { user_id: 'u-vip' } },
+    })
     expect(bulk.body.flags).toEqual({ plain: 7, 'button-colour': '#f00' })
     expect(bulk.body.variants).toEqual({ 'button-colour': 'red' })
   })
@@ -62,7 +91,10 @@ describe('variants', () => {
     const bulk = await api(srv, 'POST', '/ofrep/v1/evaluate/flags', { token: admin, body: { context: { targetingKey: 'u-vip' } } })
     expect(bulk.body.flags.find((f: any) => f.key === 'button-colour')).toMatchObject({ value: '#f00', variant: 'red' })
     const defs = await api(srv, 'GET', '/api/v1/definitions', { token: admin })
-    expect(defs.body.flags.find((f: any) => f.key === 'button-colour')).toMatchObject({ variants: COLOURS.variants, default_variant: 'blue' })
+    expect(defs.body.flags.find((f: any) => f.key === 'button-colour')).toMatchObject({
+      variants: COLOURS.variants,
+      default_variant: 'blue',
+    })
   })
 
   test('the split is sticky and follows the cumulative weights', async () => {
@@ -82,7 +114,20 @@ describe('variants', () => {
     const unknown = await create({ key: 'v-bad', variants: { a: 1, b: 2 }, default_variant: 'c' })
     expect(unknown.status).toBe(400)
     expect(issuesOf(unknown)).toContain('default_variant')
-    const weights = await create({ key: 'v-bad', variants: { a: 1, b: 2 }, default_variant: 'a', targeting: { rollout: { attribute: 'user_id', distribution: [{ variant: 'a', weight: 60 }, { variant: 'b', weight: 30 }] } } })
+    const weights = await create({
+      key: 'v-bad',
+      variants: { a: 1, b: 2 },
+      default_variant: 'a',
+      targeting: {
+        rollout: {
+          attribute: 'user_id',
+          distribution: [
+            { variant: 'a', weight: 60 },
+            { variant: 'b', weight: 30 },
+          ],
+        },
+      },
+    })
     expect(weights.status).toBe(400)
     expect(issuesOf(weights)).toContain('sum to 100')
     const mixed = await create({ key: 'v-bad', variants: { a: 1, b: 'two' }, default_variant: 'a' })
@@ -100,26 +145,57 @@ describe('variants', () => {
   })
 
   test('an environment override may serve a variant', async () => {
-    const res = await api(srv, 'PUT', '/api/v1/flags/button-colour/environments/production', { token: admin, body: { enabled: true, variant: 'red' } })
+    const res = await api(srv, 'PUT', '/api/v1/flags/button-colour/environments/production', {
+      token: admin,
+      body: { enabled: true, variant: 'red' },
+    })
     expect(res.status).toBe(200)
-    const answer = (await evaluate('button-colour', { environment: 'production', user_id: 'nobody-special', plan: 'free', custom: {} })).body
+    const answer = (await evaluate('button-colour', { environment: 'production', user_id: 'nobody-special', plan: 'free', custom: {} }))
+      .body
     expect(answer.variant).not.toBeUndefined()
-    const fallthrough = await create({ key: 'env-variant', enabled: true, variants: { on: true, off: false }, default_variant: 'off', environments: { staging: { enabled: true, variant: 'on' } } })
+    const fallthrough = await create({
+      key: 'env-variant',
+      enabled: true,
+      variants: { on: true, off: false },
+      default_variant: 'off',
+      environments: { staging: { enabled: true, variant: 'on' } },
+    })
     expect(fallthrough.status).toBe(201)
-    expect((await evaluate('env-variant', { environment: 'staging' })).body).toEqual({ value: true, type: 'boolean', reason: 'environment_override', variant: 'on' })
+    expect((await evaluate('env-variant', { environment: 'staging' })).body).toEqual({
+      value: true,
+      type: 'boolean',
+      reason: 'environment_override',
+      variant: 'on',
+    })
     expect((await evaluate('env-variant')).body).toEqual({ value: false, type: 'boolean', reason: 'default', variant: 'off' })
   })
 })
 
 describe('prerequisites', () => {
   test('a chain of any depth: off with prerequisite_failed unless each requirement holds', async () => {
-    await create({ key: 'p-base', enabled: true, value: true, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'free' }], value: false }] } })
-    await create({ key: 'p-mid', enabled: true, variants: { on: 'yes', off: 'no' }, default_variant: 'on', prerequisites: [{ key: 'p-base', value: true }] })
+    await create({
+      key: 'p-base',
+      enabled: true,
+      value: true,
+      targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'free' }], value: false }] },
+    })
+    await create({
+      key: 'p-mid',
+      enabled: true,
+      variants: { on: 'yes', off: 'no' },
+      default_variant: 'on',
+      prerequisites: [{ key: 'p-base', value: true }],
+    })
     const top = await create({ key: 'p-top', enabled: true, value: 'shown', prerequisites: [{ key: 'p-mid', variant: 'on' }] })
     expect(top.status).toBe(201)
     expect((await evaluate('p-top', { plan: 'pro' })).body).toEqual({ value: 'shown', type: 'string', reason: 'default' })
     expect((await evaluate('p-top', { plan: 'free' })).body).toEqual({ value: null, type: 'null', reason: 'prerequisite_failed' })
-    expect((await evaluate('p-mid', { plan: 'free' })).body).toEqual({ value: null, type: 'null', reason: 'prerequisite_failed', variant: null })
+    expect((await evaluate('p-mid', { plan: 'free' })).body).toEqual({
+      value: null,
+      type: 'null',
+      reason: 'prerequisite_failed',
+      variant: null,
+    })
     const o = await ofrep('p-top', { plan: 'free' })
     expect(o.body).toMatchObject({ reason: 'PREREQUISITE_FAILED', variant: 'off' })
     // A disabled prerequisite fails, whatever it serves.
@@ -132,7 +208,9 @@ describe('prerequisites', () => {
   test('cycles are refused at write time, also when an update closes them', async () => {
     const self = await update('p-base', { prerequisites: [{ key: 'p-base', value: true }] })
     expect(self.status).toBe(400)
-    expect(self.body.details.issues).toEqual([{ path: 'prerequisites[0].key', message: 'Prerequisite 1: key "p-base": flag "p-base" cannot require itself' }])
+    expect(self.body.details.issues).toEqual([
+      { path: 'prerequisites[0].key', message: 'Prerequisite 1: key "p-base": flag "p-base" cannot require itself' },
+    ])
     const cycle = await update('p-base', { prerequisites: [{ key: 'p-top', value: 'shown' }] })
     expect(cycle.status).toBe(400)
     expect(issuesOf(cycle)).toContain('p-base → p-top → p-mid → p-base')

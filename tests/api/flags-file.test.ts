@@ -52,25 +52,50 @@ describe('FLAGS_FILE', () => {
 
   test('writes to flags, configs and segments answer 405 READ_ONLY; reads, evaluation and plans still work', async () => {
     for (const [method, path, body] of [
-      ['POST', '/api/v1/flags', { key: 'x' }], ['PUT', '/api/v1/flags/banner', { enabled: false }], ['DELETE', '/api/v1/flags/old', undefined],
-      ['POST', '/api/v1/configs', { key: 'c', value: 1 }], ['POST', '/api/v1/segments', { key: 's', conditions: [] }],
+      ['POST', '/api/v1/flags', { key: 'x' }],
+      ['PUT', '/api/v1/flags/banner', { enabled: false }],
+      ['DELETE', '/api/v1/flags/old', undefined],
+      ['POST', '/api/v1/configs', { key: 'c', value: 1 }],
+      ['POST', '/api/v1/segments', { key: 's', conditions: [] }],
       ['POST', '/api/v1/promote', { from: 'staging', to: 'production' }],
     ] as const) {
       const res = await api(srv, method, path, { token: srv.adminToken, ...(body !== undefined && { body }) })
       expect({ method, path, status: res.status, code: res.body?.code }).toEqual({ method, path, status: 405, code: 'READ_ONLY' })
     }
-    const apply = await api(srv, 'POST', '/api/v1/import?mode=apply', { token: srv.adminToken, rawBody: 'flagship: 1\n', headers: { 'content-type': 'application/yaml' } })
+    const apply = await api(srv, 'POST', '/api/v1/import?mode=apply', {
+      token: srv.adminToken,
+      rawBody: 'flagship: 1\n',
+      headers: { 'content-type': 'application/yaml' },
+    })
     expect(apply.status).toBe(405)
-    expect((await api(srv, 'POST', '/api/v1/import?mode=plan', { token: srv.adminToken, rawBody: 'flagship: 1\n', headers: { 'content-type': 'application/yaml' } })).status).toBe(200)
+    expect(
+      (
+        await api(srv, 'POST', '/api/v1/import?mode=plan', {
+          token: srv.adminToken,
+          rawBody: 'flagship: 1\n',
+          headers: { 'content-type': 'application/yaml' },
+        })
+      ).status,
+    ).toBe(200)
     const evaluated = await api(srv, 'POST', '/api/v1/evaluate', { token: srv.adminToken, body: { context: {}, flags: ['banner'] } })
     expect(evaluated.text).toContain('"banner":"blue"')
     // Tokens stay in the database as usual.
-    expect((await api(srv, 'POST', '/api/v1/tokens', { token: srv.adminToken, body: { name: 'reader', project_id: 'default', permissions: ['read:flags'] } })).status).toBe(201)
+    expect(
+      (
+        await api(srv, 'POST', '/api/v1/tokens', {
+          token: srv.adminToken,
+          body: { name: 'reader', project_id: 'default', permissions: ['read:flags'] },
+        })
+      ).status,
+    ).toBe(201)
   })
 
   test('a changed file is reloaded and each difference streamed; an invalid one keeps the last good state', async () => {
     const stream = await openSse(`${srv.url}/api/v1/stream`, { authorization: `Bearer ${srv.adminToken}` })
-    writeFileSync(file, V1.replace('value: blue', 'value: green').replace('  - key: old\n    enabled: true\n', '  - key: fresh\n    enabled: true\n'))
+    writeFileSync(
+      file,
+      V1.replace('value: blue', 'value: green').replace('  - key: old\n    enabled: true\n', '  - key: fresh\n    enabled: true\n'),
+    )
     const keys: string[] = []
     for (let i = 0; i < 3; i++) {
       const e = await stream.next((x) => x.event === 'change', 10_000)

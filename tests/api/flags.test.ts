@@ -15,7 +15,11 @@ describe('flags', () => {
   test('create applies defaults, answers 201 with version 1 and the whole stored flag', async () => {
     const res = await create({ key: 'new-checkout' })
     expect(res.status).toBe(201)
-    expect(res.body).toMatchObject({ success: true, key: 'new-checkout', flag: { key: 'new-checkout', enabled: false, value: true, version: 1 } })
+    expect(res.body).toMatchObject({
+      success: true,
+      key: 'new-checkout',
+      flag: { key: 'new-checkout', enabled: false, value: true, version: 1 },
+    })
     expect(res.body.flag.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     expect(res.body.flag.updated_at).toBe(res.body.flag.created_at)
   })
@@ -39,13 +43,19 @@ describe('flags', () => {
     const wrongType = await create({ key: 'typed', enabled: 'yes' })
     expect(wrongType.status).toBe(400)
     expect(wrongType.body.details.issues.some((i: any) => i.path === 'enabled')).toBe(true)
-    const badOp = await create({ key: 'badop', targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'smells_like', value: 'x' }], value: 1 }] } })
+    const badOp = await create({
+      key: 'badop',
+      targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'smells_like', value: 'x' }], value: 1 }] },
+    })
     expect(badOp.status).toBe(400)
     expect(JSON.stringify(badOp.body.details.issues)).toContain('targeting.rules[0].conditions[0].operator')
     const badRollout = await create({ key: 'badroll', targeting: { rollout: { percentage: 120, attribute: 'user_id' } } })
     expect(badRollout.status).toBe(400)
     expect(JSON.stringify(badRollout.body.details.issues)).toContain('targeting.rollout')
-    const badSeg = await create({ key: 'badseg', targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'nope' }], value: 1 }] } })
+    const badSeg = await create({
+      key: 'badseg',
+      targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'nope' }], value: 1 }] },
+    })
     expect(badSeg.status).toBe(400)
     const badEnv = await create({ key: 'badenv', environments: { moon: { enabled: true } } })
     expect(badEnv.status).toBe(400)
@@ -80,7 +90,12 @@ describe('flags', () => {
   })
 
   test('a top-level context attribute is matched like custom.<name>', async () => {
-    await create({ key: 'geo', enabled: true, value: 'off', targeting: { rules: [{ conditions: [{ property: 'country', operator: 'equals', value: 'de' }], value: 'on' }] } })
+    await create({
+      key: 'geo',
+      enabled: true,
+      value: 'off',
+      targeting: { rules: [{ conditions: [{ property: 'country', operator: 'equals', value: 'de' }], value: 'on' }] },
+    })
     const ev = (c: object) => api(srv, 'GET', `/api/v1/flags/geo?context=${encodeURIComponent(JSON.stringify(c))}`, { token: admin })
     expect((await ev({ country: 'de' })).body.value).toBe('on')
     expect((await ev({ custom: { country: 'de' } })).body.value).toBe('on')
@@ -98,12 +113,19 @@ describe('flags', () => {
 
   test('a flag whose segment was force-deleted can still be changed (switched off)', async () => {
     await api(srv, 'POST', '/api/v1/segments', { token: admin, body: { key: 'doomed-seg', conditions: [] } })
-    await create({ key: 'orphaned', enabled: true, targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'doomed-seg' }], value: false }] } })
+    await create({
+      key: 'orphaned',
+      enabled: true,
+      targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'doomed-seg' }], value: false }] },
+    })
     expect((await api(srv, 'DELETE', '/api/v1/segments/doomed-seg?force=true', { token: admin })).status).toBe(200)
     const off = await api(srv, 'PUT', '/api/v1/flags/orphaned', { token: admin, body: { enabled: false } })
     expect(off.status).toBe(200)
     // ...but a new reference to a segment that does not exist is still refused.
-    const bad = await api(srv, 'PUT', '/api/v1/flags/orphaned', { token: admin, body: { targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'never-was' }], value: 1 }] } } })
+    const bad = await api(srv, 'PUT', '/api/v1/flags/orphaned', {
+      token: admin,
+      body: { targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'never-was' }], value: 1 }] } },
+    })
     expect(bad.status).toBe(400)
   })
 
@@ -133,7 +155,9 @@ describe('flags', () => {
       expect(res.body.code).toBe('VALIDATION_ERROR')
       // The issue names the parameter, whichever way Elysia's coercion failed.
       const name = q.includes('offset') ? 'offset' : 'limit'
-      expect(res.body.details.issues).toEqual([{ path: name, message: name === 'limit' ? 'must be an integer from 1 to 1000' : 'must be an integer from 0 to 1000000000' }])
+      expect(res.body.details.issues).toEqual([
+        { path: name, message: name === 'limit' ? 'must be an integer from 1 to 1000' : 'must be an integer from 0 to 1000000000' },
+      ])
       expect(res.body.error).toBe(`Invalid query: ${res.body.details.issues[0].path}: ${res.body.details.issues[0].message}`)
     }
     for (const path of ['/api/v1/audit?limit=5000', '/api/v1/webhooks/none/deliveries?limit=0']) {
@@ -174,7 +198,9 @@ describe('flags', () => {
   test('20 concurrent PUTs with the same If-Match: exactly one wins', async () => {
     await create({ key: 'race' })
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => api(srv, 'PUT', '/api/v1/flags/race', { token: admin, body: { value: i }, headers: { 'if-match': '"1"' } })),
+      Array.from({ length: 20 }, (_, i) =>
+        api(srv, 'PUT', '/api/v1/flags/race', { token: admin, body: { value: i }, headers: { 'if-match': '"1"' } }),
+      ),
     )
     const statuses = results.map((r) => r.status)
     expect(statuses.filter((s) => s === 200).length).toBe(1)
@@ -187,7 +213,9 @@ describe('flags', () => {
 
   test('20 concurrent PUTs without If-Match: every one applies, versions 2..21, one audit entry each', async () => {
     await create({ key: 'free-for-all' })
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => api(srv, 'PUT', '/api/v1/flags/free-for-all', { token: admin, body: { value: i } })))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => api(srv, 'PUT', '/api/v1/flags/free-for-all', { token: admin, body: { value: i } })),
+    )
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200))
     expect(results.map((r) => r.body.flag.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2))
     const audit = await api(srv, 'GET', '/api/v1/audit?resource_key=free-for-all&action=update', { token: admin })
@@ -213,7 +241,11 @@ describe('flags', () => {
     expect(ev.body).toEqual({ value: 'stg', type: 'string', reason: 'environment_override' })
     const def = await api(srv, 'GET', '/api/v1/flags/envy/definition', { token: admin })
     expect(def.body.flag.version).toBe(2)
-    const stale = await api(srv, 'PUT', '/api/v1/flags/envy/environments/staging', { token: admin, body: { enabled: false }, headers: { 'if-match': '"1"' } })
+    const stale = await api(srv, 'PUT', '/api/v1/flags/envy/environments/staging', {
+      token: admin,
+      body: { enabled: false },
+      headers: { 'if-match': '"1"' },
+    })
     expect(stale.status).toBe(409)
     expect(stale.body).toEqual({ error: 'Version conflict', code: 'CONFLICT', details: { current_version: 2 } })
     const unknown = await api(srv, 'PUT', '/api/v1/flags/envy/environments/moon', { token: admin, body: { enabled: true } })
@@ -234,24 +266,41 @@ describe('value types', () => {
     const refused = await create({ key: 'typed', enabled: true, value: true, targeting: { rules: [{ conditions: [], value: 'yes' }] } })
     expect(refused.status).toBe(400)
     expect(refused.body.code).toBe('VALIDATION_ERROR')
-    expect(refused.body.details.issues).toEqual([{ path: 'targeting.rules[0].value', message: "Rule 1: value must be a boolean, like the flag's value" }])
+    expect(refused.body.details.issues).toEqual([
+      { path: 'targeting.rules[0].value', message: "Rule 1: value must be a boolean, like the flag's value" },
+    ])
     expect((await api(srv, 'GET', '/api/v1/flags/typed/definition', { token: admin })).status).toBe(404)
 
-    expect((await create({ key: 'typed', enabled: true, value: true, targeting: { rules: [{ conditions: [], value: false }] } })).status).toBe(201)
+    expect(
+      (await create({ key: 'typed', enabled: true, value: true, targeting: { rules: [{ conditions: [], value: false }] } })).status,
+    ).toBe(201)
     const override = await api(srv, 'PUT', '/api/v1/flags/typed', { token: admin, body: { targeting: { overrides: { 'u-1': 1 } } } })
-    expect(override.body.details.issues).toEqual([{ path: 'targeting.overrides.u-1', message: "Override for user u-1: must be a boolean, like the flag's value" }])
+    expect(override.body.details.issues).toEqual([
+      { path: 'targeting.overrides.u-1', message: "Override for user u-1: must be a boolean, like the flag's value" },
+    ])
     const env = await api(srv, 'PUT', '/api/v1/flags/typed/environments/production', { token: admin, body: { enabled: true, value: 'on' } })
     expect(env.status).toBe(400)
-    expect(env.body.details.issues).toEqual([{ path: 'environments.production.value', message: "Environment production: value must be a boolean, like the flag's value" }])
+    expect(env.body.details.issues).toEqual([
+      { path: 'environments.production.value', message: "Environment production: value must be a boolean, like the flag's value" },
+    ])
     // Changing the value's type needs the rules to follow; both together apply.
     const retype = await api(srv, 'PUT', '/api/v1/flags/typed', { token: admin, body: { value: 'v1' } })
     expect(retype.body.details.issues.map((i: { path: string }) => i.path)).toEqual(['targeting.rules[0].value'])
     const stored = await api(srv, 'GET', '/api/v1/flags/typed/definition', { token: admin })
     expect(stored.body.flag).toMatchObject({ value: true, version: 1, targeting: { rules: [{ conditions: [], value: false }] } })
-    const both = await api(srv, 'PUT', '/api/v1/flags/typed', { token: admin, body: { value: 'v1', targeting: { rules: [{ conditions: [], value: 'v2' }] } } })
+    const both = await api(srv, 'PUT', '/api/v1/flags/typed', {
+      token: admin,
+      body: { value: 'v1', targeting: { rules: [{ conditions: [], value: 'v2' }] } },
+    })
     expect(both.status).toBe(200)
-    expect((await api(srv, 'GET', '/api/v1/flags/typed', { token: admin })).body).toEqual({ value: 'v2', type: 'string', reason: 'targeting' })
+    expect((await api(srv, 'GET', '/api/v1/flags/typed', { token: admin })).body).toEqual({
+      value: 'v2',
+      type: 'string',
+      reason: 'targeting',
+    })
     // null stays an explicit off value for any type.
-    expect((await api(srv, 'PUT', '/api/v1/flags/typed/environments/production', { token: admin, body: { enabled: true, value: null } })).status).toBe(200)
+    expect(
+      (await api(srv, 'PUT', '/api/v1/flags/typed/environments/production', { token: admin, body: { enabled: true, value: null } })).status,
+    ).toBe(200)
   })
 })

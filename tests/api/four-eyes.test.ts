@@ -18,11 +18,14 @@ const OWNER = 'owner@example.com' // instance owner (disables and deletes users)
 describe('four eyes are two people', () => {
   let p: People
   const asToken = (method: string, path: string, body?: unknown, t = p.srv.adminToken) => api(p.srv, method, path, { token: t, body })
-  const as = (who: string, method: string, path: string, body?: unknown) => sapi(p.srv, method, path, { cookie: p.cookies[who], project: 'default', body })
+  const as = (who: string, method: string, path: string, body?: unknown) =>
+    sapi(p.srv, method, path, { cookie: p.cookies[who], project: 'default', body })
   const flag = async (key: string) => (await asToken('GET', `/api/v1/flags/${key}/definition`)).body.flag
-  const expectError = (res: ApiResponse, status: number, code: string) => expect({ status: res.status, code: res.body?.code }).toEqual({ status, code })
+  const expectError = (res: ApiResponse, status: number, code: string) =>
+    expect({ status: res.status, code: res.body?.code }).toEqual({ status, code })
   const item = (key: string, description: string) => ({ resource_type: 'flag', key, action: 'update', body: { description } })
-  const review = (who: string, id: string, revision = 1) => as(who, 'POST', `/api/v1/change-requests/${id}/reviews`, { decision: 'approve', revision })
+  const review = (who: string, id: string, revision = 1) =>
+    as(who, 'POST', `/api/v1/change-requests/${id}/reviews`, { decision: 'approve', revision })
   const get = async (id: string) => (await asToken('GET', `/api/v1/change-requests/${id}`)).body.change_request
   const proposeAs = async (who: string, key: string, description: string, extra: Record<string, unknown> = {}) => {
     const res = await as(who, 'POST', '/api/v1/change-requests', { title: description, items: [item(key, description)], ...extra })
@@ -31,7 +34,11 @@ describe('four eyes are two people', () => {
   }
   /** A machine token made through the route `creator` uses (a cookie, or a token). */
   const machineToken = async (creator: { cookie?: string; token?: string }, permissions = ['*']) => {
-    const res = await sapi(p.srv, 'POST', '/api/v1/tokens', { ...creator, project: 'default', body: { name: 'ci', project_id: 'default', permissions } })
+    const res = await sapi(p.srv, 'POST', '/api/v1/tokens', {
+      ...creator,
+      project: 'default',
+      body: { name: 'ci', project_id: 'default', permissions },
+    })
     expect(res.status).toBe(201)
     return res.body.token as string
   }
@@ -45,15 +52,26 @@ describe('four eyes are two people', () => {
       { email: DAN, role: 'editor' },
       { email: OWNER, instanceRole: 'owner' },
     ])
-    for (const key of ['checkout', 'banner', 'search', 'later', 'legacy']) expect((await asToken('POST', '/api/v1/flags', { key, enabled: false })).status).toBe(201)
+    for (const key of ['checkout', 'banner', 'search', 'later', 'legacy'])
+      expect((await asToken('POST', '/api/v1/flags', { key, enabled: false })).status).toBe(201)
     expect((await asToken('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/flags', events: ['*'] })).status).toBe(201)
-    expect((await as(ADMIN, 'PUT', '/api/v1/project/environments/production/policy', { protected: true, required_approvals: 1, approver_role: 'editor' })).status).toBe(200)
+    expect(
+      (
+        await as(ADMIN, 'PUT', '/api/v1/project/environments/production/policy', {
+          protected: true,
+          required_approvals: 1,
+          approver_role: 'editor',
+        })
+      ).status,
+    ).toBe(200)
   }, 120_000)
   afterAll(() => p.stop(), 60_000)
 
   test('an admin proposing with a machine token they made cannot approve it with their session, a second session or a personal token', async () => {
     const ci = await machineToken({ cookie: p.cookies[ADMIN] })
-    const listed = (await asToken('GET', '/api/v1/tokens?limit=100')).body.tokens.find((t: { token_prefix: string }) => ci.startsWith(t.token_prefix))
+    const listed = (await asToken('GET', '/api/v1/tokens?limit=100')).body.tokens.find((t: { token_prefix: string }) =>
+      ci.startsWith(t.token_prefix),
+    )
     expect(listed.created_by).toBe(p.ids[ADMIN])
     const res = await asToken('POST', '/api/v1/change-requests', { title: 'CI change', items: [item('checkout', 'by ci')] }, ci)
     expect(res.status).toBe(201)
@@ -61,8 +79,20 @@ describe('four eyes are two people', () => {
     expect(cr.author).toMatchObject({ id: p.ids[ADMIN], email: ADMIN })
     expectError(await review(ADMIN, cr.id), 403, 'SELF_APPROVAL')
     const second = await signIn(p.srv, ADMIN)
-    expectError(await sapi(p.srv, 'POST', `/api/v1/change-requests/${cr.id}/reviews`, { cookie: second, project: 'default', body: { decision: 'approve', revision: 1 } }), 403, 'SELF_APPROVAL')
-    expectError(await asToken('POST', `/api/v1/change-requests/${cr.id}/reviews`, { decision: 'reject', revision: 1 }, p.tokens[ADMIN]), 403, 'SELF_APPROVAL')
+    expectError(
+      await sapi(p.srv, 'POST', `/api/v1/change-requests/${cr.id}/reviews`, {
+        cookie: second,
+        project: 'default',
+        body: { decision: 'approve', revision: 1 },
+      }),
+      403,
+      'SELF_APPROVAL',
+    )
+    expectError(
+      await asToken('POST', `/api/v1/change-requests/${cr.id}/reviews`, { decision: 'reject', revision: 1 }, p.tokens[ADMIN]),
+      403,
+      'SELF_APPROVAL',
+    )
     // a machine token made by that machine token is still the admin's
     const grandchild = await machineToken({ token: ci })
     const res2 = await asToken('POST', '/api/v1/change-requests', { title: 'CI change 2', items: [item('banner', 'by ci 2')] }, grandchild)
@@ -99,7 +129,9 @@ describe('four eyes are two people', () => {
     expect(audit[0]).toMatchObject({ actor: BOB })
     expectError(await as(BOB, 'POST', `/api/v1/change-requests/${cr.id}/apply`, { revision: 1 }), 409, 'INVALID_STATE')
     const hook = (await asToken('GET', '/api/v1/webhooks')).body.webhooks[0]
-    expect((await asToken('GET', `/api/v1/webhooks/${hook.id}/deliveries`)).body.deliveries.map((d: { event: string }) => d.event)).toContain('change_request.failed')
+    expect(
+      (await asToken('GET', `/api/v1/webhooks/${hook.id}/deliveries`)).body.deliveries.map((d: { event: string }) => d.event),
+    ).toContain('change_request.failed')
   })
 
   test('a disabled author and a deleted author: AUTHOR_LACKS_RIGHTS', async () => {
@@ -118,9 +150,12 @@ describe('four eyes are two people', () => {
 
   test('a revoked machine token: its request fails at apply', async () => {
     const ci = await machineToken({ token: p.srv.adminToken }, ['read:flags', 'write:flags'])
-    const cr = (await asToken('POST', '/api/v1/change-requests', { title: 'ci', items: [item('legacy', 'by revoked ci')] }, ci)).body.change_request
+    const cr = (await asToken('POST', '/api/v1/change-requests', { title: 'ci', items: [item('legacy', 'by revoked ci')] }, ci)).body
+      .change_request
     expect((await review(BOB, cr.id)).body.change_request.state).toBe('approved')
-    const hash = (await asToken('GET', '/api/v1/tokens?limit=100')).body.tokens.find((t: { token_prefix: string }) => ci.startsWith(t.token_prefix)).hash
+    const hash = (await asToken('GET', '/api/v1/tokens?limit=100')).body.tokens.find((t: { token_prefix: string }) =>
+      ci.startsWith(t.token_prefix),
+    ).hash
     expect((await asToken('DELETE', `/api/v1/tokens/${hash}`)).status).toBe(200)
     expectError(await as(BOB, 'POST', `/api/v1/change-requests/${cr.id}/apply`, { revision: 1 }), 409, 'AUTHOR_LACKS_RIGHTS')
     expect((await get(cr.id)).error).toMatchObject({ code: 'AUTHOR_LACKS_RIGHTS' })

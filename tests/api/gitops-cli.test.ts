@@ -15,7 +15,8 @@ afterAll(() => srv.stop())
 
 function flagship(...args: string[]) {
   const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'gitops', 'cli.ts'), ...args], {
-    cwd: ROOT, env: { ...process.env, FLAGSHIP_URL: srv.url, FLAGSHIP_TOKEN: srv.adminToken },
+    cwd: ROOT,
+    env: { ...process.env, FLAGSHIP_URL: srv.url, FLAGSHIP_TOKEN: srv.adminToken },
   })
   const out = run.stdout.toString()
   const err = run.stderr.toString()
@@ -37,17 +38,28 @@ describe('flagship CLI', () => {
     expect(dup.code).toBe(1)
     expect(dup.err).toContain('"one" is also defined in a.yaml')
     const bad = tempDir()
-    writeFileSync(join(bad, 'x.yaml'), 'flagship: 1\nflags:\n  - key: a\n    prerequisites: [{ key: b, value: true }]\n  - key: b\n    prerequisites: [{ key: a, value: true }]\n  - key: c\n    colour: red\n')
+    writeFileSync(
+      join(bad, 'x.yaml'),
+      'flagship: 1\nflags:\n  - key: a\n    prerequisites: [{ key: b, value: true }]\n  - key: b\n    prerequisites: [{ key: a, value: true }]\n  - key: c\n    colour: red\n',
+    )
     const res = flagship('validate', '-f', join(bad, 'x.yaml'))
     expect(res.code).toBe(1)
     expect(res.err).toContain('flags[2].colour (line 8): is not a known field')
-    writeFileSync(join(bad, 'x.yaml'), 'flagship: 1\nflags:\n  - key: a\n    prerequisites: [{ key: b, value: true }]\n  - key: b\n    prerequisites: [{ key: a, value: true }]\n')
+    writeFileSync(
+      join(bad, 'x.yaml'),
+      'flagship: 1\nflags:\n  - key: a\n    prerequisites: [{ key: b, value: true }]\n  - key: b\n    prerequisites: [{ key: a, value: true }]\n',
+    )
     expect(flagship('validate', '-f', bad).err).toContain('cycle')
     // A problem found in the merged files is reported in its own file, at its own index and line.
     writeFileSync(join(bad, 'x.yaml'), 'flagship: 1\nflags:\n  - key: a\n    enabled: true\n')
-    writeFileSync(join(bad, 'y.yaml'), 'flagship: 1\nenvironments: [production]\nflags:\n  - key: b\n    enabled: true\n  - key: c\n    enabled: true\n    environments: { moon: { enabled: true } }\n')
+    writeFileSync(
+      join(bad, 'y.yaml'),
+      'flagship: 1\nenvironments: [production]\nflags:\n  - key: b\n    enabled: true\n  - key: c\n    enabled: true\n    environments: { moon: { enabled: true } }\n',
+    )
     const located = flagship('validate', '-f', bad, '--json')
-    expect(JSON.parse(located.out).errors).toEqual([{ file: join(bad, 'y.yaml'), path: 'flags[1].environments.moon', line: 8, message: 'Environment moon: unknown environment "moon"' }])
+    expect(JSON.parse(located.out).errors).toEqual([
+      { file: join(bad, 'y.yaml'), path: 'flags[1].environments.moon', line: 8, message: 'Environment moon: unknown environment "moon"' },
+    ])
   })
 
   test('plan (exit 2 with changes), apply (exit 2), plan again (exit 0); a stale --plan-id fails (exit 1); export -o', async () => {
@@ -84,7 +96,16 @@ describe('flagship CLI', () => {
     const dir = tempDir()
     const out = join(dir, 'converted.yaml')
     const report = join(dir, 'report.txt')
-    const res = flagship('convert', '--from', 'flagd', join(ROOT, 'tests', 'fixtures', 'migration', 'flagd', 'demo.flagd.json'), '-o', out, '--report', report)
+    const res = flagship(
+      'convert',
+      '--from',
+      'flagd',
+      join(ROOT, 'tests', 'fixtures', 'migration', 'flagd', 'demo.flagd.json'),
+      '-o',
+      out,
+      '--report',
+      report,
+    )
     expect([0, 2]).toContain(res.code!)
     expect(readFileSync(out, 'utf8')).toContain('flagship: 1')
     expect(res.code === 2).toBe(readFileSync(report, 'utf8').trim().length > 0)
@@ -94,7 +115,10 @@ describe('flagship CLI', () => {
   })
 
   test('errors exit 1: no server settings, an unreachable server, an unknown command', () => {
-    const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'gitops', 'cli.ts'), 'export'], { cwd: ROOT, env: { ...process.env, FLAGSHIP_URL: '', FLAGSHIP_TOKEN: '' } })
+    const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'gitops', 'cli.ts'), 'export'], {
+      cwd: ROOT,
+      env: { ...process.env, FLAGSHIP_URL: '', FLAGSHIP_TOKEN: '' },
+    })
     expect(run.exitCode).toBe(1)
     expect(run.stderr.toString()).toContain('FLAGSHIP_URL and FLAGSHIP_TOKEN')
     expect(flagship('nonsense').code).toBe(1)

@@ -12,8 +12,12 @@ import { tempDir } from '../helpers/temp'
 const ROOT = join(import.meta.dir, '..', '..')
 const YAML = { 'content-type': 'application/yaml' }
 const TAGGED = [
-  ['!!binary aGVsbG8=', '!!binary'], ['!!set { a, b }', '!!set'], ['!!timestamp 2001-12-14', '!!timestamp'], ['{ at: !!timestamp 2001-12-14 }', '!!timestamp'],
-  ['!!omap [ { a: 1 } ]', '!!omap'], ['!!pairs [ { a: 1 } ]', '!!pairs'],
+  ['!!binary aGVsbG8=', '!!binary'],
+  ['!!set { a, b }', '!!set'],
+  ['!!timestamp 2001-12-14', '!!timestamp'],
+  ['{ at: !!timestamp 2001-12-14 }', '!!timestamp'],
+  ['!!omap [ { a: 1 } ]', '!!omap'],
+  ['!!pairs [ { a: 1 } ]', '!!pairs'],
 ] as const
 const flagWith = (value: string) => `flagship: 1\nflags:\n  - key: tagged\n    enabled: true\n    value: ${value}\n`
 
@@ -23,8 +27,10 @@ beforeAll(async () => {
 })
 afterAll(() => srv.stop())
 
-const importDoc = (mode: string, body: { rawBody: string; headers: Record<string, string> }) => api(srv, 'POST', `/api/v1/import?mode=${mode}`, { token: srv.adminToken, ...body })
-const definitions = async () => (await api(srv, 'GET', '/api/v1/definitions', { token: srv.adminToken })).body.flags.map((f: { key: string }) => f.key)
+const importDoc = (mode: string, body: { rawBody: string; headers: Record<string, string> }) =>
+  api(srv, 'POST', `/api/v1/import?mode=${mode}`, { token: srv.adminToken, ...body })
+const definitions = async () =>
+  (await api(srv, 'GET', '/api/v1/definitions', { token: srv.adminToken })).body.flags.map((f: { key: string }) => f.key)
 
 describe('over HTTP', () => {
   test('YAML !!binary, !!set, !!timestamp, !!omap, !!pairs: 400 naming the path, in plan and apply alike; nothing written', async () => {
@@ -45,11 +51,17 @@ describe('over HTTP', () => {
   })
 
   test('a __proto__ key inside a value: 400 naming the path (JSON and YAML), nothing written', async () => {
-    const json = JSON.stringify({ flagship: 1, flags: [{ key: 'proto', enabled: true, value: { __proto__: { admin: true }, y: 2 } }] }).replace('"y"', '"__proto__":{"admin":true},"y"')
+    const json = JSON.stringify({
+      flagship: 1,
+      flags: [{ key: 'proto', enabled: true, value: { __proto__: { admin: true }, y: 2 } }],
+    }).replace('"y"', '"__proto__":{"admin":true},"y"')
     expect(json).toContain('__proto__')
     for (const [body, path] of [
       [{ rawBody: json, headers: { 'content-type': 'application/json' } }, 'flags[0].value.__proto__'],
-      [{ rawBody: 'flagship: 1\nconfigs:\n  - key: proto\n    value: { list: [ { __proto__: { admin: true } } ] }\n', headers: YAML }, 'configs[0].value.list[0].__proto__'],
+      [
+        { rawBody: 'flagship: 1\nconfigs:\n  - key: proto\n    value: { list: [ { __proto__: { admin: true } } ] }\n', headers: YAML },
+        'configs[0].value.list[0].__proto__',
+      ],
     ] as const) {
       for (const mode of ['plan', 'apply']) {
         const res = await importDoc(mode, body)
@@ -61,7 +73,11 @@ describe('over HTTP', () => {
   })
 
   test('a __proto__ key stored through the API (kept as data there) is shown by export, not hidden', async () => {
-    const created = await api(srv, 'POST', '/api/v1/configs', { token: srv.adminToken, rawBody: '{"key":"kept","value":{"__proto__":{"admin":true},"y":2}}', headers: { 'content-type': 'application/json' } })
+    const created = await api(srv, 'POST', '/api/v1/configs', {
+      token: srv.adminToken,
+      rawBody: '{"key":"kept","value":{"__proto__":{"admin":true},"y":2}}',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(created.status).toBe(201)
     const served = await api(srv, 'GET', '/api/v1/configs/kept', { token: srv.adminToken })
     expect(served.text).toContain('"__proto__"')
@@ -96,7 +112,20 @@ describe('the flagship command line', () => {
     for (let i = 0; i < 30; i++) evaluators[`e${i}`] = { or: [{ $ref: `e${i + 1}` }, { $ref: `e${i + 1}` }] }
     evaluators.e30 = { '==': [{ var: 'plan' }, 'pro'] }
     const file = join(tempDir(), 'bomb.flagd.json')
-    writeFileSync(file, JSON.stringify({ $evaluators: evaluators, flags: { f: { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'off', targeting: { if: [{ $ref: 'e0' }, 'on', null] } } } }))
+    writeFileSync(
+      file,
+      JSON.stringify({
+        $evaluators: evaluators,
+        flags: {
+          f: {
+            state: 'ENABLED',
+            variants: { on: true, off: false },
+            defaultVariant: 'off',
+            targeting: { if: [{ $ref: 'e0' }, 'on', null] },
+          },
+        },
+      }),
+    )
     expect(readFileSync(file, 'utf8').length).toBeLessThan(2000)
     const res = runFlagship({}, 'convert', '--from', 'flagd', file)
     expect(res.code).toBe(1)
@@ -104,14 +133,30 @@ describe('the flagship command line', () => {
     expect(res.err).toContain('past 10485760 characters')
     // A reasonable use of shared evaluators still converts.
     const ok = join(tempDir(), 'ok.flagd.json')
-    writeFileSync(ok, JSON.stringify({ $evaluators: { pro: { '===': [{ var: 'plan' }, 'pro'] } }, flags: { f: { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'off', targeting: { if: [{ $ref: 'pro' }, 'on', null] } } } }))
+    writeFileSync(
+      ok,
+      JSON.stringify({
+        $evaluators: { pro: { '===': [{ var: 'plan' }, 'pro'] } },
+        flags: {
+          f: {
+            state: 'ENABLED',
+            variants: { on: true, off: false },
+            defaultVariant: 'off',
+            targeting: { if: [{ $ref: 'pro' }, 'on', null] },
+          },
+        },
+      }),
+    )
     expect(runFlagship({}, 'convert', '--from', 'flagd', ok).code).toBe(0)
   })
 
   test('convert --from unleash: a malformed export is refused with the place named (exit 1), no TypeError', () => {
     const real = JSON.parse(readFileSync(join(ROOT, 'tests', 'fixtures', 'migration', 'unleash', 'export.production.json'), 'utf8'))
     const cases: [(e: any) => void, string][] = [
-      [(e) => (e.featureStrategies[0].constraints = [{ contextName: 'userId', operator: 'IN', values: 5 }]), 'featureStrategies[0].constraints[0].values: expected array'],
+      [
+        (e) => (e.featureStrategies[0].constraints = [{ contextName: 'userId', operator: 'IN', values: 5 }]),
+        'featureStrategies[0].constraints[0].values: expected array',
+      ],
       [(e) => (e.featureStrategies[1] = null), 'featureStrategies[1]: expected object'],
       [(e) => (e.dependencies = [{ feature: 'x' }]), 'dependencies[0].dependencies: expected required property'],
       [(e) => (e.featureTags = [{ featureName: 'x', tagType: 'simple', tagValue: 3 }]), 'featureTags[0].tagValue: expected string'],

@@ -18,15 +18,21 @@ afterAll(() => srv.stop())
 
 /** What a successful hostile request could have changed: every list's total and the audit log. */
 async function state() {
-  const totals = await Promise.all(['flags', 'configs', 'segments', 'tokens', 'webhooks', 'audit'].map(async (what) => {
-    const res = await api(srv, 'GET', `/api/v1/${what}`, { token: admin })
-    return res.body.total ?? res.body[what]?.length
-  }))
+  const totals = await Promise.all(
+    ['flags', 'configs', 'segments', 'tokens', 'webhooks', 'audit'].map(async (what) => {
+      const res = await api(srv, 'GET', `/api/v1/${what}`, { token: admin })
+      return res.body.total ?? res.body[what]?.length
+    }),
+  )
   return { totals, project: (await api(srv, 'GET', '/api/v1/project', { token: admin })).body }
 }
 
 const expectError = (res: ApiResponse, status: number, code: string) => {
-  expect({ status: res.status, code: res.body?.code, json: res.headers.get('content-type')?.includes('application/json') }).toEqual({ status, code, json: true })
+  expect({ status: res.status, code: res.body?.code, json: res.headers.get('content-type')?.includes('application/json') }).toEqual({
+    status,
+    code,
+    json: true,
+  })
 }
 
 /** Every route that takes a body, with a key in its path that exists (so the body is what is refused). */
@@ -36,7 +42,13 @@ async function bodyRoutes(): Promise<{ method: string; path: string }[]> {
   for (const [path, ops] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(ops)) {
       if (!op.requestBody) continue
-      routes.push({ method: method.toUpperCase(), path: path.replace('{key}', 'f').replace('{env}', 'production').replace(/\{[^}]+\}/g, 'x') })
+      routes.push({
+        method: method.toUpperCase(),
+        path: path
+          .replace('{key}', 'f')
+          .replace('{env}', 'production')
+          .replace(/\{[^}]+\}/g, 'x'),
+      })
     }
   }
   return routes
@@ -56,10 +68,18 @@ describe('nesting deeper than 64 levels', () => {
       ])
       if (path.startsWith('/ofrep/')) {
         // OFREP routes answer in OFREP's error shape.
-        expect({ route: `${method} ${path}`, status: res.status, code: res.body?.errorCode }).toEqual({ route: `${method} ${path}`, status: 400, code: 'PARSE_ERROR' })
+        expect({ route: `${method} ${path}`, status: res.status, code: res.body?.errorCode }).toEqual({
+          route: `${method} ${path}`,
+          status: 400,
+          code: 'PARSE_ERROR',
+        })
         expect(res.body.errorDetails).toContain('nests deeper than 64 levels')
       } else {
-        expect({ route: `${method} ${path}`, status: res.status, code: res.body?.code }).toEqual({ route: `${method} ${path}`, status: 400, code: 'VALIDATION_ERROR' })
+        expect({ route: `${method} ${path}`, status: res.status, code: res.body?.code }).toEqual({
+          route: `${method} ${path}`,
+          status: 400,
+          code: 'VALIDATION_ERROR',
+        })
         expect(res.body.details.issues).toEqual([{ path: 'body', message: 'nests deeper than 64 levels' }])
       }
       expect(health).toBe(200)
@@ -108,14 +128,21 @@ describe('nesting deeper than 64 levels', () => {
 
 describe('bytes, charset and size', () => {
   const post = (body: BodyInit, headers: Record<string, string> = {}) =>
-    fetch(`${srv.url}/api/v1/configs`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', ...headers }, body })
+    fetch(`${srv.url}/api/v1/configs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', ...headers },
+      body,
+    })
 
   test('invalid UTF-8 is a 400 and is never stored (not replaced with U+FFFD)', async () => {
     const before = await state()
     const bytes = new Uint8Array([...new TextEncoder().encode('{"key":"u8","value":"caf'), 0xe9, ...new TextEncoder().encode('"}')])
     const res = await post(bytes)
     expect(res.status).toBe(400)
-    expect(await res.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: { issues: [{ path: 'body', message: 'is not valid UTF-8' }] } })
+    expect(await res.json()).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { issues: [{ path: 'body', message: 'is not valid UTF-8' }] },
+    })
     expect((await api(srv, 'GET', '/api/v1/configs/u8', { token: admin })).status).toBe(404)
     expect(await state()).toEqual(before)
   })
@@ -123,10 +150,18 @@ describe('bytes, charset and size', () => {
   test('a charset other than UTF-8 is a 415; utf-8 in any spelling is accepted', async () => {
     for (const type of ['application/json; charset=latin1', 'application/json;charset=ISO-8859-1', 'application/json; charset="utf-16"']) {
       const res = await post(JSON.stringify({ key: 'cs', value: 1 }), { 'content-type': type })
-      expect({ type, status: res.status, code: ((await res.json()) as any).code }).toEqual({ type, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' })
+      expect({ type, status: res.status, code: ((await res.json()) as any).code }).toEqual({
+        type,
+        status: 415,
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+      })
     }
     expect((await api(srv, 'GET', '/api/v1/configs/cs', { token: admin })).status).toBe(404)
-    for (const [i, type] of ['application/json; charset=utf-8', 'application/json; charset="UTF-8"', 'application/merge-patch+json'].entries()) {
+    for (const [i, type] of [
+      'application/json; charset=utf-8',
+      'application/json; charset="UTF-8"',
+      'application/merge-patch+json',
+    ].entries()) {
       expect((await post(JSON.stringify({ key: `cs${i}`, value: 1 }), { 'content-type': type })).status).toBe(201)
     }
   })
@@ -154,7 +189,9 @@ describe('bytes, charset and size', () => {
   const raw = (request: string) => rawHttp(srv.port, request)
 
   test('what the runtime answers before the service runs, as docs/api.md documents: NUL in a header 400, headers over 16 KiB 431', async () => {
-    const nul = await raw(`GET /api/v1/flags/f HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`)
+    const nul = await raw(
+      `GET /api/v1/flags/f HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`,
+    )
     expect(nul.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request')
     const huge = await raw(`GET /api/v1/flags/f HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(70_000)}\r\nConnection: close\r\n\r\n`)
     expect(huge.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large')
@@ -176,7 +213,11 @@ describe('names and query parameters', () => {
         ['PUT', '/api/v1/flags/f', { environments: { [bad]: { enabled: true } } }],
       ]
       for (const [method, path, body] of cases) expectError(await api(srv, method, path, { token: admin, body }), 400, 'VALIDATION_ERROR')
-      expectError(await api(srv, 'PUT', `/api/v1/flags/f/environments/${encodeURIComponent(bad)}`, { token: admin, body: { enabled: true } }), 400, 'VALIDATION_ERROR')
+      expectError(
+        await api(srv, 'PUT', `/api/v1/flags/f/environments/${encodeURIComponent(bad)}`, { token: admin, body: { enabled: true } }),
+        400,
+        'VALIDATION_ERROR',
+      )
     }
     expect(await state()).toEqual(before)
   })

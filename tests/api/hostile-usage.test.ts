@@ -16,12 +16,27 @@ beforeAll(async () => {
   srv = await startServer({ env: { USAGE_FLUSH_MS: '200' } })
   admin = srv.adminToken
   reader = await createToken(srv, ['read:flags'])
-  await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'ordinary', enabled: true, value: false, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }], rollout: { percentage: 50, attribute: 'user_id' } } } })
+  await api(srv, 'POST', '/api/v1/flags', {
+    token: admin,
+    body: {
+      key: 'ordinary',
+      enabled: true,
+      value: false,
+      targeting: {
+        rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }],
+        rollout: { percentage: 50, attribute: 'user_id' },
+      },
+    },
+  })
 })
 afterAll(() => srv?.stop())
 
 describe('usage', () => {
-  const total = async (key: string) => ((await api(srv, 'GET', `/api/v1/flags/${key}/usage`, { token: admin })).body.buckets ?? []).reduce((n: number, b: { count: number }) => n + b.count, 0)
+  const total = async (key: string) =>
+    ((await api(srv, 'GET', `/api/v1/flags/${key}/usage`, { token: admin })).body.buckets ?? []).reduce(
+      (n: number, b: { count: number }) => n + b.count,
+      0,
+    )
 
   test('evaluate, edit, evaluate before a flush: the flush succeeds, counts are exact, and later flushes go on', async () => {
     await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'u', enabled: true, value: true } })
@@ -38,9 +53,17 @@ describe('usage', () => {
     const now = new Date().toISOString()
     const row = { key: 'u', environment: 'production', variant: 'default', count: 1, from: now, to: now }
     const bad: [string, Record<string, unknown>][] = [
-      ['environment', { environment: 'nowhere' }], ['variant', { variant: 'rule-7' }], ['variant', { variant: 'made-up' }],
-      ['from', { from: '0000-01-01T00:00:00Z' }], ['from', { from: new Date(Date.now() - 8 * 86_400_000).toISOString() }], ['to', { to: '2999-01-01T00:00:00Z' }], ['count', { count: '0x10' }], ['count', { count: '16' }],
-      ['count', { count: 1.5 }], ['count', { count: 2 ** 40 }], ['zz', { zz: 1 }],
+      ['environment', { environment: 'nowhere' }],
+      ['variant', { variant: 'rule-7' }],
+      ['variant', { variant: 'made-up' }],
+      ['from', { from: '0000-01-01T00:00:00Z' }],
+      ['from', { from: new Date(Date.now() - 8 * 86_400_000).toISOString() }],
+      ['to', { to: '2999-01-01T00:00:00Z' }],
+      ['count', { count: '0x10' }],
+      ['count', { count: '16' }],
+      ['count', { count: 1.5 }],
+      ['count', { count: 2 ** 40 }],
+      ['zz', { zz: 1 }],
     ]
     const before = await total('u')
     for (const [path, change] of bad) {
@@ -49,11 +72,13 @@ describe('usage', () => {
     }
     const tooMany = await api(srv, 'POST', '/api/v1/usage', { token: reader, body: { counts: Array.from({ length: 501 }, () => row) } })
     expect(tooMany.status).toBe(400)
-    expect((await api(srv, 'POST', '/api/v1/usage', { token: reader, body: { counts: [row, { ...row, environment: '' }] } })).status).toBe(200)
+    expect((await api(srv, 'POST', '/api/v1/usage', { token: reader, body: { counts: [row, { ...row, environment: '' }] } })).status).toBe(
+      200,
+    )
     await until('the report counted', async () => (await total('u')) === before + 2)
   })
 
-  test('a token\'s reports are budgeted per minute (429 with Retry-After)', async () => {
+  test("a token's reports are budgeted per minute (429 with Retry-After)", async () => {
     const token = await createToken(srv, ['read:flags'])
     const now = new Date().toISOString()
     const rows = Array.from({ length: 500 }, () => ({ key: 'u', environment: '', variant: 'default', count: 1, from: now, to: now }))
@@ -99,7 +124,11 @@ describe('one strict reading of input', () => {
   })
 
   test('a singular query parameter given twice is refused (the first no longer wins silently)', async () => {
-    for (const path of [`/api/v1/flags/ordinary?context=${ctx({})}&context=${ctx({ plan: 'pro' })}`, '/api/v1/flags?limit=1&limit=2', '/api/v1/configs/x?environment=a&environment=b']) {
+    for (const path of [
+      `/api/v1/flags/ordinary?context=${ctx({})}&context=${ctx({ plan: 'pro' })}`,
+      '/api/v1/flags?limit=1&limit=2',
+      '/api/v1/configs/x?environment=a&environment=b',
+    ]) {
       const res = await api(srv, 'GET', path, { token: admin })
       expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 400, code: 'VALIDATION_ERROR' })
     }
@@ -110,18 +139,36 @@ describe('one strict reading of input', () => {
 describe('routing and authentication', () => {
   const raw = (request: string) => rawHttp(srv.port, request)
 
-  test('routing does not depend on the Host header\'s length (raw sockets)', async () => {
+  test("routing does not depend on the Host header's length (raw sockets)", async () => {
     // `/xyz/api/…` is no API route (the console's page, or a 404, never the tokens handler); `/api/…` is the
     // API behind the authentication hook, whatever the Host.
-    const notTokens = (response: string) => ({ tokens: response.includes('"tokens":'), status: rawStatus(response) === 200 || rawStatus(response) === 404 })
+    const notTokens = (response: string) => ({
+      tokens: response.includes('"tokens":'),
+      status: rawStatus(response) === 200 || rawStatus(response) === 404,
+    })
     for (const host of ['a', 'ab', 'abc', 'abcd', 'localhost:8080']) {
-      expect(notTokens(await raw(`GET /xyz/api/v1/tokens HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`))).toEqual({ tokens: false, status: true })
-      expect(notTokens(await raw(`GET /xyz/api/v1/tokens HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`))).toEqual({ tokens: false, status: true })
+      expect(notTokens(await raw(`GET /xyz/api/v1/tokens HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`))).toEqual({
+        tokens: false,
+        status: true,
+      })
+      expect(
+        notTokens(
+          await raw(`GET /xyz/api/v1/tokens HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`),
+        ),
+      ).toEqual({ tokens: false, status: true })
       const refused = await raw(`GET /api/v1/tokens HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)
-      expect({ host, status: rawStatus(refused), hook: refused.includes('Missing or malformed Authorization header') }).toEqual({ host, status: 401, hook: true })
-      const listed = await raw(`GET /api/v1/tokens HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`)
+      expect({ host, status: rawStatus(refused), hook: refused.includes('Missing or malformed Authorization header') }).toEqual({
+        host,
+        status: 401,
+        hook: true,
+      })
+      const listed = await raw(
+        `GET /api/v1/tokens HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`,
+      )
       expect({ host, status: rawStatus(listed), tokens: listed.includes('"tokens":') }).toEqual({ host, status: 200, tokens: true })
-      const flag = await raw(`GET /api/v1/flags/ordinary?context=${ctx({ user_id: 'u' })} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`)
+      const flag = await raw(
+        `GET /api/v1/flags/ordinary?context=${ctx({ user_id: 'u' })} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`,
+      )
       expect({ host, status: rawStatus(flag) }).toEqual({ host, status: 200 })
     }
   })
@@ -129,9 +176,26 @@ describe('routing and authentication', () => {
   test('X-API-Key works on the evaluation surface only', async () => {
     const key = { 'x-api-key': admin }
     expect((await api(srv, 'GET', '/api/v1/flags/ordinary', { token: null, headers: key })).status).toBe(200)
-    expect((await api(srv, 'POST', '/ofrep/v1/evaluate/flags/ordinary', { token: null, headers: key, body: { context: { targetingKey: 'u-1' } } })).status).toBe(200)
-    for (const [method, path] of [['GET', '/api/v1/tokens'], ['GET', '/api/v1/webhooks'], ['POST', '/api/v1/tokens'], ['GET', '/api/v1/flags']]) {
-      const res = await api(srv, method, path, { token: null, headers: key, ...(method === 'POST' && { body: { name: 'x', project_id: 'default', permissions: ['*'] } }) })
+    expect(
+      (
+        await api(srv, 'POST', '/ofrep/v1/evaluate/flags/ordinary', {
+          token: null,
+          headers: key,
+          body: { context: { targetingKey: 'u-1' } },
+        })
+      ).status,
+    ).toBe(200)
+    for (const [method, path] of [
+      ['GET', '/api/v1/tokens'],
+      ['GET', '/api/v1/webhooks'],
+      ['POST', '/api/v1/tokens'],
+      ['GET', '/api/v1/flags'],
+    ]) {
+      const res = await api(srv, method, path, {
+        token: null,
+        headers: key,
+        ...(method === 'POST' && { body: { name: 'x', project_id: 'default', permissions: ['*'] } }),
+      })
       expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 401, code: 'UNAUTHORIZED' })
       expect(res.body.error).toContain('evaluation endpoints only')
     }
@@ -148,26 +212,42 @@ describe('routing and authentication', () => {
   })
 
   test('POST /usage is on the CORS surface, so a browser SDK can report cross-origin', async () => {
-    const preflight = await fetch(`${srv.url}/api/v1/usage`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } })
+    const preflight = await fetch(`${srv.url}/api/v1/usage`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    })
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
     expect(preflight.headers.get('access-control-allow-methods')).toBe('POST')
     const now = new Date().toISOString()
-    const res = await api(srv, 'POST', '/api/v1/usage', { token: reader, headers: { origin: 'https://app.example' }, body: { counts: [{ key: 'ordinary', environment: '', variant: 'default', count: 1, from: now, to: now }] } })
+    const res = await api(srv, 'POST', '/api/v1/usage', {
+      token: reader,
+      headers: { origin: 'https://app.example' },
+      body: { counts: [{ key: 'ordinary', environment: '', variant: 'default', count: 1, from: now, to: now }] },
+    })
     expect(res.status).toBe(200)
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
   })
 
   test('revoking a token cancels its pending schedules, audited', async () => {
-    const writer = await api(srv, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'scheduler', project_id: 'default', permissions: ['read:flags', 'write:flags'] } })
+    const writer = await api(srv, 'POST', '/api/v1/tokens', {
+      token: admin,
+      body: { name: 'scheduler', project_id: 'default', permissions: ['read:flags', 'write:flags'] },
+    })
     const at = new Date(Date.now() + 3_600_000).toISOString()
-    const mine = await api(srv, 'POST', '/api/v1/flags/ordinary/schedules', { token: writer.body.token, body: { at, change: { enabled: false } } })
+    const mine = await api(srv, 'POST', '/api/v1/flags/ordinary/schedules', {
+      token: writer.body.token,
+      body: { at, change: { enabled: false } },
+    })
     const other = await api(srv, 'POST', '/api/v1/flags/ordinary/schedules', { token: admin, body: { at, change: { enabled: false } } })
     expect([mine.status, other.status]).toEqual([201, 201])
     expect((await api(srv, 'DELETE', `/api/v1/tokens/${writer.body.meta.hash}`, { token: admin })).status).toBe(200)
     expect((await api(srv, 'GET', `/api/v1/schedules/${mine.body.schedule.id}`, { token: admin })).body.status).toBe('cancelled')
     expect((await api(srv, 'GET', `/api/v1/schedules/${other.body.schedule.id}`, { token: admin })).body.status).toBe('pending')
     const audit = await api(srv, 'GET', `/api/v1/audit?resource_type=schedule&resource_key=${mine.body.schedule.id}`, { token: admin })
-    expect(audit.body.entries.map((e: { action: string; after: { status: string } }) => [e.action, e.after?.status])).toContainEqual(['update', 'cancelled'])
+    expect(audit.body.entries.map((e: { action: string; after: { status: string } }) => [e.action, e.after?.status])).toContainEqual([
+      'update',
+      'cancelled',
+    ])
   })
 })

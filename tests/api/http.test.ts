@@ -34,7 +34,11 @@ describe('error model', () => {
   })
 
   test('malformed JSON: 400 VALIDATION_ERROR; wrong media type: 415; too large: 413 — nothing changes', async () => {
-    const malformed = await api(srv, 'POST', '/api/v1/flags', { token: admin, rawBody: '{"key": "x",', headers: { 'content-type': 'application/json' } })
+    const malformed = await api(srv, 'POST', '/api/v1/flags', {
+      token: admin,
+      rawBody: '{"key": "x",',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(malformed.status).toBe(400)
     expect(malformed.body.code).toBe('VALIDATION_ERROR')
     const text = await api(srv, 'POST', '/api/v1/flags', { token: admin, rawBody: 'key=x', headers: { 'content-type': 'text/plain' } })
@@ -98,7 +102,11 @@ describe('caching', () => {
 
 describe('rate limits', () => {
   test('X-RateLimit-* on authenticated responses, errors included', async () => {
-    for (const [method, path] of [['GET', '/api/v1/flags'], ['GET', '/api/v1/flags/missing'], ['GET', '/api/v1/flags/cached']]) {
+    for (const [method, path] of [
+      ['GET', '/api/v1/flags'],
+      ['GET', '/api/v1/flags/missing'],
+      ['GET', '/api/v1/flags/cached'],
+    ]) {
       const res = await api(srv, method, path, { token: admin })
       // GET /flags is management; GET /flags/:key (found or not) is evaluation.
       expect(Number(res.headers.get('x-ratelimit-limit'))).toBe(path === '/api/v1/flags' ? 300 : 600)
@@ -148,15 +156,39 @@ describe('public endpoints', () => {
     await SwaggerParser.validate(structuredClone(doc))
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' })
     const expected = [
-      'get /api/v1/flags', 'post /api/v1/flags', 'get /api/v1/flags/{key}', 'put /api/v1/flags/{key}', 'delete /api/v1/flags/{key}',
-      'put /api/v1/flags/{key}/environments/{env}', 'delete /api/v1/flags/{key}/environments/{env}',
-      'get /api/v1/configs', 'post /api/v1/configs', 'get /api/v1/configs/{key}', 'put /api/v1/configs/{key}', 'delete /api/v1/configs/{key}',
-      'put /api/v1/configs/{key}/environments/{env}', 'delete /api/v1/configs/{key}/environments/{env}',
-      'get /api/v1/segments', 'post /api/v1/segments', 'get /api/v1/segments/{key}', 'put /api/v1/segments/{key}', 'delete /api/v1/segments/{key}',
-      'post /api/v1/evaluate', 'get /api/v1/tokens', 'post /api/v1/tokens', 'delete /api/v1/tokens/{hash}',
-      'get /api/v1/webhooks', 'post /api/v1/webhooks', 'delete /api/v1/webhooks/{id}', 'get /api/v1/audit',
-      'get /api/v1/project', 'put /api/v1/project', 'get /api/v1/project/environments', 'post /api/v1/project/environments',
-      'delete /api/v1/project/environments/{name}', 'get /health',
+      'get /api/v1/flags',
+      'post /api/v1/flags',
+      'get /api/v1/flags/{key}',
+      'put /api/v1/flags/{key}',
+      'delete /api/v1/flags/{key}',
+      'put /api/v1/flags/{key}/environments/{env}',
+      'delete /api/v1/flags/{key}/environments/{env}',
+      'get /api/v1/configs',
+      'post /api/v1/configs',
+      'get /api/v1/configs/{key}',
+      'put /api/v1/configs/{key}',
+      'delete /api/v1/configs/{key}',
+      'put /api/v1/configs/{key}/environments/{env}',
+      'delete /api/v1/configs/{key}/environments/{env}',
+      'get /api/v1/segments',
+      'post /api/v1/segments',
+      'get /api/v1/segments/{key}',
+      'put /api/v1/segments/{key}',
+      'delete /api/v1/segments/{key}',
+      'post /api/v1/evaluate',
+      'get /api/v1/tokens',
+      'post /api/v1/tokens',
+      'delete /api/v1/tokens/{hash}',
+      'get /api/v1/webhooks',
+      'post /api/v1/webhooks',
+      'delete /api/v1/webhooks/{id}',
+      'get /api/v1/audit',
+      'get /api/v1/project',
+      'put /api/v1/project',
+      'get /api/v1/project/environments',
+      'post /api/v1/project/environments',
+      'delete /api/v1/project/environments/{name}',
+      'get /health',
     ]
     for (const route of expected) {
       const [method, path] = route.split(' ')
@@ -164,10 +196,14 @@ describe('public endpoints', () => {
       expect(op, route).toBeDefined()
       const success = op.responses['200'] ?? op.responses['201']
       expect(success?.content?.['application/json']?.schema, `${route} response schema`).toBeDefined()
-      if (['post', 'put'].includes(method) && path.startsWith('/api')) expect(op.requestBody?.content?.['application/json']?.schema, `${route} request schema`).toBeDefined()
+      if (['post', 'put'].includes(method) && path.startsWith('/api'))
+        expect(op.requestBody?.content?.['application/json']?.schema, `${route} request schema`).toBeDefined()
       if (path.startsWith('/api')) {
         // The evaluation operations take the token as X-API-Key too (tests/api/openapi.test.ts lists them).
-        expect(op.security.filter((s: Record<string, unknown>) => !('apiKey' in s)), `${route} security`).toEqual([{ bearer: [] }])
+        expect(
+          op.security.filter((s: Record<string, unknown>) => !('apiKey' in s)),
+          `${route} security`,
+        ).toEqual([{ bearer: [] }])
         expect(op.responses['401'], `${route} 401`).toBeDefined()
       }
     }

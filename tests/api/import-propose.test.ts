@@ -42,15 +42,26 @@ describe('import mode=propose', () => {
   let p: People
   let token: string
   const asToken = (method: string, path: string, body?: unknown) => api(p.srv, method, path, { token, body })
-  const as = (who: string, method: string, path: string, body?: unknown) => sapi(p.srv, method, path, { cookie: p.cookies[who], project: 'default', body })
+  const as = (who: string, method: string, path: string, body?: unknown) =>
+    sapi(p.srv, method, path, { cookie: p.cookies[who], project: 'default', body })
   const propose = (who: string, text: string, query = '', headers: Record<string, string> = {}) =>
-    sapi(p.srv, 'POST', `/api/v1/import?mode=propose${query}`, { cookie: p.cookies[who], project: 'default', rawBody: text, headers: { 'content-type': 'application/yaml', ...headers } })
+    sapi(p.srv, 'POST', `/api/v1/import?mode=propose${query}`, {
+      cookie: p.cookies[who],
+      project: 'default',
+      rawBody: text,
+      headers: { 'content-type': 'application/yaml', ...headers },
+    })
   const requestCount = async () => (await asToken('GET', '/api/v1/change-requests?limit=1')).body.total as number
   const definition = (key: string) => asToken('GET', `/api/v1/flags/${key}/definition`)
   const ok = (res: ApiResponse) => expect(res.status).toBeLessThan(300)
 
   beforeAll(async () => {
-    p = await startWithPeople([{ email: ADMIN, role: 'admin' }, { email: AUTHOR, role: 'editor' }, { email: REVIEWER, role: 'editor' }, { email: VIEWER, role: 'viewer' }])
+    p = await startWithPeople([
+      { email: ADMIN, role: 'admin' },
+      { email: AUTHOR, role: 'editor' },
+      { email: REVIEWER, role: 'editor' },
+      { email: VIEWER, role: 'viewer' },
+    ])
     token = p.srv.adminToken
     ok(await asToken('POST', '/api/v1/segments', { key: 'beta', conditions: [{ property: 'plan', operator: 'equals', value: 'beta' }] }))
     ok(await asToken('POST', '/api/v1/flags', { key: 'checkout', enabled: false, description: 'the old checkout', tags: ['web'] }))
@@ -58,14 +69,24 @@ describe('import mode=propose', () => {
     ok(await asToken('POST', '/api/v1/flags', { key: 'legacy', enabled: true }))
     ok(await asToken('POST', '/api/v1/flags', { key: 'dormant', enabled: false }))
     ok(await asToken('POST', '/api/v1/flags/dormant/archive'))
-    ok(await as(ADMIN, 'PUT', '/api/v1/project/environments/production/policy', { protected: true, required_approvals: 1, approver_role: 'editor' }))
+    ok(
+      await as(ADMIN, 'PUT', '/api/v1/project/environments/production/policy', {
+        protected: true,
+        required_approvals: 1,
+        approver_role: 'editor',
+      }),
+    )
   }, 120_000)
   afterAll(() => p.stop(), 60_000)
 
   test('a token without write permission and a person without editor rights are refused (403); nothing is opened', async () => {
     const reader = await createToken(p.srv, ['read:flags', 'read:configs'])
     const before = await requestCount()
-    const res = await api(p.srv, 'POST', '/api/v1/import?mode=propose', { token: reader, rawBody: DOCUMENT, headers: { 'content-type': 'application/yaml' } })
+    const res = await api(p.srv, 'POST', '/api/v1/import?mode=propose', {
+      token: reader,
+      rawBody: DOCUMENT,
+      headers: { 'content-type': 'application/yaml' },
+    })
     expect(res.status).toBe(403)
     expect((await propose(VIEWER, DOCUMENT)).status).toBe(403)
     expect(await requestCount()).toBe(before)
@@ -89,7 +110,12 @@ describe('import mode=propose', () => {
   })
 
   test('direct apply is refused; propose opens one request with every change; approved and applied, the state is the document; again, nothing is opened', async () => {
-    const refused = await sapi(p.srv, 'POST', '/api/v1/import?mode=apply&prune=true', { cookie: p.cookies[AUTHOR], project: 'default', rawBody: DOCUMENT, headers: { 'content-type': 'application/yaml' } })
+    const refused = await sapi(p.srv, 'POST', '/api/v1/import?mode=apply&prune=true', {
+      cookie: p.cookies[AUTHOR],
+      project: 'default',
+      rawBody: DOCUMENT,
+      headers: { 'content-type': 'application/yaml' },
+    })
     expect(refused.status).toBe(409)
     expect(refused.body.code).toBe('CHANGE_REQUEST_REQUIRED')
 
@@ -101,21 +127,56 @@ describe('import mode=propose', () => {
     ok(await as(AUTHOR, 'POST', `/api/v1/change-requests/${first.id}/cancel`))
 
     const before = await requestCount()
-    const res = await propose(AUTHOR, DOCUMENT, `&prune=true&title=${encodeURIComponent('Checkout v2')}&description=${encodeURIComponent('from git')}`, { 'if-match': `"${plan.plan_id}"` })
+    const res = await propose(
+      AUTHOR,
+      DOCUMENT,
+      `&prune=true&title=${encodeURIComponent('Checkout v2')}&description=${encodeURIComponent('from git')}`,
+      { 'if-match': `"${plan.plan_id}"` },
+    )
     expect(res.status).toBe(201)
     expect(await requestCount()).toBe(before + 1)
     expect(res.body.plan_id).toBe(plan.plan_id)
     expect(res.body.changes).toEqual(plan.changes)
     const cr = res.body.change_request
     expect(cr).toMatchObject({ title: 'Checkout v2', description: 'from git', state: 'open', revision: 1 })
-    const items = cr.items.map((i: Record<string, unknown>) => ({ resource_type: i.resource_type, key: i.key, action: i.action, body: i.body, base_version: i.base_version }))
+    const items = cr.items.map((i: Record<string, unknown>) => ({
+      resource_type: i.resource_type,
+      key: i.key,
+      action: i.action,
+      body: i.body,
+      base_version: i.base_version,
+    }))
     const ver = (key: string) => plan.changes.find((c: { key: string }) => c.key === key).current_version
     expect(items).toEqual([
-      { resource_type: 'segment', key: 'vip', action: 'create', body: { key: 'vip', conditions: [{ property: 'plan', operator: 'equals', value: 'vip' }] }, base_version: null },
-      { resource_type: 'flag', key: 'checkout', action: 'update', body: { enabled: true, value: true, description: null, tags: null }, base_version: ver('checkout') },
+      {
+        resource_type: 'segment',
+        key: 'vip',
+        action: 'create',
+        body: { key: 'vip', conditions: [{ property: 'plan', operator: 'equals', value: 'vip' }] },
+        base_version: null,
+      },
+      {
+        resource_type: 'flag',
+        key: 'checkout',
+        action: 'update',
+        body: { enabled: true, value: true, description: null, tags: null },
+        base_version: ver('checkout'),
+      },
       { resource_type: 'flag', key: 'dormant', action: 'restore', body: {}, base_version: ver('dormant') },
       { resource_type: 'flag', key: 'dormant', action: 'update', body: { enabled: true, value: true }, base_version: ver('dormant') },
-      { resource_type: 'flag', key: 'new-checkout', action: 'create', body: { key: 'new-checkout', enabled: true, value: true, prerequisites: [{ key: 'checkout', value: true }], targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'vip' }], value: false }] } }, base_version: null },
+      {
+        resource_type: 'flag',
+        key: 'new-checkout',
+        action: 'create',
+        body: {
+          key: 'new-checkout',
+          enabled: true,
+          value: true,
+          prerequisites: [{ key: 'checkout', value: true }],
+          targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'vip' }], value: false }] },
+        },
+        base_version: null,
+      },
       { resource_type: 'flag', key: 'retire', action: 'archive', body: {}, base_version: ver('retire') },
       { resource_type: 'flag', key: 'legacy', action: 'delete', body: {}, base_version: ver('legacy') },
     ])
@@ -148,7 +209,11 @@ describe('import mode=propose', () => {
     expect(again.body.changes).toEqual([])
     expect(await requestCount()).toBe(before + 1)
     const exported = (await asToken('GET', '/api/v1/export?format=yaml')).text
-    const replanned = await api(p.srv, 'POST', '/api/v1/import?mode=plan&prune=true', { token, rawBody: exported, headers: { 'content-type': 'application/yaml' } })
+    const replanned = await api(p.srv, 'POST', '/api/v1/import?mode=plan&prune=true', {
+      token,
+      rawBody: exported,
+      headers: { 'content-type': 'application/yaml' },
+    })
     expect(replanned.status).toBe(200)
     expect(replanned.body.changes).toEqual([])
   })

@@ -47,12 +47,23 @@ describe('instance audit filters', () => {
   })
 })
 
-test("a member entry of the project audit log names the person (name and email)", async () => {
+test('a member entry of the project audit log names the person (name and email)', async () => {
   expect(runCli(srv, 'users', 'create', '--email', 'ann@example.com', '--name', 'Ann Example').code).toBe(0)
-  const ann = await until('Ann in the user list', async () => ((await sapi(srv, 'GET', '/api/v1/admin/users', { cookie: owner })).body.users as { id: string; email: string }[]).find((u) => u.email === 'ann@example.com'))
-  expect((await sapi(srv, 'PUT', `/api/v1/project/members/${ann.id}`, { cookie: owner, project: 'default', body: { role: 'viewer' } })).status).toBe(200)
+  const ann = await until('Ann in the user list', async () =>
+    ((await sapi(srv, 'GET', '/api/v1/admin/users', { cookie: owner })).body.users as { id: string; email: string }[]).find(
+      (u) => u.email === 'ann@example.com',
+    ),
+  )
+  expect(
+    (await sapi(srv, 'PUT', `/api/v1/project/members/${ann.id}`, { cookie: owner, project: 'default', body: { role: 'viewer' } })).status,
+  ).toBe(200)
   expect((await sapi(srv, 'DELETE', `/api/v1/project/members/${ann.id}`, { cookie: owner, project: 'default' })).status).toBe(200)
-  const entries = (await sapi(srv, 'GET', '/api/v1/audit?resource_type=member', { cookie: owner, project: 'default' })).body.entries as { action: string; resource_key: string; before: any; after: any }[]
+  const entries = (await sapi(srv, 'GET', '/api/v1/audit?resource_type=member', { cookie: owner, project: 'default' })).body.entries as {
+    action: string
+    resource_key: string
+    before: any
+    after: any
+  }[]
   const created = entries.find((e) => e.action === 'create')!
   const removed = entries.find((e) => e.action === 'delete')!
   expect(created.resource_key).toBe(ann.id)

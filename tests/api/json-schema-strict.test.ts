@@ -15,8 +15,17 @@ import { serializeDocument } from '../../server/documents/serialize'
 const ROOT = join(import.meta.dir, '..', '..')
 
 function strictCompile(schema: object): ValidateFunction {
-  const complain = (...args: unknown[]) => { throw new Error(`ajv strict: ${args.map(String).join(' ')}`) }
-  const ajv = new Ajv({ strict: true, strictTypes: true, strictTuples: true, strictRequired: true, allErrors: true, logger: { log: () => {}, warn: complain, error: complain } })
+  const complain = (...args: unknown[]) => {
+    throw new Error(`ajv strict: ${args.map(String).join(' ')}`)
+  }
+  const ajv = new Ajv({
+    strict: true,
+    strictTypes: true,
+    strictTuples: true,
+    strictRequired: true,
+    allErrors: true,
+    logger: { log: () => {}, warn: complain, error: complain },
+  })
   addFormats(ajv)
   return ajv.compile(schema)
 }
@@ -44,11 +53,20 @@ describe('the JSON Schema in ajv strict mode', () => {
   test('the documents converted from the migration fixtures (flagd and Unleash) are valid', () => {
     const dir = (tool: string) => join(ROOT, 'tests', 'fixtures', 'migration', tool)
     const read = (tool: string, names: string[]) => names.map((name) => ({ name, text: readFileSync(join(dir(tool), name), 'utf8') }))
-    const flagd = convert('flagd', read('flagd', readdirSync(dir('flagd')).filter((n) => n.endsWith('.json'))))
+    const flagd = convert(
+      'flagd',
+      read(
+        'flagd',
+        readdirSync(dir('flagd')).filter((n) => n.endsWith('.json')),
+      ),
+    )
     const unleash = convert('unleash', read('unleash', ['export.development.json', 'export.production.json', 'segments.json']))
     for (const { document } of [flagd, unleash]) {
       expect(document.flags!.length).toBeGreaterThan(3)
-      expect({ valid: validate(JSON.parse(serializeDocument(document, 'json'))), errors: validate.errors }).toEqual({ valid: true, errors: null })
+      expect({ valid: validate(JSON.parse(serializeDocument(document, 'json'))), errors: validate.errors }).toEqual({
+        valid: true,
+        errors: null,
+      })
     }
   })
 
@@ -58,12 +76,29 @@ describe('the JSON Schema in ajv strict mode', () => {
     await post('/api/v1/segments', { key: 'beta', conditions: [{ property: 'plan', operator: 'in', value: ['beta', 'pro'] }] })
     await post('/api/v1/flags', { key: 'base', enabled: true, value: 'on' })
     await post('/api/v1/flags', {
-      key: 'checkout', enabled: true, value: false, description: 'New checkout', tags: ['web'], owner: 'team-a',
-      targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'beta' }], value: true }], rollout: { percentage: 25, attribute: 'user_id' } },
-      environments: { production: { enabled: false } }, prerequisites: [{ key: 'base', value: 'on' }],
-      active_from: '2026-01-01T00:00:00.000Z', active_until: null,
+      key: 'checkout',
+      enabled: true,
+      value: false,
+      description: 'New checkout',
+      tags: ['web'],
+      owner: 'team-a',
+      targeting: {
+        rules: [{ conditions: [{ operator: 'in_segment', value: 'beta' }], value: true }],
+        rollout: { percentage: 25, attribute: 'user_id' },
+      },
+      environments: { production: { enabled: false } },
+      prerequisites: [{ key: 'base', value: 'on' }],
+      active_from: '2026-01-01T00:00:00.000Z',
+      active_until: null,
     })
-    await post('/api/v1/flags', { key: 'colours', enabled: true, variants: { red: '#f00', blue: '#00f' }, default_variant: 'red', off_variant: 'blue', targeting: null })
+    await post('/api/v1/flags', {
+      key: 'colours',
+      enabled: true,
+      variants: { red: '#f00', blue: '#00f' },
+      default_variant: 'red',
+      off_variant: 'blue',
+      targeting: null,
+    })
     await post('/api/v1/configs', { key: 'limits', value: { max: 10 }, environments: { production: { value: { max: 100 } } } })
     for (const format of ['json', 'yaml']) {
       const res = await api(srv, 'GET', `/api/v1/export?format=${format}`, { token })

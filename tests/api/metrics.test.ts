@@ -56,7 +56,9 @@ describe('GET /metrics, open (no METRICS_TOKEN)', () => {
 
   test('counts by route template, method and status; evaluations per surface; webhooks; streams; no keys or tokens', async () => {
     const admin = srv.adminToken
-    expect((await api(srv, 'POST', '/api/v1/webhooks', { token: admin, body: { url: receiverUrl, events: ['flag.created'] } })).status).toBe(201)
+    expect(
+      (await api(srv, 'POST', '/api/v1/webhooks', { token: admin, body: { url: receiverUrl, events: ['flag.created'] } })).status,
+    ).toBe(201)
     expect((await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: flagKey, enabled: true, value: true } })).status).toBe(201)
     expect((await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: configKey, value: { max: 3 } } })).status).toBe(201)
     expect((await api(srv, 'PUT', `/api/v1/flags/${flagKey}`, { token: admin, body: { value: false } })).status).toBe(200)
@@ -70,11 +72,19 @@ describe('GET /metrics, open (no METRICS_TOKEN)', () => {
       expect(res.status).toBe(200)
       etag = res.headers.get('etag')!
     }
-    expect((await api(srv, 'GET', `/api/v1/flags/${flagKey}?context=${context}`, { token: reader, headers: { 'if-none-match': etag } })).status).toBe(304)
+    expect(
+      (await api(srv, 'GET', `/api/v1/flags/${flagKey}?context=${context}`, { token: reader, headers: { 'if-none-match': etag } })).status,
+    ).toBe(304)
     for (let i = 0; i < 2; i++) expect((await api(srv, 'GET', `/api/v1/configs/${configKey}`, { token: reader })).status).toBe(200)
     expect((await api(srv, 'POST', '/api/v1/evaluate', { token: reader, body: { context: { user_id: 'u-1' } } })).status).toBe(200)
-    for (let i = 0; i < 2; i++) expect((await api(srv, 'POST', `/ofrep/v1/evaluate/flags/${flagKey}`, { token: reader, body: { context: { targetingKey: 'u-1' } } })).status).toBe(200)
-    expect((await api(srv, 'POST', '/ofrep/v1/evaluate/flags', { token: reader, body: { context: { targetingKey: 'u-1' } } })).status).toBe(200)
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await api(srv, 'POST', `/ofrep/v1/evaluate/flags/${flagKey}`, { token: reader, body: { context: { targetingKey: 'u-1' } } }))
+          .status,
+      ).toBe(200)
+    expect((await api(srv, 'POST', '/ofrep/v1/evaluate/flags', { token: reader, body: { context: { targetingKey: 'u-1' } } })).status).toBe(
+      200,
+    )
 
     // Refusals and unknown things: a wrong token, an unknown flag, random paths (a scanner).
     expect((await api(srv, 'GET', `/api/v1/flags/${flagKey}`, { token: `ff_defa_${'x'.repeat(20)}` })).status).toBe(401)
@@ -85,14 +95,18 @@ describe('GET /metrics, open (no METRICS_TOKEN)', () => {
     // The webhook: its first attempt fails; while the retry waits, the delivery is queued.
     await until('the first attempt', async () => hits.length >= 1)
     expect((await metrics(srv)).e.value('flagship_webhook_queue_depth')).toBe(1)
-    await until('the delivery', async () => (await metrics(srv)).e.value('flagship_webhook_deliveries_total', { outcome: 'delivered' }) === 1)
+    await until(
+      'the delivery',
+      async () => (await metrics(srv)).e.value('flagship_webhook_deliveries_total', { outcome: 'delivered' }) === 1,
+    )
 
     stream = await openSse(`${srv.url}/api/v1/stream`, { authorization: `Bearer ${reader}` })
     cleanups.push(() => stream.close())
     await stream.next((ev) => ev.event === 'ready')
 
     const { text, e } = await metrics(srv)
-    const requests = (route: string, method: string, status: number) => e.value('flagship_http_requests_total', { route, method, status: String(status) })
+    const requests = (route: string, method: string, status: number) =>
+      e.value('flagship_http_requests_total', { route, method, status: String(status) })
     expect(requests('/api/v1/flags/:key', 'GET', 200)).toBe(3)
     expect(requests('/api/v1/flags/:key', 'GET', 304)).toBe(1)
     expect(requests('/api/v1/flags/:key', 'GET', 401)).toBe(1)
@@ -109,11 +123,24 @@ describe('GET /metrics, open (no METRICS_TOKEN)', () => {
     expect(requests('/metrics', 'GET', 200)).toBeGreaterThanOrEqual(2)
 
     // The histogram holds every answer of a route, fast path and router alike.
-    for (const [route, method] of [['/api/v1/flags/:key', 'GET'], ['/ofrep/v1/evaluate/flags/:key', 'POST'], ['unmatched', 'GET']] as const) {
+    for (const [route, method] of [
+      ['/api/v1/flags/:key', 'GET'],
+      ['/ofrep/v1/evaluate/flags/:key', 'POST'],
+      ['unmatched', 'GET'],
+    ] as const) {
       const answered = e.find('flagship_http_requests_total', { route, method }).reduce((n, s) => n + s.value, 0)
-      expect({ route, count: e.value('flagship_http_request_duration_seconds_count', { route, method }) }).toEqual({ route, count: answered })
+      expect({ route, count: e.value('flagship_http_request_duration_seconds_count', { route, method }) }).toEqual({
+        route,
+        count: answered,
+      })
     }
-    expect(Object.fromEntries(e.find('flagship_evaluations_total').map((s) => [s.labels.surface, s.value]))).toEqual({ flag: 4, config: 2, bulk: 1, ofrep_single: 2, ofrep_bulk: 1 })
+    expect(Object.fromEntries(e.find('flagship_evaluations_total').map((s) => [s.labels.surface, s.value]))).toEqual({
+      flag: 4,
+      config: 2,
+      bulk: 1,
+      ofrep_single: 2,
+      ofrep_bulk: 1,
+    })
     expect(e.value('flagship_webhook_deliveries_total', { outcome: 'failed_attempt' })).toBe(1)
     expect(e.value('flagship_webhook_deliveries_total', { outcome: 'failed' })).toBe(0)
     expect(e.value('flagship_webhook_queue_depth')).toBe(0)
@@ -121,7 +148,8 @@ describe('GET /metrics, open (no METRICS_TOKEN)', () => {
     expect(e.find('flagship_store_errors_total').every((s) => s.value === 0)).toBe(true)
 
     // Labels are templates and fixed words: no key, token, random path or receiver URL anywhere.
-    for (const secret of [flagKey, configKey, admin, reader, receiverUrl, ...scanPaths, ...scanPaths.map((p) => p.split('/').at(-1)!)]) expect(text).not.toContain(secret)
+    for (const secret of [flagKey, configKey, admin, reader, receiverUrl, ...scanPaths, ...scanPaths.map((p) => p.split('/').at(-1)!)])
+      expect(text).not.toContain(secret)
     const routes = new Set(e.samples.map((s) => s.labels.route).filter(Boolean))
     for (const route of routes) expect(route).toMatch(/^(unmatched|\/(?:[a-z0-9._-]+|:[a-z]+|\*)(?:\/(?:[a-z0-9._-]+|:[a-z]+|\*))*)$/)
 
@@ -177,7 +205,9 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     for (let i = 0; i < 5; i++) {
       const res = await scrape(srv, { authorization: `Bearer ${token}` })
       expect(res.status).toBe(200)
-      expect(parsePrometheus(res.text).value('flagship_http_requests_total', { route: '/metrics', method: 'GET', status: '401' })).toBe(refused.length)
+      expect(parsePrometheus(res.text).value('flagship_http_requests_total', { route: '/metrics', method: 'GET', status: '401' })).toBe(
+        refused.length,
+      )
     }
   })
 })

@@ -14,7 +14,12 @@ const ELSEWHERE = 'https://elsewhere.example'
 beforeAll(async () => {
   srv = await startServer({ env: { CORS_ORIGINS: 'https://allowed.example', RATE_LIMIT_EVALUATION_PER_MINUTE: '1000' } })
   const post = (body: unknown) => api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body })
-  await post({ key: 'rule', enabled: true, value: true, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'free' }], value: false }] } })
+  await post({
+    key: 'rule',
+    enabled: true,
+    value: true,
+    targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'free' }], value: false }] },
+  })
   await post({ key: 'off', enabled: false, value: 'x' })
   await post({ key: 'split', enabled: true, value: 10, targeting: { rollout: { percentage: 100, attribute: 'user_id' } } })
   await post({ key: 'static', enabled: true, value: { max: 5 }, environments: { production: { enabled: true, value: { max: 50 } } } })
@@ -50,16 +55,32 @@ interface Case {
 
 function requestBytes(c: Case, token: string, origin: boolean): Uint8Array {
   const body = typeof c.body === 'string' ? Buffer.from(c.body) : Buffer.from(c.body)
-  const headers: Record<string, string> = { host: `127.0.0.1:${srv.port}`, authorization: `Bearer ${token}`, 'content-type': 'application/json', ...c.headers, 'content-length': String(body.byteLength), connection: 'close' }
+  const headers: Record<string, string> = {
+    host: `127.0.0.1:${srv.port}`,
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    ...c.headers,
+    'content-length': String(body.byteLength),
+    connection: 'close',
+  }
   if (origin) headers.origin = ELSEWHERE
-  const head = Object.entries(headers).filter(([, v]) => v !== '').map(([k, v]) => `${k}: ${v}\r\n`).join('')
+  const head = Object.entries(headers)
+    .filter(([, v]) => v !== '')
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')
   return Buffer.concat([Buffer.from(`POST /ofrep/v1/evaluate/flags/${c.key} HTTP/1.1\r\n${head}\r\n`), body])
 }
 
 const withoutDate = (response: string) => response.replace(/\r\nDate: [^\r]*/i, '')
 
 const CASES: Case[] = [
-  { name: 'success (TARGETING_MATCH)', key: 'rule', body: '{"context":{"targetingKey":"u-1","plan":"free"}}', status: 200, code: 'TARGETING_MATCH' },
+  {
+    name: 'success (TARGETING_MATCH)',
+    key: 'rule',
+    body: '{"context":{"targetingKey":"u-1","plan":"free"}}',
+    status: 200,
+    code: 'TARGETING_MATCH',
+  },
   { name: 'DISABLED', key: 'off', body: '{"context":{"targetingKey":"u-1"}}', status: 200, code: 'DISABLED' },
   { name: 'SPLIT', key: 'split', body: '{"context":{"targetingKey":"u-7","country":"nl"}}', status: 200, code: 'SPLIT' },
   { name: 'STATIC, environment override', key: 'static', body: '{"context":{"environment":"production"}}', status: 200, code: 'STATIC' },
@@ -68,9 +89,22 @@ const CASES: Case[] = [
   { name: 'invalid context', key: 'rule', body: '{"context":{"targetingKey":5}}', status: 400, code: 'INVALID_CONTEXT' },
   { name: 'a body that is not an object', key: 'rule', body: '[1]', status: 400, code: 'INVALID_CONTEXT' },
   { name: 'malformed JSON', key: 'rule', body: '{"context":', status: 400, code: 'PARSE_ERROR' },
-  { name: 'bytes that are not UTF-8', key: 'rule', body: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), status: 400, code: 'PARSE_ERROR' },
+  {
+    name: 'bytes that are not UTF-8',
+    key: 'rule',
+    body: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]),
+    status: 400,
+    code: 'PARSE_ERROR',
+  },
   { name: 'empty body, no media type', key: 'rule', body: '', headers: { 'content-type': '' }, status: 200, code: 'DEFAULT' },
-  { name: 'the charset spelling OpenFeature sends', key: 'rule', body: '{"context":{"plan":"free"}}', headers: { 'content-type': 'application/json; charset=utf-8' }, status: 200, code: 'TARGETING_MATCH' },
+  {
+    name: 'the charset spelling OpenFeature sends',
+    key: 'rule',
+    body: '{"context":{"plan":"free"}}',
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    status: 200,
+    code: 'TARGETING_MATCH',
+  },
   { name: 'a percent-encoded key', key: 'ru%6Ce', body: '{}', status: 200, code: 'DEFAULT' },
 ]
 
@@ -98,20 +132,34 @@ describe('OFREP single flag: the fast path and Elysia send the same bytes', () =
     const token = await createToken(srv, ['read:flags'])
     const c: Case = { name: '', key: 'rule', body: '{"context":{"plan":"free"}}', status: 200, code: '' }
     const viaApiKey = (origin: boolean) => {
-      const text = Buffer.from(requestBytes(c, token, origin)).toString('latin1').replace(/authorization: Bearer /, 'x-api-key: ')
+      const text = Buffer.from(requestBytes(c, token, origin))
+        .toString('latin1')
+        .replace(/authorization: Bearer /, 'x-api-key: ')
       return raw(Buffer.from(text, 'latin1'))
     }
     const fast = await viaApiKey(false)
     const elysia = await viaApiKey(true)
     expect(fast).toContain('HTTP/1.1 200 OK')
-    expect(withoutDate(fast).replace(/Remaining: \d+/, '').replace(/Reset: \d+/, '')).toBe(withoutDate(elysia).replace(/Remaining: \d+/, '').replace(/Reset: \d+/, ''))
+    expect(
+      withoutDate(fast)
+        .replace(/Remaining: \d+/, '')
+        .replace(/Reset: \d+/, ''),
+    ).toBe(
+      withoutDate(elysia)
+        .replace(/Remaining: \d+/, '')
+        .replace(/Reset: \d+/, ''),
+    )
   })
 })
 
 describe('OFREP single flag: browsers', () => {
-  test('an allowed Origin gets the CORS headers on a success too (Elysia\'s path), with the same body', async () => {
+  test("an allowed Origin gets the CORS headers on a success too (Elysia's path), with the same body", async () => {
     const send = (origin?: string) =>
-      fetch(`${srv.url}/ofrep/v1/evaluate/flags/rule`, { method: 'POST', headers: { authorization: `Bearer ${srv.adminToken}`, 'content-type': 'application/json', ...(origin && { origin }) }, body: '{"context":{"plan":"free"}}' })
+      fetch(`${srv.url}/ofrep/v1/evaluate/flags/rule`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${srv.adminToken}`, 'content-type': 'application/json', ...(origin && { origin }) },
+        body: '{"context":{"plan":"free"}}',
+      })
     const [plain, browser] = [await send(), await send('https://allowed.example')]
     expect(browser.status).toBe(200)
     expect(await browser.text()).toBe(await plain.text())
@@ -125,7 +173,11 @@ describe('OFREP single flag: counting across both paths', () => {
   test('every request counts exactly once, whichever path answers it', async () => {
     const token = await createToken(srv, ['read:flags'])
     const send = (key: string, body: string, headers: Record<string, string> = {}) =>
-      fetch(`${srv.url}/ofrep/v1/evaluate/flags/${key}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body })
+      fetch(`${srv.url}/ofrep/v1/evaluate/flags/${key}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+        body,
+      })
     const seen: [number, string | null][] = []
     for (const [key, body, headers] of [
       ['rule', '{}', {}],
@@ -137,14 +189,24 @@ describe('OFREP single flag: counting across both paths', () => {
       const res = await send(key, body, headers)
       seen.push([res.status, res.headers.get('x-ratelimit-remaining')])
     }
-    expect(seen).toEqual([[200, '999'], [404, '998'], [400, '997'], [200, '996'], [200, '995']])
+    expect(seen).toEqual([
+      [200, '999'],
+      [404, '998'],
+      [400, '997'],
+      [200, '996'],
+      [200, '995'],
+    ])
   })
 
-  test('over the budget: 429 with Retry-After on the fast path as on Elysia\'s', async () => {
+  test("over the budget: 429 with Retry-After on the fast path as on Elysia's", async () => {
     const small = await startServer({ env: { RATE_LIMIT_EVALUATION_PER_MINUTE: '2' } })
     try {
       const send = (origin?: string) =>
-        fetch(`${small.url}/ofrep/v1/evaluate/flags/x`, { method: 'POST', headers: { authorization: `Bearer ${small.adminToken}`, 'content-type': 'application/json', ...(origin && { origin }) }, body: '{}' })
+        fetch(`${small.url}/ofrep/v1/evaluate/flags/x`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${small.adminToken}`, 'content-type': 'application/json', ...(origin && { origin }) },
+          body: '{}',
+        })
       await api(small, 'POST', '/api/v1/flags', { token: small.adminToken, body: { key: 'x', enabled: true, value: 1 } })
       expect((await send()).status).toBe(200)
       expect((await send()).status).toBe(200)

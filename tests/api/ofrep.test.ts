@@ -13,13 +13,28 @@ const post = (path: string, body: unknown) => api(srv, 'POST', path, { token: sr
 
 beforeAll(async () => {
   srv = await startServer({ env: { RATE_LIMIT_EVALUATION_PER_MINUTE: '100000' } })
-  await post('/api/v1/flags', { key: 'bool', enabled: true, value: true, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'free' }], value: false }] } })
+  await post('/api/v1/flags', {
+    key: 'bool',
+    enabled: true,
+    value: true,
+    targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'free' }], value: false }] },
+  })
   await post('/api/v1/flags', { key: 'str', enabled: true, value: 'blue', targeting: { overrides: { 'vip-1': 'gold' } } })
   await post('/api/v1/flags', { key: 'num', enabled: true, value: 10, targeting: { rollout: { percentage: 100, attribute: 'user_id' } } })
-  await post('/api/v1/flags', { key: 'obj', enabled: true, value: { max: 5 }, environments: { production: { enabled: true, value: { max: 50 } } } })
+  await post('/api/v1/flags', {
+    key: 'obj',
+    enabled: true,
+    value: { max: 5 },
+    environments: { production: { enabled: true, value: { max: 50 } } },
+  })
   await post('/api/v1/flags', { key: 'off', enabled: false, value: true })
   await post('/api/v1/flags', { key: 'off-str', enabled: false, value: 'x' })
-  await post('/api/v1/flags', { key: 'country', enabled: true, value: false, targeting: { rules: [{ conditions: [{ property: 'country', operator: 'in', value: ['nl', 'be'] }], value: true }] } })
+  await post('/api/v1/flags', {
+    key: 'country',
+    enabled: true,
+    value: false,
+    targeting: { rules: [{ conditions: [{ property: 'country', operator: 'in', value: ['nl', 'be'] }], value: true }] },
+  })
   await OpenFeature.setProviderAndWait(new OFREPProvider({ baseUrl: srv.url, headers: [['Authorization', `Bearer ${srv.adminToken}`]] }))
   client = OpenFeature.getClient()
 })
@@ -30,13 +45,40 @@ afterAll(async () => {
 
 describe('OpenFeature server SDK + OFREP provider', () => {
   test('boolean, string, number and object flags with their reasons and variants', async () => {
-    expect(await client.getBooleanDetails('bool', true, { targetingKey: 'u-1', plan: 'free' })).toMatchObject({ value: false, reason: 'TARGETING_MATCH', variant: 'rule-1' })
-    expect(await client.getBooleanDetails('bool', false, { targetingKey: 'u-1', plan: 'pro' })).toMatchObject({ value: true, reason: 'DEFAULT', variant: 'default' })
-    expect(await client.getStringDetails('str', 'none', { targetingKey: 'vip-1' })).toMatchObject({ value: 'gold', reason: 'TARGETING_MATCH', variant: 'override' })
-    expect(await client.getNumberDetails('num', 0, { targetingKey: 'u-7' })).toMatchObject({ value: 10, reason: 'SPLIT', variant: 'rollout' })
-    expect(await client.getObjectDetails('obj', {}, { targetingKey: 'u-1' })).toMatchObject({ value: { max: 5 }, reason: 'STATIC', variant: 'default' })
-    expect(await client.getObjectDetails('obj', {}, { targetingKey: 'u-1', environment: 'production' })).toMatchObject({ value: { max: 50 }, reason: 'STATIC' })
-    expect(await client.getBooleanDetails('off', true, { targetingKey: 'u-1' })).toMatchObject({ value: false, reason: 'DISABLED', variant: 'off' })
+    expect(await client.getBooleanDetails('bool', true, { targetingKey: 'u-1', plan: 'free' })).toMatchObject({
+      value: false,
+      reason: 'TARGETING_MATCH',
+      variant: 'rule-1',
+    })
+    expect(await client.getBooleanDetails('bool', false, { targetingKey: 'u-1', plan: 'pro' })).toMatchObject({
+      value: true,
+      reason: 'DEFAULT',
+      variant: 'default',
+    })
+    expect(await client.getStringDetails('str', 'none', { targetingKey: 'vip-1' })).toMatchObject({
+      value: 'gold',
+      reason: 'TARGETING_MATCH',
+      variant: 'override',
+    })
+    expect(await client.getNumberDetails('num', 0, { targetingKey: 'u-7' })).toMatchObject({
+      value: 10,
+      reason: 'SPLIT',
+      variant: 'rollout',
+    })
+    expect(await client.getObjectDetails('obj', {}, { targetingKey: 'u-1' })).toMatchObject({
+      value: { max: 5 },
+      reason: 'STATIC',
+      variant: 'default',
+    })
+    expect(await client.getObjectDetails('obj', {}, { targetingKey: 'u-1', environment: 'production' })).toMatchObject({
+      value: { max: 50 },
+      reason: 'STATIC',
+    })
+    expect(await client.getBooleanDetails('off', true, { targetingKey: 'u-1' })).toMatchObject({
+      value: false,
+      reason: 'DISABLED',
+      variant: 'off',
+    })
     // A disabled non-boolean flag answers its off value, null, which typed getters refuse: the default.
     expect(await client.getStringDetails('off-str', 'fallback', { targetingKey: 'u-1' })).toMatchObject({ value: 'fallback' })
     // Other attributes are custom attributes, found by conditions on them.
@@ -46,7 +88,11 @@ describe('OpenFeature server SDK + OFREP provider', () => {
   })
 
   test("an unknown flag, a missing targeting key and a wrong type give the caller's default with the error code", async () => {
-    expect(await client.getBooleanDetails('no-such-flag', true, { targetingKey: 'u-1' })).toMatchObject({ value: true, errorCode: 'FLAG_NOT_FOUND', reason: 'ERROR' })
+    expect(await client.getBooleanDetails('no-such-flag', true, { targetingKey: 'u-1' })).toMatchObject({
+      value: true,
+      errorCode: 'FLAG_NOT_FOUND',
+      reason: 'ERROR',
+    })
     expect(await client.getNumberDetails('num', 3, {})).toMatchObject({ value: 3, errorCode: 'TARGETING_KEY_MISSING' })
     expect(await client.getNumberDetails('str', 3, { targetingKey: 'u-1' })).toMatchObject({ value: 3, errorCode: 'TYPE_MISMATCH' })
   })
@@ -54,12 +100,26 @@ describe('OpenFeature server SDK + OFREP provider', () => {
 
 describe('the OFREP wire', () => {
   const ofrep = (path: string, init: { body?: string; headers?: Record<string, string> } = {}) =>
-    fetch(`${srv.url}${path}`, { method: 'POST', body: init.body, headers: { 'content-type': 'application/json', authorization: `Bearer ${srv.adminToken}`, ...init.headers } })
+    fetch(`${srv.url}${path}`, {
+      method: 'POST',
+      body: init.body,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${srv.adminToken}`, ...init.headers },
+    })
 
   test('single flag: success, 404 FLAG_NOT_FOUND, X-API-Key instead of Bearer, rate-limit headers', async () => {
-    const res = await fetch(`${srv.url}/ofrep/v1/evaluate/flags/bool`, { method: 'POST', headers: { 'x-api-key': srv.adminToken, 'content-type': 'application/json' }, body: '{"context":{"targetingKey":"u","plan":"free"}}' })
+    const res = await fetch(`${srv.url}/ofrep/v1/evaluate/flags/bool`, {
+      method: 'POST',
+      headers: { 'x-api-key': srv.adminToken, 'content-type': 'application/json' },
+      body: '{"context":{"targetingKey":"u","plan":"free"}}',
+    })
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ key: 'bool', value: false, reason: 'TARGETING_MATCH', variant: 'rule-1', metadata: { flagVersion: 1, environment: '' } })
+    expect(await res.json()).toEqual({
+      key: 'bool',
+      value: false,
+      reason: 'TARGETING_MATCH',
+      variant: 'rule-1',
+      metadata: { flagVersion: 1, environment: '' },
+    })
     expect(res.headers.get('x-ratelimit-limit')).toBe('100000')
     const missing = await ofrep('/ofrep/v1/evaluate/flags/nope')
     expect(missing.status).toBe(404)
@@ -110,7 +170,10 @@ describe('the OFREP wire', () => {
     expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/)
     const again = await ofrep('/ofrep/v1/evaluate/flags', { body: '{"context":{"plan":"free"}}', headers: { 'if-none-match': etag } })
     expect(again.status).toBe(304)
-    const other = await ofrep('/ofrep/v1/evaluate/flags', { body: '{"context":{"plan":"pro","targetingKey":"u"}}', headers: { 'if-none-match': etag } })
+    const other = await ofrep('/ofrep/v1/evaluate/flags', {
+      body: '{"context":{"plan":"pro","targetingKey":"u"}}',
+      headers: { 'if-none-match': etag },
+    })
     expect(other.status).toBe(200)
     expect(other.headers.get('etag')).not.toBe(etag)
   })
@@ -118,7 +181,8 @@ describe('the OFREP wire', () => {
   test('the evaluation rate-limit class: 429 with Retry-After', async () => {
     const small = await startServer({ env: { RATE_LIMIT_EVALUATION_PER_MINUTE: '2' } })
     try {
-      const call = () => fetch(`${small.url}/ofrep/v1/evaluate/flags/x`, { method: 'POST', headers: { authorization: `Bearer ${small.adminToken}` } })
+      const call = () =>
+        fetch(`${small.url}/ofrep/v1/evaluate/flags/x`, { method: 'POST', headers: { authorization: `Bearer ${small.adminToken}` } })
       expect((await call()).status).toBe(404)
       expect((await call()).status).toBe(404)
       const limited = await call()

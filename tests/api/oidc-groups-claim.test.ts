@@ -9,8 +9,13 @@ import { sapi } from '../helpers/teams'
 
 const ROLE_MAP = { devs: { projects: { default: { role: 'editor' } } } }
 const ACCOUNTS = { dev1: { email: 'dev1@example.com', email_verified: true, name: 'Dev One', groups: ['devs'] } }
-const warnings = (srv: TestServer) => srv.output().split('\n').filter((l) => l.includes('"level":"warn"') && l.includes('OIDC_ROLE_MAP granted nothing'))
-const projectsOf = async (srv: TestServer, session: string) => (await sapi(srv, 'GET', '/api/v1/me', { cookie: session })).body.projects as { slug: string }[]
+const warnings = (srv: TestServer) =>
+  srv
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('"level":"warn"') && l.includes('OIDC_ROLE_MAP granted nothing'))
+const projectsOf = async (srv: TestServer, session: string) =>
+  (await sapi(srv, 'GET', '/api/v1/me', { cookie: session })).body.projects as { slug: string }[]
 
 describe.each([
   ['without the groups scope', 'openid email profile', 0],
@@ -19,7 +24,10 @@ describe.each([
   let srv: TestServer
   let provider: TestProvider
   beforeAll(async () => {
-    ;({ srv, provider } = await startSsoPair({ OIDC_AUTO_CREATE: 'true', OIDC_ROLE_MAP: JSON.stringify(ROLE_MAP), OIDC_SCOPES: scopes }, ACCOUNTS))
+    ;({ srv, provider } = await startSsoPair(
+      { OIDC_AUTO_CREATE: 'true', OIDC_ROLE_MAP: JSON.stringify(ROLE_MAP), OIDC_SCOPES: scopes },
+      ACCOUNTS,
+    ))
   }, 60_000)
   afterAll(async () => {
     await srv?.stop()
@@ -27,22 +35,34 @@ describe.each([
   })
 
   test('the start log says single sign-on is on, with the scopes and the claim', () => {
-    const line = srv.output().split('\n').find((l) => l.includes('"msg":"single sign-on is on"'))
+    const line = srv
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"msg":"single sign-on is on"'))
     expect(line).toBeDefined()
-    expect(JSON.parse(line!)).toMatchObject({ level: 'info', issuer: expect.stringContaining('http://127.0.0.1'), scopes, groups_claim: 'groups', role_map_groups: 1 })
+    expect(JSON.parse(line!)).toMatchObject({
+      level: 'info',
+      issuer: expect.stringContaining('http://127.0.0.1'),
+      scopes,
+      groups_claim: 'groups',
+      role_map_groups: 1,
+    })
   })
 
-  test(projects ? 'the map grants the project; nothing is warned' : 'signs in with no project, and one warning names the claim and the scopes', async () => {
-    const r = await ssoSignIn(srv.url, 'dev1')
-    expect(r.session).toBeDefined()
-    expect((await projectsOf(srv, r.session!)).length).toBe(projects)
-    await Bun.sleep(100)
-    const found = warnings(srv)
-    if (projects) {
-      expect(found).toEqual([])
-    } else {
-      expect(found).toHaveLength(1)
-      expect(JSON.parse(found[0]!)).toMatchObject({ claim: 'groups', scopes: 'openid email profile' })
-    }
-  })
+  test(
+    projects ? 'the map grants the project; nothing is warned' : 'signs in with no project, and one warning names the claim and the scopes',
+    async () => {
+      const r = await ssoSignIn(srv.url, 'dev1')
+      expect(r.session).toBeDefined()
+      expect((await projectsOf(srv, r.session!)).length).toBe(projects)
+      await Bun.sleep(100)
+      const found = warnings(srv)
+      if (projects) {
+        expect(found).toEqual([])
+      } else {
+        expect(found).toHaveLength(1)
+        expect(JSON.parse(found[0]!)).toMatchObject({ claim: 'groups', scopes: 'openid email profile' })
+      }
+    },
+  )
 })

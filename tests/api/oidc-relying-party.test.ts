@@ -27,7 +27,11 @@ describe('OIDC relying party against a real provider', () => {
   let provider: TestProvider
   let userinfoProvider: TestProvider
   const rp = (p: TestProvider, env: Record<string, string> = {}) =>
-    new OidcRelyingParty(loadOidcSettings({ OIDC_ISSUER: p.issuer, OIDC_CLIENT_ID: p.clientId, OIDC_CLIENT_SECRET: p.clientSecret, ...env }, PUBLIC_URL)!, new MemoryOidcStateStore(), quiet)
+    new OidcRelyingParty(
+      loadOidcSettings({ OIDC_ISSUER: p.issuer, OIDC_CLIENT_ID: p.clientId, OIDC_CLIENT_SECRET: p.clientSecret, ...env }, PUBLIC_URL)!,
+      new MemoryOidcStateStore(),
+      quiet,
+    )
 
   beforeAll(async () => {
     const accounts = {
@@ -76,7 +80,14 @@ describe('OIDC relying party against a real provider', () => {
     const callback = new URL(await signInAtProvider(new CookieJar(), location, 'alice', CALLBACK))
     expect(callback.searchParams.get('iss')).toBe(provider.issuer)
     const done = await party.finish(callback.search, binding)
-    expect(done.identity).toEqual({ issuer: provider.issuer, subject: 'alice', email: 'alice@example.com', emailVerified: true, name: 'Alice Liddell', groups: ['eng', 'ops'] })
+    expect(done.identity).toEqual({
+      issuer: provider.issuer,
+      subject: 'alice',
+      email: 'alice@example.com',
+      emailVerified: true,
+      name: 'Alice Liddell',
+      groups: ['eng', 'ops'],
+    })
     expect(done.returnTo).toBe('/flags/x')
     expect(done.invitation).toBe('inv-123')
   }, 30_000)
@@ -165,7 +176,11 @@ describe('OIDC relying party against a real provider', () => {
   }, 30_000)
 
   test('an unreachable provider: the start fails as unavailable, and a later start tries again', async () => {
-    const party = new OidcRelyingParty(loadOidcSettings({ OIDC_ISSUER: 'http://127.0.0.1:9', OIDC_CLIENT_ID: 'x', OIDC_CLIENT_SECRET: 'y' }, PUBLIC_URL)!, new MemoryOidcStateStore(), quiet)
+    const party = new OidcRelyingParty(
+      loadOidcSettings({ OIDC_ISSUER: 'http://127.0.0.1:9', OIDC_CLIENT_ID: 'x', OIDC_CLIENT_SECRET: 'y' }, PUBLIC_URL)!,
+      new MemoryOidcStateStore(),
+      quiet,
+    )
     expect((await failure(party.start({ returnTo: '/' }))).reason).toBe('unavailable')
     expect((await failure(party.start({ returnTo: '/' }))).reason).toBe('unavailable')
   }, 30_000)

@@ -68,7 +68,13 @@ describe('single sign-on through HTTP', () => {
     expect(r.session).toBeDefined()
     const who = await me(srv, r.session!, 'default')
     expect(who.status).toBe(200)
-    expect(who.body.user).toMatchObject({ email: 'dev1@example.com', name: 'Dev One', instance_role: 'member', sso: true, has_password: false })
+    expect(who.body.user).toMatchObject({
+      email: 'dev1@example.com',
+      name: 'Dev One',
+      instance_role: 'member',
+      sso: true,
+      has_password: false,
+    })
     expect(who.body.project).toMatchObject({ slug: 'default', role: 'editor', environments: { production: 'viewer' } })
     // the session works for project routes, and the mapped environment limit holds
     expect((await sapi(srv, 'GET', '/api/v1/flags', { cookie: r.session, project: 'default' })).status).toBe(200)
@@ -112,12 +118,19 @@ describe('single sign-on through HTTP', () => {
     const first = await ssoSignIn(srv.url, 'dev1')
     const dev1 = (await me(srv, first.session!)).body.user.id
     expect((await sapi(srv, 'POST', '/api/v1/projects', { cookie: owner, body: { name: 'Web', slug: 'web' } })).status).toBe(201)
-    expect((await sapi(srv, 'PUT', `/api/v1/project/members/${dev1}`, { cookie: owner, project: 'default', body: { role: 'admin' } })).status).toBe(200)
-    expect((await sapi(srv, 'PUT', `/api/v1/project/members/${dev1}`, { cookie: owner, project: 'web', body: { role: 'viewer' } })).status).toBe(200)
+    expect(
+      (await sapi(srv, 'PUT', `/api/v1/project/members/${dev1}`, { cookie: owner, project: 'default', body: { role: 'admin' } })).status,
+    ).toBe(200)
+    expect(
+      (await sapi(srv, 'PUT', `/api/v1/project/members/${dev1}`, { cookie: owner, project: 'web', body: { role: 'viewer' } })).status,
+    ).toBe(200)
     expect((await me(srv, first.session!, 'default')).body.project.role).toBe('admin')
     const again = await ssoSignIn(srv.url, 'dev1')
     const projects = (await me(srv, again.session!)).body.projects
-    expect(projects.find((p: { slug: string }) => p.slug === 'default')).toMatchObject({ role: 'editor', environments: { production: 'viewer' } })
+    expect(projects.find((p: { slug: string }) => p.slug === 'default')).toMatchObject({
+      role: 'editor',
+      environments: { production: 'viewer' },
+    })
     expect(projects.find((p: { slug: string }) => p.slug === 'web')).toMatchObject({ role: 'viewer' })
   }, 30_000)
 
@@ -141,13 +154,14 @@ describe('single sign-on through HTTP', () => {
     expect(outsider.session).toBeUndefined()
   }, 30_000)
 
-
   test('SSO sign-ins, links, mapped grants and refusals are in the instance audit log, without secrets', async () => {
     const res = await sapi(srv, 'GET', '/api/v1/admin/audit?limit=500', { cookie: owner })
     expect(res.status).toBe(200)
     const entries = res.body.entries as { action: string; actor: string; actor_type: string; details: Record<string, unknown> | null }[]
     expect(entries.some((e) => e.action === 'sign_in' && e.details?.method === 'oidc' && e.actor === 'dev1@example.com')).toBe(true)
-    expect(entries.some((e) => e.action === 'sign_in_failed' && e.details?.method === 'oidc' && e.details?.reason === 'unverified')).toBe(true)
+    expect(entries.some((e) => e.action === 'sign_in_failed' && e.details?.method === 'oidc' && e.details?.reason === 'unverified')).toBe(
+      true,
+    )
     expect(entries.some((e) => e.action === 'sign_in_failed' && e.details?.reason === 'domain')).toBe(true)
     expect(entries.some((e) => e.action === 'link_identity' && e.actor === 'owner@example.com')).toBe(true)
     expect(entries.some((e) => e.actor_type === 'sso' && e.details?.via === 'sso')).toBe(true)
@@ -172,7 +186,15 @@ describe('single sign-on: hostile callbacks and return_to', () => {
     await provider?.stop()
   })
 
-  for (const foreign of ['https://evil.example', '//evil.example', '/\\evil.example', '/%2F%2Fevil.example', '%2F%2Fevil.example', '/%5Cevil.example', 'javascript:alert(1)']) {
+  for (const foreign of [
+    'https://evil.example',
+    '//evil.example',
+    '/\\evil.example',
+    '/%2F%2Fevil.example',
+    '%2F%2Fevil.example',
+    '/%5Cevil.example',
+    'javascript:alert(1)',
+  ]) {
     test(`return_to ${foreign} ends at /`, async () => {
       const r = await ssoSignIn(srv.url, 'dev1', { returnTo: foreign })
       expect(r.location).toBe('/')
@@ -206,10 +228,12 @@ describe('single sign-on: hostile callbacks and return_to', () => {
 
   test('a callback carried to another browser (mismatched binding) is refused; so is replaying it afterwards', async () => {
     let stolen = ''
-    const victim = await ssoSignIn(srv.url, 'dev1', { beforeCallback: (u, jar) => {
-      stolen = u.href
-      jar.delete(srv.url, 'flagship_oidc')
-    } })
+    const victim = await ssoSignIn(srv.url, 'dev1', {
+      beforeCallback: (u, jar) => {
+        stolen = u.href
+        jar.delete(srv.url, 'flagship_oidc')
+      },
+    })
     expect(victim.location).toBe('/signin?sso_error=state')
     expect(victim.session).toBeUndefined()
     const replay = await fetch(stolen, { redirect: 'manual' })
@@ -243,10 +267,12 @@ describe('single sign-on: hostile callbacks and return_to', () => {
     const start = await fetch(`${srv.url}/api/v1/auth/oidc/start`, { redirect: 'manual' })
     jar.store(srv.url, start)
     const state = new URL(start.headers.get('location')!).searchParams.get('state')!
-    const res = await fetch(`${srv.url}/api/v1/auth/oidc/callback?error=access_denied&state=${state}`, { redirect: 'manual', headers: { cookie: jar.header(srv.url)! } })
+    const res = await fetch(`${srv.url}/api/v1/auth/oidc/callback?error=access_denied&state=${state}`, {
+      redirect: 'manual',
+      headers: { cookie: jar.header(srv.url)! },
+    })
     expect(res.headers.get('location')).toBe('/signin?sso_error=provider')
   }, 30_000)
-
 })
 
 describe('single sign-on without automatic creation', () => {
@@ -270,7 +296,10 @@ describe('single sign-on without automatic creation', () => {
   test('an invitation (?invitation= on start) lets the invited, verified email in, once', async () => {
     const owner = await setupOwner(srv)
     const invite = async (email: string) => {
-      const res = await sapi(srv, 'POST', '/api/v1/invitations', { cookie: owner, body: { email, projects: [{ project: 'default', role: 'viewer' }] } })
+      const res = await sapi(srv, 'POST', '/api/v1/invitations', {
+        cookie: owner,
+        body: { email, projects: [{ project: 'default', role: 'viewer' }] },
+      })
       expect(res.status).toBe(201)
       return res.body.token as string
     }
@@ -334,9 +363,27 @@ describe('single sign-on off (no OIDC_ISSUER)', () => {
 
 describe('single sign-on settings are checked at start', () => {
   const cases: [string, Record<string, string>, RegExp][] = [
-    ['PUBLIC_URL missing', { OIDC_ISSUER: 'https://login.example.com', OIDC_CLIENT_ID: 'x', OIDC_CLIENT_SECRET: 'y' }, /PUBLIC_URL is required/],
-    ['a bad role map', { PUBLIC_URL: 'http://127.0.0.1:1', OIDC_ISSUER: 'https://login.example.com', OIDC_CLIENT_ID: 'x', OIDC_CLIENT_SECRET: 'y', OIDC_ROLE_MAP: '{"ops":{"instance":"root"}}' }, /OIDC_ROLE_MAP/],
-    ['plain http to a remote issuer', { PUBLIC_URL: 'http://127.0.0.1:1', OIDC_ISSUER: 'http://login.example.com', OIDC_CLIENT_ID: 'x', OIDC_CLIENT_SECRET: 'y' }, /OIDC_ISSUER must use https/],
+    [
+      'PUBLIC_URL missing',
+      { OIDC_ISSUER: 'https://login.example.com', OIDC_CLIENT_ID: 'x', OIDC_CLIENT_SECRET: 'y' },
+      /PUBLIC_URL is required/,
+    ],
+    [
+      'a bad role map',
+      {
+        PUBLIC_URL: 'http://127.0.0.1:1',
+        OIDC_ISSUER: 'https://login.example.com',
+        OIDC_CLIENT_ID: 'x',
+        OIDC_CLIENT_SECRET: 'y',
+        OIDC_ROLE_MAP: '{"ops":{"instance":"root"}}',
+      },
+      /OIDC_ROLE_MAP/,
+    ],
+    [
+      'plain http to a remote issuer',
+      { PUBLIC_URL: 'http://127.0.0.1:1', OIDC_ISSUER: 'http://login.example.com', OIDC_CLIENT_ID: 'x', OIDC_CLIENT_SECRET: 'y' },
+      /OIDC_ISSUER must use https/,
+    ],
   ]
   for (const [name, env, message] of cases) {
     test(`${name}: the service does not start and names the variable`, async () => {

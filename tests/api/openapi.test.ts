@@ -31,7 +31,10 @@ test('strict OpenAPI 3.0: the validator accepts it and every schema with nullabl
 
 test('every query parameter the routes take is documented', () => {
   const query = (method: string, path: string) =>
-    (doc.paths[path]?.[method]?.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name).sort()
+    (doc.paths[path]?.[method]?.parameters ?? [])
+      .filter((p: any) => p.in === 'query')
+      .map((p: any) => p.name)
+      .sort()
   expect(query('get', '/api/v1/flags/{key}')).toEqual(['context'])
   expect(query('get', '/api/v1/configs/{key}')).toEqual(['environment'])
   expect(query('get', '/api/v1/flags')).toEqual(['archived', 'limit', 'offset', 'q', 'stale', 'tag'])
@@ -39,7 +42,8 @@ test('every query parameter the routes take is documented', () => {
   expect(query('get', '/api/v1/flags/{key}/usage')).toEqual(['environment', 'since', 'until'])
   expect(query('get', '/api/v1/audit')).toEqual(['action', 'actor', 'limit', 'offset', 'resource_key', 'resource_type', 'since', 'until'])
   expect(query('get', '/api/v1/webhooks/{id}/deliveries')).toEqual(['limit'])
-  for (const list of ['/api/v1/schedules', '/api/v1/flags/{key}/schedules']) expect(query('get', list)).toEqual(['limit', 'offset', 'status'])
+  for (const list of ['/api/v1/schedules', '/api/v1/flags/{key}/schedules'])
+    expect(query('get', list)).toEqual(['limit', 'offset', 'status'])
   expect(query('delete', '/api/v1/segments/{key}')).toEqual(['force'])
   expect(query('delete', '/api/v1/project/environments/{name}')).toEqual(['force'])
 })
@@ -63,7 +67,9 @@ test('the documented examples, sent to a real server, get the documented answers
   const error = schemaOf('Error')
   expect([flag, context, result, error].every(Boolean)).toBe(true)
   expect((await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: flag })).status).toBe(201)
-  const answer = await api(srv, 'GET', `/api/v1/flags/${flag.key}?context=${encodeURIComponent(JSON.stringify(context))}`, { token: srv.adminToken })
+  const answer = await api(srv, 'GET', `/api/v1/flags/${flag.key}?context=${encodeURIComponent(JSON.stringify(context))}`, {
+    token: srv.adminToken,
+  })
   expect(answer.body).toEqual(result)
   const bulk = await api(srv, 'POST', '/api/v1/evaluate', { token: srv.adminToken, body: { context, flags: [flag.key] } })
   expect(bulk.body.flags[flag.key]).toEqual(result.value)
@@ -76,17 +82,40 @@ test('the streams are documented as text/event-stream, the ticket endpoint as JS
     expect(Object.keys(doc.paths[path].get.responses['200'].content)).toEqual(['text/event-stream'])
     expect(doc.paths[path].get.parameters.map((p: any) => p.name).sort()).toEqual(['last_event_id', 'ticket'])
   }
-  expect(doc.paths['/api/v1/stream/tickets'].post.responses['200'].content['application/json'].schema.required).toEqual(['ticket', 'expires_at', 'url'])
-  expect(doc.paths['/ofrep/v1/evaluate/flags'].post.responses['200'].content['application/json'].schema.properties.eventStreams).toBeDefined()
+  expect(doc.paths['/api/v1/stream/tickets'].post.responses['200'].content['application/json'].schema.required).toEqual([
+    'ticket',
+    'expires_at',
+    'url',
+  ])
+  expect(
+    doc.paths['/ofrep/v1/evaluate/flags'].post.responses['200'].content['application/json'].schema.properties.eventStreams,
+  ).toBeDefined()
 })
 
 test('the flag lifecycle is documented: archive, restore, history, rollback, explain, their events and actions', () => {
-  const ops = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`))
-  for (const op of ['POST /api/v1/flags/{key}/archive', 'POST /api/v1/flags/{key}/restore', 'GET /api/v1/flags/{key}/history', 'POST /api/v1/flags/{key}/rollback', 'POST /api/v1/flags/{key}/explain']) {
+  const ops = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+    Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+  )
+  for (const op of [
+    'POST /api/v1/flags/{key}/archive',
+    'POST /api/v1/flags/{key}/restore',
+    'GET /api/v1/flags/{key}/history',
+    'POST /api/v1/flags/{key}/rollback',
+    'POST /api/v1/flags/{key}/explain',
+  ]) {
     expect(ops).toContain(op)
   }
   const text = JSON.stringify(doc)
-  for (const word of ['flag.archived', 'flag.restored', 'flag.rolled_back', 'prerequisite_failed', 'distribution', 'default_variant', 'prerequisites']) expect(text).toContain(word)
+  for (const word of [
+    'flag.archived',
+    'flag.restored',
+    'flag.rolled_back',
+    'prerequisite_failed',
+    'distribution',
+    'default_variant',
+    'prerequisites',
+  ])
+    expect(text).toContain(word)
   // The audit entry's action enum lists the new actions.
   expect(text).toContain('"create","update","delete","archive","restore","rollback"')
 })
@@ -111,12 +140,20 @@ test('X-API-Key is a declared scheme, on exactly the evaluation operations; serv
   expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
   const withKey: string[] = []
   for (const [path, ops] of Object.entries<any>(doc.paths)) {
-    for (const [method, op] of Object.entries<any>(ops)) if (op.security?.some((s: any) => 'apiKey' in s)) withKey.push(`${method.toUpperCase()} ${path}`)
+    for (const [method, op] of Object.entries<any>(ops))
+      if (op.security?.some((s: any) => 'apiKey' in s)) withKey.push(`${method.toUpperCase()} ${path}`)
   }
-  expect(withKey.sort()).toEqual([
-    'GET /api/v1/configs/{key}', 'GET /api/v1/flags/{key}', 'GET /api/v1/stream', 'GET /ofrep/v1/stream',
-    'POST /api/v1/evaluate', 'POST /ofrep/v1/evaluate/flags', 'POST /ofrep/v1/evaluate/flags/{key}',
-  ].sort())
+  expect(withKey.sort()).toEqual(
+    [
+      'GET /api/v1/configs/{key}',
+      'GET /api/v1/flags/{key}',
+      'GET /api/v1/stream',
+      'GET /ofrep/v1/stream',
+      'POST /api/v1/evaluate',
+      'POST /ofrep/v1/evaluate/flags',
+      'POST /ofrep/v1/evaluate/flags/{key}',
+    ].sort(),
+  )
   // Every operation that takes the key takes the bearer token too.
   for (const entry of withKey) {
     const [method, path] = entry.split(' ') as [string, string]
@@ -135,4 +172,3 @@ test('servers comes from PUBLIC_URL when it is set', async () => {
     await other.stop()
   }
 })
-

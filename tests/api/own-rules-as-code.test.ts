@@ -9,14 +9,27 @@ let srv: TestServer
 /** lowering protection needs a project admin's session (docs/change-requests.md) */
 let owner: string
 const admin = (method: string, path: string, body?: unknown) => api(srv, method, path, { token: srv.adminToken, body })
-const send = (path: string, text: string) => api(srv, 'POST', path, { token: srv.adminToken, rawBody: text, headers: { 'content-type': 'application/json' } })
+const send = (path: string, text: string) =>
+  api(srv, 'POST', path, { token: srv.adminToken, rawBody: text, headers: { 'content-type': 'application/json' } })
 const q = (ctx: unknown) => `?context=${encodeURIComponent(JSON.stringify(ctx))}`
-const OWN = { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'staff' }], value: true }], rollout: { percentage: 10, attribute: 'user_id' } }
+const OWN = {
+  rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'staff' }], value: true }],
+  rollout: { percentage: 10, attribute: 'user_id' },
+}
 
 beforeAll(async () => {
   srv = await startServer()
   owner = await setupOwner(srv)
-  expect((await admin('POST', '/api/v1/flags', { key: 'search', enabled: true, value: false, environments: { production: { enabled: true, targeting: OWN }, staging: { enabled: false } } })).status).toBe(201)
+  expect(
+    (
+      await admin('POST', '/api/v1/flags', {
+        key: 'search',
+        enabled: true,
+        value: false,
+        environments: { production: { enabled: true, targeting: OWN }, staging: { enabled: false } },
+      })
+    ).status,
+  ).toBe(201)
 }, 60_000)
 afterAll(() => srv?.stop())
 
@@ -24,8 +37,13 @@ test('the JSON Schema describes own rules, with no OpenAPI-only keyword', async 
   const text = await (await fetch(`${srv.url}/schemas/flagship-v1.json`)).text()
   expect(text).not.toContain('"nullable"')
   const schema = JSON.parse(text)
-  const override = schema.properties.flags.items.properties.environments.anyOf.find((s: { type?: string }) => s.type === 'object').additionalProperties
-  expect(override.properties.targeting.anyOf.map((s: { title?: string; type?: string }) => s.title ?? s.type)).toEqual(['Targeting', 'null'])
+  const override = schema.properties.flags.items.properties.environments.anyOf.find(
+    (s: { type?: string }) => s.type === 'object',
+  ).additionalProperties
+  expect(override.properties.targeting.anyOf.map((s: { title?: string; type?: string }) => s.title ?? s.type)).toEqual([
+    'Targeting',
+    'null',
+  ])
   expect(override.additionalProperties).toBe(false)
 })
 
@@ -57,9 +75,21 @@ test("plan shows a change inside production's own rules; apply writes it", async
   const refused = await send('/api/v1/import?mode=plan', JSON.stringify(bad))
   expect(JSON.stringify(refused.body)).toContain('environments.production.targeting.rules[0].conditions[0].operator')
   expect((await send('/api/v1/import?mode=apply', JSON.stringify(doc))).status).toBe(200)
-  expect((await admin('GET', `/api/v1/flags/search${q({ user_id: 'u1', plan: 'staff', environment: 'production' })}`)).body).toEqual({ value: true, type: 'boolean', reason: 'targeting' })
-  expect((await admin('GET', `/api/v1/flags/search${q({ user_id: 'u1', plan: 'staff' })}`)).body).toEqual({ value: false, type: 'boolean', reason: 'default' })
-  expect((await admin('GET', `/api/v1/flags/search${q({ user_id: 'u1', environment: 'staging' })}`)).body).toEqual({ value: false, type: 'boolean', reason: 'disabled' })
+  expect((await admin('GET', `/api/v1/flags/search${q({ user_id: 'u1', plan: 'staff', environment: 'production' })}`)).body).toEqual({
+    value: true,
+    type: 'boolean',
+    reason: 'targeting',
+  })
+  expect((await admin('GET', `/api/v1/flags/search${q({ user_id: 'u1', plan: 'staff' })}`)).body).toEqual({
+    value: false,
+    type: 'boolean',
+    reason: 'default',
+  })
+  expect((await admin('GET', `/api/v1/flags/search${q({ user_id: 'u1', environment: 'staging' })}`)).body).toEqual({
+    value: false,
+    type: 'boolean',
+    reason: 'disabled',
+  })
 })
 
 test('compare shows the targeting difference per environment; promote copies the whole override, targeting included', async () => {
@@ -75,28 +105,62 @@ test('compare shows the targeting difference per environment; promote copies the
 })
 
 test('a promotion into staging only is allowed for a writer in staging only', async () => {
-  const token = (await admin('POST', '/api/v1/tokens', { name: 'staging-ci', project_id: 'default', permissions: ['read:flags', 'write:flags'], environments: ['staging'] })).body.token
+  const token = (
+    await admin('POST', '/api/v1/tokens', {
+      name: 'staging-ci',
+      project_id: 'default',
+      permissions: ['read:flags', 'write:flags'],
+      environments: ['staging'],
+    })
+  ).body.token
   const res = await api(srv, 'POST', '/api/v1/promote', { token, body: { from: 'production', to: 'staging', flags: ['search'] } })
   expect(res.status).toBe(200)
-  expect((await admin('GET', '/api/v1/flags/search/definition')).body.flag.environments.staging.targeting).toEqual((await admin('GET', '/api/v1/flags/search/definition')).body.flag.environments.production.targeting)
-  expect((await api(srv, 'POST', '/api/v1/promote', { token, body: { from: 'staging', to: 'production', flags: ['search'] } })).status).toBe(403)
+  expect((await admin('GET', '/api/v1/flags/search/definition')).body.flag.environments.staging.targeting).toEqual(
+    (await admin('GET', '/api/v1/flags/search/definition')).body.flag.environments.production.targeting,
+  )
+  expect(
+    (await api(srv, 'POST', '/api/v1/promote', { token, body: { from: 'staging', to: 'production', flags: ['search'] } })).status,
+  ).toBe(403)
 })
 
 test("an import touching staging's overrides only is a change to staging: a writer in staging only applies it, not one touching production", async () => {
-  const token = (await admin('POST', '/api/v1/tokens', { name: 'staging-import', project_id: 'default', permissions: ['read:flags', 'write:flags'], environments: ['staging'] })).body.token
-  const as = (path: string, text: string) => api(srv, 'POST', path, { token, rawBody: text, headers: { 'content-type': 'application/json' } })
+  const token = (
+    await admin('POST', '/api/v1/tokens', {
+      name: 'staging-import',
+      project_id: 'default',
+      permissions: ['read:flags', 'write:flags'],
+      environments: ['staging'],
+    })
+  ).body.token
+  const as = (path: string, text: string) =>
+    api(srv, 'POST', path, { token, rawBody: text, headers: { 'content-type': 'application/json' } })
   const doc = JSON.parse((await admin('GET', '/api/v1/export?format=json')).text)
   delete doc.configs // a document with configs needs write:configs too
-  doc.flags[0].environments.staging = { enabled: true, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'qa' }], value: true }] } }
+  doc.flags[0].environments.staging = {
+    enabled: true,
+    targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'qa' }], value: true }] },
+  }
   const plan = await as('/api/v1/import?mode=plan', JSON.stringify(doc))
   expect(plan.status).toBe(200)
   expect(plan.body.summary.update).toBe(1)
   const applied = await as('/api/v1/import?mode=apply', JSON.stringify(doc))
   expect(applied.status).toBe(200)
-  expect((await admin('GET', `/api/v1/flags/search${q({ plan: 'qa', environment: 'staging' })}`)).body).toEqual({ value: true, type: 'boolean', reason: 'targeting' })
+  expect((await admin('GET', `/api/v1/flags/search${q({ plan: 'qa', environment: 'staging' })}`)).body).toEqual({
+    value: true,
+    type: 'boolean',
+    reason: 'targeting',
+  })
   // an If-Match of another plan is refused
   doc.flags[0].environments.staging.enabled = false
-  expect((await api(srv, 'POST', '/api/v1/import?mode=apply', { token, rawBody: JSON.stringify(doc), headers: { 'content-type': 'application/json', 'if-match': '"0123"' } })).status).toBe(409)
+  expect(
+    (
+      await api(srv, 'POST', '/api/v1/import?mode=apply', {
+        token,
+        rawBody: JSON.stringify(doc),
+        headers: { 'content-type': 'application/json', 'if-match': '"0123"' },
+      })
+    ).status,
+  ).toBe(409)
   // touching production, or the flag's own fields: refused, nothing changed
   const before = (await admin('GET', '/api/v1/flags/search/definition')).body.flag
   const prod = structuredClone(doc)
@@ -111,7 +175,12 @@ test("an import touching staging's overrides only is a change to staging: a writ
 })
 
 test('a protected production is untouched by an import or a promotion that changes staging only; one changing production needs review', async () => {
-  const policy = (p: boolean) => sapi(srv, 'PUT', '/api/v1/project/environments/production/policy', { cookie: owner, project: 'default', body: { protected: p, required_approvals: 1, approver_role: 'editor' } })
+  const policy = (p: boolean) =>
+    sapi(srv, 'PUT', '/api/v1/project/environments/production/policy', {
+      cookie: owner,
+      project: 'default',
+      body: { protected: p, required_approvals: 1, approver_role: 'editor' },
+    })
   expect((await policy(true)).status).toBe(200)
   try {
     const doc = JSON.parse((await admin('GET', '/api/v1/export?format=json')).text)
@@ -123,8 +192,12 @@ test('a protected production is untouched by an import or a promotion that chang
     const refused = await send('/api/v1/import?mode=apply', JSON.stringify(doc))
     expect(refused.status).toBe(409)
     expect(refused.body.code).toBe('CHANGE_REQUEST_REQUIRED')
-    expect((await admin('PUT', '/api/v1/flags/search/environments/development', { enabled: false, targeting: { rules: [] } })).status).toBe(200)
-    expect((await admin('POST', '/api/v1/promote', { from: 'development', to: 'production', flags: ['search'] })).body.code).toBe('CHANGE_REQUEST_REQUIRED')
+    expect((await admin('PUT', '/api/v1/flags/search/environments/development', { enabled: false, targeting: { rules: [] } })).status).toBe(
+      200,
+    )
+    expect((await admin('POST', '/api/v1/promote', { from: 'development', to: 'production', flags: ['search'] })).body.code).toBe(
+      'CHANGE_REQUEST_REQUIRED',
+    )
   } finally {
     expect((await policy(false)).status).toBe(200)
   }

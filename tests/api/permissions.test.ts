@@ -9,7 +9,11 @@ const tokens: Record<string, string> = {}
 beforeAll(async () => {
   srv = await startServer()
   // For each permission, a token holding every other non-admin permission.
-  for (const p of ALL) tokens[`all-but:${p}`] = await createToken(srv, ALL.filter((x) => x !== p))
+  for (const p of ALL)
+    tokens[`all-but:${p}`] = await createToken(
+      srv,
+      ALL.filter((x) => x !== p),
+    )
   tokens.allNonAdmin = await createToken(srv, ALL)
   tokens.readFlags = await createToken(srv, ['read:flags'])
   tokens.readConfigs = await createToken(srv, ['read:configs'])
@@ -21,23 +25,46 @@ afterAll(() => srv.stop())
 
 type Case = [method: string, path: string, body?: unknown]
 const byPermission: Record<string, Case[]> = {
-  'read:flags': [['GET', '/api/v1/flags'], ['GET', '/api/v1/flags/f1'], ['GET', '/api/v1/flags/f1/definition']],
-  'write:flags': [
-    ['POST', '/api/v1/flags', { key: 'nope' }], ['PUT', '/api/v1/flags/f1', { enabled: false }], ['DELETE', '/api/v1/flags/f1'],
-    ['PUT', '/api/v1/flags/f1/environments/staging', { enabled: true }], ['DELETE', '/api/v1/flags/f1/environments/staging'],
-    ['POST', '/api/v1/flags/f1/turn-off'],
-    ['GET', '/api/v1/segments'], ['GET', '/api/v1/segments/s1'], ['POST', '/api/v1/segments', { key: 'nope', conditions: [] }],
-    ['PUT', '/api/v1/segments/s1', { conditions: [] }], ['DELETE', '/api/v1/segments/s1'],
+  'read:flags': [
+    ['GET', '/api/v1/flags'],
+    ['GET', '/api/v1/flags/f1'],
+    ['GET', '/api/v1/flags/f1/definition'],
   ],
-  'read:configs': [['GET', '/api/v1/configs'], ['GET', '/api/v1/configs/c1'], ['GET', '/api/v1/configs/c1/definition']],
+  'write:flags': [
+    ['POST', '/api/v1/flags', { key: 'nope' }],
+    ['PUT', '/api/v1/flags/f1', { enabled: false }],
+    ['DELETE', '/api/v1/flags/f1'],
+    ['PUT', '/api/v1/flags/f1/environments/staging', { enabled: true }],
+    ['DELETE', '/api/v1/flags/f1/environments/staging'],
+    ['POST', '/api/v1/flags/f1/turn-off'],
+    ['GET', '/api/v1/segments'],
+    ['GET', '/api/v1/segments/s1'],
+    ['POST', '/api/v1/segments', { key: 'nope', conditions: [] }],
+    ['PUT', '/api/v1/segments/s1', { conditions: [] }],
+    ['DELETE', '/api/v1/segments/s1'],
+  ],
+  'read:configs': [
+    ['GET', '/api/v1/configs'],
+    ['GET', '/api/v1/configs/c1'],
+    ['GET', '/api/v1/configs/c1/definition'],
+  ],
   'write:configs': [
-    ['POST', '/api/v1/configs', { key: 'nope', value: 1 }], ['PUT', '/api/v1/configs/c1', { value: 2 }], ['DELETE', '/api/v1/configs/c1'],
-    ['PUT', '/api/v1/configs/c1/environments/staging', { value: 1 }], ['DELETE', '/api/v1/configs/c1/environments/staging'],
+    ['POST', '/api/v1/configs', { key: 'nope', value: 1 }],
+    ['PUT', '/api/v1/configs/c1', { value: 2 }],
+    ['DELETE', '/api/v1/configs/c1'],
+    ['PUT', '/api/v1/configs/c1/environments/staging', { value: 1 }],
+    ['DELETE', '/api/v1/configs/c1/environments/staging'],
   ],
   '*': [
-    ['GET', '/api/v1/tokens'], ['POST', '/api/v1/tokens', { name: 'x', project_id: 'default', permissions: ['read:flags'] }], ['DELETE', '/api/v1/tokens/abc'],
-    ['GET', '/api/v1/webhooks'], ['POST', '/api/v1/webhooks', { url: 'https://example.com/h', events: ['*'] }], ['DELETE', '/api/v1/webhooks/abc'],
-    ['GET', '/api/v1/audit'], ['PUT', '/api/v1/project', { name: 'x' }], ['POST', '/api/v1/project/environments', { name: 'qa' }],
+    ['GET', '/api/v1/tokens'],
+    ['POST', '/api/v1/tokens', { name: 'x', project_id: 'default', permissions: ['read:flags'] }],
+    ['DELETE', '/api/v1/tokens/abc'],
+    ['GET', '/api/v1/webhooks'],
+    ['POST', '/api/v1/webhooks', { url: 'https://example.com/h', events: ['*'] }],
+    ['DELETE', '/api/v1/webhooks/abc'],
+    ['GET', '/api/v1/audit'],
+    ['PUT', '/api/v1/project', { name: 'x' }],
+    ['POST', '/api/v1/project/environments', { name: 'qa' }],
     ['DELETE', '/api/v1/project/environments/staging'],
   ],
 }
@@ -88,7 +115,12 @@ describe('every permission rule refuses a token without it (403 FORBIDDEN, detai
 
 describe('authentication', () => {
   test('missing, malformed and unknown tokens: 401 UNAUTHORIZED', async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: 'Bearer ff_defa_AAAAAAAAAAAAAAAAAAAA' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer' },
+      { authorization: 'Bearer ff_defa_AAAAAAAAAAAAAAAAAAAA' },
+    ]) {
       const res = await api(srv, 'GET', '/api/v1/flags', { headers })
       expect(res.status).toBe(401)
       expect(res.body.code).toBe('UNAUTHORIZED')
@@ -106,7 +138,9 @@ describe('authentication', () => {
 
   test('a * token acts only inside its own project', async () => {
     const cli = (args: string[]) => {
-      const p = Bun.spawnSync([process.execPath, join(import.meta.dir, '..', '..', 'server', 'cli.ts'), ...args], { env: { ...process.env, DATABASE_URL: srv.databaseUrl } })
+      const p = Bun.spawnSync([process.execPath, join(import.meta.dir, '..', '..', 'server', 'cli.ts'), ...args], {
+        env: { ...process.env, DATABASE_URL: srv.databaseUrl },
+      })
       return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() }
     }
     const made = cli(['projects', 'create', '--name', 'Shop', '--slug', 'shop'])
@@ -125,7 +159,10 @@ describe('authentication', () => {
     // The default project's flag is invisible to the other project's admin.
     expect((await api(srv, 'GET', '/api/v1/flags/f1', { token: shopAdmin })).status).toBe(404)
     expect((await api(srv, 'GET', '/api/v1/flags', { token: shopAdmin })).body.total).toBe(0)
-    const cross = await api(srv, 'POST', '/api/v1/tokens', { token: shopAdmin, body: { name: 'x', project_id: 'default', permissions: ['*'] } })
+    const cross = await api(srv, 'POST', '/api/v1/tokens', {
+      token: shopAdmin,
+      body: { name: 'x', project_id: 'default', permissions: ['*'] },
+    })
     expect(cross.status).toBe(403)
     const listed = await api(srv, 'GET', '/api/v1/tokens', { token: shopAdmin })
     expect(listed.body.tokens.every((t: any) => t.project_id === id)).toBe(true)

@@ -15,12 +15,20 @@ const STRICT = { protected: true, required_approvals: 2, approver_role: 'admin',
 describe('lowering protection', () => {
   let p: People
   const asToken = (method: string, path: string, body?: unknown, t = p.srv.adminToken) => api(p.srv, method, path, { token: t, body })
-  const asAdmin = (method: string, path: string, body?: unknown) => sapi(p.srv, method, path, { cookie: p.cookies[ADMIN], project: 'default', body })
+  const asAdmin = (method: string, path: string, body?: unknown) =>
+    sapi(p.srv, method, path, { cookie: p.cookies[ADMIN], project: 'default', body })
   const policy = async () => (await asToken('GET', PATH)).body
 
   beforeAll(async () => {
     p = await startWithPeople([{ email: ADMIN, role: 'admin', token: ['*'] }])
-    expect((await asToken('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/policy', events: ['policy.updated', 'project.updated'] })).status).toBe(201)
+    expect(
+      (
+        await asToken('POST', '/api/v1/webhooks', {
+          url: 'https://hooks.example.com/policy',
+          events: ['policy.updated', 'project.updated'],
+        })
+      ).status,
+    ).toBe(201)
     expect((await asToken('POST', '/api/v1/flags', { key: 'checkout', enabled: true })).status).toBe(201)
   }, 120_000)
   afterAll(() => p.stop(), 60_000)
@@ -51,14 +59,23 @@ describe('lowering protection', () => {
     // the same unchanged policy sent again is no lowering; allow_emergency_off absent keeps it
     expect((await asToken('PUT', PATH, { protected: true, required_approvals: 2, approver_role: 'admin' }, ci)).body).toMatchObject(STRICT)
     // an admin's session may lower
-    const lowered = await asAdmin('PUT', PATH, { protected: false, required_approvals: 1, approver_role: 'editor', allow_emergency_off: true })
+    const lowered = await asAdmin('PUT', PATH, {
+      protected: false,
+      required_approvals: 1,
+      approver_role: 'editor',
+      allow_emergency_off: true,
+    })
     expect(lowered.status).toBe(200)
     expect(await policy()).toMatchObject({ protected: false, required_approvals: 1, approver_role: 'editor', allow_emergency_off: true })
   })
 
   test('every policy change is audited and sent as policy.updated and project.updated', async () => {
     const audit = (await asToken('GET', '/api/v1/audit?resource_type=project')).body.entries
-    expect(audit.slice(0, 3).map((e: { actor: string; after: { policy: unknown } }) => e.actor)).toEqual([ADMIN, expect.stringMatching(/^ff_/), expect.stringMatching(/^ff_/)])
+    expect(audit.slice(0, 3).map((e: { actor: string; after: { policy: unknown } }) => e.actor)).toEqual([
+      ADMIN,
+      expect.stringMatching(/^ff_/),
+      expect.stringMatching(/^ff_/),
+    ])
     expect(audit[0].after.policy).toMatchObject({ protected: false })
     const hook = (await asToken('GET', '/api/v1/webhooks')).body.webhooks[0]
     const deliveries = (await asToken('GET', `/api/v1/webhooks/${hook.id}/deliveries`)).body.deliveries as { event: string }[]
@@ -68,7 +85,11 @@ describe('lowering protection', () => {
   })
 
   test('a webhook may subscribe to policy.updated alone; an unknown kind is refused', async () => {
-    expect((await asToken('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/p2', events: ['policy.updated'] })).status).toBe(201)
-    expect((await asToken('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/p3', events: ['policy.lowered'] })).status).toBe(400)
+    expect((await asToken('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/p2', events: ['policy.updated'] })).status).toBe(
+      201,
+    )
+    expect((await asToken('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/p3', events: ['policy.lowered'] })).status).toBe(
+      400,
+    )
   })
 })

@@ -9,7 +9,12 @@ beforeAll(async () => {
   srv = await startServer()
   const w = (path: string, body: unknown) => api(srv, 'POST', path, { token: srv.adminToken, body })
   await w('/api/v1/flags', { key: 'same', enabled: true, environments: { staging: { enabled: false }, production: { enabled: false } } })
-  await w('/api/v1/flags', { key: 'differs', enabled: true, value: 1, environments: { staging: { enabled: true, value: 2 }, production: { enabled: true, value: 3 } } })
+  await w('/api/v1/flags', {
+    key: 'differs',
+    enabled: true,
+    value: 1,
+    environments: { staging: { enabled: true, value: 2 }, production: { enabled: true, value: 3 } },
+  })
   await w('/api/v1/flags', { key: 'staging-only', enabled: true, environments: { staging: { enabled: false } } })
   await w('/api/v1/flags', { key: 'production-only', enabled: true, environments: { production: { enabled: false } } })
   await w('/api/v1/flags', { key: 'plain', enabled: true })
@@ -17,7 +22,8 @@ beforeAll(async () => {
 })
 afterAll(() => srv.stop())
 
-const compare = async (token = srv.adminToken) => (await api(srv, 'GET', '/api/v1/environments/compare?a=staging&b=production', { token })).body
+const compare = async (token = srv.adminToken) =>
+  (await api(srv, 'GET', '/api/v1/environments/compare?a=staging&b=production', { token })).body
 
 describe('compare and promote', () => {
   test('compare: identical, different (with the diff), only_a, only_b', async () => {
@@ -41,7 +47,11 @@ describe('compare and promote', () => {
     const req = { from: 'staging', to: 'production', flags: ['differs', 'production-only'], configs: ['limits'] }
     const dry = await api(srv, 'POST', '/api/v1/promote', { token: srv.adminToken, body: { ...req, dry_run: true } })
     expect(dry.status).toBe(200)
-    expect(dry.body.changes.map((c: any) => `${c.resource_type}:${c.key}`)).toEqual(['flag:differs', 'flag:production-only', 'config:limits'])
+    expect(dry.body.changes.map((c: any) => `${c.resource_type}:${c.key}`)).toEqual([
+      'flag:differs',
+      'flag:production-only',
+      'config:limits',
+    ])
     expect((await compare()).flags.find((f: any) => f.key === 'differs').status).toBe('different')
     const stale = await api(srv, 'POST', '/api/v1/promote', { token: srv.adminToken, body: { ...req, expect: { differs: 7 } } })
     expect(stale.status).toBe(409)
@@ -60,12 +70,24 @@ describe('compare and promote', () => {
 
   test('permissions, unknown names; the CLI promotes with exit 2 then 0', async () => {
     const flagsOnly = await createToken(srv, ['write:flags'])
-    expect((await api(srv, 'POST', '/api/v1/promote', { token: flagsOnly, body: { from: 'staging', to: 'production', configs: ['limits'] } })).status).toBe(403)
+    expect(
+      (await api(srv, 'POST', '/api/v1/promote', { token: flagsOnly, body: { from: 'staging', to: 'production', configs: ['limits'] } }))
+        .status,
+    ).toBe(403)
     expect((await api(srv, 'POST', '/api/v1/promote', { token: flagsOnly, body: { from: 'staging', to: 'production' } })).status).toBe(403)
-    expect((await api(srv, 'POST', '/api/v1/promote', { token: flagsOnly, body: { from: 'staging', to: 'production', flags: ['nope'] } })).status).toBe(404)
+    expect(
+      (await api(srv, 'POST', '/api/v1/promote', { token: flagsOnly, body: { from: 'staging', to: 'production', flags: ['nope'] } }))
+        .status,
+    ).toBe(404)
     const readOnly = await createToken(srv, ['read:flags'])
-    expect((await api(srv, 'POST', '/api/v1/promote', { token: readOnly, body: { from: 'staging', to: 'production', flags: ['same'] } })).status).toBe(403)
-    const cli = (...args: string[]) => Bun.spawnSync([process.execPath, join(ROOT, 'server', 'gitops', 'cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, FLAGSHIP_URL: srv.url, FLAGSHIP_TOKEN: srv.adminToken } })
+    expect(
+      (await api(srv, 'POST', '/api/v1/promote', { token: readOnly, body: { from: 'staging', to: 'production', flags: ['same'] } })).status,
+    ).toBe(403)
+    const cli = (...args: string[]) =>
+      Bun.spawnSync([process.execPath, join(ROOT, 'server', 'gitops', 'cli.ts'), ...args], {
+        cwd: ROOT,
+        env: { ...process.env, FLAGSHIP_URL: srv.url, FLAGSHIP_TOKEN: srv.adminToken },
+      })
     const first = cli('promote', '--from', 'staging', '--to', 'production', 'staging-only')
     expect(first.stdout.toString()).toContain('~ flag staging-only')
     expect(first.exitCode).toBe(2)

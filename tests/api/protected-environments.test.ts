@@ -13,7 +13,8 @@ const REASON = 'incident 42: checkout is down'
 describe('protected environments', () => {
   let p: People
   let token: string
-  const asToken = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => api(p.srv, method, path, { token, body, headers })
+  const asToken = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    api(p.srv, method, path, { token, body, headers })
   const as = (who: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
     sapi(p.srv, method, path, { cookie: p.cookies[who], project: 'default', body, headers })
   const definition = async (key: string) => (await asToken('GET', `/api/v1/flags/${key}/definition`)).body.flag
@@ -23,7 +24,10 @@ describe('protected environments', () => {
   }
 
   beforeAll(async () => {
-    p = await startWithPeople([{ email: ADMIN, role: 'admin' }, { email: EDITOR, role: 'editor' }])
+    p = await startWithPeople([
+      { email: ADMIN, role: 'admin' },
+      { email: EDITOR, role: 'editor' },
+    ])
     token = p.srv.adminToken
     const ok = (res: ApiResponse) => expect(res.status).toBeLessThan(300)
     ok(await asToken('POST', '/api/v1/flags', { key: 'checkout', enabled: false }))
@@ -39,13 +43,28 @@ describe('protected environments', () => {
   afterAll(() => p.stop(), 60_000)
 
   test('a policy: read by anyone in the project, changed by project admins only, bounded, audited', async () => {
-    expect((await as(EDITOR, 'GET', '/api/v1/project/environments/production/policy')).body).toMatchObject({ environment: 'production', protected: false, required_approvals: 1, approver_role: 'editor' })
+    expect((await as(EDITOR, 'GET', '/api/v1/project/environments/production/policy')).body).toMatchObject({
+      environment: 'production',
+      protected: false,
+      required_approvals: 1,
+      approver_role: 'editor',
+    })
     const policy = { protected: true, required_approvals: 1, approver_role: 'editor' }
     expect((await as(EDITOR, 'PUT', '/api/v1/project/environments/production/policy', policy)).status).toBe(403)
-    const writer = (await api(p.srv, 'POST', '/api/v1/tokens', { token, body: { name: 'ci', project_id: 'default', permissions: ['read:flags', 'write:flags', 'write:configs'] } })).body.token
+    const writer = (
+      await api(p.srv, 'POST', '/api/v1/tokens', {
+        token,
+        body: { name: 'ci', project_id: 'default', permissions: ['read:flags', 'write:flags', 'write:configs'] },
+      })
+    ).body.token
     expect((await api(p.srv, 'PUT', '/api/v1/project/environments/production/policy', { token: writer, body: policy })).status).toBe(403)
-    for (const bad of [0, 6, 1.5]) expect((await as(ADMIN, 'PUT', '/api/v1/project/environments/production/policy', { ...policy, required_approvals: bad })).status).toBe(400)
-    expect((await as(ADMIN, 'PUT', '/api/v1/project/environments/production/policy', { ...policy, approver_role: 'viewer' })).status).toBe(400)
+    for (const bad of [0, 6, 1.5])
+      expect(
+        (await as(ADMIN, 'PUT', '/api/v1/project/environments/production/policy', { ...policy, required_approvals: bad })).status,
+      ).toBe(400)
+    expect((await as(ADMIN, 'PUT', '/api/v1/project/environments/production/policy', { ...policy, approver_role: 'viewer' })).status).toBe(
+      400,
+    )
     expect((await as(ADMIN, 'PUT', '/api/v1/project/environments/nowhere/policy', policy)).status).toBe(404)
     expect((await as(EDITOR, 'GET', '/api/v1/project/environments/production/policy')).body.protected).toBe(false)
 
@@ -55,7 +74,11 @@ describe('protected environments', () => {
     const audit = (await asToken('GET', '/api/v1/audit?resource_type=project')).body.entries
     expect(audit[0]).toMatchObject({ actor: ADMIN, action: 'update', after: { policy: { environment: 'production', protected: true } } })
     const all = (await as(EDITOR, 'GET', '/api/v1/project/policies')).body.policies
-    expect(all.map((x: { environment: string; protected: boolean }) => [x.environment, x.protected])).toEqual([['development', false], ['staging', false], ['production', true]])
+    expect(all.map((x: { environment: string; protected: boolean }) => [x.environment, x.protected])).toEqual([
+      ['development', false],
+      ['staging', false],
+      ['production', true],
+    ])
   })
 
   test('every direct route that affects production answers 409 CHANGE_REQUEST_REQUIRED and changes nothing', async () => {
@@ -80,7 +103,11 @@ describe('protected environments', () => {
       ['PUT', '/api/v1/segments/beta', { conditions: [] }],
       ['DELETE', '/api/v1/segments/beta'],
       ['POST', '/api/v1/flags/checkout/schedules', { at: new Date(Date.now() + 3600_000).toISOString(), change: { enabled: false } }],
-      ['POST', '/api/v1/flags/checkout/schedules', { at: new Date(Date.now() + 3600_000).toISOString(), change: { environment: 'production', override: { enabled: false } } }],
+      [
+        'POST',
+        '/api/v1/flags/checkout/schedules',
+        { at: new Date(Date.now() + 3600_000).toISOString(), change: { environment: 'production', override: { enabled: false } } },
+      ],
     ]
     for (const [method, path, body] of routes) {
       refused(await asToken(method, path, body))
@@ -100,11 +127,24 @@ describe('protected environments', () => {
     expect((await asToken('GET', '/api/v1/schedules')).body.schedules).toEqual([])
     // an unprotected environment stays directly writable
     expect((await asToken('PUT', '/api/v1/flags/checkout/environments/development', { enabled: true })).status).toBe(200)
-    expect((await asToken('POST', '/api/v1/flags/checkout/schedules', { at: new Date(Date.now() + 3600_000).toISOString(), change: { environment: 'staging', override: { enabled: true } } })).status).toBe(201)
+    expect(
+      (
+        await asToken('POST', '/api/v1/flags/checkout/schedules', {
+          at: new Date(Date.now() + 3600_000).toISOString(),
+          change: { environment: 'staging', override: { enabled: true } },
+        })
+      ).status,
+    ).toBe(201)
   })
 
   test('break glass: a project admin session with a reason writes, audited with the reason and announced', async () => {
-    const res = await as(ADMIN, 'PUT', '/api/v1/flags/checkout/environments/production', { enabled: false }, { 'Flagship-Bypass-Reason': REASON })
+    const res = await as(
+      ADMIN,
+      'PUT',
+      '/api/v1/flags/checkout/environments/production',
+      { enabled: false },
+      { 'Flagship-Bypass-Reason': REASON },
+    )
     expect(res.status).toBe(200)
     expect((await definition('checkout')).environments.production).toEqual({ enabled: false })
     expect(res.body.override).toEqual({ enabled: false })
@@ -137,9 +177,20 @@ describe('a schedule made before its environment became protected', () => {
     const token = p.srv.adminToken
     expect((await api(p.srv, 'POST', '/api/v1/flags', { token, body: { key: 'checkout', enabled: false } })).status).toBe(201)
     const at = new Date(Date.now() + 1500).toISOString()
-    const created = await api(p.srv, 'POST', '/api/v1/flags/checkout/schedules', { token, body: { at, change: { environment: 'production', override: { enabled: true } } } })
+    const created = await api(p.srv, 'POST', '/api/v1/flags/checkout/schedules', {
+      token,
+      body: { at, change: { environment: 'production', override: { enabled: true } } },
+    })
     expect(created.status).toBe(201)
-    expect((await sapi(p.srv, 'PUT', '/api/v1/project/environments/production/policy', { cookie: p.cookies[ADMIN], project: 'default', body: { protected: true, required_approvals: 1, approver_role: 'editor' } })).status).toBe(200)
+    expect(
+      (
+        await sapi(p.srv, 'PUT', '/api/v1/project/environments/production/policy', {
+          cookie: p.cookies[ADMIN],
+          project: 'default',
+          body: { protected: true, required_approvals: 1, approver_role: 'editor' },
+        })
+      ).status,
+    ).toBe(200)
     let schedule = created.body.schedule
     for (let i = 0; i < 200 && schedule.status === 'pending'; i++) {
       await Bun.sleep(50)

@@ -50,7 +50,10 @@ function runBlock(block: string, streamed = false): { part: string; expected: Re
       return line.replace(/\bcurl -s /g, "curl -sS --fail-with-body -w '\\n' ")
     })
     .join('\n')
-  const run = Bun.spawnSync(['bash', '-c', `set -euo pipefail\n${script}`], { cwd: tempDir('flagship-readme-'), env: { ...process.env, B: srv.url, T: srv.adminToken } })
+  const run = Bun.spawnSync(['bash', '-c', `set -euo pipefail\n${script}`], {
+    cwd: tempDir('flagship-readme-'),
+    env: { ...process.env, B: srv.url, T: srv.adminToken },
+  })
   expect({ exit: run.exitCode, stderr: run.stderr.toString() }).toEqual({ exit: 0, stderr: '' })
   const parts = run.stdout.toString().split(`${MARK}\n`).slice(0, -1)
   expect(parts.length).toBe(expected.length)
@@ -62,21 +65,35 @@ const lastLinesMatch = (results: { part: string; expected: RegExp }[]) =>
   results.forEach(({ part, expected }) => expect(part.trim().split('\n').at(-1) ?? '').toMatch(expected))
 
 const createFlag = (key: string) =>
-  fetch(`${srv.url}/api/v1/flags`, { method: 'POST', headers: { authorization: `Bearer ${srv.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ key, enabled: true, value: true }) })
+  fetch(`${srv.url}/api/v1/flags`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${srv.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ key, enabled: true, value: true }),
+  })
 
 /** A quick-start Node script as written (the service's address made this server's), run with node in
  *  `project`; it must print what its `// -> …` line says. */
 function runScript(project: string, name: string, code: string, key: string) {
-  const expected = code.split('\n').filter((l) => l.startsWith('// -> ')).map(expectation)
+  const expected = code
+    .split('\n')
+    .filter((l) => l.startsWith('// -> '))
+    .map(expectation)
   expect(expected.length).toBe(1)
   writeFileSync(join(project, name), code.replaceAll('http://localhost:8080', srv.url))
-  const run = Bun.spawnSync([Bun.which('node') ?? process.execPath, name], { cwd: project, env: { ...process.env, T: srv.adminToken, K: key }, stdout: 'pipe', stderr: 'pipe' })
+  const run = Bun.spawnSync([Bun.which('node') ?? process.execPath, name], {
+    cwd: project,
+    env: { ...process.env, T: srv.adminToken, K: key },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   expect({ exit: run.exitCode, stderr: run.stderr.toString() }).toEqual({ exit: 0, stderr: '' })
   expect(run.stdout.toString().trim()).toMatch(expected[0]!)
 }
 
 test('the API overview examples, then the OFREP ones, run as written and print what docs/api.md and docs/openfeature.md say', () => {
-  const results = runBlock(`${codeBlock('docs/api.md', '## API overview')}\n${codeBlock('docs/openfeature.md', '## OpenFeature over OFREP (any language)')}`)
+  const results = runBlock(
+    `${codeBlock('docs/api.md', '## API overview')}\n${codeBlock('docs/openfeature.md', '## OpenFeature over OFREP (any language)')}`,
+  )
   expect(results.length).toBeGreaterThanOrEqual(3)
   lastLinesMatch(results)
 })
@@ -109,12 +126,27 @@ test('the variants, prerequisites and lifecycle examples run as written and prin
 test("the README's quick start: the flag and its evaluation with curl, then with OpenFeature and the SDK from Node", async () => {
   lastLinesMatch(runBlock(codeBlock('README.md', '### 3. Your first flag, evaluated with curl')))
   // The quick start's production key (K), as its curl command makes it.
-  const keys = await (await fetch(`${srv.url}/api/v1/tokens`, { headers: { authorization: `Bearer ${srv.adminToken}` } })).json() as { tokens: { name: string; environment?: string }[] }
+  const keys = (await (await fetch(`${srv.url}/api/v1/tokens`, { headers: { authorization: `Bearer ${srv.adminToken}` } })).json()) as {
+    tokens: { name: string; environment?: string }[]
+  }
   expect(keys.tokens.find((t) => t.name === 'my app (production)')?.environment).toBe('production')
-  const key = await (await fetch(`${srv.url}/api/v1/tokens`, { method: 'POST', headers: { authorization: `Bearer ${srv.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'my app (production)', project_id: 'default', permissions: ['read:flags', 'read:configs'], environment: 'production' }) })).json() as { token: string }
+  const key = (await (
+    await fetch(`${srv.url}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${srv.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'my app (production)',
+        project_id: 'default',
+        permissions: ['read:flags', 'read:configs'],
+        environment: 'production',
+      }),
+    })
+  ).json()) as { token: string }
   // `npm install @openfeature/…` would need the registry: the same packages are copied from this repository
   // (copied, not linked: an npm install in that folder must never reach into the repository's node_modules).
-  expect(codeBlock('README.md', '### 4. From Node, with OpenFeature')).toContain('npm install @openfeature/server-sdk @openfeature/ofrep-provider')
+  expect(codeBlock('README.md', '### 4. From Node, with OpenFeature')).toContain(
+    'npm install @openfeature/server-sdk @openfeature/ofrep-provider',
+  )
   const ofProject = tempDir('flagship-quickstart-of-')
   for (const pkg of ['@openfeature/server-sdk', '@openfeature/core', '@openfeature/ofrep-provider', '@openfeature/ofrep-core', 'tslib']) {
     cpSync(join(ROOT, 'node_modules', pkg), join(ofProject, 'node_modules', pkg), { recursive: true, dereference: true })
@@ -125,7 +157,10 @@ test("the README's quick start: the flag and its evaluation with curl, then with
   writeFileSync(join(project, 'package.json'), '{ "name": "flags-demo", "version": "1.0.0" }')
   const install = codeBlock('README.md', '### 5. In process, with the SDK').trim()
   expect(install).toBe('npm install http://localhost:8080/sdk/flagship-sdk.tgz')
-  const npm = Bun.spawnSync(['bash', '-c', `${install.replace('http://localhost:8080', srv.url)} --no-audit --no-fund --cache ${join(project, '.npm-cache')}`], { cwd: project, stdout: 'pipe', stderr: 'pipe' })
+  const npm = Bun.spawnSync(
+    ['bash', '-c', `${install.replace('http://localhost:8080', srv.url)} --no-audit --no-fund --cache ${join(project, '.npm-cache')}`],
+    { cwd: project, stdout: 'pipe', stderr: 'pipe' },
+  )
   expect({ exit: npm.exitCode, stderr: npm.exitCode ? npm.stderr.toString() : '' }).toEqual({ exit: 0, stderr: '' })
   runScript(project, 'sdk.mjs', codeBlock('README.md', '### 5. In process, with the SDK', 'js'), key.token)
 }, 120_000)

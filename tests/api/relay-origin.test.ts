@@ -26,7 +26,15 @@ describe('relay keys and POST /api/v1/relay/verify', () => {
     expect(res.body.project).toMatchObject({ id: 'default', slug: 'default' })
     expect(res.body.environment).toBeNull()
     expect(res.body.keys).toEqual([
-      { hash: sha256(reader), valid: true, token_prefix: reader.slice(0, 12), permissions: ['read:flags'], environment: null, environments: null, expires_at: null },
+      {
+        hash: sha256(reader),
+        valid: true,
+        token_prefix: reader.slice(0, 12),
+        permissions: ['read:flags'],
+        environment: null,
+        environments: null,
+        expires_at: null,
+      },
       { hash: unknown, valid: false },
     ])
   })
@@ -65,7 +73,9 @@ describe('relay keys and POST /api/v1/relay/verify', () => {
     const revoke = await relayStream.next((e) => e.event === 'revoke', 5000)
     expect(revoke.data.hashes).toEqual([hash])
     // A change after it reaches both; the plain stream never saw the revoke.
-    expect((await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key: 'f2', enabled: true, value: 1 } })).status).toBe(201)
+    expect((await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key: 'f2', enabled: true, value: 1 } })).status).toBe(
+      201,
+    )
     await plainStream.next((e) => e.event === 'change', 5000)
     expect(plainStream.events.some((e) => e.event === 'revoke')).toBe(false)
     const after = await api(srv, 'POST', '/api/v1/relay/verify', { token: relayKey, body: { hashes: [hash] } })
@@ -94,8 +104,16 @@ describe('forwarded usage batches', () => {
   test('the header means nothing from other tokens, and a malformed id from a relay key is a 400', async () => {
     const counts = [{ key: 'f1', environment: '', variant: 'default', count: 1, from: now(), to: now() }]
     const headers = { 'flagship-batch-id': 'same-id-twice' }
-    expect((await api(srv, 'POST', '/api/v1/usage', { token: reader, body: { counts }, headers })).body).toEqual({ success: true, accepted: 1, ignored: 0 })
-    expect((await api(srv, 'POST', '/api/v1/usage', { token: reader, body: { counts }, headers })).body).toEqual({ success: true, accepted: 1, ignored: 0 })
+    expect((await api(srv, 'POST', '/api/v1/usage', { token: reader, body: { counts }, headers })).body).toEqual({
+      success: true,
+      accepted: 1,
+      ignored: 0,
+    })
+    expect((await api(srv, 'POST', '/api/v1/usage', { token: reader, body: { counts }, headers })).body).toEqual({
+      success: true,
+      accepted: 1,
+      ignored: 0,
+    })
     const bad = await api(srv, 'POST', '/api/v1/usage', { token: relayKey, body: { counts }, headers: { 'flagship-batch-id': 'x' } })
     expect(bad.status).toBe(400)
   })

@@ -10,8 +10,10 @@ import { runCli } from '../helpers/cli'
 import { api, startServer, TEST_STORE, type TestServer } from '../helpers/server'
 import { tempDir } from '../helpers/temp'
 
-const createFlag = (srv: TestServer, key: string) => api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key, enabled: true, value: true } })
-const flagKeys = async (srv: TestServer) => ((await api(srv, 'GET', '/api/v1/flags?limit=1000', { token: srv.adminToken })).body.flags as { key: string }[]).map((f) => f.key).sort()
+const createFlag = (srv: TestServer, key: string) =>
+  api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key, enabled: true, value: true } })
+const flagKeys = async (srv: TestServer) =>
+  ((await api(srv, 'GET', '/api/v1/flags?limit=1000', { token: srv.adminToken })).body.flags as { key: string }[]).map((f) => f.key).sort()
 
 describe.skipIf(TEST_STORE === 'postgres')('restore while the service runs (SQLite)', () => {
   let srv: TestServer
@@ -39,7 +41,9 @@ describe.skipIf(TEST_STORE === 'postgres')('restore while the service runs (SQLi
   })
 
   test('a second service on the same file is refused at start', async () => {
-    await expect(startServer({ dbPath: srv.dbPath, adminToken: srv.adminToken })).rejects.toThrow(/another Flagship process .* is using the SQLite database/)
+    await expect(startServer({ dbPath: srv.dbPath, adminToken: srv.adminToken })).rejects.toThrow(
+      /another Flagship process .* is using the SQLite database/,
+    )
     expect((await api(srv, 'GET', '/health')).status).toBe(200)
   })
 

@@ -27,7 +27,10 @@ beforeAll(async () => {
       return new Response('ok')
     },
   })
-  const hook = await api(srv, 'POST', '/api/v1/webhooks', { token: admin, body: { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['flag.updated', 'schedule.failed'] } })
+  const hook = await api(srv, 'POST', '/api/v1/webhooks', {
+    token: admin,
+    body: { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['flag.updated', 'schedule.failed'] },
+  })
   expect(hook.status).toBe(201)
   stream = await openSse(`${srv.url}/api/v1/stream`, { authorization: `Bearer ${admin}` })
 })
@@ -42,10 +45,14 @@ const inMs = (ms: number) => new Date(Date.now() + ms).toISOString()
 
 /** Waits until the schedule has left `pending`; returns it with the moment the test first saw that. */
 async function finished(server: TestServer, id: string, ms = 6000) {
-  return until(`schedule ${id} to finish`, async () => {
-    const res = await api(server, 'GET', `/api/v1/schedules/${id}`, { token: server.adminToken })
-    return res.body.status !== 'pending' && { ...res.body, seenAt: Date.now() }
-  }, ms)
+  return until(
+    `schedule ${id} to finish`,
+    async () => {
+      const res = await api(server, 'GET', `/api/v1/schedules/${id}`, { token: server.adminToken })
+      return res.body.status !== 'pending' && { ...res.body, seenAt: Date.now() }
+    },
+    ms,
+  )
 }
 
 async function createFlag(key: string, body: Record<string, unknown> = {}) {
@@ -53,7 +60,10 @@ async function createFlag(key: string, body: Record<string, unknown> = {}) {
 }
 async function schedule(key: string, body: Record<string, unknown>) {
   const res = await call('POST', `/api/v1/flags/${key}/schedules`, body)
-  expect({ status: res.status, body: res.body }).toMatchObject({ status: 201, body: { success: true, schedule: { status: 'pending', flag_key: key } } })
+  expect({ status: res.status, body: res.body }).toMatchObject({
+    status: 201,
+    body: { success: true, schedule: { status: 'pending', flag_key: key } },
+  })
   return res.body.schedule
 }
 const flagOf = async (key: string) => (await call('GET', `/api/v1/flags/${key}/definition`)).body.flag
@@ -64,7 +74,15 @@ describe('scheduled changes', () => {
     await createFlag('launch')
     const at = inMs(1500)
     const s = await schedule('launch', { at, change: { enabled: true, value: true }, note: 'go live' })
-    expect(s).toMatchObject({ at, change: { enabled: true, value: true }, note: 'go live', created_by: adminPrefix, finished_at: null, result_version: null, error: null })
+    expect(s).toMatchObject({
+      at,
+      change: { enabled: true, value: true },
+      note: 'go live',
+      created_by: adminPrefix,
+      finished_at: null,
+      result_version: null,
+      error: null,
+    })
     expect((await flagOf('launch')).enabled).toBe(false)
 
     const done = await finished(srv, s.id)
@@ -80,9 +98,13 @@ describe('scheduled changes', () => {
     // One audit entry for the change, by the schedule; the schedule's own entry, by the token that made it.
     const updates = await auditOf('resource_type=flag&resource_key=launch&action=update')
     expect(updates.map((e) => [e.actor, e.before.enabled, e.after.enabled])).toEqual([[`schedule:${s.id}`, false, true]])
-    expect((await auditOf(`resource_type=schedule&resource_key=${s.id}`)).map((e) => [e.action, e.actor])).toEqual([['create', adminPrefix]])
+    expect((await auditOf(`resource_type=schedule&resource_key=${s.id}`)).map((e) => [e.action, e.actor])).toEqual([
+      ['create', adminPrefix],
+    ])
     // The webhook event and the stream entry of any update.
-    const hit = await until('the flag.updated delivery', async () => hits.find((h) => h.event === 'flag.updated' && h.resource === 'launch'))
+    const hit = await until('the flag.updated delivery', async () =>
+      hits.find((h) => h.event === 'flag.updated' && h.resource === 'launch'),
+    )
     expect(hit).toMatchObject({ environment: '', data: { enabled: true, value: true, version: 2 } })
     const change = await stream.next((e) => e.event === 'change' && e.data.key === 'launch' && e.data.action === 'update')
     expect(change.data).toMatchObject({ resource_type: 'flag', version: 2, environment: '' })
@@ -114,17 +136,27 @@ describe('scheduled changes', () => {
     const writerPrefix = (await call('GET', '/api/v1/me', undefined, writer)).body.token_prefix
     expect(cancel.body).toMatchObject({ success: true, id: s.id, schedule: { status: 'cancelled', cancelled_by: writerPrefix } })
     const again = await call('DELETE', `/api/v1/schedules/${s.id}`)
-    expect({ status: again.status, code: again.body.code, details: again.body.details }).toEqual({ status: 409, code: 'NOT_PENDING', details: { status: 'cancelled' } })
+    expect({ status: again.status, code: again.body.code, details: again.body.details }).toEqual({
+      status: 409,
+      code: 'NOT_PENDING',
+      details: { status: 'cancelled' },
+    })
     await Bun.sleep(2000)
     expect((await call('GET', `/api/v1/schedules/${s.id}`)).body.status).toBe('cancelled')
     expect(await flagOf('held')).toMatchObject({ enabled: false, version: 1 })
     const entries = await auditOf(`resource_type=schedule&resource_key=${s.id}`)
-    expect(entries.map((e) => [e.action, e.before?.status ?? null, e.after.status])).toEqual([['update', 'pending', 'cancelled'], ['create', null, 'pending']])
+    expect(entries.map((e) => [e.action, e.before?.status ?? null, e.after.status])).toEqual([
+      ['update', 'pending', 'cancelled'],
+      ['create', null, 'pending'],
+    ])
   })
 
   test.concurrent('a change that became invalid fails visibly: error recorded, nothing applied, schedule.failed sent', async () => {
     await createFlag('gated')
-    expect((await call('POST', '/api/v1/segments', { key: 'beta', conditions: [{ property: 'plan', operator: 'equals', value: 'beta' }] })).status).toBe(201)
+    expect(
+      (await call('POST', '/api/v1/segments', { key: 'beta', conditions: [{ property: 'plan', operator: 'equals', value: 'beta' }] }))
+        .status,
+    ).toBe(201)
     const targeting = { rules: [{ conditions: [{ operator: 'in_segment', value: 'beta' }], value: true }] }
     const s = await schedule('gated', { at: inMs(1500), change: { enabled: true, targeting } })
     // The segment is not used by any flag yet, so it may be deleted; the scheduled change now refers to nothing.
@@ -137,8 +169,13 @@ describe('scheduled changes', () => {
     expect(await auditOf('resource_type=flag&resource_key=gated&action=update')).toEqual([])
     const failure = await auditOf(`resource_type=schedule&resource_key=${s.id}&action=update`)
     expect(failure.map((e) => [e.actor, e.before.status, e.after.status])).toEqual([[`schedule:${s.id}`, 'pending', 'failed']])
-    const hit = await until('the schedule.failed delivery', async () => hits.find((h) => h.event === 'schedule.failed' && h.resource === s.id))
-    expect(hit).toMatchObject({ environment: '', data: { id: s.id, flag_key: 'gated', status: 'failed', error: { code: 'VALIDATION_ERROR' } } })
+    const hit = await until('the schedule.failed delivery', async () =>
+      hits.find((h) => h.event === 'schedule.failed' && h.resource === s.id),
+    )
+    expect(hit).toMatchObject({
+      environment: '',
+      data: { id: s.id, flag_key: 'gated', status: 'failed', error: { code: 'VALIDATION_ERROR' } },
+    })
     expect(hits.some((h) => h.event === 'flag.updated' && h.resource === 'gated')).toBe(false)
     expect((await call('DELETE', `/api/v1/schedules/${s.id}`)).body.details).toEqual({ status: 'failed' })
   })
@@ -147,9 +184,14 @@ describe('scheduled changes', () => {
     await createFlag('doomed')
     const s = await schedule('doomed', { at: inMs(1200), change: { environment: 'staging', override: { enabled: true } } })
     expect((await call('DELETE', '/api/v1/flags/doomed')).status).toBe(200)
-    expect(await finished(srv, s.id)).toMatchObject({ status: 'failed', error: { code: 'FLAG_NOT_FOUND', message: 'Flag "doomed" not found' } })
+    expect(await finished(srv, s.id)).toMatchObject({
+      status: 'failed',
+      error: { code: 'FLAG_NOT_FOUND', message: 'Flag "doomed" not found' },
+    })
     expect((await call('GET', '/api/v1/flags/doomed/definition')).status).toBe(404)
-    const hit = await until('the schedule.failed delivery', async () => hits.find((h) => h.event === 'schedule.failed' && h.resource === s.id))
+    const hit = await until('the schedule.failed delivery', async () =>
+      hits.find((h) => h.event === 'schedule.failed' && h.resource === s.id),
+    )
     expect(hit.environment).toBe('staging')
     // Its history stays readable in the project's list, though the flag's own list is gone with the flag.
     expect((await call('GET', '/api/v1/schedules?status=failed')).body.schedules.map((x: any) => x.id)).toContain(s.id)
@@ -200,11 +242,35 @@ describe('bad input', () => {
       ['strict', { ...ok, change: 'enable' }, 400, 'change', 'must be an object'],
       ['strict', { ...ok, change: { enabled: 'yes' } }, 400, 'change.enabled', 'boolean'],
       ['strict', { ...ok, change: { enable: true } }, 400, 'change.enable', 'should not be provided'],
-      ['strict', { ...ok, change: { targeting: { rollout: { percentage: 150, attribute: 'user_id' } } } }, 400, 'change.targeting.rollout.percentage', '100'],
-      ['strict', { ...ok, change: { targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'nope' }], value: true }] } } }, 400, 'change.targeting.rules[0].conditions[0].value', 'unknown segment "nope"'],
-      ['strict', { ...ok, change: { environment: 'moon', override: { enabled: true } } }, 400, 'change.environment', 'unknown environment "moon"'],
+      [
+        'strict',
+        { ...ok, change: { targeting: { rollout: { percentage: 150, attribute: 'user_id' } } } },
+        400,
+        'change.targeting.rollout.percentage',
+        '100',
+      ],
+      [
+        'strict',
+        { ...ok, change: { targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'nope' }], value: true }] } } },
+        400,
+        'change.targeting.rules[0].conditions[0].value',
+        'unknown segment "nope"',
+      ],
+      [
+        'strict',
+        { ...ok, change: { environment: 'moon', override: { enabled: true } } },
+        400,
+        'change.environment',
+        'unknown environment "moon"',
+      ],
       ['strict', { ...ok, change: { environment: 'production', override: { enabled: 'no' } } }, 400, 'change.override.enabled', 'boolean'],
-      ['strict', { ...ok, change: { environment: 'production', override: { enabled: true, extra: 1 } } }, 400, 'change.override.extra', 'should not be provided'],
+      [
+        'strict',
+        { ...ok, change: { environment: 'production', override: { enabled: true, extra: 1 } } },
+        400,
+        'change.override.extra',
+        'should not be provided',
+      ],
       ['strict', { ...ok, change: { environment: 'production' } }, 400, 'change.override', ''],
       ['strict', { ...ok, note: 'x'.repeat(501) }, 400, 'note', 'at most 500 characters'],
       ['strict', { ...ok, note: 'bell\u0007' }, 400, 'note', 'without control characters'],
@@ -214,14 +280,28 @@ describe('bad input', () => {
     for (const [key, body, status, path, message] of cases) {
       const res = await call('POST', `/api/v1/flags/${key}/schedules`, body)
       const issue = res.body.details?.issues?.find((i: any) => i.path === path)
-      expect({ body, status: res.status, code: res.body.code, found: status === 404 || issue !== undefined }).toEqual({ body, status, code: status === 404 ? 'FLAG_NOT_FOUND' : 'VALIDATION_ERROR', found: true })
+      expect({ body, status: res.status, code: res.body.code, found: status === 404 || issue !== undefined }).toEqual({
+        body,
+        status,
+        code: status === 404 ? 'FLAG_NOT_FOUND' : 'VALIDATION_ERROR',
+        found: true,
+      })
       expect(status === 404 ? res.body.error : issue.message).toContain(message)
     }
-    for (const [method, path, code] of [['GET', '/api/v1/schedules/none', 'SCHEDULE_NOT_FOUND'], ['DELETE', '/api/v1/schedules/none', 'SCHEDULE_NOT_FOUND'], ['GET', '/api/v1/flags/nope/schedules', 'FLAG_NOT_FOUND']] as const) {
+    for (const [method, path, code] of [
+      ['GET', '/api/v1/schedules/none', 'SCHEDULE_NOT_FOUND'],
+      ['DELETE', '/api/v1/schedules/none', 'SCHEDULE_NOT_FOUND'],
+      ['GET', '/api/v1/flags/nope/schedules', 'FLAG_NOT_FOUND'],
+    ] as const) {
       const res = await call(method, path)
       expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 404, code })
     }
-    for (const url of ['/api/v1/schedules?status=done', '/api/v1/flags/strict/schedules?status=', '/api/v1/schedules?limit=0', '/api/v1/schedules?when=1']) {
+    for (const url of [
+      '/api/v1/schedules?status=done',
+      '/api/v1/flags/strict/schedules?status=',
+      '/api/v1/schedules?limit=0',
+      '/api/v1/schedules?when=1',
+    ]) {
       expect({ url, status: (await call('GET', url)).status }).toEqual({ url, status: 400 })
     }
     expect(await state()).toEqual(before)
@@ -233,7 +313,10 @@ describe('bad input', () => {
     const writer = await createToken(srv, ['write:flags'])
     const configs = await createToken(srv, ['read:configs', 'write:configs'])
     const body = { at: inMs(600_000), change: { enabled: true } }
-    expect((await call('POST', '/api/v1/flags/guarded/schedules', body, reader)).body).toMatchObject({ code: 'FORBIDDEN', details: { required: 'write:flags' } })
+    expect((await call('POST', '/api/v1/flags/guarded/schedules', body, reader)).body).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { required: 'write:flags' },
+    })
     // 403 comes before validation: an invalid body from a reader is still a 403.
     expect((await call('POST', '/api/v1/flags/guarded/schedules', { at: 'x', change: 'bad' }, reader)).status).toBe(403)
     const created = await call('POST', '/api/v1/flags/guarded/schedules', body, writer)

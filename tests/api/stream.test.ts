@@ -38,9 +38,13 @@ describe('GET /api/v1/stream', () => {
     const start = ready.data.version as number
     expect(ready.id).toBe(String(start))
 
-    expect((await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'checkout', enabled: true, value: false } })).status).toBe(201)
+    expect((await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'checkout', enabled: true, value: false } })).status).toBe(
+      201,
+    )
     expect((await api(srv, 'PUT', '/api/v1/flags/checkout', { token: admin, body: { value: true } })).status).toBe(200)
-    expect((await api(srv, 'PUT', '/api/v1/flags/checkout/environments/production', { token: admin, body: { enabled: false } })).status).toBe(200)
+    expect(
+      (await api(srv, 'PUT', '/api/v1/flags/checkout/environments/production', { token: admin, body: { enabled: false } })).status,
+    ).toBe(200)
     expect((await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key: 'limits', value: { max: 1 } } })).status).toBe(201)
     expect((await api(srv, 'POST', '/api/v1/segments', { token: admin, body: { key: 'pros', conditions: [] } })).status).toBe(201)
     expect((await api(srv, 'POST', '/api/v1/project/environments', { token: admin, body: { name: 'qa' } })).status).toBe(201)
@@ -80,7 +84,10 @@ describe('GET /api/v1/stream', () => {
     expect(ready).toMatchObject({ event: 'ready', data: { version: head + 3 } })
     expect(ready.id).toBeUndefined() // the replay that follows sets the resume point
     const replayed = [await resumed.next(), await resumed.next()]
-    expect(replayed.map((e) => [e.id, e.data.key])).toEqual([[String(head + 2), 'resume-b'], [String(head + 3), 'resume-c']])
+    expect(replayed.map((e) => [e.id, e.data.key])).toEqual([
+      [String(head + 2), 'resume-b'],
+      [String(head + 3), 'resume-c'],
+    ])
     const byQuery = await stream(`/api/v1/stream?last_event_id=${head + 2}`)
     await byQuery.next()
     expect((await byQuery.next()).data.key).toBe('resume-c')
@@ -136,7 +143,10 @@ describe('GET /api/v1/stream', () => {
   })
 
   test('the stream closes within 5 s when its token is revoked', async () => {
-    const res = await api(srv, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'soon-revoked', project_id: 'default', permissions: ['read:flags'] } })
+    const res = await api(srv, 'POST', '/api/v1/tokens', {
+      token: admin,
+      body: { name: 'soon-revoked', project_id: 'default', permissions: ['read:flags'] },
+    })
     const s = await stream('/api/v1/stream', {}, res.body.token)
     await s.next()
     const started = Date.now()
@@ -187,8 +197,17 @@ describe('stream tickets (EventSource cannot send headers)', () => {
   })
 
   test('bad input on the ticket endpoint: a 4xx JSON error', async () => {
-    for (const [rawBody, status] of [['{"ttl":60}', 400], ['{', 400], ['[]', 400], ['"x"', 400]] as const) {
-      const res = await api(srv, 'POST', '/api/v1/stream/tickets', { token: admin, rawBody, headers: { 'content-type': 'application/json' } })
+    for (const [rawBody, status] of [
+      ['{"ttl":60}', 400],
+      ['{', 400],
+      ['[]', 400],
+      ['"x"', 400],
+    ] as const) {
+      const res = await api(srv, 'POST', '/api/v1/stream/tickets', {
+        token: admin,
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      })
       expect({ rawBody, status: res.status, code: res.body.code }).toEqual({ rawBody, status, code: 'VALIDATION_ERROR' })
     }
     const text = await api(srv, 'POST', '/api/v1/stream/tickets', { token: admin, rawBody: 'x', headers: { 'content-type': 'text/plain' } })
@@ -196,8 +215,11 @@ describe('stream tickets (EventSource cannot send headers)', () => {
     expect((await api(srv, 'POST', '/api/v1/stream/tickets', { token: admin, body: {} })).status).toBe(200)
   })
 
-  test("a ticket dies with its token", async () => {
-    const res = await api(srv, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'ticket-owner', project_id: 'default', permissions: ['read:flags'] } })
+  test('a ticket dies with its token', async () => {
+    const res = await api(srv, 'POST', '/api/v1/tokens', {
+      token: admin,
+      body: { name: 'ticket-owner', project_id: 'default', permissions: ['read:flags'] },
+    })
     const { ticket } = (await api(srv, 'POST', '/api/v1/stream/tickets', { token: res.body.token })).body
     expect((await opens(`/api/v1/stream?ticket=${ticket}`, null)).status).toBe(200)
     expect((await api(srv, 'DELETE', `/api/v1/tokens/${res.body.meta.hash}`, { token: admin })).status).toBe(200)
@@ -214,7 +236,11 @@ describe('GET /ofrep/v1/stream', () => {
     expect(es.url).toStartWith(`${srv.url}/ofrep/v1/stream?ticket=`)
     expect(es.url).not.toContain(admin)
     // The ticket is stable for minutes, so the ETag holds: 304 on the same request.
-    const again = await api(srv, 'POST', '/ofrep/v1/evaluate/flags', { token: admin, body: { context: { targetingKey: 'u1' } }, headers: { 'if-none-match': bulk.headers.get('etag')! } })
+    const again = await api(srv, 'POST', '/ofrep/v1/evaluate/flags', {
+      token: admin,
+      body: { context: { targetingKey: 'u1' } },
+      headers: { 'if-none-match': bulk.headers.get('etag')! },
+    })
     expect(again.status).toBe(304)
 
     const s = await openSse(es.url)
@@ -264,9 +290,17 @@ describe('restart', () => {
       await Promise.race([s.ended, Bun.sleep(3000)])
       expect(s.isEnded()).toBe(true)
 
-      const again = await startServer({ databaseUrl: local.databaseUrl, dbPath: local.dbPath, adminToken: local.adminToken, env: { STREAM_HEARTBEAT_MS: '300' } })
+      const again = await startServer({
+        databaseUrl: local.databaseUrl,
+        dbPath: local.dbPath,
+        adminToken: local.adminToken,
+        env: { STREAM_HEARTBEAT_MS: '300' },
+      })
       try {
-        const resumed = await openSse(`${again.url}/api/v1/stream`, { authorization: `Bearer ${again.adminToken}`, 'last-event-id': seen.id! })
+        const resumed = await openSse(`${again.url}/api/v1/stream`, {
+          authorization: `Bearer ${again.adminToken}`,
+          'last-event-id': seen.id!,
+        })
         expect((await resumed.next()).data.version).toBe(head + 2)
         expect(await resumed.next()).toMatchObject({ event: 'change', id: String(head + 2), data: { key: 'missed' } })
         await api(again, 'POST', '/api/v1/flags', { token: again.adminToken, body: { key: 'after-restart', enabled: true, value: 3 } })

@@ -19,8 +19,13 @@ describe('audit with people', () => {
   afterAll(() => srv.stop())
 
   test('project entries name the person and the credential; tokens stay tokens; ?actor= filters', async () => {
-    expect((await sapi(srv, 'POST', '/api/v1/flags', { cookie: owner, project: 'default', body: { key: 'by-session', enabled: true } })).status).toBe(201)
-    const made = await sapi(srv, 'POST', '/api/v1/me/tokens', { cookie: owner, body: { name: 'laptop', project: 'default', permissions: ['write:flags', 'read:flags'] } })
+    expect(
+      (await sapi(srv, 'POST', '/api/v1/flags', { cookie: owner, project: 'default', body: { key: 'by-session', enabled: true } })).status,
+    ).toBe(201)
+    const made = await sapi(srv, 'POST', '/api/v1/me/tokens', {
+      cookie: owner,
+      body: { name: 'laptop', project: 'default', permissions: ['write:flags', 'read:flags'] },
+    })
     pat = made.body.token
     expect((await api(srv, 'POST', '/api/v1/flags', { token: pat, body: { key: 'by-pat', enabled: true } })).status).toBe(201)
     expect((await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key: 'by-token', enabled: true } })).status).toBe(201)
@@ -29,7 +34,8 @@ describe('audit with people', () => {
     expect(of('by-session')).toMatchObject({ actor: OWNER, actor_type: 'user', credential: 'session' })
     expect(of('by-pat')).toMatchObject({ actor: OWNER, actor_type: 'user', credential: made.body.meta.token_prefix })
     expect(of('by-token')).toMatchObject({ actor: srv.adminToken.slice(0, 12), actor_type: 'token', credential: null })
-    const mine = (await api(srv, 'GET', `/api/v1/audit?actor=${encodeURIComponent(OWNER)}&resource_type=flag`, { token: srv.adminToken })).body.entries
+    const mine = (await api(srv, 'GET', `/api/v1/audit?actor=${encodeURIComponent(OWNER)}&resource_type=flag`, { token: srv.adminToken }))
+      .body.entries
     expect(mine.map((e: { resource_key: string }) => e.resource_key).sort()).toEqual(['by-pat', 'by-session'])
   })
 
@@ -37,17 +43,32 @@ describe('audit with people', () => {
     expect((await sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: 'wrong password!!' } })).status).toBe(401)
     const again = cookieOf(await sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: PASSWORD } }))
     await sapi(srv, 'POST', '/api/v1/auth/logout', { cookie: again })
-    const inv = await sapi(srv, 'POST', '/api/v1/invitations', { cookie: owner, body: { email: 'new@example.com', projects: [{ project: 'default', role: 'viewer' }] } })
+    const inv = await sapi(srv, 'POST', '/api/v1/invitations', {
+      cookie: owner,
+      body: { email: 'new@example.com', projects: [{ project: 'default', role: 'viewer' }] },
+    })
     inviteToken = inv.body.token
     await sapi(srv, 'POST', '/api/v1/auth/invitations/accept', { body: { token: inviteToken, name: 'New', password: PASSWORD } })
     await sapi(srv, 'POST', '/api/v1/projects', { cookie: owner, body: { name: 'Shop', slug: 'shop' } })
     const log = await sapi(srv, 'GET', '/api/v1/admin/audit?limit=100', { cookie: owner })
     expect(log.status).toBe(200)
     const seen = new Set(log.body.entries.map((e: { action: string; resource_type: string }) => `${e.action} ${e.resource_type}`))
-    for (const kind of ['setup user', 'sign_in session', 'sign_in_failed session', 'sign_out session', 'create invitation', 'accept invitation', 'create user', 'create project']) expect(seen).toContain(kind)
+    for (const kind of [
+      'setup user',
+      'sign_in session',
+      'sign_in_failed session',
+      'sign_out session',
+      'create invitation',
+      'accept invitation',
+      'create user',
+      'create project',
+    ])
+      expect(seen).toContain(kind)
     const failures = await sapi(srv, 'GET', '/api/v1/admin/audit?action=sign_in_failed', { cookie: owner })
     expect(failures.body.entries.every((e: { action: string }) => e.action === 'sign_in_failed')).toBe(true)
-    expect((await sapi(srv, 'GET', `/api/v1/admin/audit?actor=${encodeURIComponent('new@example.com')}`, { cookie: owner })).body.entries.length).toBeGreaterThan(0)
+    expect(
+      (await sapi(srv, 'GET', `/api/v1/admin/audit?actor=${encodeURIComponent('new@example.com')}`, { cookie: owner })).body.entries.length,
+    ).toBeGreaterThan(0)
   })
 
   test('no password, hash, token or code anywhere in either log, the lists or the service log', async () => {

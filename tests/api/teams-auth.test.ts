@@ -21,31 +21,43 @@ describe('first-run setup and sign-in', () => {
     const methods = await api(srv, 'GET', '/api/v1/auth/methods')
     expect(methods.status).toBe(200)
     expect(methods.body).toEqual({ setup_needed: true, password: true, oidc: [] })
-    expect((await api(srv, 'GET', '/api/v1/me', { token: srv.adminToken })).body).toMatchObject({ kind: 'token', project_id: 'default', permissions: ['*'] })
+    expect((await api(srv, 'GET', '/api/v1/me', { token: srv.adminToken })).body).toMatchObject({
+      kind: 'token',
+      project_id: 'default',
+      permissions: ['*'],
+    })
   })
 
   test('a wrong setup code: 403 INVALID_SETUP_CODE, nobody created', async () => {
-    const res = await sapi(srv, 'POST', '/api/v1/auth/setup', { body: { setup_code: 'x'.repeat(24), email: OWNER, name: 'Owner', password: PASSWORD } })
+    const res = await sapi(srv, 'POST', '/api/v1/auth/setup', {
+      body: { setup_code: 'x'.repeat(24), email: OWNER, name: 'Owner', password: PASSWORD },
+    })
     expect(res.status).toBe(403)
     expect(res.body.code).toBe('INVALID_SETUP_CODE')
     expect((await api(srv, 'GET', '/api/v1/auth/methods')).body.setup_needed).toBe(true)
   })
 
   test('setup without the CSRF header is refused', async () => {
-    const res = await api(srv, 'POST', '/api/v1/auth/setup', { body: { setup_code: setupCodeOf(srv), email: OWNER, name: 'Owner', password: PASSWORD } })
+    const res = await api(srv, 'POST', '/api/v1/auth/setup', {
+      body: { setup_code: setupCodeOf(srv), email: OWNER, name: 'Owner', password: PASSWORD },
+    })
     expect(res.status).toBe(403)
     expect(res.body.code).toBe('CSRF_REJECTED')
   })
 
   test('a password that is too short or is the email is refused', async () => {
     for (const password of ['short', OWNER]) {
-      const res = await sapi(srv, 'POST', '/api/v1/auth/setup', { body: { setup_code: setupCodeOf(srv), email: OWNER, name: 'Owner', password } })
+      const res = await sapi(srv, 'POST', '/api/v1/auth/setup', {
+        body: { setup_code: setupCodeOf(srv), email: OWNER, name: 'Owner', password },
+      })
       expect(res.status).toBe(400)
     }
   })
 
   test('setup creates the first owner, signs them in with a strict HttpOnly cookie, then answers 409', async () => {
-    const res = await sapi(srv, 'POST', '/api/v1/auth/setup', { body: { setup_code: setupCodeOf(srv), email: 'Owner@Example.com', name: 'Owner', password: PASSWORD } })
+    const res = await sapi(srv, 'POST', '/api/v1/auth/setup', {
+      body: { setup_code: setupCodeOf(srv), email: 'Owner@Example.com', name: 'Owner', password: PASSWORD },
+    })
     expect(res.status).toBe(201)
     expect(res.body.user).toMatchObject({ email: OWNER, instance_role: 'owner', has_password: true, has_totp: false, disabled: false })
     expect(JSON.stringify(res.body)).not.toContain('hash')
@@ -56,7 +68,9 @@ describe('first-run setup and sign-in', () => {
     expect(set).toContain('Path=/')
     expect(set).not.toContain('Secure')
     owner = cookieOf(res)
-    const again = await sapi(srv, 'POST', '/api/v1/auth/setup', { body: { setup_code: setupCodeOf(srv), email: 'x@example.com', name: 'X', password: PASSWORD } })
+    const again = await sapi(srv, 'POST', '/api/v1/auth/setup', {
+      body: { setup_code: setupCodeOf(srv), email: 'x@example.com', name: 'X', password: PASSWORD },
+    })
     expect(again.status).toBe(409)
     expect((await api(srv, 'GET', '/api/v1/auth/methods')).body.setup_needed).toBe(false)
   })
@@ -64,7 +78,11 @@ describe('first-run setup and sign-in', () => {
   test('GET /me for a session: the user and their projects; project routes need Flagship-Project', async () => {
     const me = await sapi(srv, 'GET', '/api/v1/me', { cookie: owner })
     expect(me.status).toBe(200)
-    expect(me.body).toMatchObject({ kind: 'user', user: { email: OWNER, instance_role: 'owner' }, projects: [{ id: 'default', slug: 'default', role: 'admin' }] })
+    expect(me.body).toMatchObject({
+      kind: 'user',
+      user: { email: OWNER, instance_role: 'owner' },
+      projects: [{ id: 'default', slug: 'default', role: 'admin' }],
+    })
     const scoped = await sapi(srv, 'GET', '/api/v1/me', { cookie: owner, project: 'default' })
     expect(scoped.body).toMatchObject({ project: { id: 'default' }, permissions: ['*'] })
     const without = await sapi(srv, 'GET', '/api/v1/flags', { cookie: owner })
@@ -146,16 +164,36 @@ describe('first-run setup and sign-in', () => {
       ['text/plain form body', { 'content-type': 'text/plain' }, JSON.stringify(body)],
     ]
     for (const [why, headers, raw] of attempts) {
-      const res = await api(srv, 'POST', '/api/v1/flags', { headers: { cookie: owner, 'flagship-project': 'default', ...headers }, ...(raw ? { rawBody: raw } : { body }) })
+      const res = await api(srv, 'POST', '/api/v1/flags', {
+        headers: { cookie: owner, 'flagship-project': 'default', ...headers },
+        ...(raw ? { rawBody: raw } : { body }),
+      })
       expect(res.status, why).toBe(403)
       expect(res.body.code, why).toBe('CSRF_REJECTED')
       expect(res.headers.get('access-control-allow-origin'), why).toBeNull()
     }
     // Same-origin requests from the console go through; bearer-token requests need none of this.
-    const own = await api(srv, 'POST', '/api/v1/flags', { headers: { cookie: owner, 'flagship-project': 'default', 'x-flagship-request': '1', origin: srv.url, 'sec-fetch-site': 'same-origin' }, body: { key: 'same-origin', enabled: true } })
+    const own = await api(srv, 'POST', '/api/v1/flags', {
+      headers: {
+        cookie: owner,
+        'flagship-project': 'default',
+        'x-flagship-request': '1',
+        origin: srv.url,
+        'sec-fetch-site': 'same-origin',
+      },
+      body: { key: 'same-origin', enabled: true },
+    })
     expect(own.status).toBe(201)
     expect((await api(srv, 'GET', '/api/v1/flags/csrf-flag/definition', { token: srv.adminToken })).status).toBe(404)
-    expect((await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, headers: { origin: 'https://evil.example' }, body: { key: 'by-token', enabled: true } })).status).toBe(201)
+    expect(
+      (
+        await api(srv, 'POST', '/api/v1/flags', {
+          token: srv.adminToken,
+          headers: { origin: 'https://evil.example' },
+          body: { key: 'by-token', enabled: true },
+        })
+      ).status,
+    ).toBe(201)
     // Login is checked with or without a cookie.
     const login = await api(srv, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: PASSWORD } })
     expect(login.status).toBe(403)
@@ -171,7 +209,8 @@ describe('first-run setup and sign-in', () => {
     expect(current).toHaveLength(1)
     expect(list.body.sessions.length).toBeGreaterThanOrEqual(2)
     expect(JSON.stringify(list.body)).not.toMatch(/hash|flagship_session/)
-    for (const s of list.body.sessions) expect(Object.keys(s).sort()).toEqual(['created_at', 'current', 'id', 'ip', 'last_seen_at', 'user_agent'])
+    for (const s of list.body.sessions)
+      expect(Object.keys(s).sort()).toEqual(['created_at', 'current', 'id', 'ip', 'last_seen_at', 'user_agent'])
     // Revoke b from a.
     const bId = (await sapi(srv, 'GET', '/api/v1/me/sessions', { cookie: b })).body.sessions.find((s: { current: boolean }) => s.current).id
     expect((await sapi(srv, 'DELETE', `/api/v1/me/sessions/${bId}`, { cookie: a })).status).toBe(200)
@@ -179,15 +218,24 @@ describe('first-run setup and sign-in', () => {
     expect((await sapi(srv, 'DELETE', '/api/v1/me/sessions/not-mine', { cookie: a })).status).toBe(404)
     // Password change.
     const c = await signIn(srv, OWNER)
-    const wrong = await sapi(srv, 'PUT', '/api/v1/me/password', { cookie: a, body: { current_password: 'wrong password here', new_password: 'another long password' } })
+    const wrong = await sapi(srv, 'PUT', '/api/v1/me/password', {
+      cookie: a,
+      body: { current_password: 'wrong password here', new_password: 'another long password' },
+    })
     expect(wrong.status).toBe(403)
     expect(wrong.body.code).toBe('INVALID_CURRENT_PASSWORD')
-    const ok = await sapi(srv, 'PUT', '/api/v1/me/password', { cookie: a, body: { current_password: PASSWORD, new_password: 'another long password' } })
+    const ok = await sapi(srv, 'PUT', '/api/v1/me/password', {
+      cookie: a,
+      body: { current_password: PASSWORD, new_password: 'another long password' },
+    })
     expect(ok.status).toBe(200)
     expect((await sapi(srv, 'GET', '/api/v1/me', { cookie: c })).status).toBe(401)
     expect((await sapi(srv, 'GET', '/api/v1/me', { cookie: owner })).status).toBe(401)
     expect((await sapi(srv, 'GET', '/api/v1/me', { cookie: a })).status).toBe(200)
-    await sapi(srv, 'PUT', '/api/v1/me/password', { cookie: a, body: { current_password: 'another long password', new_password: PASSWORD } })
+    await sapi(srv, 'PUT', '/api/v1/me/password', {
+      cookie: a,
+      body: { current_password: 'another long password', new_password: PASSWORD },
+    })
     owner = a
   })
 
@@ -225,7 +273,10 @@ describe('brute force', () => {
 
   const login = (email: string, password: string) => sapi(srv, 'POST', '/api/v1/auth/login', { body: { email, password } })
 
-  for (const [label, email] of [['an existing account', OWNER], ['an unknown email', 'ghost@example.com']] as const) {
+  for (const [label, email] of [
+    ['an existing account', OWNER],
+    ['an unknown email', 'ghost@example.com'],
+  ] as const) {
     test(`${label}: after 5 failures the next attempt waits 1 s, then 2 s (exact Retry-After), right password included`, async () => {
       for (let i = 0; i < 5; i++) expect((await login(email, 'wrong password!!')).status).toBe(401)
       const blocked = await login(email, PASSWORD)

@@ -33,9 +33,25 @@ describe('cli users create', () => {
   })
 
   test('--password-stdin; a taken email or a bad one is refused, nothing created', async () => {
-    const proc = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'cli.ts'), 'users', 'create', '--email', 'admin2@example.com', '--name', 'Two', '--admin', '--password-stdin'], {
-      cwd: ROOT, env: { ...process.env, DATABASE_URL: srv.databaseUrl }, stdin: new TextEncoder().encode(`${PASSWORD}\n`),
-    })
+    const proc = Bun.spawnSync(
+      [
+        process.execPath,
+        join(ROOT, 'server', 'cli.ts'),
+        'users',
+        'create',
+        '--email',
+        'admin2@example.com',
+        '--name',
+        'Two',
+        '--admin',
+        '--password-stdin',
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: srv.databaseUrl },
+        stdin: new TextEncoder().encode(`${PASSWORD}\n`),
+      },
+    )
     expect(proc.exitCode).toBe(0)
     expect(proc.stdout.toString()).not.toContain('/reset/')
     const cookie = cookieOf(await sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: 'admin2@example.com', password: PASSWORD } }))

@@ -24,13 +24,25 @@ describe('invitation lookup', () => {
   const lookup = (token: unknown) => sapi(srv, 'POST', '/api/v1/auth/invitations/lookup', { body: { token } })
 
   test('the token holder learns the email, roles, projects and expiry, and nothing else', async () => {
-    const inv = await invite('ivy@example.com', { instance_role: 'admin', projects: [{ project: 'default', role: 'editor', environments: { production: 'viewer' } }, { project: 'mobile', role: 'viewer' }] })
+    const inv = await invite('ivy@example.com', {
+      instance_role: 'admin',
+      projects: [
+        { project: 'default', role: 'editor', environments: { production: 'viewer' } },
+        { project: 'mobile', role: 'viewer' },
+      ],
+    })
     const res = await lookup(inv.token)
     expect(res.status).toBe(200)
-    const mobileId = (await sapi(srv, 'GET', '/api/v1/projects', { cookie: owner })).body.projects.find((p: { slug: string }) => p.slug === 'mobile').id
-    const defaultName = (await sapi(srv, 'GET', '/api/v1/projects', { cookie: owner })).body.projects.find((p: { slug: string }) => p.slug === 'default').name
+    const mobileId = (await sapi(srv, 'GET', '/api/v1/projects', { cookie: owner })).body.projects.find(
+      (p: { slug: string }) => p.slug === 'mobile',
+    ).id
+    const defaultName = (await sapi(srv, 'GET', '/api/v1/projects', { cookie: owner })).body.projects.find(
+      (p: { slug: string }) => p.slug === 'default',
+    ).name
     expect(res.body).toEqual({
-      email: 'ivy@example.com', instance_role: 'admin', expires_at: inv.expires_at,
+      email: 'ivy@example.com',
+      instance_role: 'admin',
+      expires_at: inv.expires_at,
       projects: [
         { id: 'default', slug: 'default', name: defaultName, role: 'editor', environments: { production: 'viewer' } },
         { id: mobileId, slug: 'mobile', name: 'Mobile app', role: 'viewer', environments: {} },
@@ -48,11 +60,16 @@ describe('invitation lookup', () => {
     }
     expect((await lookup(12)).status).toBe(400)
     const used = await invite('used@example.com', { projects: [{ project: 'default', role: 'viewer' }] })
-    expect((await sapi(srv, 'POST', '/api/v1/auth/invitations/accept', { body: { token: used.token, name: 'Used', password: PASSWORD } })).status).toBe(201)
+    expect(
+      (await sapi(srv, 'POST', '/api/v1/auth/invitations/accept', { body: { token: used.token, name: 'Used', password: PASSWORD } }))
+        .status,
+    ).toBe(201)
     const gone = await lookup(used.token)
     expect(gone.status).toBe(410)
     expect(gone.body.code).toBe('INVITATION_GONE')
-    const listed = (await sapi(srv, 'GET', '/api/v1/invitations', { cookie: owner })).body.invitations.find((i: { id: string }) => i.id === used.id)
+    const listed = (await sapi(srv, 'GET', '/api/v1/invitations', { cookie: owner })).body.invitations.find(
+      (i: { id: string }) => i.id === used.id,
+    )
     expect(typeof listed.accepted_at).toBe('string')
     const withdrawn = await invite('withdrawn@example.com', { projects: [{ project: 'default', role: 'viewer' }] })
     expect((await sapi(srv, 'DELETE', `/api/v1/invitations/${withdrawn.id}`, { cookie: owner })).status).toBe(200)

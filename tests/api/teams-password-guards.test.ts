@@ -20,16 +20,22 @@ describe('password and two-factor guards', () => {
 
   /** A new user (through an invitation); answers their id and cookie. */
   async function person(email: string): Promise<{ id: string; cookie: string }> {
-    const inv = await sapi(srv, 'POST', '/api/v1/invitations', { cookie: owner, body: { email, projects: [{ project: 'default', role: 'viewer' }] } })
+    const inv = await sapi(srv, 'POST', '/api/v1/invitations', {
+      cookie: owner,
+      body: { email, projects: [{ project: 'default', role: 'viewer' }] },
+    })
     expect(inv.status).toBe(201)
-    const acc = await sapi(srv, 'POST', '/api/v1/auth/invitations/accept', { body: { token: inv.body.token, name: 'Someone', password: PASSWORD } })
+    const acc = await sapi(srv, 'POST', '/api/v1/auth/invitations/accept', {
+      body: { token: inv.body.token, name: 'Someone', password: PASSWORD },
+    })
     expect(acc.status).toBe(201)
     return { id: acc.body.user.id, cookie: cookieOf(acc) }
   }
 
   test('PUT /me/password: five wrong current passwords, then 429 even with the right one; sign-in is throttled too', async () => {
     const { cookie } = await person('pw@example.com')
-    const change = (current: string) => sapi(srv, 'PUT', '/api/v1/me/password', { cookie, body: { current_password: current, new_password: OTHER } })
+    const change = (current: string) =>
+      sapi(srv, 'PUT', '/api/v1/me/password', { cookie, body: { current_password: current, new_password: OTHER } })
     for (let i = 0; i < 5; i++) expect((await change(`wrong guess ${i} xxxxx`)).status).toBe(403)
     const blocked = await change(PASSWORD)
     expect(blocked.status).toBe(429)
@@ -58,7 +64,9 @@ describe('password and two-factor guards', () => {
     const { secret } = await enrolTotp(srv, cookie)
     const right = codeAt(secret, Date.now() + 30_000)
     const wrong = right === '000000' ? '111111' : '000000'
-    const burst = await Promise.all(Array.from({ length: 6 }, () => sapi(srv, 'DELETE', '/api/v1/me/totp', { cookie, body: { code: wrong } })))
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, () => sapi(srv, 'DELETE', '/api/v1/me/totp', { cookie, body: { code: wrong } })),
+    )
     // Each is refused as a wrong code, or (one that arrived after the fifth failure was stored) throttled.
     const counted = burst.filter((r) => r.status === 403).length
     expect(burst.filter((r) => r.status !== 403 && r.status !== 429)).toEqual([])
@@ -96,7 +104,9 @@ describe('password and two-factor guards', () => {
     const token = (reset.body.url as string).split('/reset/')[1]!
     expect((await sapi(srv, 'POST', '/api/v1/auth/password-reset', { body: { token, password: '\t'.repeat(14) } })).status).toBe(400)
     const inv = await sapi(srv, 'POST', '/api/v1/invitations', { cookie: owner, body: { email: 'blank2@example.com' } })
-    expect((await sapi(srv, 'POST', '/api/v1/auth/invitations/accept', { body: { token: inv.body.token, name: 'B', password: blank } })).status).toBe(400)
+    expect(
+      (await sapi(srv, 'POST', '/api/v1/auth/invitations/accept', { body: { token: inv.body.token, name: 'B', password: blank } })).status,
+    ).toBe(400)
     expect((await sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: 'blank@example.com', password: PASSWORD } })).status).toBe(200)
   })
 })

@@ -29,7 +29,9 @@ describe('a second factor is spent once under concurrency', () => {
     expect(statuses.sort()).toEqual([200, 401, 401, 401, 401])
     expect(await sessionCount()).toBe(before + 1)
     // A sign-in with another factor clears the four failures (sign-in throttling, teams.md §3).
-    expect((await sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: PASSWORD, totp: recovery[9] } })).status).toBe(200)
+    expect((await sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: PASSWORD, totp: recovery[9] } })).status).toBe(
+      200,
+    )
   })
 
   test('five concurrent sign-ins with one recovery code: one session, four refused; the other codes still work', async () => {
@@ -37,9 +39,15 @@ describe('a second factor is spent once under concurrency', () => {
     const statuses = await concurrentSignIns([srv], OWNER, recovery[0]!)
     expect(statuses.sort()).toEqual([200, 401, 401, 401, 401])
     expect(await sessionCount()).toBe(before + 1)
-    expect((await sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: PASSWORD, totp: recovery[8] } })).status).toBe(200)
+    expect((await sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: PASSWORD, totp: recovery[8] } })).status).toBe(
+      200,
+    )
     // Two different codes at once both work (a spent code does not block its neighbours).
-    const both = await Promise.all([recovery[1], recovery[2]].map((c) => sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: PASSWORD, totp: c } })))
+    const both = await Promise.all(
+      [recovery[1], recovery[2]].map((c) =>
+        sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: PASSWORD, totp: c } }),
+      ),
+    )
     expect(both.map((r) => r.status)).toEqual([200, 200])
   })
 })

@@ -7,7 +7,8 @@ import { startServer, type TestServer } from '../helpers/server'
 import { PASSWORD, sapi, setupOwner } from '../helpers/teams'
 
 const OWNER = 'owner@example.com'
-const codeAt = (secret: string, ms: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: ms })
+const codeAt = (secret: string, ms: number) =>
+  new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: ms })
 
 describe('two-factor sign-in', () => {
   let srv: TestServer
@@ -20,7 +21,8 @@ describe('two-factor sign-in', () => {
   })
   afterAll(() => srv.stop())
 
-  const login = (totp?: string) => sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: PASSWORD, ...(totp !== undefined && { totp }) } })
+  const login = (totp?: string) =>
+    sapi(srv, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: PASSWORD, ...(totp !== undefined && { totp }) } })
 
   test('enrol: a secret and otpauth URL, confirmed by a code, answering 10 recovery codes', async () => {
     const begin = await sapi(srv, 'POST', '/api/v1/me/totp', { cookie })
@@ -28,7 +30,10 @@ describe('two-factor sign-in', () => {
     secret = begin.body.secret
     expect(secret).toMatch(/^[A-Z2-7]{32}$/)
     expect(begin.body.otpauth_url).toStartWith('otpauth://totp/')
-    const wrong = await sapi(srv, 'PUT', '/api/v1/me/totp', { cookie, body: { code: '000000' === codeAt(secret, Date.now()) ? '111111' : '000000' } })
+    const wrong = await sapi(srv, 'PUT', '/api/v1/me/totp', {
+      cookie,
+      body: { code: '000000' === codeAt(secret, Date.now()) ? '111111' : '000000' },
+    })
     expect(wrong.status).toBe(403)
     const confirm = await sapi(srv, 'PUT', '/api/v1/me/totp', { cookie, body: { code: codeAt(secret, Date.now()) } })
     expect(confirm.status).toBe(200)
@@ -58,7 +63,12 @@ describe('two-factor sign-in', () => {
 
   test('secrets and codes never reach the audit, lists or the log', async () => {
     const audit = await sapi(srv, 'GET', '/api/v1/admin/audit?limit=200', { cookie })
-    const texts = [audit.text, (await sapi(srv, 'GET', '/api/v1/admin/users', { cookie })).text, (await sapi(srv, 'GET', '/api/v1/me', { cookie })).text, srv.output()]
+    const texts = [
+      audit.text,
+      (await sapi(srv, 'GET', '/api/v1/admin/users', { cookie })).text,
+      (await sapi(srv, 'GET', '/api/v1/me', { cookie })).text,
+      srv.output(),
+    ]
     for (const text of texts) {
       expect(text).not.toContain(secret)
       for (const r of recovery) expect(text).not.toContain(r)

@@ -9,12 +9,16 @@ import { cookieOf, sapi, setupOwner } from '../helpers/teams'
 const OWNER = 'owner@example.com'
 const PASSWORD = 'correct horse battery staple'
 const login = (srv: TestServer, email: string, password: string, forwardedFor?: string) =>
-  sapi(srv, 'POST', '/api/v1/auth/login', { body: { email, password }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } })
+  sapi(srv, 'POST', '/api/v1/auth/login', {
+    body: { email, password },
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+  })
 
 /** Failed sign-ins from `forwardedFor` (a function of the attempt) until the first 429; the statuses. */
 async function failUntilThrottled(srv: TestServer, forwardedFor: (i: number) => string): Promise<number[]> {
   const statuses: number[] = []
-  for (let i = 0; i < 45 && !statuses.includes(429); i++) statuses.push((await login(srv, `u${i}@example.com`, 'wrong password!!', forwardedFor(i))).status)
+  for (let i = 0; i < 45 && !statuses.includes(429); i++)
+    statuses.push((await login(srv, `u${i}@example.com`, 'wrong password!!', forwardedFor(i))).status)
   return statuses
 }
 

@@ -21,7 +21,15 @@ async function counted(key: string, total: number) {
 beforeAll(async () => {
   srv = await startServer({ env: { USAGE_FLUSH_MS: '200', STALE_AFTER_DAYS: '0' } })
   admin = srv.adminToken
-  await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'counted', enabled: true, value: false, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] } } })
+  await api(srv, 'POST', '/api/v1/flags', {
+    token: admin,
+    body: {
+      key: 'counted',
+      enabled: true,
+      value: false,
+      targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] },
+    },
+  })
   await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'idle', enabled: true, value: true } })
 })
 afterAll(() => srv?.stop())
@@ -31,10 +39,14 @@ describe('usage', () => {
     await api(srv, 'GET', `/api/v1/flags/counted?context=${ctx({ plan: 'pro', environment: 'production' })}`, { token: admin })
     await api(srv, 'GET', `/api/v1/flags/counted?context=${ctx({ plan: 'free' })}`, { token: admin })
     await api(srv, 'POST', '/api/v1/evaluate', { token: admin, body: { context: { plan: 'pro' }, flags: ['counted'] } })
-    await api(srv, 'POST', '/ofrep/v1/evaluate/flags/counted', { token: admin, body: { context: { plan: 'pro', environment: 'production' } } })
+    await api(srv, 'POST', '/ofrep/v1/evaluate/flags/counted', {
+      token: admin,
+      body: { context: { plan: 'pro', environment: 'production' } },
+    })
     await api(srv, 'POST', '/ofrep/v1/evaluate/flags', { token: admin, body: { context: { plan: 'free' } } })
     const buckets = await counted('counted', 5)
-    const by = (env: string, variant: string) => buckets.filter((b: any) => b.environment === env && b.variant === variant).reduce((n: number, b: any) => n + b.count, 0)
+    const by = (env: string, variant: string) =>
+      buckets.filter((b: any) => b.environment === env && b.variant === variant).reduce((n: number, b: any) => n + b.count, 0)
     expect([by('production', 'rule-1'), by('', 'rule-1'), by('', 'default')]).toEqual([2, 1, 2])
     expect(buckets[0].hour).toMatch(/^\d{4}-\d\d-\d\dT\d\d:00:00\.000Z$/)
     const prodOnly = await usage('counted', '?environment=production')
@@ -44,21 +56,33 @@ describe('usage', () => {
   test('SDK reports add to the buckets; unknown flags are ignored; lists carry last_evaluated_at', async () => {
     const to = new Date().toISOString()
     const from = new Date(Date.now() - 60_000).toISOString()
-    const res = await api(srv, 'POST', '/api/v1/usage', { token: admin, body: { counts: [
-      { key: 'idle', environment: 'staging', variant: 'default', count: 40, from, to },
-      { key: 'gone', environment: '', variant: 'default', count: 3, from, to },
-    ] } })
+    const res = await api(srv, 'POST', '/api/v1/usage', {
+      token: admin,
+      body: {
+        counts: [
+          { key: 'idle', environment: 'staging', variant: 'default', count: 40, from, to },
+          { key: 'gone', environment: '', variant: 'default', count: 3, from, to },
+        ],
+      },
+    })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ success: true, accepted: 1, ignored: 1 })
     // (the OFREP bulk call above evaluated `idle` once too, with no environment)
-    expect((await usage('idle')).buckets).toEqual(expect.arrayContaining([expect.objectContaining({ environment: 'staging', variant: 'default', count: 40 })]))
+    expect((await usage('idle')).buckets).toEqual(
+      expect.arrayContaining([expect.objectContaining({ environment: 'staging', variant: 'default', count: 40 })]),
+    )
     const list = (await api(srv, 'GET', '/api/v1/flags', { token: admin })).body.flags
     for (const item of list) expect(typeof item.last_evaluated_at).toBe('string')
   })
 
   test('GET /api/v1/usage?keys=: several flags at once, each as its own usage read gives it; bad lists are refused', async () => {
     const one = (await usage('idle')).buckets
-    const many = await api(srv, 'GET', '/api/v1/usage?keys=idle,counted,nobody&since=' + encodeURIComponent(new Date(Date.now() - 7 * 86_400_000).toISOString()), { token: admin })
+    const many = await api(
+      srv,
+      'GET',
+      '/api/v1/usage?keys=idle,counted,nobody&since=' + encodeURIComponent(new Date(Date.now() - 7 * 86_400_000).toISOString()),
+      { token: admin },
+    )
     expect(many.status).toBe(200)
     expect(Object.keys(many.body.flags).sort()).toEqual(['counted', 'idle', 'nobody'])
     expect(many.body.flags.idle).toEqual(one)
@@ -90,14 +114,22 @@ describe('usage', () => {
     const now = new Date().toISOString()
     const good = { key: 'idle', environment: '', variant: 'default', count: 1, from: now, to: now }
     for (const counts of [
-      [{ ...good, count: -1 }], [{ ...good, count: 1.5 }], [{ ...good, from: 'yesterday' }], [{ ...good, to: new Date(Date.now() + 86_400_000).toISOString() }],
-      [{ ...good, key: 'bad key' }], [{ ...good, variant: '' }], [good, { ...good, environment: 'x'.repeat(65) }], Array.from({ length: 1001 }, () => good),
+      [{ ...good, count: -1 }],
+      [{ ...good, count: 1.5 }],
+      [{ ...good, from: 'yesterday' }],
+      [{ ...good, to: new Date(Date.now() + 86_400_000).toISOString() }],
+      [{ ...good, key: 'bad key' }],
+      [{ ...good, variant: '' }],
+      [good, { ...good, environment: 'x'.repeat(65) }],
+      Array.from({ length: 1001 }, () => good),
     ]) {
       const res = await api(srv, 'POST', '/api/v1/usage', { token: admin, body: { counts } })
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' })
     }
     expect((await api(srv, 'POST', '/api/v1/usage', { token: admin, body: { counts: 'x' } })).status).toBe(400)
-    expect((await api(srv, 'POST', '/api/v1/usage', { token: await createToken(srv, ['write:flags']), body: { counts: [good] } })).status).toBe(403)
+    expect(
+      (await api(srv, 'POST', '/api/v1/usage', { token: await createToken(srv, ['write:flags']), body: { counts: [good] } })).status,
+    ).toBe(403)
     expect((await api(srv, 'GET', '/api/v1/flags/idle/usage?since=soon', { token: admin })).status).toBe(400)
     expect((await api(srv, 'GET', '/api/v1/flags/nope/usage', { token: admin })).status).toBe(404)
     // A `since` in the future is an empty series (nothing counted there yet); after an explicit `until` it is a contradiction.
@@ -106,7 +138,12 @@ describe('usage', () => {
     expect({ status: future.status, body: future.body }).toEqual({ status: 200, body: { key: 'idle', buckets: [], has_more: false } })
     const futureMany = await api(srv, 'GET', `/api/v1/usage?keys=idle&since=${tomorrow}`, { token: admin })
     expect({ status: futureMany.status, body: futureMany.body }).toEqual({ status: 200, body: { flags: { idle: [] }, has_more: false } })
-    const contradiction = await api(srv, 'GET', `/api/v1/flags/idle/usage?since=${tomorrow}&until=${encodeURIComponent(new Date().toISOString())}`, { token: admin })
+    const contradiction = await api(
+      srv,
+      'GET',
+      `/api/v1/flags/idle/usage?since=${tomorrow}&until=${encodeURIComponent(new Date().toISOString())}`,
+      { token: admin },
+    )
     expect({ status: contradiction.status, path: contradiction.body.details?.issues?.[0]?.path }).toEqual({ status: 400, path: 'since' })
     expect((await api(srv, 'GET', `/api/v1/flags/nope/usage?since=${tomorrow}`, { token: admin })).status).toBe(404)
     expect(await usage('idle')).toEqual(before)

@@ -55,7 +55,9 @@ describe('fair delivery', () => {
     const tokenB = printedToken(runCli(srv, 'tokens', 'create', '--project', projectB, '--name', 'b admin', '--permissions', '*').out)
     await until('project B token accepted', async () => (await api(srv, 'GET', '/api/v1/me', { token: tokenB })).status === 200)
     const rx = receiver()
-    expect((await api(srv, 'POST', '/api/v1/webhooks', { token: tokenB, body: { url: rx.url, events: ['flag.created'] } })).status).toBe(201)
+    expect((await api(srv, 'POST', '/api/v1/webhooks', { token: tokenB, body: { url: rx.url, events: ['flag.created'] } })).status).toBe(
+      201,
+    )
 
     // Twenty changes queue twenty deliveries to the black hole (5 s timeout each, one in flight).
     for (let i = 0; i < 20; i++) await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key: `a-${i}` } })
@@ -101,10 +103,20 @@ describe('backoff, pause and resume', () => {
     up = true
     const resumed = await api(srv, 'POST', `/api/v1/webhooks/${id}/resume`, { token: srv.adminToken })
     expect(resumed.status).toBe(200)
-    expect(resumed.body.health).toEqual({ status: 'active', consecutive_failures: 0, failing_since: null, next_attempt_at: null, paused_at: null })
+    expect(resumed.body.health).toEqual({
+      status: 'active',
+      consecutive_failures: 0,
+      failing_since: null,
+      next_attempt_at: null,
+      paused_at: null,
+    })
     await until('the queued delivery after resume', () => rx.hits.some((h) => h.json.resource === 'p-2'))
     const audit = await api(srv, 'GET', `/api/v1/audit?resource_type=webhook&action=update`, { token: srv.adminToken })
-    expect(audit.body.entries[0]).toMatchObject({ resource_key: id, before: { health: { status: 'paused' } }, after: { health: { status: 'active' } } })
+    expect(audit.body.entries[0]).toMatchObject({
+      resource_key: id,
+      before: { health: { status: 'paused' } },
+      after: { health: { status: 'active' } },
+    })
     expect((await api(srv, 'POST', '/api/v1/webhooks/nope/resume', { token: srv.adminToken })).status).toBe(404)
   }, 30_000)
 })

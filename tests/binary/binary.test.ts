@@ -19,7 +19,11 @@ let binary: string
 beforeAll(() => {
   folder = tempDir('flagship-binary-test-')
   binary = join(folder, 'flagship')
-  const build = Bun.spawnSync([process.execPath, join(ROOT, 'scripts', 'build-binary.ts'), '--outfile', binary], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  const build = Bun.spawnSync([process.execPath, join(ROOT, 'scripts', 'build-binary.ts'), '--outfile', binary], {
+    cwd: ROOT,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   if (build.exitCode !== 0) throw new Error(`build:binary failed:\n${build.stdout}${build.stderr}`)
   console.log(`[binary] ${build.stdout.toString().trim()}`)
 }, 180_000)
@@ -34,8 +38,10 @@ afterAll(async () => {
 async function start(): Promise<{ url: string; output: () => string; stop(): Promise<void> }> {
   const began = performance.now()
   const started = await startProcess('the binary', [binary], {
-    cwd: tempDir('flagship-binary-cwd-'), env: { PATH: '/usr/bin:/bin', HOST: '127.0.0.1', PORT: '0' },
-    ready: /"msg":"listening"[^\n]*"port":(\d+)/, timeoutMs: 30_000,
+    cwd: tempDir('flagship-binary-cwd-'),
+    env: { PATH: '/usr/bin:/bin', HOST: '127.0.0.1', PORT: '0' },
+    ready: /"msg":"listening"[^\n]*"port":(\d+)/,
+    timeoutMs: 30_000,
   })
   const proc = started.proc
   running = proc
@@ -75,9 +81,21 @@ test('from an empty folder: health, console, docs, SDK, an evaluation; a restart
   expect(await (await fetch(`${first.url}/sdk/flagship.js`)).text()).toMatch(/export\s*\{/)
   expect((await fetch(`${first.url}/sdk/flagship-sdk.tgz`)).headers.get('content-type')).toBe('application/gzip')
 
-  const created = await fetch(`${first.url}/api/v1/flags`, { method: 'POST', headers: auth, body: JSON.stringify({ key: 'new-checkout', enabled: true, value: false, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] } }) })
+  const created = await fetch(`${first.url}/api/v1/flags`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({
+      key: 'new-checkout',
+      enabled: true,
+      value: false,
+      targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] },
+    }),
+  })
   expect(created.status).toBe(201)
-  const evaluate = (url: string) => fetch(`${url}/api/v1/flags/new-checkout?context=${encodeURIComponent(JSON.stringify({ plan: 'pro' }))}`, { headers: auth }).then((r) => r.json())
+  const evaluate = (url: string) =>
+    fetch(`${url}/api/v1/flags/new-checkout?context=${encodeURIComponent(JSON.stringify({ plan: 'pro' }))}`, { headers: auth }).then((r) =>
+      r.json(),
+    )
   expect(await evaluate(first.url)).toEqual({ value: true, type: 'boolean', reason: 'targeting' })
   await first.stop()
 
@@ -86,7 +104,12 @@ test('from an empty folder: health, console, docs, SDK, an evaluation; a restart
   expect(second.output()).not.toContain('First start')
   expect(await evaluate(second.url)).toEqual({ value: true, type: 'boolean', reason: 'targeting' })
   // The binary carries the CLI too: a backup of the live database.
-  const backup = Bun.spawnSync([binary, 'backup', '--to', join(folder, 'backup.db')], { cwd: folder, env: { PATH: '/usr/bin:/bin' }, stdout: 'pipe', stderr: 'pipe' })
+  const backup = Bun.spawnSync([binary, 'backup', '--to', join(folder, 'backup.db')], {
+    cwd: folder,
+    env: { PATH: '/usr/bin:/bin' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   expect({ code: backup.exitCode, err: backup.stderr.toString() }).toEqual({ code: 0, err: '' })
   expect(Bun.spawnSync([binary, '--version']).stdout.toString().trim()).toBe(pkg.version)
 
@@ -96,12 +119,34 @@ test('from an empty folder: health, console, docs, SDK, an evaluation; a restart
   for (const [path, operations] of Object.entries<Record<string, unknown>>(doc.paths)) {
     for (const method of Object.keys(operations)) {
       const body = ['get', 'head', 'delete'].includes(method) ? undefined : '{}'
-      const res = await fetch(`${second.url}${path.replace(/\{[^}]+\}/g, 'x')}`, { method: method.toUpperCase(), headers: auth, body, signal: AbortSignal.timeout(2000) }).catch(() => undefined)
+      const res = await fetch(`${second.url}${path.replace(/\{[^}]+\}/g, 'x')}`, {
+        method: method.toUpperCase(),
+        headers: auth,
+        body,
+        signal: AbortSignal.timeout(2000),
+      }).catch(() => undefined)
       await res?.arrayBuffer().catch(() => undefined)
     }
   }
   await Bun.sleep(200)
-  const afterListening = second.output().split('\n').slice(second.output().split('\n').findIndex((l) => l.includes('"msg":"listening"'))).filter(Boolean)
-  expect(afterListening.filter((line) => { try { return typeof JSON.parse(line) !== 'object' } catch { return true } })).toEqual([])
+  const afterListening = second
+    .output()
+    .split('\n')
+    .slice(
+      second
+        .output()
+        .split('\n')
+        .findIndex((l) => l.includes('"msg":"listening"')),
+    )
+    .filter(Boolean)
+  expect(
+    afterListening.filter((line) => {
+      try {
+        return typeof JSON.parse(line) !== 'object'
+      } catch {
+        return true
+      }
+    }),
+  ).toEqual([])
   await second.stop()
 }, 120_000)

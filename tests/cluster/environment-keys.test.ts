@@ -15,8 +15,20 @@ for (const variant of FANOUT_VARIANTS) {
 
     test('made on A, bound on B; its environment removed on A: 401 on B', async () => {
       expect((await api(c.a, 'POST', '/api/v1/project/environments', { token: c.admin, body: { name: 'qa' } })).status).toBe(201)
-      expect((await api(c.a, 'POST', '/api/v1/flags', { token: c.admin, body: { key: 'f', enabled: true, value: 'base', environments: { qa: { enabled: true, value: 'qa' } } } })).status).toBe(201)
-      const key = (await api(c.a, 'POST', '/api/v1/tokens', { token: c.admin, body: { name: 'qa key', project_id: 'default', permissions: ['read:flags'], environment: 'qa' } })).body.token
+      expect(
+        (
+          await api(c.a, 'POST', '/api/v1/flags', {
+            token: c.admin,
+            body: { key: 'f', enabled: true, value: 'base', environments: { qa: { enabled: true, value: 'qa' } } },
+          })
+        ).status,
+      ).toBe(201)
+      const key = (
+        await api(c.a, 'POST', '/api/v1/tokens', {
+          token: c.admin,
+          body: { name: 'qa key', project_id: 'default', permissions: ['read:flags'], environment: 'qa' },
+        })
+      ).body.token
       expect((await api(c.b, 'GET', '/api/v1/flags/f', { token: key })).body.value).toBe('qa')
       const other = await api(c.b, 'GET', `/api/v1/flags/f?context=${encodeURIComponent('{"environment":"staging"}')}`, { token: key })
       expect([other.status, other.body.code]).toEqual([403, 'ENVIRONMENT_MISMATCH'])
@@ -24,10 +36,14 @@ for (const variant of FANOUT_VARIANTS) {
       // The token's revocation and the project's new environment list are separate notices: each arrives.
       await until('the key is refused on B', async () => (await api(c.b, 'GET', '/api/v1/flags/f', { token: key })).status === 401, 10_000)
       // B refuses the removed environment's name as unknown now.
-      await until('B refuses the removed environment as unknown', async () => {
-        const unknown = await api(c.b, 'GET', `/api/v1/flags/f?context=${encodeURIComponent('{"environment":"qa"}')}`, { token: c.admin })
-        return unknown.status === 400 && unknown.body.code === 'UNKNOWN_ENVIRONMENT'
-      }, 10_000)
+      await until(
+        'B refuses the removed environment as unknown',
+        async () => {
+          const unknown = await api(c.b, 'GET', `/api/v1/flags/f?context=${encodeURIComponent('{"environment":"qa"}')}`, { token: c.admin })
+          return unknown.status === 400 && unknown.body.code === 'UNKNOWN_ENVIRONMENT'
+        },
+        10_000,
+      )
     }, 30_000)
   })
 }

@@ -15,7 +15,9 @@ const N = 1500
 const document = (n: number, round: number) => ({
   flagship: 1,
   flags: Array.from({ length: n }, (_, i) => ({
-    key: `bulk-${String(i).padStart(5, '0')}`, enabled: true, value: `r${round}-${i}`,
+    key: `bulk-${String(i).padStart(5, '0')}`,
+    enabled: true,
+    value: `r${round}-${i}`,
     targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'in', value: ['pro'] }], value: `pro-${round}` }] },
   })),
 })
@@ -35,7 +37,8 @@ for (const variant of FANOUT_VARIANTS) {
   describe.skipIf(!ready)(`a large import on two instances, ${variant}`, () => {
     const c = clusterFixture(fanoutEnv(variant))
 
-    const everything = async (srv: TestServer) => (await api(srv, 'POST', '/api/v1/evaluate', { token: c.admin, body: { context: { user_id: 'u1', plan: 'pro' } } })).body.flags
+    const everything = async (srv: TestServer) =>
+      (await api(srv, 'POST', '/api/v1/evaluate', { token: c.admin, body: { context: { user_id: 'u1', plan: 'pro' } } })).body.flags
 
     test('1,500 creates, then 1,000 updates and 500 deletes: the other instance serves them and every subscriber gets every change', async () => {
       const { a, b, admin } = c
@@ -45,11 +48,19 @@ for (const variant of FANOUT_VARIANTS) {
       expect(new Set(heads).size).toBe(1)
       let head = heads[0]!
 
-      for (const [round, doc, prune] of [[1, document(N, 1), false], [2, document(N - 500, 2), true]] as const) {
+      for (const [round, doc, prune] of [
+        [1, document(N, 1), false],
+        [2, document(N - 500, 2), true],
+      ] as const) {
         const applied = await api(a, 'POST', `/api/v1/import?mode=apply${prune ? '&prune=true' : ''}`, { token: admin, body: doc })
         expect(applied.status).toBe(200)
-        expect(applied.body.summary).toEqual(round === 1 ? { create: N, update: 0, delete: 0, unchanged: 0 } : { create: 0, update: N - 500, delete: 500, unchanged: 0 })
-        const expected = applied.body.changes.map((c: any, i: number) => ({ seq: head + 1 + i, what: `${c.action} ${c.resource_type}:${c.key}` }))
+        expect(applied.body.summary).toEqual(
+          round === 1 ? { create: N, update: 0, delete: 0, unchanged: 0 } : { create: 0, update: N - 500, delete: 500, unchanged: 0 },
+        )
+        const expected = applied.body.changes.map((c: any, i: number) => ({
+          seq: head + 1 + i,
+          what: `${c.action} ${c.resource_type}:${c.key}`,
+        }))
         expect(expected.length).toBe(N)
         for (const s of streams) expect(await changes(s, N)).toEqual(expected)
         head += N

@@ -12,24 +12,50 @@ import { drive } from '../helpers/release-traffic'
 const ready = await requireServices({ postgres: true })
 
 describe.skipIf(!ready)('release plans on two instances', () => {
-  const c = clusterFixture({ ...fanoutEnv('postgres only'), EXPOSURE_FLUSH_MS: '100', RELEASE_MONITOR_MS: '100', RATE_LIMIT_EVALUATION_PER_MINUTE: '1000000', RATE_LIMIT_MANAGEMENT_PER_MINUTE: '100000' })
+  const c = clusterFixture({
+    ...fanoutEnv('postgres only'),
+    EXPOSURE_FLUSH_MS: '100',
+    RELEASE_MONITOR_MS: '100',
+    RATE_LIMIT_EVALUATION_PER_MINUTE: '1000000',
+    RATE_LIMIT_MANAGEMENT_PER_MINUTE: '100000',
+  })
 
   test('both instances monitor; every step is advanced exactly once', async () => {
     const { a, b, admin } = c
     const on = (srv: typeof a, method: string, path: string, body?: unknown) => api(srv, method, path, { token: admin, body })
     expect((await on(a, 'POST', '/api/v1/flags', { key: 'climb', enabled: true, value: true })).status).toBe(201)
-    expect((await on(a, 'POST', '/api/v1/metrics', { key: 'errors', name: 'Errors', kind: 'proportion', event: 'error', higher_is_better: false })).status).toBe(201)
+    expect(
+      (
+        await on(a, 'POST', '/api/v1/metrics', {
+          key: 'errors',
+          name: 'Errors',
+          kind: 'proportion',
+          event: 'error',
+          higher_is_better: false,
+        })
+      ).status,
+    ).toBe(201)
     const steps = [10, 20, 40, 60, 80].map((percentage) => ({ percentage, hold_minutes: 0.002 }))
-    const created = await on(a, 'POST', '/api/v1/flags/climb/release-plans', { environment: 'production', steps, guardrails: [{ metric: 'errors' }], min_units: 5 })
+    const created = await on(a, 'POST', '/api/v1/flags/climb/release-plans', {
+      environment: 'production',
+      steps,
+      guardrails: [{ metric: 'errors' }],
+      min_units: 5,
+    })
     expect(created.status, created.text).toBe(201)
     const id = created.body.release_plan.id
     expect((await on(b, 'POST', `/api/v1/flags/climb/release-plans/${id}/start`)).status).toBe(200)
     const ta = { next: 0, inside: 0, outside: 0 }
     const tb = { next: 0, inside: 0, outside: 0 }
-    await until('plan completed', async () => {
-      await Promise.all([drive(a, admin, 'climb', ta, 40, () => 0.05, 'a'), drive(b, admin, 'climb', tb, 40, () => 0.05, 'b')])
-      return (await on(a, 'GET', `/api/v1/flags/climb/release-plans/${id}`)).body.release_plan.state === 'completed' ? true : undefined
-    }, 90_000, 10)
+    await until(
+      'plan completed',
+      async () => {
+        await Promise.all([drive(a, admin, 'climb', ta, 40, () => 0.05, 'a'), drive(b, admin, 'climb', tb, 40, () => 0.05, 'b')])
+        return (await on(a, 'GET', `/api/v1/flags/climb/release-plans/${id}`)).body.release_plan.state === 'completed' ? true : undefined
+      },
+      90_000,
+      10,
+    )
     // both instances served (and recorded) units
     expect(ta.inside + ta.outside).toBeGreaterThan(0)
     expect(tb.inside + tb.outside).toBeGreaterThan(0)

@@ -35,9 +35,15 @@ function pgProxy(target: URL) {
             hostname: target.hostname,
             port: Number(target.port || 5432),
             socket: {
-              data(_s, chunk) { client.write(chunk) },
-              close() { client.end() },
-              error() { client.end() },
+              data(_s, chunk) {
+                client.write(chunk)
+              },
+              close() {
+                client.end()
+              },
+              error() {
+                client.end()
+              },
             },
           })
           // Bytes the client sent while the upstream connection was opening go first.
@@ -49,18 +55,28 @@ function pgProxy(target: URL) {
           if (client.data.peer) client.data.peer.write(chunk)
           else client.data.pending.push(new Uint8Array(chunk))
         },
-        close(client) { open.delete(client); client.data.peer?.end() },
-        error(client) { client.data.peer?.end() },
+        close(client) {
+          open.delete(client)
+          client.data.peer?.end()
+        },
+        error(client) {
+          client.data.peer?.end()
+        },
       },
     })
     port = listener.port
   }
   listen()
   return {
-    get port() { return port },
+    get port() {
+      return port
+    },
     cut() {
       listener?.stop(true)
-      for (const s of open) { s.data.peer?.end(); s.end() }
+      for (const s of open) {
+        s.data.peer?.end()
+        s.end()
+      }
       open.clear()
     },
     restore: listen,
@@ -85,34 +101,45 @@ describe.skipIf(!ready)('PostgreSQL briefly unavailable', () => {
     await db?.drop()
   }, 30_000)
 
-  test('evaluations keep serving, writes answer 503 STORE_UNAVAILABLE, and recover afterwards', async () => {
-    const admin = srv.adminToken
-    expect((await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'steady', enabled: true, value: 'on' } })).status).toBe(201)
-    proxy.cut()
-    const ev = await api(srv, 'GET', '/api/v1/flags/steady', { token: admin })
-    expect(ev.status).toBe(200)
-    expect(ev.body).toEqual({ value: 'on', type: 'string', reason: 'default' })
-    const bulk = await api(srv, 'POST', '/api/v1/evaluate', { token: admin, body: { flags: ['steady'] } })
-    expect(bulk.body.flags).toEqual({ steady: 'on' })
+  test(
+    'evaluations keep serving, writes answer 503 STORE_UNAVAILABLE, and recover afterwards',
+    async () => {
+      const admin = srv.adminToken
+      expect((await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'steady', enabled: true, value: 'on' } })).status).toBe(
+        201,
+      )
+      proxy.cut()
+      const ev = await api(srv, 'GET', '/api/v1/flags/steady', { token: admin })
+      expect(ev.status).toBe(200)
+      expect(ev.body).toEqual({ value: 'on', type: 'string', reason: 'default' })
+      const bulk = await api(srv, 'POST', '/api/v1/evaluate', { token: admin, body: { flags: ['steady'] } })
+      expect(bulk.body.flags).toEqual({ steady: 'on' })
 
-    const write = await api(srv, 'PUT', '/api/v1/flags/steady', { token: admin, body: { value: 'off' } })
-    expect(write.status).toBe(503)
-    expect(write.body.code).toBe('STORE_UNAVAILABLE')
-    const health = await api(srv, 'GET', '/health')
-    expect(health.body.status).toBe('degraded')
+      const write = await api(srv, 'PUT', '/api/v1/flags/steady', { token: admin, body: { value: 'off' } })
+      expect(write.status).toBe(503)
+      expect(write.body.code).toBe('STORE_UNAVAILABLE')
+      const health = await api(srv, 'GET', '/health')
+      expect(health.body.status).toBe('degraded')
 
-    // /metrics still answers, with what is known: no queue depth, the store errors counted.
-    const down = await fetch(`${srv.url}/metrics`, { signal: AbortSignal.timeout(WAIT_MS) })
-    expect(down.status).toBe(200)
-    const outage = parsePrometheus(await down.text())
-    expect(outage.find('flagship_webhook_queue_depth')).toEqual([])
-    expect(outage.value('flagship_store_errors_total', { source: 'http' })).toBeGreaterThanOrEqual(1)
-    expect(outage.value('flagship_store_errors_total', { source: 'metrics' })).toBe(1)
-    expect(outage.value('flagship_evaluations_total', { surface: 'flag' })).toBe(1)
+      // /metrics still answers, with what is known: no queue depth, the store errors counted.
+      const down = await fetch(`${srv.url}/metrics`, { signal: AbortSignal.timeout(WAIT_MS) })
+      expect(down.status).toBe(200)
+      const outage = parsePrometheus(await down.text())
+      expect(outage.find('flagship_webhook_queue_depth')).toEqual([])
+      expect(outage.value('flagship_store_errors_total', { source: 'http' })).toBeGreaterThanOrEqual(1)
+      expect(outage.value('flagship_store_errors_total', { source: 'metrics' })).toBe(1)
+      expect(outage.value('flagship_evaluations_total', { surface: 'flag' })).toBe(1)
 
-    proxy.restore()
-    await until('writes work again', async () => (await api(srv, 'PUT', '/api/v1/flags/steady', { token: admin, body: { value: 'off' } })).status === 200, WAIT_MS, 100)
-    expect((await api(srv, 'GET', '/api/v1/flags/steady', { token: admin })).body.value).toBe('off')
-    expect(parsePrometheus(await (await fetch(`${srv.url}/metrics`)).text()).value('flagship_webhook_queue_depth')).toBe(0)
-  }, 3 * WAIT_MS)
+      proxy.restore()
+      await until(
+        'writes work again',
+        async () => (await api(srv, 'PUT', '/api/v1/flags/steady', { token: admin, body: { value: 'off' } })).status === 200,
+        WAIT_MS,
+        100,
+      )
+      expect((await api(srv, 'GET', '/api/v1/flags/steady', { token: admin })).body.value).toBe('off')
+      expect(parsePrometheus(await (await fetch(`${srv.url}/metrics`)).text()).value('flagship_webhook_queue_depth')).toBe(0)
+    },
+    3 * WAIT_MS,
+  )
 })

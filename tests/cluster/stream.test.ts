@@ -21,7 +21,9 @@ for (const variant of FANOUT_VARIANTS) {
       expect((await sb.next()).data.version).toBe(head)
       const n = 30
       const writes = await Promise.all(
-        Array.from({ length: n }, (_, i) => api(i % 2 ? a : b, 'POST', '/api/v1/flags', { token: admin, body: { key: `c${i}`, enabled: true, value: i } })),
+        Array.from({ length: n }, (_, i) =>
+          api(i % 2 ? a : b, 'POST', '/api/v1/flags', { token: admin, body: { key: `c${i}`, enabled: true, value: i } }),
+        ),
       )
       expect(writes.every((w) => w.status === 201)).toBe(true)
       for (const s of [sa, sb]) {
@@ -30,7 +32,9 @@ for (const variant of FANOUT_VARIANTS) {
         expect(got.map((e) => Number(e.id))).toEqual(Array.from({ length: n }, (_, i) => head + 1 + i))
         expect(new Set(got.map((e) => e.data.key)).size).toBe(n)
       }
-      expect(sa.events.filter((e) => e.event === 'change').map((e) => e.data.key)).toEqual(sb.events.filter((e) => e.event === 'change').map((e) => e.data.key))
+      expect(sa.events.filter((e) => e.event === 'change').map((e) => e.data.key)).toEqual(
+        sb.events.filter((e) => e.event === 'change').map((e) => e.data.key),
+      )
       sa.close()
       sb.close()
     }, 30_000)
@@ -50,7 +54,10 @@ for (const variant of FANOUT_VARIANTS) {
 
     test('a token revoked on one instance closes its stream on the other within 5 s', async () => {
       const { a, b, admin } = c
-      const made = await api(a, 'POST', '/api/v1/tokens', { token: admin, body: { name: 'reader', project_id: 'default', permissions: ['read:flags'] } })
+      const made = await api(a, 'POST', '/api/v1/tokens', {
+        token: admin,
+        body: { name: 'reader', project_id: 'default', permissions: ['read:flags'] },
+      })
       const s = await openSse(`${b.url}/api/v1/stream`, { authorization: `Bearer ${made.body.token}` })
       await s.next()
       const started = Date.now()

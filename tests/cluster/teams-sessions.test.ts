@@ -30,13 +30,21 @@ describe.skipIf(!ready)('sessions on two instances', () => {
   test('a role change and disabling a user on one instance apply on the other', async () => {
     const { a, b } = cluster
     const owner = await signIn(a, 'owner@example.com')
-    const inv = await sapi(a, 'POST', '/api/v1/invitations', { cookie: owner, body: { email: 'ed@example.com', projects: [{ project: 'default', role: 'editor' }] } })
-    const accepted = await sapi(a, 'POST', '/api/v1/auth/invitations/accept', { body: { token: inv.body.token, name: 'Ed', password: PASSWORD } })
+    const inv = await sapi(a, 'POST', '/api/v1/invitations', {
+      cookie: owner,
+      body: { email: 'ed@example.com', projects: [{ project: 'default', role: 'editor' }] },
+    })
+    const accepted = await sapi(a, 'POST', '/api/v1/auth/invitations/accept', {
+      body: { token: inv.body.token, name: 'Ed', password: PASSWORD },
+    })
     const ed = cookieOf(accepted)
     const id = accepted.body.user.id
-    const write = (srv: TestServer, key: string) => sapi(srv, 'POST', '/api/v1/flags', { cookie: ed, project: 'default', body: { key, enabled: true } })
+    const write = (srv: TestServer, key: string) =>
+      sapi(srv, 'POST', '/api/v1/flags', { cookie: ed, project: 'default', body: { key, enabled: true } })
     expect((await write(b, 'ed-1')).status).toBe(201)
-    expect((await sapi(a, 'PUT', `/api/v1/project/members/${id}`, { cookie: owner, project: 'default', body: { role: 'viewer' } })).status).toBe(200)
+    expect(
+      (await sapi(a, 'PUT', `/api/v1/project/members/${id}`, { cookie: owner, project: 'default', body: { role: 'viewer' } })).status,
+    ).toBe(200)
     await eventually(async () => (await write(b, 'ed-2')).status === 403, 'the demotion on A reaches B')
     expect((await sapi(a, 'PATCH', `/api/v1/admin/users/${id}`, { cookie: owner, body: { disabled: true } })).status).toBe(200)
     await eventually(async () => (await sapi(b, 'GET', '/api/v1/me', { cookie: ed })).status === 401, 'disabling on A reaches B')

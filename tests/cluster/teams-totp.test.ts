@@ -19,7 +19,9 @@ describe.skipIf(!ready)('a second factor is spent once across instances', () => 
     const totp = await concurrentSignIns([a, b], OWNER, codeAt(secret, Date.now() + 30_000), 5)
     expect(totp.sort()).toEqual([200, 401, 401, 401, 401])
     // A sign-in with another recovery code clears those failures (sign-in throttling, teams.md §3).
-    expect((await sapi(b, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: PASSWORD, totp: recovery[9] } })).status).toBe(200)
+    expect((await sapi(b, 'POST', '/api/v1/auth/login', { body: { email: OWNER, password: PASSWORD, totp: recovery[9] } })).status).toBe(
+      200,
+    )
     const rec = await concurrentSignIns([a, b], OWNER, recovery[0]!, 5)
     expect(rec.sort()).toEqual([200, 401, 401, 401, 401])
   })

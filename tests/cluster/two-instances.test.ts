@@ -36,13 +36,18 @@ for (const variant of ['postgres+redis', 'postgres only'] as const) {
     afterAll(() => c?.stop())
 
     test('20 concurrent If-Match PUTs spread over both instances: exactly one wins', async () => {
-      expect((await api(c.a, 'POST', '/api/v1/flags', { token: c.admin, body: { key: 'race', enabled: true, value: 'start' } })).status).toBe(201)
+      expect(
+        (await api(c.a, 'POST', '/api/v1/flags', { token: c.admin, body: { key: 'race', enabled: true, value: 'start' } })).status,
+      ).toBe(201)
       const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => api(i % 2 ? c.a : c.b, 'PUT', '/api/v1/flags/race', { token: c.admin, body: { value: `v${i}` }, headers: { 'if-match': '"1"' } })),
+        Array.from({ length: 20 }, (_, i) =>
+          api(i % 2 ? c.a : c.b, 'PUT', '/api/v1/flags/race', { token: c.admin, body: { value: `v${i}` }, headers: { 'if-match': '"1"' } }),
+        ),
       )
       expect(results.filter((r) => r.status === 200).length).toBe(1)
       expect(results.filter((r) => r.status === 409).length).toBe(19)
-      for (const r of results.filter((r) => r.status === 409)) expect(r.body).toEqual({ error: 'Version conflict', code: 'CONFLICT', details: { current_version: 2 } })
+      for (const r of results.filter((r) => r.status === 409))
+        expect(r.body).toEqual({ error: 'Version conflict', code: 'CONFLICT', details: { current_version: 2 } })
       const audit = await api(c.b, 'GET', '/api/v1/audit?resource_key=race&action=update', { token: c.admin })
       expect(audit.body.total).toBe(1)
     })
@@ -55,7 +60,10 @@ for (const variant of ['postgres+redis', 'postgres only'] as const) {
       console.log(`[${variant}] propagation A->B (ms): ${times.map((t) => t.toFixed(1)).join(', ')}`)
       expect(times[2]).toBeLessThan(100)
       // Deletes and tokens travel too: a token created on A authenticates on B at once.
-      const tok = await api(c.a, 'POST', '/api/v1/tokens', { token: c.admin, body: { name: 'fanout', project_id: 'default', permissions: ['read:flags'] } })
+      const tok = await api(c.a, 'POST', '/api/v1/tokens', {
+        token: c.admin,
+        body: { name: 'fanout', project_id: 'default', permissions: ['read:flags'] },
+      })
       expect((await api(c.b, 'GET', '/api/v1/flags/fan', { token: tok.body.token })).status).toBe(200)
       await api(c.a, 'DELETE', `/api/v1/tokens/${tok.body.meta.hash}`, { token: c.admin })
       let refused = false
@@ -66,27 +74,33 @@ for (const variant of ['postgres+redis', 'postgres only'] as const) {
       expect(refused).toBe(true)
     })
 
-    test(variant === 'postgres+redis' ? 'rate limits are per token across both instances' : 'without Redis each instance limits alone', async () => {
-      const tok = await api(c.a, 'POST', '/api/v1/tokens', { token: c.admin, body: { name: 'limited', project_id: 'default', permissions: ['read:flags'] } })
-      const token = tok.body.token
-      // The token reaches B through the fan-out (asynchronously); start counting once B knows it.
-      while ((await api(c.b, 'GET', '/api/v1/me', { token })).status === 401) await Bun.sleep(5)
-      const statuses: number[] = []
-      for (let i = 0; i < 60; i++) statuses.push((await api(i % 2 ? c.a : c.b, 'GET', '/api/v1/flags?limit=1', { token })).status)
-      const ok = statuses.filter((s) => s === 200).length
-      if (variant === 'postgres+redis') {
-        // 40 per minute in all; B already counted the /me probe(s) above.
-        expect(ok).toBeGreaterThanOrEqual(38)
-        expect(ok).toBeLessThanOrEqual(39)
-        expect(statuses.slice(ok).every((s) => s === 429)).toBe(true)
-      } else {
-        expect(ok).toBe(60)
-        // ...and the other instance refuses past its own 40.
-        const more: number[] = []
-        for (let i = 0; i < 15; i++) more.push((await api(c.a, 'GET', '/api/v1/flags?limit=1', { token })).status)
-        expect(more.filter((s) => s === 200).length).toBe(10)
-      }
-    })
+    test(
+      variant === 'postgres+redis' ? 'rate limits are per token across both instances' : 'without Redis each instance limits alone',
+      async () => {
+        const tok = await api(c.a, 'POST', '/api/v1/tokens', {
+          token: c.admin,
+          body: { name: 'limited', project_id: 'default', permissions: ['read:flags'] },
+        })
+        const token = tok.body.token
+        // The token reaches B through the fan-out (asynchronously); start counting once B knows it.
+        while ((await api(c.b, 'GET', '/api/v1/me', { token })).status === 401) await Bun.sleep(5)
+        const statuses: number[] = []
+        for (let i = 0; i < 60; i++) statuses.push((await api(i % 2 ? c.a : c.b, 'GET', '/api/v1/flags?limit=1', { token })).status)
+        const ok = statuses.filter((s) => s === 200).length
+        if (variant === 'postgres+redis') {
+          // 40 per minute in all; B already counted the /me probe(s) above.
+          expect(ok).toBeGreaterThanOrEqual(38)
+          expect(ok).toBeLessThanOrEqual(39)
+          expect(statuses.slice(ok).every((s) => s === 429)).toBe(true)
+        } else {
+          expect(ok).toBe(60)
+          // ...and the other instance refuses past its own 40.
+          const more: number[] = []
+          for (let i = 0; i < 15; i++) more.push((await api(c.a, 'GET', '/api/v1/flags?limit=1', { token })).status)
+          expect(more.filter((s) => s === 200).length).toBe(10)
+        }
+      },
+    )
   })
 }
 
@@ -95,7 +109,9 @@ describe.skipIf(!ready)('unconditional writes across two instances', () => {
     const c = await startCluster({})
     try {
       await api(c.a, 'POST', '/api/v1/flags', { token: c.admin, body: { key: 'both', value: 0 } })
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => api(i % 2 ? c.a : c.b, 'PUT', '/api/v1/flags/both', { token: c.admin, body: { value: i } })))
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => api(i % 2 ? c.a : c.b, 'PUT', '/api/v1/flags/both', { token: c.admin, body: { value: i } })),
+      )
       expect(results.map((r) => r.status)).toEqual(Array(20).fill(200))
       const def = await api(c.a, 'GET', '/api/v1/flags/both/definition', { token: c.admin })
       expect(def.body.flag.version).toBe(21)
@@ -120,9 +136,16 @@ describe.skipIf(!ready)('webhook deliveries across two instances', () => {
     })
     const c = await startCluster({ REDIS_URL })
     try {
-      const hook = await api(c.a, 'POST', '/api/v1/webhooks', { token: c.admin, body: { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['flag.created'] } })
+      const hook = await api(c.a, 'POST', '/api/v1/webhooks', {
+        token: c.admin,
+        body: { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['flag.created'] },
+      })
       expect(hook.status).toBe(201)
-      await Promise.all(Array.from({ length: 20 }, (_, i) => api(i % 2 ? c.a : c.b, 'POST', '/api/v1/flags', { token: c.admin, body: { key: `hooked-${i}` } })))
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          api(i % 2 ? c.a : c.b, 'POST', '/api/v1/flags', { token: c.admin, body: { key: `hooked-${i}` } }),
+        ),
+      )
       const deadline = Date.now() + 15_000
       while (seen.size < 20 && Date.now() < deadline) await Bun.sleep(50)
       await Bun.sleep(1500) // time for any duplicate to show up
@@ -136,7 +159,7 @@ describe.skipIf(!ready)('webhook deliveries across two instances', () => {
 })
 
 describe.skipIf(!ready)('a killed instance', () => {
-  test("its claimed, in-flight delivery is taken over by another instance when the lease expires", async () => {
+  test('its claimed, in-flight delivery is taken over by another instance when the lease expires', async () => {
     const attempts: { id: string; at: number }[] = []
     let hang = true
     const receiver = Bun.serve({

@@ -1,7 +1,16 @@
 // Shared by the convert tests: a converted document checked the way the API checks what it stores, and
 // evaluated with our engine (server/engine) as a server holding it would.
 import { expect } from 'bun:test'
-import { compileFlag, validateConditions, validateFlag, type CompiledFlag, type EvaluationContext, type EvaluationResult, type FlagDefinition, type SegmentDefinition } from '../../server/engine'
+import {
+  compileFlag,
+  validateConditions,
+  validateFlag,
+  type CompiledFlag,
+  type EvaluationContext,
+  type EvaluationResult,
+  type FlagDefinition,
+  type SegmentDefinition,
+} from '../../server/engine'
 import type { FlagshipDocument } from '../../server/documents/model'
 import { parseDocumentText } from '../../server/documents/parse'
 import { serializeDocument } from '../../server/documents/serialize'
@@ -13,8 +22,10 @@ export function expectValidDocument(doc: FlagshipDocument): void {
   const segmentKeys = new Set((doc.segments ?? []).map((s) => s.key))
   const environments = new Set(doc.environments ?? [])
   const issues: string[] = []
-  for (const s of doc.segments ?? []) for (const i of validateConditions(s.conditions, 'conditions', new Set())) issues.push(`segment ${s.key}: ${i.path} ${i.message}`)
-  for (const f of doc.flags ?? []) for (const i of validateFlag(f, { segmentKeys, environments })) issues.push(`flag ${f.key}: ${i.path} ${i.message}`)
+  for (const s of doc.segments ?? [])
+    for (const i of validateConditions(s.conditions, 'conditions', new Set())) issues.push(`segment ${s.key}: ${i.path} ${i.message}`)
+  for (const f of doc.flags ?? [])
+    for (const i of validateFlag(f, { segmentKeys, environments })) issues.push(`flag ${f.key}: ${i.path} ${i.message}`)
   for (const i of validateDocument(doc)) issues.push(`${i.path} ${i.message}`)
   expect(issues).toEqual([])
   const reread = parseDocumentText(serializeDocument(doc, 'yaml'), { format: 'yaml' })
@@ -25,7 +36,11 @@ export function expectValidDocument(doc: FlagshipDocument): void {
 export function compileDocument(doc: FlagshipDocument): Map<string, CompiledFlag> {
   const segments = new Map<string, SegmentDefinition>((doc.segments ?? []).map((s) => [s.key, s]))
   const flags = new Map<string, CompiledFlag>()
-  for (const f of doc.flags ?? []) flags.set(f.key, compileFlag(f as FlagDefinition, segments, (k) => flags.get(k)))
+  for (const f of doc.flags ?? [])
+    flags.set(
+      f.key,
+      compileFlag(f as FlagDefinition, segments, (k) => flags.get(k)),
+    )
   return flags
 }
 
@@ -53,7 +68,15 @@ export const shareTolerance = (p: number, n: number) => 4.5 * Math.sqrt((2 * Mat
 
 interface ExportLike {
   features: { name: string }[]
-  featureStrategies: { featureName: string; name: string; parameters?: unknown; constraints?: unknown[]; variants?: unknown[]; segments?: number[]; disabled?: boolean }[]
+  featureStrategies: {
+    featureName: string
+    name: string
+    parameters?: unknown
+    constraints?: unknown[]
+    variants?: unknown[]
+    segments?: number[]
+    disabled?: boolean
+  }[]
   featureEnvironments: { featureName: string; enabled: boolean; variants?: unknown[] }[]
   dependencies: { feature: string; dependencies: unknown[] }[]
 }
@@ -64,8 +87,15 @@ export function clientFeaturesOf(ex: ExportLike) {
   return ex.features.map(({ name }) => ({
     name,
     enabled: ex.featureEnvironments.find((e) => e.featureName === name)?.enabled === true,
-    strategies: ex.featureStrategies.filter((s) => s.featureName === name && !s.disabled)
-      .map((s) => ({ name: s.name, constraints: s.constraints ?? [], parameters: s.parameters ?? {}, variants: s.variants ?? [], segments: s.segments ?? [] })),
+    strategies: ex.featureStrategies
+      .filter((s) => s.featureName === name && !s.disabled)
+      .map((s) => ({
+        name: s.name,
+        constraints: s.constraints ?? [],
+        parameters: s.parameters ?? {},
+        variants: s.variants ?? [],
+        segments: s.segments ?? [],
+      })),
     variants: ex.featureEnvironments.find((e) => e.featureName === name)?.variants ?? [],
     dependencies: ex.dependencies.find((d) => d.feature === name)?.dependencies ?? [],
   }))

@@ -10,8 +10,14 @@ import { compileDocument, evaluate, expectValidDocument, seeded } from './conver
 
 const NOW = Date.parse('2026-11-26T12:00:00.000Z')
 type C = { contextName: string; operator: string; values?: string[]; value?: string; inverted?: boolean; caseInsensitive?: boolean }
-const c = (contextName: string, operator: string, v: string | string[], more: Partial<C> = {}): C =>
-  ({ contextName, operator, ...(Array.isArray(v) ? { values: v } : { value: v }), inverted: false, caseInsensitive: false, ...more })
+const c = (contextName: string, operator: string, v: string | string[], more: Partial<C> = {}): C => ({
+  contextName,
+  operator,
+  ...(Array.isArray(v) ? { values: v } : { value: v }),
+  inverted: false,
+  caseInsensitive: false,
+  ...more,
+})
 
 // One feature per case: [name, constraints, strategy (default flexibleRollout 100 %), segment ids]
 const CASES: [string, C[], { name: string; parameters: Record<string, string> }?, number[]?][] = [
@@ -43,7 +49,10 @@ const CASES: [string, C[], { name: string; parameters: Record<string, string> }?
   ['regex-ci-inverted', [c('email', 'REGEX', '^admin', { caseInsensitive: true, inverted: true })]],
   ['date-after-past', [c('currentTime', 'DATE_AFTER', '2025-01-01T00:00:00.000Z')]],
   ['date-before-past-inverted', [c('currentTime', 'DATE_BEFORE', '2025-01-01T00:00:00.000Z', { inverted: true })]],
-  ['and', [c('plan', 'IN', ['pro']), c('appVersion', 'SEMVER_GTE', '3.1.1'), c('email', 'STR_ENDS_WITH', ['.example'], { inverted: true })]],
+  [
+    'and',
+    [c('plan', 'IN', ['pro']), c('appVersion', 'SEMVER_GTE', '3.1.1'), c('email', 'STR_ENDS_WITH', ['.example'], { inverted: true })],
+  ],
   ['session-in', [c('sessionId', 'IN', ['sess-1', 'sess-2'])]],
   ['user-with-id', [c('plan', 'IN', ['pro', 'free'])], { name: 'userWithId', parameters: { userIds: 'u-1, u-2,qa-1' } }],
   ['default-strategy', [c('country', 'IN', ['NO', 'SE'])], { name: 'default', parameters: {} }],
@@ -55,23 +64,42 @@ const CASES: [string, C[], { name: string; parameters: Record<string, string> }?
 const SEGMENTS = [
   { id: 1, name: 'Staff members', constraints: [c('email', 'STR_ENDS_WITH', ['@shop.example'], { caseInsensitive: true })] },
   { id: 2, name: 'nordics', constraints: [c('country', 'IN', ['NO', 'SE', 'DK'])] },
-  { id: 3, name: 'not testers', constraints: [c('email', 'STR_CONTAINS', ['+test'], { inverted: true }), c('appVersion', 'SEMVER_GTE', '3.1.0')] },
+  {
+    id: 3,
+    name: 'not testers',
+    constraints: [c('email', 'STR_CONTAINS', ['+test'], { inverted: true }), c('appVersion', 'SEMVER_GTE', '3.1.0')],
+  },
 ]
 
 const strategies = CASES.map(([name, constraints, strategy, segments]) => ({
-  name: strategy?.name ?? 'flexibleRollout', featureName: name,
+  name: strategy?.name ?? 'flexibleRollout',
+  featureName: name,
   parameters: strategy?.parameters ?? { rollout: '100', stickiness: 'default', groupId: name },
-  constraints, variants: [], segments: segments ?? [], disabled: false, title: null,
+  constraints,
+  variants: [],
+  segments: segments ?? [],
+  disabled: false,
+  title: null,
 }))
 const exportJson = {
   features: CASES.map(([name]) => ({ name, type: 'release', project: 'default', stale: false, impressionData: false, archived: false })),
   featureStrategies: strategies,
   featureEnvironments: CASES.map(([name]) => ({ featureName: name, environment: 'development', enabled: true, variants: [], name })),
-  contextFields: [], featureTags: [], segments: SEGMENTS.map(({ id, name }) => ({ id, name })), tagTypes: [], dependencies: [], links: [],
+  contextFields: [],
+  featureTags: [],
+  segments: SEGMENTS.map(({ id, name }) => ({ id, name })),
+  tagTypes: [],
+  dependencies: [],
+  links: [],
 }
 const clientFeatures = CASES.map(([name]) => ({
-  name, enabled: true, variants: [], dependencies: [],
-  strategies: strategies.filter((s) => s.featureName === name).map(({ name: n, parameters, constraints, variants, segments }) => ({ name: n, parameters, constraints, variants, segments })),
+  name,
+  enabled: true,
+  variants: [],
+  dependencies: [],
+  strategies: strategies
+    .filter((s) => s.featureName === name)
+    .map(({ name: n, parameters, constraints, variants, segments }) => ({ name: n, parameters, constraints, variants, segments })),
 }))
 
 const POOLS: Record<string, (string | undefined)[]> = {
@@ -79,16 +107,32 @@ const POOLS: Record<string, (string | undefined)[]> = {
   sessionId: ['sess-1', 'sess-2', 'sess-3', undefined],
   plan: ['pro', 'enterprise', 'free', 'PRO', undefined],
   country: ['NO', 'SE', 'DK', 'no', 'DE', undefined],
-  email: ['admin@shop.example', 'ADMIN@Shop.Example', 'root.x@mail.example', 'Root.y@x.org', 'qa+test@shop.example', 'kari@mail.example', 'a.b@x.org', 'x(x)y', 'admin', 'xadmin@y', undefined],
+  email: [
+    'admin@shop.example',
+    'ADMIN@Shop.Example',
+    'root.x@mail.example',
+    'Root.y@x.org',
+    'qa+test@shop.example',
+    'kari@mail.example',
+    'a.b@x.org',
+    'x(x)y',
+    'admin',
+    'xadmin@y',
+    undefined,
+  ],
   orderCount: ['3', '4', '4.5', '5', '5.0', '6', '-1', '1e1', 'many', undefined],
   appVersion: ['3.1.0', '3.1.1', '3.2.0', '3.2.0-beta.1', '3.2.0-beta.2', '3.2.1', '10.0.0', '2.0.0', 'latest', undefined],
 }
 
 test('every operator answers as unleash-client, for 2,000 seeded contexts', () => {
-  const { document, report } = convert('unleash', [
-    { name: 'export.development.json', text: JSON.stringify(exportJson) },
-    { name: 'segments.json', text: JSON.stringify({ segments: SEGMENTS }) },
-  ], { now: NOW })
+  const { document, report } = convert(
+    'unleash',
+    [
+      { name: 'export.development.json', text: JSON.stringify(exportJson) },
+      { name: 'segments.json', text: JSON.stringify({ segments: SEGMENTS }) },
+    ],
+    { now: NOW },
+  )
   expectValidDocument(document)
   // Exact: only the feature types (not converted) and the segment that needs NOT are reported.
   expect(report.filter((l) => !l.startsWith('feature types'))).toEqual([
@@ -99,7 +143,10 @@ test('every operator answers as unleash-client, for 2,000 seeded contexts', () =
   const flags = compileDocument(document)
   const features = new Map(clientFeatures.map((f) => [f.name, f]))
   const segments = new Map(SEGMENTS.map((s) => [s.id, s]))
-  const unleash = new UnleashClient({ getToggle: (n: string) => features.get(n), getSegment: (id: number) => segments.get(id) } as never, defaultStrategies)
+  const unleash = new UnleashClient(
+    { getToggle: (n: string) => features.get(n), getSegment: (id: number) => segments.get(id) } as never,
+    defaultStrategies,
+  )
   const r = seeded(5)
   const hits = new Map<string, number>()
   for (let i = 0; i < 2000; i++) {
@@ -110,7 +157,11 @@ test('every operator answers as unleash-client, for 2,000 seeded contexts', () =
       if (field === 'userId' || field === 'sessionId') u[field] = v
       else u.properties[field] = v
     }
-    const ours = { ...(u.userId ? { user_id: u.userId } : {}), environment: 'development', custom: { ...(u.sessionId ? { session_id: u.sessionId } : {}), ...u.properties } }
+    const ours = {
+      ...(u.userId ? { user_id: u.userId } : {}),
+      environment: 'development',
+      custom: { ...(u.sessionId ? { session_id: u.sessionId } : {}), ...u.properties },
+    }
     for (const [name] of CASES) {
       const expected = unleash.isEnabled(name, { ...u, environment: 'development', currentTime: new Date(NOW) }, () => false)
       const got = evaluate(flags, name, ours, NOW).value === true
@@ -133,19 +184,36 @@ test('operators and strategies without an equivalent are reported, never dropped
     features: features.map((name) => ({ name })),
     featureEnvironments: features.map((name) => ({ featureName: name, environment: 'production', enabled: true })),
     featureStrategies: [
-      { name: 'flexibleRollout', featureName: 'cidr', parameters: { rollout: '100' }, constraints: [c('remoteAddress', 'IN_CIDR', ['10.0.0.0/8'])] },
+      {
+        name: 'flexibleRollout',
+        featureName: 'cidr',
+        parameters: { rollout: '100' },
+        constraints: [c('remoteAddress', 'IN_CIDR', ['10.0.0.0/8'])],
+      },
       { name: 'applicationHostname', featureName: 'hostname', parameters: { hostNames: 'a' }, constraints: [] },
-      { name: 'flexibleRollout', featureName: 'random', parameters: { rollout: '50', stickiness: 'random', groupId: 'r' }, constraints: [] },
+      {
+        name: 'flexibleRollout',
+        featureName: 'random',
+        parameters: { rollout: '50', stickiness: 'random', groupId: 'r' },
+        constraints: [],
+      },
     ],
   }
   const { document, report } = convert('unleash', [{ name: 'export.production.json', text: JSON.stringify(ex) }], { now: NOW })
   expectValidDocument(document)
-  expect(report).toEqual(expect.arrayContaining([
-    expect.stringContaining('flag cidr: production: strategy flexibleRollout not converted (it reaches nobody here): constraint on remoteAddress: operator IN_CIDR has no equivalent'),
-    expect.stringContaining('flag hostname: production: strategy applicationHostname not converted (it reaches nobody here): strategy applicationHostname has no equivalent'),
-    expect.stringContaining('flag random: production: strategy flexibleRollout not converted (it reaches nobody here): a random rollout'),
-  ]))
+  expect(report).toEqual(
+    expect.arrayContaining([
+      expect.stringContaining(
+        'flag cidr: production: strategy flexibleRollout not converted (it reaches nobody here): constraint on remoteAddress: operator IN_CIDR has no equivalent',
+      ),
+      expect.stringContaining(
+        'flag hostname: production: strategy applicationHostname not converted (it reaches nobody here): strategy applicationHostname has no equivalent',
+      ),
+      expect.stringContaining('flag random: production: strategy flexibleRollout not converted (it reaches nobody here): a random rollout'),
+    ]),
+  )
   // What is not converted reaches nobody (never more than Unleash would).
   const flags = compileDocument(document)
-  for (const key of features) expect(evaluate(flags, key, { user_id: 'u', environment: 'production', custom: { remote_address: '10.1.2.3' } }).value).toBe(false)
+  for (const key of features)
+    expect(evaluate(flags, key, { user_id: 'u', environment: 'production', custom: { remote_address: '10.1.2.3' } }).value).toBe(false)
 })

@@ -15,20 +15,50 @@ test('clientFeaturesOf gives what the Unleash server gave its SDKs, for the real
   for (const env of ['development', 'production']) {
     const ex = JSON.parse(readFileSync(join(FIXTURES, `export.${env}.json`), 'utf8'))
     const real = JSON.parse(readFileSync(join(FIXTURES, `client-features.${env}.json`), 'utf8')).features
-    const pick = (f: { name: string; enabled: boolean; strategies: { name: string; constraints: unknown; parameters: unknown; variants: unknown; segments?: unknown }[]; dependencies?: unknown }) =>
-      ({ name: f.name, enabled: f.enabled, strategies: f.strategies.map((s) => ({ ...s, segments: s.segments ?? [] })), dependencies: f.dependencies ?? [] })
-    const ours = clientFeaturesOf(ex).map(pick).sort((a, b) => a.name.localeCompare(b.name))
+    const pick = (f: {
+      name: string
+      enabled: boolean
+      strategies: { name: string; constraints: unknown; parameters: unknown; variants: unknown; segments?: unknown }[]
+      dependencies?: unknown
+    }) => ({
+      name: f.name,
+      enabled: f.enabled,
+      strategies: f.strategies.map((s) => ({ ...s, segments: s.segments ?? [] })),
+      dependencies: f.dependencies ?? [],
+    })
+    const ours = clientFeaturesOf(ex)
+      .map(pick)
+      .sort((a, b) => a.name.localeCompare(b.name))
     expect(ours).toEqual(real.map(pick).sort((a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name)))
   }
 })
 
-const v = (name: string, weight: number, payload?: { type: string; value: string }, stickiness = 'userId') => ({ name, weight, weightType: 'variable', stickiness, ...(payload ? { payload } : {}) })
-const fr = (rollout: number, extra: object = {}) => ({ name: 'flexibleRollout', parameters: { rollout: String(rollout), stickiness: 'userId', groupId: 'g' }, constraints: [], variants: [], segments: [], disabled: false, ...extra })
+const v = (name: string, weight: number, payload?: { type: string; value: string }, stickiness = 'userId') => ({
+  name,
+  weight,
+  weightType: 'variable',
+  stickiness,
+  ...(payload ? { payload } : {}),
+})
+const fr = (rollout: number, extra: object = {}) => ({
+  name: 'flexibleRollout',
+  parameters: { rollout: String(rollout), stickiness: 'userId', groupId: 'g' },
+  constraints: [],
+  variants: [],
+  segments: [],
+  disabled: false,
+  ...extra,
+})
 const IN = (contextName: string, values: string[]) => ({ contextName, operator: 'IN', values, inverted: false, caseInsensitive: false })
 const STRATEGIES: Record<string, object[]> = {
   // The first matching strategy decides the variant; one without variants answers "on, no variant".
-  'first-match': [fr(100, { constraints: [IN('country', ['NO'])], variants: [v('blue', 1000, { type: 'string', value: 'b' })] }), fr(100, { constraints: [IN('plan', ['pro'])] })],
-  'number-split': [fr(100, { variants: [v('low', 250, { type: 'number', value: '1' }), v('high', 750, { type: 'number', value: '2.5' })] })],
+  'first-match': [
+    fr(100, { constraints: [IN('country', ['NO'])], variants: [v('blue', 1000, { type: 'string', value: 'b' })] }),
+    fr(100, { constraints: [IN('plan', ['pro'])] }),
+  ],
+  'number-split': [
+    fr(100, { variants: [v('low', 250, { type: 'number', value: '1' }), v('high', 750, { type: 'number', value: '2.5' })] }),
+  ],
   'needs-blue': [fr(100)],
   plain: [fr(100, { constraints: [IN('plan', ['pro'])] })],
   'needs-plain-off': [fr(100)],
@@ -46,7 +76,11 @@ const EXPORT = {
   features: NAMES.map((name) => ({ name })),
   featureStrategies: NAMES.flatMap((name) => STRATEGIES[name]!.map((s) => ({ ...s, featureName: name }))),
   featureEnvironments: NAMES.map((name) => ({ featureName: name, environment: 'production', enabled: true, variants: [] })),
-  featureTags: [], segments: [], contextFields: [], links: [], dependencies: DEPENDENCIES,
+  featureTags: [],
+  segments: [],
+  contextFields: [],
+  links: [],
+  dependencies: DEPENDENCIES,
 }
 const { document, report } = convert('unleash', [{ name: 'export.production.json', text: JSON.stringify(EXPORT) }])
 const flags = compileDocument(document)
@@ -68,11 +102,13 @@ function ours(name: string, c: U): string {
 
 test('the converted project is accepted, and says what is not exact', () => {
   expectValidDocument(document)
-  expect(report).toEqual(expect.arrayContaining([
-    'flag disabled-strategy: production: strategy flexibleRollout is disabled in Unleash and was left out',
-    'flag needs-plain-off: its dependency on plain requires it off: here a plain that is disabled in the environment fails the requirement, while Unleash counts it as off',
-    expect.stringMatching(/^flag two-partials: production: strategy flexibleRollout not converted .*one rollout/),
-  ]))
+  expect(report).toEqual(
+    expect.arrayContaining([
+      'flag disabled-strategy: production: strategy flexibleRollout is disabled in Unleash and was left out',
+      'flag needs-plain-off: its dependency on plain requires it off: here a plain that is disabled in the environment fails the requirement, while Unleash counts it as off',
+      expect.stringMatching(/^flag two-partials: production: strategy flexibleRollout not converted .*one rollout/),
+    ]),
+  )
   expect(report.some((l) => /flag (first-match|needs-blue|plain|no-strategies|zero-rollout):/.test(l))).toBe(false)
 })
 
@@ -96,7 +132,8 @@ test('a weighted split with number payloads keeps its shares', () => {
   const n = 5000
   const count = (f: (c: U) => string) => {
     const m = new Map<string, number>()
-    for (let i = 0; i < n; i++) m.set(f({ userId: `user-${i}`, properties: {} }), (m.get(f({ userId: `user-${i}`, properties: {} })) ?? 0) + 1)
+    for (let i = 0; i < n; i++)
+      m.set(f({ userId: `user-${i}`, properties: {} }), (m.get(f({ userId: `user-${i}`, properties: {} })) ?? 0) + 1)
     return m
   }
   const a = count((c) => ours('number-split', c))
@@ -106,15 +143,24 @@ test('a weighted split with number payloads keeps its shares', () => {
   for (const [k, m] of b) expect(Math.abs(a.get(k)! - m) / n).toBeLessThan(shareTolerance(m / n, n))
 })
 
-test('each environment\'s partial rollout is its own rules\' rollout, beside other strategies, answering as Unleash', () => {
+test("each environment's partial rollout is its own rules' rollout, beside other strategies, answering as Unleash", () => {
   // production's 20 % is production's rollout; development holds "pro users" and "40 % of NO/SE" in its own rules.
   const ex = (env: string, strategies: object[]) => ({
-    features: [{ name: 'mixed' }], featureStrategies: strategies.map((s) => ({ ...s, featureName: 'mixed' })),
-    featureEnvironments: [{ featureName: 'mixed', environment: env, enabled: true, variants: [] }], featureTags: [], segments: [], contextFields: [], links: [], dependencies: [],
+    features: [{ name: 'mixed' }],
+    featureStrategies: strategies.map((s) => ({ ...s, featureName: 'mixed' })),
+    featureEnvironments: [{ featureName: 'mixed', environment: env, enabled: true, variants: [] }],
+    featureTags: [],
+    segments: [],
+    contextFields: [],
+    links: [],
+    dependencies: [],
   })
   const dev = ex('development', [fr(100, { constraints: [IN('plan', ['pro'])] }), fr(40, { constraints: [IN('country', ['NO', 'SE'])] })])
   const prod = ex('production', [fr(20)])
-  const out = convert('unleash', [{ name: 'export.development.json', text: JSON.stringify(dev) }, { name: 'export.production.json', text: JSON.stringify(prod) }])
+  const out = convert('unleash', [
+    { name: 'export.development.json', text: JSON.stringify(dev) },
+    { name: 'export.production.json', text: JSON.stringify(prod) },
+  ])
   expectValidDocument(out.document)
   expect(out.document.flags!.map((f) => f.key)).toEqual(['mixed'])
   const environments = out.document.flags![0]!.environments!
@@ -122,10 +168,15 @@ test('each environment\'s partial rollout is its own rules\' rollout, beside oth
   expect(environments.development!.targeting!.rollout).toEqual({ percentage: 40, attribute: 'user_id' })
   expect(out.document.flags![0]!.prerequisites).toBeUndefined()
   const compiled = compileDocument(out.document)
-  const clients = Object.fromEntries([['development', dev], ['production', prod]].map(([env, e]) => {
-    const fs = new Map(clientFeaturesOf(e as never).map((f) => [f.name, f]))
-    return [env, new UnleashClient({ getToggle: (n: string) => fs.get(n), getSegment: () => undefined } as never, defaultStrategies)]
-  }))
+  const clients = Object.fromEntries(
+    [
+      ['development', dev],
+      ['production', prod],
+    ].map(([env, e]) => {
+      const fs = new Map(clientFeaturesOf(e as never).map((f) => [f.name, f]))
+      return [env, new UnleashClient({ getToggle: (n: string) => fs.get(n), getSegment: () => undefined } as never, defaultStrategies)]
+    }),
+  )
   const r = seeded(3)
   const counts: Record<string, [number, number, number]> = {}
   const n = 6000
@@ -140,7 +191,8 @@ test('each environment\'s partial rollout is its own rules\' rollout, beside oth
       const ours = evaluate(compiled, 'mixed', { user_id: `user-${i}`, environment: env, custom: properties }).value === true
       // Exact wherever no rollout decides: pro users in development are on, and so is nobody outside the
       // rollout's constraints (development, not NO/SE, not pro).
-      if (env === 'development' && (plan === 'pro' || country !== 'NO')) expect({ env, properties, ours }).toEqual({ env, properties, ours: theirs })
+      if (env === 'development' && (plan === 'pro' || country !== 'NO'))
+        expect({ env, properties, ours }).toEqual({ env, properties, ours: theirs })
       const group = `${env}/${env === 'development' ? (plan === 'pro' ? 'pro' : country === 'NO' ? 'rollout' : 'none') : 'all'}`
       const c = (counts[group] ??= [0, 0, 0])
       c[0] += ours ? 1 : 0

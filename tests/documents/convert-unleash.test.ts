@@ -19,19 +19,29 @@ const json = (name: string) => JSON.parse(text(name))
 // Date constraints are decided at conversion time; Unleash is asked at the same instant (currentTime).
 const NOW = Date.parse('2026-11-26T12:00:00.000Z')
 const ENVS = ['development', 'production'] as const
-const INPUT = ['export.development.json', 'export.production.json', 'segments.json', 'strategies.json'].map((name) => ({ name, text: text(name) }))
+const INPUT = ['export.development.json', 'export.production.json', 'segments.json', 'strategies.json'].map((name) => ({
+  name,
+  text: text(name),
+}))
 const { document, report } = convert('unleash', INPUT, { now: NOW })
 const flags = compileDocument(document)
 const FEATURES: string[] = json('export.development.json').features.map((f: { name: string }) => f.name)
 
-interface UContext { userId?: string; sessionId?: string; properties: Record<string, string> }
+interface UContext {
+  userId?: string
+  sessionId?: string
+  properties: Record<string, string>
+}
 type Answer = true | string | undefined
 
 /** unleash-client over what its server hands SDKs for one environment. */
 function unleashOf(env: string, clientFeatures: { features: { name: string }[]; segments: { id: number }[] }) {
   const features = new Map(clientFeatures.features.map((f) => [f.name, f]))
   const segments = new Map(clientFeatures.segments.map((s) => [s.id, s]))
-  const client = new UnleashClient({ getToggle: (n: string) => features.get(n), getSegment: (id: number) => segments.get(id) } as never, defaultStrategies)
+  const client = new UnleashClient(
+    { getToggle: (n: string) => features.get(n), getSegment: (id: number) => segments.get(id) } as never,
+    defaultStrategies,
+  )
   return (feature: string, c: UContext): Answer => {
     const context = { ...c, environment: env, currentTime: new Date(NOW) }
     if (!client.isEnabled(feature, context, () => false)) return undefined
@@ -43,7 +53,8 @@ const UNLEASH = Object.fromEntries(ENVS.map((env) => [env, unleashOf(env, json(`
 
 /** The same context as a Flagship client sends it (docs/migration.md: userId is user_id, sessionId session_id). */
 const ours = (c: UContext, env: string): EvaluationContext => ({
-  ...(c.userId !== undefined ? { user_id: c.userId } : {}), environment: env,
+  ...(c.userId !== undefined ? { user_id: c.userId } : {}),
+  environment: env,
   custom: { ...(c.sessionId !== undefined ? { session_id: c.sessionId } : {}), ...c.properties },
 })
 function ourAnswer(feature: string, c: UContext, env: string): Answer {
@@ -53,7 +64,15 @@ function ourAnswer(feature: string, c: UContext, env: string): Answer {
 }
 
 // Where a rollout (a hash of the user) decides: an enabled environment with a partial rollout or a split.
-const HASHED = new Set(['dark-mode/development', 'legacy-search/development', 'new-checkout/production', 'promo-pricing/development', 'promo-pricing/production', 'recommendations-v3/development', 'recommendations-v3/production'])
+const HASHED = new Set([
+  'dark-mode/development',
+  'legacy-search/development',
+  'new-checkout/production',
+  'promo-pricing/development',
+  'promo-pricing/production',
+  'recommendations-v3/development',
+  'recommendations-v3/production',
+])
 
 test('every converted flag and segment is accepted as the API accepts them', () => {
   expect(document.flags!.map((f) => f.key)).toEqual(expect.arrayContaining(FEATURES))
@@ -69,7 +88,12 @@ test('the recorded answers of the Unleash server, wherever no rollout decides', 
     for (const env of ENVS) {
       for (const feature of FEATURES) {
         if (HASHED.has(`${feature}/${env}`)) continue
-        expect({ feature, env, context, answer: ourAnswer(feature, context, env) }).toEqual({ feature, env, context, answer: results[env][feature] })
+        expect({ feature, env, context, answer: ourAnswer(feature, context, env) }).toEqual({
+          feature,
+          env,
+          context,
+          answer: results[env][feature],
+        })
         compared++
       }
     }
@@ -82,7 +106,16 @@ const POOLS = {
   sessionId: ['sess-1', 'sess-2', 's-9', undefined],
   plan: ['free', 'pro', 'enterprise', 'Pro', undefined],
   country: ['NO', 'SE', 'DK', 'dk', 'FI', 'IS', 'DE', 'FR', 'NL', 'US', undefined],
-  email: ['kari@mail.example', 'ADMIN@shop.example', 'qa+test@shop.example', 'Admin.fr@mail.example', 'ole@Shop.Example', 'admin', 'x@shop.example.org', undefined],
+  email: [
+    'kari@mail.example',
+    'ADMIN@shop.example',
+    'qa+test@shop.example',
+    'Admin.fr@mail.example',
+    'ole@Shop.Example',
+    'admin',
+    'x@shop.example.org',
+    undefined,
+  ],
   appVersion: ['3.1.0', '3.1.1', '3.2.0', '3.2.0-beta.1', '3.10.0', '2.9.9', 'latest', undefined],
   orderCount: ['0', '3', '4', '5', '9', '12', 'many', undefined],
   signupDate: ['2025-06-01T00:00:00.000Z', '2024-12-31T23:59:59.000Z', undefined],
@@ -107,7 +140,8 @@ test('answers as unleash-client for 3,000 seeded contexts, wherever no rollout d
       for (const feature of FEATURES) {
         if (HASHED.has(`${feature}/${env}`)) continue
         const expected = UNLEASH[env]!(feature, c)
-        if (ourAnswer(feature, c, env) !== expected) expect({ feature, env, c, answer: ourAnswer(feature, c, env) }).toEqual({ feature, env, c, answer: expected })
+        if (ourAnswer(feature, c, env) !== expected)
+          expect({ feature, env, c, answer: ourAnswer(feature, c, env) }).toEqual({ feature, env, c, answer: expected })
         compared++
       }
     }
@@ -134,22 +168,43 @@ function expectSameShares(ourShares: Map<string, number>, theirs: Map<string, nu
 
 describe('rollouts keep their shares', () => {
   const r = seeded(8)
-  const population: UContext[] = Array.from({ length: 4000 }, (_, i) => ({ ...randomContext(r), userId: `user-${i}`, sessionId: `session-${i}` }))
+  const population: UContext[] = Array.from({ length: 4000 }, (_, i) => ({
+    ...randomContext(r),
+    userId: `user-${i}`,
+    sessionId: `session-${i}`,
+  }))
   for (const pair of HASHED) {
     const [feature, env] = pair.split('/') as [string, string]
     test(`${pair}: as unleash-client, over 4,000 users`, () => {
-      expectSameShares(shares((c) => ourAnswer(feature, c, env), population), shares((c) => UNLEASH[env]!(feature, c), population), population.length, pair)
+      expectSameShares(
+        shares((c) => ourAnswer(feature, c, env), population),
+        shares((c) => UNLEASH[env]!(feature, c), population),
+        population.length,
+        pair,
+      )
     })
   }
   test('as the Unleash server counted its population', () => {
     const recorded = json('expected-evaluations.json').population
-    const people: UContext[] = Array.from({ length: recorded.size }, (_, i) => ({ userId: `shopper-${i}`, sessionId: `s-${i}`, properties: { plan: 'free', country: 'US' } }))
+    const people: UContext[] = Array.from({ length: recorded.size }, (_, i) => ({
+      userId: `shopper-${i}`,
+      sessionId: `s-${i}`,
+      properties: { plan: 'free', country: 'US' },
+    }))
     for (const env of ENVS) {
-      for (const [feature, count] of Object.entries(recorded.counts[env]) as [string, { enabled: number; variants: Record<string, number> }][]) {
+      for (const [feature, count] of Object.entries(recorded.counts[env]) as [
+        string,
+        { enabled: number; variants: Record<string, number> },
+      ][]) {
         const theirs = new Map<string, number>([['undefined', 1 - count.enabled / recorded.size]])
         if (Object.keys(count.variants).length === 0) theirs.set('true', count.enabled / recorded.size)
         for (const [v, n] of Object.entries(count.variants)) theirs.set(v, n / recorded.size)
-        expectSameShares(shares((c) => ourAnswer(feature, c, env), people), theirs, recorded.size, `${feature}/${env}`)
+        expectSameShares(
+          shares((c) => ourAnswer(feature, c, env), people),
+          theirs,
+          recorded.size,
+          `${feature}/${env}`,
+        )
       }
     }
   })
@@ -163,7 +218,9 @@ test('the report names what is not exact', () => {
   has('stickiness "default"', 'new-checkout')
   has('feature types', 'kill-switch')
   // Exact conversions stay out of it.
-  expect(report.some((line) => line.includes('vip-support') || line.includes('staff-tools') || line.includes('free-shipping-banner'))).toBe(false)
+  expect(report.some((line) => line.includes('vip-support') || line.includes('staff-tools') || line.includes('free-shipping-banner'))).toBe(
+    false,
+  )
 })
 
 test("each environment's strategies are its own rules; a feature on in an Unleash environment is on there", () => {
@@ -194,7 +251,11 @@ test('input that is not an Unleash export is refused', () => {
 })
 
 test('the same files give the same document, byte for byte, and the same report', () => {
-  const again = convert('unleash', INPUT.map((f) => ({ ...f })), { now: NOW })
+  const again = convert(
+    'unleash',
+    INPUT.map((f) => ({ ...f })),
+    { now: NOW },
+  )
   expect(serializeDocument(again.document, 'yaml')).toBe(serializeDocument(document, 'yaml'))
   expect(again.report).toEqual(report)
 })

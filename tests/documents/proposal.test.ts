@@ -10,7 +10,11 @@ const state: CurrentState = {
   environments: ['development', 'production'],
   segments: [],
   flags: [
-    { key: 'old', version: 4, body: { enabled: false, value: true, archived: true, archived_at: '2026-01-01T00:00:00.000Z', description: 'gone' } },
+    {
+      key: 'old',
+      version: 4,
+      body: { enabled: false, value: true, archived: true, archived_at: '2026-01-01T00:00:00.000Z', description: 'gone' },
+    },
     { key: 'live', version: 2, body: { enabled: true, value: true, owner: 'web' } },
   ],
   configs: [{ key: 'limits', version: 3, body: { value: { max: 1 }, environments: { production: { value: { max: 5 } } } } }],
@@ -28,7 +32,13 @@ describe('proposal items', () => {
     ])
   })
   test('restoring a flag comes before its update; archiving one after; an unchanged content makes no update', () => {
-    const doc = { flagship: 1, flags: [{ key: 'old', enabled: true, value: true }, { key: 'live', enabled: true, value: true, owner: 'web', archived: true }] } as FlagshipDocument
+    const doc = {
+      flagship: 1,
+      flags: [
+        { key: 'old', enabled: true, value: true },
+        { key: 'live', enabled: true, value: true, owner: 'web', archived: true },
+      ],
+    } as FlagshipDocument
     expect(itemsOf(doc)).toEqual([
       { resource_type: 'flag', key: 'live', action: 'archive', base_version: 2 },
       { resource_type: 'flag', key: 'old', action: 'restore', base_version: 4 },
@@ -36,7 +46,11 @@ describe('proposal items', () => {
     ])
   })
   test('a create carries its key (and an archive when the document archives it); prune deletes without a body', () => {
-    const doc = { flagship: 1, flags: [{ key: 'new', enabled: false, value: 'x', archived: true }], configs: [] } as unknown as FlagshipDocument
+    const doc = {
+      flagship: 1,
+      flags: [{ key: 'new', enabled: false, value: 'x', archived: true }],
+      configs: [],
+    } as unknown as FlagshipDocument
     expect(itemsOf(doc, true)).toEqual([
       { resource_type: 'flag', key: 'new', action: 'create', base_version: null, body: { key: 'new', enabled: false, value: 'x' } },
       { resource_type: 'flag', key: 'new', action: 'archive', base_version: null },

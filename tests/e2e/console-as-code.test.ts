@@ -38,7 +38,11 @@ browserSuite('console: flags as code', () => {
     await exported.waitFor()
     expect(await exported.textContent()).toBe((await api(srv, 'GET', '/api/v1/export', { token: srv.adminToken })).text)
 
-    await page.getByRole('textbox', { name: 'Document', exact: true }).fill('flagship: 1\nflags:\n  - key: checkout\n    enabled: false\n    value: 1\n    environments:\n      staging: { enabled: true, value: 2 }\n  - key: from-console\n    enabled: true\n')
+    await page
+      .getByRole('textbox', { name: 'Document', exact: true })
+      .fill(
+        'flagship: 1\nflags:\n  - key: checkout\n    enabled: false\n    value: 1\n    environments:\n      staging: { enabled: true, value: 2 }\n  - key: from-console\n    enabled: true\n',
+      )
     await page.getByRole('button', { name: 'Plan' }).click()
     const plan = page.getByRole('region', { name: 'Plan' })
     await plan.waitFor()
@@ -55,13 +59,19 @@ browserSuite('console: flags as code', () => {
     expect((await api(srv, 'GET', '/api/v1/flags/from-console', { token: srv.adminToken })).status).toBe(200)
 
     // An uploaded file replaces the text and is planned the same way.
-    await page.getByLabel('Upload a file').setInputFiles({ name: 'flags.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ flagship: 1, configs: [{ key: 'uploaded', value: 1 }] })) })
+    await page.getByLabel('Upload a file').setInputFiles({
+      name: 'flags.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify({ flagship: 1, configs: [{ key: 'uploaded', value: 1 }] })),
+    })
     await page.getByRole('button', { name: 'Plan' }).click()
     await page.getByText('1 to create, 0 to update, 0 to delete, 0 unchanged').waitFor()
     expect(await page.getByTestId('plan-change').allTextContents()).toEqual([expect.stringContaining('create config uploaded')])
 
     // A bad document shows its errors and cannot be applied.
-    await page.getByRole('textbox', { name: 'Document', exact: true }).fill('flagship: 1\nflags:\n  - key: x\n    prerequisites: [{ key: ghost, value: true }]\n')
+    await page
+      .getByRole('textbox', { name: 'Document', exact: true })
+      .fill('flagship: 1\nflags:\n  - key: x\n    prerequisites: [{ key: ghost, value: true }]\n')
     await page.getByRole('button', { name: 'Plan' }).click()
     await page.getByRole('list', { name: 'Errors' }).waitFor()
     expect(await page.getByRole('list', { name: 'Errors' }).textContent()).toContain('unknown flag "ghost"')
@@ -79,7 +89,11 @@ browserSuite('console: flags as code', () => {
     await page.getByRole('button', { name: 'Promote flag checkout' }).click()
     await page.getByRole('button', { name: 'Promote flag checkout' }).waitFor({ state: 'detached' })
     expect(await row('flag:checkout').textContent()).toContain('identical')
-    const flag = (await api(srv, 'GET', `/api/v1/flags/checkout?context=${encodeURIComponent(JSON.stringify({ environment: 'production' }))}`, { token: srv.adminToken })).body
+    const flag = (
+      await api(srv, 'GET', `/api/v1/flags/checkout?context=${encodeURIComponent(JSON.stringify({ environment: 'production' }))}`, {
+        token: srv.adminToken,
+      })
+    ).body
     expect(flag.value).toBe(2)
 
     await page.getByLabel('Select flag banner').check()

@@ -23,7 +23,10 @@ browserSuite('console: invitations', () => {
     p.setDefaultTimeout(15_000)
     p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
     // the browser logs every non-2xx fetch (a dead invitation's 410 included); the app reports those itself
-    p.on('console', (m) => void (m.type() === 'error' && !m.text().startsWith('Failed to load resource') && problems.push(`console: ${m.text()}`)))
+    p.on(
+      'console',
+      (m) => void (m.type() === 'error' && !m.text().startsWith('Failed to load resource') && problems.push(`console: ${m.text()}`)),
+    )
     return p
   }
   const openInvitations = () => page.getByRole('table', { name: 'Open invitations' })
@@ -44,60 +47,70 @@ browserSuite('console: invitations', () => {
     await srv?.stop()
   }, TIMEOUT)
 
-  test('the accept page names the email, project and role; once accepted, the invitation leaves "Open invitations"', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Members' }).click()
-    await page.getByRole('heading', { name: 'Members' }).waitFor()
-    await page.getByLabel('Email').fill('ivy@example.com')
-    await page.getByLabel('Role', { exact: true }).selectOption('editor')
-    await page.getByRole('button', { name: 'Invite', exact: true }).click()
-    const link = await page.getByLabel('Invitation link').inputValue()
-    await openInvitations().getByRole('cell', { name: 'ivy@example.com', exact: true }).waitFor()
+  test(
+    'the accept page names the email, project and role; once accepted, the invitation leaves "Open invitations"',
+    async () => {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Members' }).click()
+      await page.getByRole('heading', { name: 'Members' }).waitFor()
+      await page.getByLabel('Email').fill('ivy@example.com')
+      await page.getByLabel('Role', { exact: true }).selectOption('editor')
+      await page.getByRole('button', { name: 'Invite', exact: true }).click()
+      const link = await page.getByLabel('Invitation link').inputValue()
+      await openInvitations().getByRole('cell', { name: 'ivy@example.com', exact: true }).waitFor()
 
-    const ivy = await newPage()
-    await ivy.goto(link)
-    await ivy.getByRole('heading', { name: 'Accept your invitation' }).waitFor()
-    const summary = ivy.getByLabel('This invitation')
-    await summary.getByText('ivy@example.com').waitFor()
-    const project = (await sapi(srv, 'GET', '/api/v1/projects', { cookie: owner })).body.projects.find((p: { id: string }) => p.id === 'default')
-    expect(await summary.textContent()).toContain(`${project.name} (default) as editor`)
-    await ivy.getByLabel('Your name').fill('Ivy Invitee')
-    await ivy.getByLabel('Password').fill(PASSWORD)
-    await ivy.getByRole('button', { name: 'Join' }).click()
-    await ivy.getByRole('heading', { name: 'Flags' }).waitFor()
+      const ivy = await newPage()
+      await ivy.goto(link)
+      await ivy.getByRole('heading', { name: 'Accept your invitation' }).waitFor()
+      const summary = ivy.getByLabel('This invitation')
+      await summary.getByText('ivy@example.com').waitFor()
+      const project = (await sapi(srv, 'GET', '/api/v1/projects', { cookie: owner })).body.projects.find(
+        (p: { id: string }) => p.id === 'default',
+      )
+      expect(await summary.textContent()).toContain(`${project.name} (default) as editor`)
+      await ivy.getByLabel('Your name').fill('Ivy Invitee')
+      await ivy.getByLabel('Password').fill(PASSWORD)
+      await ivy.getByRole('button', { name: 'Join' }).click()
+      await ivy.getByRole('heading', { name: 'Flags' }).waitFor()
 
-    await page.reload()
-    await page.getByRole('row').filter({ hasText: 'Ivy Invitee' }).first().waitFor()
-    expect(await openInvitations().count()).toBe(0)
-    expect(await page.getByRole('button', { name: 'Revoke the invitation of ivy@example.com' }).count()).toBe(0)
+      await page.reload()
+      await page.getByRole('row').filter({ hasText: 'Ivy Invitee' }).first().waitFor()
+      expect(await openInvitations().count()).toBe(0)
+      expect(await page.getByRole('button', { name: 'Revoke the invitation of ivy@example.com' }).count()).toBe(0)
 
-    // The used link now says it is no longer valid (and shows nothing of the invitation).
-    const again = await newPage()
-    await again.goto(link)
-    await again.getByRole('heading', { name: 'Invitation not valid' }).waitFor()
-    expect(await again.getByText('ivy@example.com').count()).toBe(0)
-    expect(await again.getByLabel('Password').count()).toBe(0)
-    await again.context().close()
-    await ivy.context().close()
-  }, TIMEOUT)
+      // The used link now says it is no longer valid (and shows nothing of the invitation).
+      const again = await newPage()
+      await again.goto(link)
+      await again.getByRole('heading', { name: 'Invitation not valid' }).waitFor()
+      expect(await again.getByText('ivy@example.com').count()).toBe(0)
+      expect(await again.getByLabel('Password').count()).toBe(0)
+      await again.context().close()
+      await ivy.context().close()
+    },
+    TIMEOUT,
+  )
 
-  test('revoking asks first: Cancel keeps the invitation, confirming withdraws it', async () => {
-    await page.getByLabel('Email').fill('rex@example.com')
-    await page.getByRole('button', { name: 'Invite', exact: true }).click()
-    const link = await page.getByLabel('Invitation link').inputValue()
-    const revoke = page.getByRole('button', { name: 'Revoke the invitation of rex@example.com' })
-    await revoke.click()
-    const dialog = page.getByRole('dialog', { name: 'Revoke the invitation of rex@example.com?' })
-    await dialog.waitFor()
-    await dialog.getByRole('button', { name: 'Cancel' }).click()
-    await dialog.waitFor({ state: 'detached' })
-    const token = link.split('/invite/')[1]!
-    expect((await sapi(srv, 'POST', '/api/v1/auth/invitations/lookup', { body: { token } })).status).toBe(200)
+  test(
+    'revoking asks first: Cancel keeps the invitation, confirming withdraws it',
+    async () => {
+      await page.getByLabel('Email').fill('rex@example.com')
+      await page.getByRole('button', { name: 'Invite', exact: true }).click()
+      const link = await page.getByLabel('Invitation link').inputValue()
+      const revoke = page.getByRole('button', { name: 'Revoke the invitation of rex@example.com' })
+      await revoke.click()
+      const dialog = page.getByRole('dialog', { name: 'Revoke the invitation of rex@example.com?' })
+      await dialog.waitFor()
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      const token = link.split('/invite/')[1]!
+      expect((await sapi(srv, 'POST', '/api/v1/auth/invitations/lookup', { body: { token } })).status).toBe(200)
 
-    await revoke.click()
-    await dialog.getByRole('button', { name: 'Revoke invitation' }).click()
-    await revoke.waitFor({ state: 'detached' })
-    expect((await sapi(srv, 'POST', '/api/v1/auth/invitations/lookup', { body: { token } })).status).toBe(410)
-  }, TIMEOUT)
+      await revoke.click()
+      await dialog.getByRole('button', { name: 'Revoke invitation' }).click()
+      await revoke.waitFor({ state: 'detached' })
+      expect((await sapi(srv, 'POST', '/api/v1/auth/invitations/lookup', { body: { token } })).status).toBe(410)
+    },
+    TIMEOUT,
+  )
 
   test('no console errors or uncaught exceptions', () => {
     expect(problems).toEqual([])

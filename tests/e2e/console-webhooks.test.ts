@@ -32,7 +32,10 @@ browserSuite('console: webhook health', () => {
   })
 
   test('a paused webhook shows as paused; Resume delivers its queue and clears it', async () => {
-    const hook = await api(srv, 'POST', '/api/v1/webhooks', { token: srv.adminToken, body: { url: `http://127.0.0.1:${rx.port}/hook`, events: ['flag.created'] } })
+    const hook = await api(srv, 'POST', '/api/v1/webhooks', {
+      token: srv.adminToken,
+      body: { url: `http://127.0.0.1:${rx.port}/hook`, events: ['flag.created'] },
+    })
     await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key: 'queued-flag' } })
     for (let i = 0; i < 200; i++) {
       const list = await api(srv, 'GET', '/api/v1/webhooks', { token: srv.adminToken })

@@ -51,4 +51,3 @@ browserSuite('/docs', () => {
     await page.close()
   }, 60_000)
 })
-

@@ -21,7 +21,12 @@ browserSuite('OpenFeature web SDK + OFREP web provider in Chromium', () => {
     await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'web-banner', enabled: true, value: false } })
     await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'web-color', enabled: true, value: 'red' } })
     token = await createToken(srv, ['read:flags'])
-    const built = await Bun.build({ entrypoints: [join(import.meta.dir, 'fixtures', 'openfeature-page.ts')], target: 'browser', format: 'esm', minify: true })
+    const built = await Bun.build({
+      entrypoints: [join(import.meta.dir, 'fixtures', 'openfeature-page.ts')],
+      target: 'browser',
+      format: 'esm',
+      minify: true,
+    })
     if (!built.success) throw new Error(built.logs.join('\n'))
     const script = await built.outputs[0]!.text()
     site = Bun.serve({
@@ -30,7 +35,9 @@ browserSuite('OpenFeature web SDK + OFREP web provider in Chromium', () => {
       fetch: (req) =>
         new URL(req.url).pathname === '/app.js'
           ? new Response(script, { headers: { 'content-type': 'text/javascript' } })
-          : new Response('<!doctype html><title>app</title><script type="module" src="/app.js"></script>', { headers: { 'content-type': 'text/html' } }),
+          : new Response('<!doctype html><title>app</title><script type="module" src="/app.js"></script>', {
+              headers: { 'content-type': 'text/html' },
+            }),
     })
     browser = await launchChromium()
     page = await browser.newPage()
@@ -52,7 +59,11 @@ browserSuite('OpenFeature web SDK + OFREP web provider in Chromium', () => {
   test('the page, on another origin, evaluates through OFREP with reasons and variants', async () => {
     expect(new URL(srv.url).port).not.toBe(String(site.port))
     const read = await page.evaluate(() => window.flags.read())
-    expect(read).toMatchObject({ enabled: false, color: 'red', details: { value: false, reason: 'STATIC', variant: 'default', flagMetadata: { flagVersion: 1 } } })
+    expect(read).toMatchObject({
+      enabled: false,
+      color: 'red',
+      details: { value: false, reason: 'STATIC', variant: 'default', flagMetadata: { flagVersion: 1 } },
+    })
   })
 
   test('a change through the API reaches the page within 3 s over the event stream, with polling off', async () => {
@@ -62,11 +73,18 @@ browserSuite('OpenFeature web SDK + OFREP web provider in Chromium', () => {
     await Bun.sleep(1500) // no polling: nothing is fetched while nothing changes
     expect(requests.filter((r) => r === 'POST /ofrep/v1/evaluate/flags').length).toBe(bulkBefore)
 
-    for (const [value, color] of [[true, 'green'], [false, 'blue']] as const) {
+    for (const [value, color] of [
+      [true, 'green'],
+      [false, 'blue'],
+    ] as const) {
       const started = Date.now()
       expect((await api(srv, 'PUT', '/api/v1/flags/web-banner', { token: srv.adminToken, body: { value } })).status).toBe(200)
       expect((await api(srv, 'PUT', '/api/v1/flags/web-color', { token: srv.adminToken, body: { value: color } })).status).toBe(200)
-      await page.waitForFunction(([v, c]) => window.flags.read().enabled === v && window.flags.read().color === c, [value, color] as const, { timeout: 3000, polling: 25 })
+      await page.waitForFunction(
+        ([v, c]) => window.flags.read().enabled === v && window.flags.read().color === c,
+        [value, color] as const,
+        { timeout: 3000, polling: 25 },
+      )
       expect(Date.now() - started).toBeLessThan(3000)
     }
     expect(await page.evaluate(() => window.flags.changes)).toBeGreaterThanOrEqual(2)

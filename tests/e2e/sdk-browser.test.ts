@@ -33,7 +33,19 @@ browserSuite('flagship-sdk in Chromium', () => {
 
   beforeAll(async () => {
     srv = await startServer()
-    expect((await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key: 'banner', enabled: true, value: 'a', targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' }] } } })).status).toBe(201)
+    expect(
+      (
+        await api(srv, 'POST', '/api/v1/flags', {
+          token: srv.adminToken,
+          body: {
+            key: 'banner',
+            enabled: true,
+            value: 'a',
+            targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' }] },
+          },
+        })
+      ).status,
+    ).toBe(201)
     const token = await createToken(srv, ['read:flags'])
     await buildSdk()
     site = Bun.serve({
@@ -64,7 +76,9 @@ browserSuite('flagship-sdk in Chromium', () => {
 
   test('evaluates as GET /flags/:key does, having loaded no regex chunk', async () => {
     for (const context of [{ plan: 'pro' }, { plan: 'free' }, {}]) {
-      const server = await api(srv, 'GET', `/api/v1/flags/banner?context=${encodeURIComponent(JSON.stringify(context))}`, { token: srv.adminToken })
+      const server = await api(srv, 'GET', `/api/v1/flags/banner?context=${encodeURIComponent(JSON.stringify(context))}`, {
+        token: srv.adminToken,
+      })
       expect(await page.evaluate((c) => window.sdk.client.evaluate('banner', c), context)).toEqual(server.body)
     }
     expect(requests.filter((r) => r.includes('/sdk/'))).toEqual(expect.arrayContaining(['GET /sdk/index.js']))
@@ -76,13 +90,24 @@ browserSuite('flagship-sdk in Chromium', () => {
   test('a change arrives within a second; a flag using `matches` loads the regex chunk, then answers', async () => {
     const started = Date.now()
     expect((await api(srv, 'PUT', '/api/v1/flags/banner', { token: srv.adminToken, body: { value: 'b' } })).status).toBe(200)
-    await page.waitForFunction(() => (window.sdk.client.evaluate('banner') as { value: string }).value === 'b', null, { timeout: 1000, polling: 10 })
+    await page.waitForFunction(() => (window.sdk.client.evaluate('banner') as { value: string }).value === 'b', null, {
+      timeout: 1000,
+      polling: 10,
+    })
     expect(Date.now() - started).toBeLessThan(1000)
 
     const rules = [{ conditions: [{ property: 'email', operator: 'matches', value: '@example\\.com$' }], value: 'staff' }]
     expect((await api(srv, 'PUT', '/api/v1/flags/banner', { token: srv.adminToken, body: { targeting: { rules } } })).status).toBe(200)
-    await page.waitForFunction(() => (window.sdk.client.evaluate('banner', { email: 'a@example.com' }) as { value: string }).value === 'staff', null, { timeout: 3000, polling: 10 })
-    expect(await page.evaluate(() => window.sdk.client.evaluate('banner', { email: 'a@example.org' }))).toEqual({ value: 'b', type: 'string', reason: 'default' })
+    await page.waitForFunction(
+      () => (window.sdk.client.evaluate('banner', { email: 'a@example.com' }) as { value: string }).value === 'staff',
+      null,
+      { timeout: 3000, polling: 10 },
+    )
+    expect(await page.evaluate(() => window.sdk.client.evaluate('banner', { email: 'a@example.org' }))).toEqual({
+      value: 'b',
+      type: 'string',
+      reason: 'default',
+    })
     expect(requests.filter((r) => /\/sdk\/chunks\/re2-[^/]+\.js$/.test(r))).toHaveLength(1)
     expect(pageErrors).toEqual([])
   })

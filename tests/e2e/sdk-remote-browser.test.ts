@@ -11,7 +11,11 @@ import { browserSuite, launchChromium } from '../helpers/browser'
 
 declare global {
   interface Window {
-    remote: { client: { evaluate(key: string, fallback?: unknown): { value: unknown }; all(): Record<string, unknown> }; ready: boolean; error: string | null }
+    remote: {
+      client: { evaluate(key: string, fallback?: unknown): { value: unknown }; all(): Record<string, unknown> }
+      ready: boolean
+      error: string | null
+    }
   }
 }
 
@@ -34,8 +38,16 @@ browserSuite('flagship-sdk remote mode in Chromium', () => {
 
   beforeAll(async () => {
     srv = await startServer()
-    const post = async (path: string, body: unknown) => expect((await api(srv, 'POST', path, { token: srv.adminToken, body })).status).toBe(201)
-    await post('/api/v1/flags', { key: 'banner', enabled: true, value: 'a', client_side: true, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' }] }, environments: { staging: { enabled: false } } })
+    const post = async (path: string, body: unknown) =>
+      expect((await api(srv, 'POST', path, { token: srv.adminToken, body })).status).toBe(201)
+    await post('/api/v1/flags', {
+      key: 'banner',
+      enabled: true,
+      value: 'a',
+      client_side: true,
+      targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' }] },
+      environments: { staging: { enabled: false } },
+    })
     await post('/api/v1/flags', { key: 'internal', enabled: true, value: 'secret' })
     const token = await createToken(srv, ['client'], { environment: 'production' })
     await buildSdk()
@@ -66,7 +78,7 @@ browserSuite('flagship-sdk remote mode in Chromium', () => {
     await srv?.stop()
   })
 
-  test('the service\'s values for the page\'s context, client_side flags only; no definitions asked for', async () => {
+  test("the service's values for the page's context, client_side flags only; no definitions asked for", async () => {
     expect(await page.evaluate(() => window.remote.client.all())).toEqual({ banner: 'pro' })
     expect(await page.evaluate(() => window.remote.client.evaluate('internal', 'fallback').value)).toBe('fallback')
     expect(requests).toContain('POST /ofrep/v1/evaluate/flags')
@@ -74,12 +86,19 @@ browserSuite('flagship-sdk remote mode in Chromium', () => {
     expect(pageErrors).toEqual([])
   })
 
-  test('a change arrives within a second over OFREP\'s stream', async () => {
+  test("a change arrives within a second over OFREP's stream", async () => {
     // The stream is open (its answer's headers are in) before the change is made.
     for (let waited = 0; !responses.includes('200 /ofrep/v1/stream') && waited < 10_000; waited += 20) await Bun.sleep(20)
     expect(responses).toContain('200 /ofrep/v1/stream')
     const started = Date.now()
-    expect((await api(srv, 'PUT', '/api/v1/flags/banner', { token: srv.adminToken, body: { targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro-2' }] } } })).status).toBe(200)
+    expect(
+      (
+        await api(srv, 'PUT', '/api/v1/flags/banner', {
+          token: srv.adminToken,
+          body: { targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro-2' }] } },
+        })
+      ).status,
+    ).toBe(200)
     await page.waitForFunction(() => window.remote.client.evaluate('banner').value === 'pro-2', null, { timeout: 1000, polling: 10 })
     expect(Date.now() - started).toBeLessThan(1000)
     expect(pageErrors).toEqual([])

@@ -17,7 +17,20 @@ browserSuite('flagship.js imported from the service by a page on another origin'
   beforeAll(async () => {
     srv = await startServer()
     // The quick start's flag, as its curl example makes it.
-    expect((await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key: 'dark-mode', enabled: true, value: false, client_side: true, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] } } })).status).toBe(201)
+    expect(
+      (
+        await api(srv, 'POST', '/api/v1/flags', {
+          token: srv.adminToken,
+          body: {
+            key: 'dark-mode',
+            enabled: true,
+            value: false,
+            client_side: true,
+            targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] },
+          },
+        })
+      ).status,
+    ).toBe(201)
     // A client key, as the README's page holds.
     token = await createToken(srv, ['client'], { environment: 'production' })
     const readme = readFileSync(join(import.meta.dir, '..', '..', 'README.md'), 'utf8')

@@ -3,16 +3,33 @@
 // Work is counted in the engine's own units (budget.ts), so these checks are exact, not timed.
 import { describe, expect, test } from 'bun:test'
 import {
-  compileFlag, EVALUATION_BUDGET, EvaluationBudgetExceeded, MAX_PATTERN_PROGRAM, MAX_PATTERNS_PROGRAM, MAX_REPEAT,
-  prerequisiteReach, sharingPrerequisites, validateFlag, withEvaluationBudget, workSpent,
-  type CompiledFlag, type FlagDefinition,
+  compileFlag,
+  EVALUATION_BUDGET,
+  EvaluationBudgetExceeded,
+  MAX_PATTERN_PROGRAM,
+  MAX_PATTERNS_PROGRAM,
+  MAX_REPEAT,
+  prerequisiteReach,
+  sharingPrerequisites,
+  validateFlag,
+  withEvaluationBudget,
+  workSpent,
+  type CompiledFlag,
+  type FlagDefinition,
 } from '../../server/engine'
 import * as compile from '../../server/engine/compile'
 
 const segmentKeys = new Set<string>()
 const matchesFlag = (patterns: string[], rules = 1): FlagDefinition => ({
-  key: 'f', enabled: true, value: false,
-  targeting: { rules: Array.from({ length: rules }, () => ({ conditions: patterns.map((p) => ({ property: 'text', operator: 'matches' as const, value: p })), value: true })) },
+  key: 'f',
+  enabled: true,
+  value: false,
+  targeting: {
+    rules: Array.from({ length: rules }, () => ({
+      conditions: patterns.map((p) => ({ property: 'text', operator: 'matches' as const, value: p })),
+      value: true,
+    })),
+  },
 })
 const issues = (flag: FlagDefinition) => validateFlag(flag, { segmentKeys }).map((i) => `${i.path}: ${i.message}`)
 
@@ -24,8 +41,12 @@ describe('patterns are bounded when written', () => {
   })
   test('a pattern whose program is too large is refused, naming the limit', () => {
     // Nested repetitions multiply: 10 × 10 × 30 copies.
-    expect(issues(matchesFlag(['(?:(?:(?:ab){10}){10}){30}']))).toEqual([expect.stringMatching(new RegExp(`(exceed|at most) ${MAX_PATTERN_PROGRAM}`))])
-    expect(issues(matchesFlag(['(?:(?:a{1,10}){1,10}){1,10}c{1,100}d{1,100}']))).toEqual([expect.stringMatching(new RegExp(`(exceed|at most) ${MAX_PATTERN_PROGRAM}`))])
+    expect(issues(matchesFlag(['(?:(?:(?:ab){10}){10}){30}']))).toEqual([
+      expect.stringMatching(new RegExp(`(exceed|at most) ${MAX_PATTERN_PROGRAM}`)),
+    ])
+    expect(issues(matchesFlag(['(?:(?:a{1,10}){1,10}){1,10}c{1,100}d{1,100}']))).toEqual([
+      expect.stringMatching(new RegExp(`(exceed|at most) ${MAX_PATTERN_PROGRAM}`)),
+    ])
   })
   test("all of a flag's patterns together are bounded, and the ones past the limit are not even compiled", () => {
     const big = '[a-z]{100}'.repeat(9) // about 900 instructions each
@@ -39,7 +60,17 @@ describe('a work budget per evaluation', () => {
   // The worst flag validation allows for text: as many patterns as the flag's total allows, each as costly
   // as a pattern may be, one per rule (so that none stops the others from being tried).
   const worstPattern = '(?:a?){50}a{50}b' // program 153: 60 of them fit the flag's total
-  const worst: FlagDefinition = { key: 'w', enabled: true, value: false, targeting: { rules: Array.from({ length: 60 }, () => ({ conditions: [{ property: 'text', operator: 'matches' as const, value: worstPattern }], value: true })) } }
+  const worst: FlagDefinition = {
+    key: 'w',
+    enabled: true,
+    value: false,
+    targeting: {
+      rules: Array.from({ length: 60 }, () => ({
+        conditions: [{ property: 'text', operator: 'matches' as const, value: worstPattern }],
+        value: true,
+      })),
+    },
+  }
   test('the worst allowed flag is accepted', () => expect(issues(worst)).toEqual([]))
   const compiled = compileFlag(worst, new Map())
 
@@ -59,10 +90,27 @@ describe('a work budget per evaluation', () => {
   test('each evaluation has its own budget; a scope shares one between several', () => {
     const ordinary = { custom: { text: 'a'.repeat(20) } }
     for (let i = 0; i < 50; i++) compiled.evaluate(ordinary) // never accumulates
-    expect(() => withEvaluationBudget(EVALUATION_BUDGET, () => { for (let i = 0; i < 50; i++) compiled.evaluate(ordinary) })).toThrow(EvaluationBudgetExceeded)
+    expect(() =>
+      withEvaluationBudget(EVALUATION_BUDGET, () => {
+        for (let i = 0; i < 50; i++) compiled.evaluate(ordinary)
+      }),
+    ).toThrow(EvaluationBudgetExceeded)
   })
   test('substring searches over a long text are charged too (a 1 MiB attribute against 20,000 contains)', () => {
-    const flag = compileFlag({ key: 'c', enabled: true, value: false, targeting: { rules: Array.from({ length: 200 }, () => ({ conditions: Array.from({ length: 100 }, () => ({ property: 'text', operator: 'not_contains' as const, value: 'zz' })), value: true })) } }, new Map())
+    const flag = compileFlag(
+      {
+        key: 'c',
+        enabled: true,
+        value: false,
+        targeting: {
+          rules: Array.from({ length: 200 }, () => ({
+            conditions: Array.from({ length: 100 }, () => ({ property: 'text', operator: 'not_contains' as const, value: 'zz' })),
+            value: true,
+          })),
+        },
+      },
+      new Map(),
+    )
     const before = workSpent()
     expect(() => flag.evaluate({ custom: { text: 'a'.repeat(1 << 20) } })).toThrow(EvaluationBudgetExceeded)
     expect(workSpent() - before).toBeLessThanOrEqual(EVALUATION_BUDGET)
@@ -70,7 +118,11 @@ describe('a work budget per evaluation', () => {
     expect(flag.evaluate({ custom: { text: 'abc' } }).reason).toBe('targeting')
   })
   test('a hostile context object (a throwing getter) still gets the off value, not the budget error', () => {
-    const hostile = { get custom(): never { throw new Error('boom') } }
+    const hostile = {
+      get custom(): never {
+        throw new Error('boom')
+      },
+    }
     expect(compiled.evaluate(hostile as never).reason).toBe('disabled')
   })
 })
@@ -82,11 +134,20 @@ describe('prerequisites: memoised and bounded', () => {
     for (let l = 0; l < levels; l++) {
       for (let w = 0; w < width; w++) {
         const key = `l${l}-${w}`
-        defs.set(key, { key, enabled: true, value: true, prerequisites: l === 0 ? [] : Array.from({ length: width }, (_, v) => ({ key: `l${l - 1}-${v}`, value: true })) })
+        defs.set(key, {
+          key,
+          enabled: true,
+          value: true,
+          prerequisites: l === 0 ? [] : Array.from({ length: width }, (_, v) => ({ key: `l${l - 1}-${v}`, value: true })),
+        })
       }
     }
     const compiled = new Map<string, CompiledFlag>()
-    for (const [key, def] of defs) compiled.set(key, compileFlag(def, new Map(), (k) => compiled.get(k)))
+    for (const [key, def] of defs)
+      compiled.set(
+        key,
+        compileFlag(def, new Map(), (k) => compiled.get(k)),
+      )
     return compiled
   }
 
@@ -113,10 +174,22 @@ describe('prerequisites: memoised and bounded', () => {
     const defs: FlagDefinition[] = [
       { key: 'a', enabled: false, value: true },
       { key: 'b', enabled: true, value: true, prerequisites: [{ key: 'a', value: true }] },
-      { key: 'c', enabled: true, value: true, prerequisites: [{ key: 'a', value: true }, { key: 'b', value: true }] },
+      {
+        key: 'c',
+        enabled: true,
+        value: true,
+        prerequisites: [
+          { key: 'a', value: true },
+          { key: 'b', value: true },
+        ],
+      },
     ]
     const compiled = new Map<string, CompiledFlag>()
-    for (const d of defs) compiled.set(d.key, compileFlag(d, new Map(), (k) => compiled.get(k)))
+    for (const d of defs)
+      compiled.set(
+        d.key,
+        compileFlag(d, new Map(), (k) => compiled.get(k)),
+      )
     expect(compiled.get('c')!.evaluate({}).reason).toBe('prerequisite_failed')
     expect(compiled.get('b')!.evaluate({}).reason).toBe('prerequisite_failed')
   })

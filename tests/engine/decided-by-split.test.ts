@@ -6,13 +6,27 @@ import { validateFlag } from '../../server/engine/validate'
 import type { FlagDefinition } from '../../server/engine/types'
 
 const flag: FlagDefinition = {
-  key: 'f', enabled: true, value: 'A', variants: { a: 'A', b: 'B' }, default_variant: 'a', off_variant: 'a',
+  key: 'f',
+  enabled: true,
+  value: 'A',
+  variants: { a: 'A', b: 'B' },
+  default_variant: 'a',
+  off_variant: 'a',
   targeting: {
     overrides: { vip: 'b' },
     rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'staff' }], variant: 'b' }],
-    rollout: { attribute: 'user_id', distribution: [{ variant: 'a', weight: 50 }, { variant: 'b', weight: 50 }] },
+    rollout: {
+      attribute: 'user_id',
+      distribution: [
+        { variant: 'a', weight: 50 },
+        { variant: 'b', weight: 50 },
+      ],
+    },
   },
-  environments: { production: { enabled: true, targeting: { rollout: { attribute: 'user_id', distribution: [{ variant: 'b', weight: 100 }] } } }, staging: { enabled: false } },
+  environments: {
+    production: { enabled: true, targeting: { rollout: { attribute: 'user_id', distribution: [{ variant: 'b', weight: 100 }] } } },
+    staging: { enabled: false },
+  },
 }
 const compiled = compileFlag(flag, new Map())
 const users = Array.from({ length: 200 }, (_, i) => `u${i}`)
@@ -38,6 +52,9 @@ test("an environment's own rules replace the flag's there, whole; others keep th
 })
 
 test("an environment's own rules are validated with their path", () => {
-  const issues = validateFlag({ ...flag, environments: { production: { enabled: true, targeting: { rollout: { attribute: '', distribution: [] } } } } }, { segmentKeys: new Set() })
+  const issues = validateFlag(
+    { ...flag, environments: { production: { enabled: true, targeting: { rollout: { attribute: '', distribution: [] } } } } },
+    { segmentKeys: new Set() },
+  )
   expect(issues.map((i) => i.path)).toContain('environments.production.targeting.rollout.attribute')
 })

@@ -1,8 +1,14 @@
 // compileFlag + evaluate: docs/behaviour.md §4 evaluation order, reasons, off values and types.
 import { describe, expect, test } from 'bun:test'
 import {
-  bucketOf, compileFlag, compileSegment, getProperty, typeOf,
-  type EvaluationContext, type FlagDefinition, type SegmentDefinition,
+  bucketOf,
+  compileFlag,
+  compileSegment,
+  getProperty,
+  typeOf,
+  type EvaluationContext,
+  type FlagDefinition,
+  type SegmentDefinition,
 } from '../../server/engine'
 
 const NO_SEGMENTS = new Map<string, SegmentDefinition>()
@@ -28,7 +34,10 @@ describe('reasons', () => {
     expect(run({ enabled: false, targeting: { overrides: { u1: true } } }, { user_id: 'u1' }).reason).toBe('disabled')
   })
   test('targeting', () => {
-    const def = { value: 1, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals' as const, value: 'pro' }], value: 2 }] } }
+    const def = {
+      value: 1,
+      targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals' as const, value: 'pro' }], value: 2 }] },
+    }
     expect(run(def, { plan: 'pro' })).toEqual({ value: 2, type: 'number', reason: 'targeting' })
     expect(run(def, { plan: 'free' })).toEqual({ value: 1, type: 'number', reason: 'default' })
   })
@@ -45,7 +54,13 @@ describe('rule order', () => {
       value: 'default',
       targeting: {
         rules: [
-          { conditions: [{ property: 'plan', operator: 'equals' as const, value: 'pro' }, { property: 'country', operator: 'equals' as const, value: 'us' }], value: 'pro-us' },
+          {
+            conditions: [
+              { property: 'plan', operator: 'equals' as const, value: 'pro' },
+              { property: 'country', operator: 'equals' as const, value: 'us' },
+            ],
+            value: 'pro-us',
+          },
           { conditions: [{ property: 'plan', operator: 'equals' as const, value: 'pro' }], value: 'pro' },
           { conditions: [], value: 'everyone' },
         ],
@@ -76,11 +91,18 @@ describe('environment overrides', () => {
     expect(run(def, { environment: 'dev' })).toEqual({ value: null, type: 'null', reason: 'disabled' })
   })
   test('a null value is a given value', () => {
-    expect(run({ value: 'v', environments: { dev: { enabled: true, value: null } } }, { environment: 'dev' }))
-      .toEqual({ value: null, type: 'null', reason: 'environment_override' })
+    expect(run({ value: 'v', environments: { dev: { enabled: true, value: null } } }, { environment: 'dev' })).toEqual({
+      value: null,
+      type: 'null',
+      reason: 'environment_override',
+    })
   })
   test('rules and overrides still decide before the environment fallthrough', () => {
-    const def = { value: 'v', environments: { dev: { enabled: true, value: 'e' } }, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals' as const, value: 'pro' }], value: 'r' }] } }
+    const def = {
+      value: 'v',
+      environments: { dev: { enabled: true, value: 'e' } },
+      targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals' as const, value: 'pro' }], value: 'r' }] },
+    }
     expect(run(def, { environment: 'dev', plan: 'pro' }).reason).toBe('targeting')
     expect(run(def, { environment: 'dev', plan: 'free' }).reason).toBe('environment_override')
   })
@@ -132,8 +154,11 @@ describe('rollout', () => {
     expect(run(rollout(100, 'org'), { custom: { org: null } }).value).toBe(null)
   })
   test('boolean flag outside the rollout gets false', () => {
-    expect(run({ value: true, targeting: { rollout: { percentage: 0, attribute: 'user_id' } } }, { user_id: 'u' }))
-      .toEqual({ value: false, type: 'boolean', reason: 'rollout' })
+    expect(run({ value: true, targeting: { rollout: { percentage: 0, attribute: 'user_id' } } }, { user_id: 'u' })).toEqual({
+      value: false,
+      type: 'boolean',
+      reason: 'rollout',
+    })
   })
   test('numbers and booleans are stringified; custom attributes work', () => {
     const b = bucketOf('f', '42')
@@ -142,8 +167,16 @@ describe('rollout', () => {
     expect(run(rollout(b + 0.01, 'custom.org_id'), { custom: { org_id: '42' } }).value).toBe('on')
   })
   test('rollout gives the environment value', () => {
-    expect(run({ value: 'a', environments: { dev: { enabled: true, value: 'b' } }, targeting: { rollout: { percentage: 100, attribute: 'user_id' } } }, { environment: 'dev', user_id: 'u' }))
-      .toEqual({ value: 'b', type: 'string', reason: 'rollout' })
+    expect(
+      run(
+        {
+          value: 'a',
+          environments: { dev: { enabled: true, value: 'b' } },
+          targeting: { rollout: { percentage: 100, attribute: 'user_id' } },
+        },
+        { environment: 'dev', user_id: 'u' },
+      ),
+    ).toEqual({ value: 'b', type: 'string', reason: 'rollout' })
   })
 })
 
@@ -159,7 +192,10 @@ describe('property lookup', () => {
     expect(getProperty(null, 'x')).toBe(undefined)
   })
   test('custom.x in a rule', () => {
-    const def = { value: false, targeting: { rules: [{ conditions: [{ property: 'custom.country', operator: 'in' as const, value: ['us', 'ca'] }], value: true }] } }
+    const def = {
+      value: false,
+      targeting: { rules: [{ conditions: [{ property: 'custom.country', operator: 'in' as const, value: ['us', 'ca'] }], value: true }] },
+    }
     expect(run(def, { custom: { country: 'ca' } }).reason).toBe('targeting')
     expect(run(def, { custom: { country: 'mx' } }).reason).toBe('default')
   })
@@ -167,10 +203,22 @@ describe('property lookup', () => {
 
 describe('segments', () => {
   const segments = new Map<string, SegmentDefinition>([
-    ['beta', { key: 'beta', conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }, { property: 'country', operator: 'equals', value: 'us' }] }],
+    [
+      'beta',
+      {
+        key: 'beta',
+        conditions: [
+          { property: 'plan', operator: 'equals', value: 'pro' },
+          { property: 'country', operator: 'equals', value: 'us' },
+        ],
+      },
+    ],
     ['everyone', { key: 'everyone', conditions: [] }],
   ])
-  const inSeg = (operator: 'in_segment' | 'not_in_segment', key: string) => ({ value: 'off', targeting: { rules: [{ conditions: [{ property: 'user_id', operator, value: key }], value: 'on' }] } })
+  const inSeg = (operator: 'in_segment' | 'not_in_segment', key: string) => ({
+    value: 'off',
+    targeting: { rules: [{ conditions: [{ property: 'user_id', operator, value: key }], value: 'on' }] },
+  })
   test('in_segment holds when all segment conditions hold', () => {
     expect(run(inSeg('in_segment', 'beta'), { plan: 'pro', custom: { country: 'us' } }, undefined, segments).value).toBe('on')
     expect(run(inSeg('in_segment', 'beta'), { plan: 'pro', custom: { country: 'de' } }, undefined, segments).value).toBe('off')
@@ -208,7 +256,9 @@ describe('types and robustness', () => {
     const f = compileFlag(flag({ value: { a: [1] } }), NO_SEGMENTS)
     const r = f.evaluate({})
     expect(Object.isFrozen(r)).toBe(true)
-    expect(() => { (r.value as { a: number[] }).a.push(2) }).toThrow()
+    expect(() => {
+      ;(r.value as { a: number[] }).a.push(2)
+    }).toThrow()
     expect(f.evaluate({}).value).toEqual({ a: [1] })
   })
   test('the compiled flag does not alias the definition', () => {
@@ -219,22 +269,59 @@ describe('types and robustness', () => {
     expect(f.key).toBe('f')
   })
   test('garbage contexts never throw', () => {
-    const f = compileFlag(flag({
-      environments: { dev: { enabled: true } },
-      targeting: { overrides: { u: 1 }, rules: [{ conditions: [{ property: 'x', operator: 'matches', value: 'a' }], value: 2 }], rollout: { percentage: 50, attribute: 'user_id' } },
-    }), NO_SEGMENTS)
-    const junk: unknown[] = [null, undefined, 1, 'str', [], [1], { custom: 5 }, { custom: null }, { custom: [1] }, { user_id: 5 }, { environment: {} }, { user_id: {}, custom: { x: { y: 1 } } }, { custom: { x: 5 } }, Object.create(null)]
-    for (const c of junk) expect(['disabled', 'override', 'targeting', 'rollout', 'default', 'environment_override']).toContain(f.evaluate(c as EvaluationContext).reason)
-    const hostile = new Proxy({}, { get() { throw new Error('boom') } })
+    const f = compileFlag(
+      flag({
+        environments: { dev: { enabled: true } },
+        targeting: {
+          overrides: { u: 1 },
+          rules: [{ conditions: [{ property: 'x', operator: 'matches', value: 'a' }], value: 2 }],
+          rollout: { percentage: 50, attribute: 'user_id' },
+        },
+      }),
+      NO_SEGMENTS,
+    )
+    const junk: unknown[] = [
+      null,
+      undefined,
+      1,
+      'str',
+      [],
+      [1],
+      { custom: 5 },
+      { custom: null },
+      { custom: [1] },
+      { user_id: 5 },
+      { environment: {} },
+      { user_id: {}, custom: { x: { y: 1 } } },
+      { custom: { x: 5 } },
+      Object.create(null),
+    ]
+    for (const c of junk)
+      expect(['disabled', 'override', 'targeting', 'rollout', 'default', 'environment_override']).toContain(
+        f.evaluate(c as EvaluationContext).reason,
+      )
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('boom')
+        },
+      },
+    )
     expect(f.evaluate(hostile as EvaluationContext).reason).toBe('disabled')
   })
 })
 
 describe('attribute lookup: top-level first, then custom', () => {
-  const flag = compileFlag({
-    key: 'geo', enabled: true, value: 'off',
-    targeting: { rules: [{ conditions: [{ property: 'country', operator: 'equals', value: 'de' }], value: 'on' }] },
-  }, new Map())
+  const flag = compileFlag(
+    {
+      key: 'geo',
+      enabled: true,
+      value: 'off',
+      targeting: { rules: [{ conditions: [{ property: 'country', operator: 'equals', value: 'de' }], value: 'on' }] },
+    },
+    new Map(),
+  )
   test('a top-level attribute other than user_id/plan/environment is found', () => {
     expect(flag.evaluate({ country: 'de' } as never).value).toBe('on')
   })
@@ -243,10 +330,26 @@ describe('attribute lookup: top-level first, then custom', () => {
     expect(flag.evaluate({ country: 'fr', custom: { country: 'de' } } as never).value).toBe('off')
   })
   test('custom.<name> reads only custom; inherited names are never attributes', () => {
-    const explicit = compileFlag({ key: 'geo2', enabled: true, value: 'off', targeting: { rules: [{ conditions: [{ property: 'custom.country', operator: 'equals', value: 'de' }], value: 'on' }] } }, new Map())
+    const explicit = compileFlag(
+      {
+        key: 'geo2',
+        enabled: true,
+        value: 'off',
+        targeting: { rules: [{ conditions: [{ property: 'custom.country', operator: 'equals', value: 'de' }], value: 'on' }] },
+      },
+      new Map(),
+    )
     expect(explicit.evaluate({ country: 'de' } as never).value).toBe('off')
     expect(explicit.evaluate({ custom: { country: 'de' } }).value).toBe('on')
-    const proto = compileFlag({ key: 'p', enabled: true, value: 'off', targeting: { rules: [{ conditions: [{ property: 'toString', operator: 'exists' }], value: 'on' }] } }, new Map())
+    const proto = compileFlag(
+      {
+        key: 'p',
+        enabled: true,
+        value: 'off',
+        targeting: { rules: [{ conditions: [{ property: 'toString', operator: 'exists' }], value: 'on' }] },
+      },
+      new Map(),
+    )
     expect(proto.evaluate({}).value).toBe('off')
   })
 })

@@ -176,7 +176,20 @@ describe('semver', () => {
     expect(op('semver_less_than', '2.0.0', '1.0.0')).toBe(false)
   })
   test('precedence follows semver.org §11', () => {
-    const order = ['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '2.0.0', '2.1.0', '2.1.1', '99999999999999999999.0.0']
+    const order = [
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
+      '2.0.0',
+      '2.1.0',
+      '2.1.1',
+      '99999999999999999999.0.0',
+    ]
     for (let i = 0; i + 1 < order.length; i++) {
       expect(compareSemver(parseSemver(order[i])!, parseSemver(order[i + 1])!)).toBeLessThan(0)
       expect(compareSemver(parseSemver(order[i + 1])!, parseSemver(order[i])!)).toBeGreaterThan(0)

@@ -3,10 +3,16 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { Bucketer, bucketOf, inRollout, murmur3, murmur3After, murmur3Bytes, murmur3Prefix } from '../../server/engine'
 
-interface Vector { flag: string; value: string; hash: number; bucket: number }
-const fixture = JSON.parse(
-  readFileSync(new URL('../fixtures/rollout-vectors.json', import.meta.url), 'utf8'),
-) as { algorithm: string; vectors: Vector[] }
+interface Vector {
+  flag: string
+  value: string
+  hash: number
+  bucket: number
+}
+const fixture = JSON.parse(readFileSync(new URL('../fixtures/rollout-vectors.json', import.meta.url), 'utf8')) as {
+  algorithm: string
+  vectors: Vector[]
+}
 
 describe('rollout reference vectors', () => {
   test('fixture is loaded', () => {
@@ -73,7 +79,9 @@ describe('rollout reference vectors', () => {
   })
 
   test('a Bucketer gives every reference vector its bucket', () => {
-    const failures = fixture.vectors.filter((v) => new Bucketer(v.flag).bucket(v.value) !== v.bucket || bucketOf(v.flag, v.value) !== v.bucket)
+    const failures = fixture.vectors.filter(
+      (v) => new Bucketer(v.flag).bucket(v.value) !== v.bucket || bucketOf(v.flag, v.value) !== v.bucket,
+    )
     expect(failures).toEqual([])
   })
 })

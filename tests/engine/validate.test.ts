@@ -6,32 +6,42 @@ const segmentKeys = new Set(['beta'])
 const environments = new Set(['development', 'production'])
 const base = { key: 'f', enabled: true, value: true }
 const paths = (input: unknown) => validateFlag(input, { segmentKeys, environments }).map((i) => i.path)
-const withCondition = (condition: unknown) => ({ ...base, targeting: { rules: [{ conditions: [{ property: 'x', operator: 'equals', value: 'a' }, condition], value: false }] } })
+const withCondition = (condition: unknown) => ({
+  ...base,
+  targeting: { rules: [{ conditions: [{ property: 'x', operator: 'equals', value: 'a' }, condition], value: false }] },
+})
 const P = 'targeting.rules[0].conditions[1]'
 
 describe('valid flags', () => {
   test('a complete flag passes', () => {
-    expect(paths({
-      ...base,
-      targeting: {
-        rules: [{ conditions: [
-          { property: 'plan', operator: 'equals', value: 'pro' },
-          { property: 'country', operator: 'in', value: ['us', 'ca'] },
-          { property: 'email', operator: 'matches', value: '@example\\.com$' },
-          { property: 'age', operator: 'greater_than', value: 18 },
-          { property: 'signup', operator: 'before', value: '2025-01-01T00:00:00Z' },
-          { property: 'app', operator: 'semver_greater_than', value: 'v1.2.3-rc.1' },
-          { property: 'beta', operator: 'exists' },
-          { property: 'user_id', operator: 'in_segment', value: 'beta' },
-          { operator: 'not_in_segment', value: 'beta' },
-        ], value: false }],
-        rollout: { percentage: 12.5, attribute: 'user_id' },
-        overrides: { u1: false },
-      },
-      environments: { production: { enabled: false }, development: { enabled: true, value: false } },
-      active_from: '2025-01-01T00:00:00Z',
-      active_until: '2025-02-01',
-    })).toEqual([])
+    expect(
+      paths({
+        ...base,
+        targeting: {
+          rules: [
+            {
+              conditions: [
+                { property: 'plan', operator: 'equals', value: 'pro' },
+                { property: 'country', operator: 'in', value: ['us', 'ca'] },
+                { property: 'email', operator: 'matches', value: '@example\\.com$' },
+                { property: 'age', operator: 'greater_than', value: 18 },
+                { property: 'signup', operator: 'before', value: '2025-01-01T00:00:00Z' },
+                { property: 'app', operator: 'semver_greater_than', value: 'v1.2.3-rc.1' },
+                { property: 'beta', operator: 'exists' },
+                { property: 'user_id', operator: 'in_segment', value: 'beta' },
+                { operator: 'not_in_segment', value: 'beta' },
+              ],
+              value: false,
+            },
+          ],
+          rollout: { percentage: 12.5, attribute: 'user_id' },
+          overrides: { u1: false },
+        },
+        environments: { production: { enabled: false }, development: { enabled: true, value: false } },
+        active_from: '2025-01-01T00:00:00Z',
+        active_until: '2025-02-01',
+      }),
+    ).toEqual([])
   })
   test('null optional fields pass', () => {
     expect(paths({ ...base, targeting: null, environments: null, active_from: null, active_until: null })).toEqual([])
@@ -61,14 +71,27 @@ describe('flag-level failures', () => {
     expect(paths({ ...base, targeting: { rules: Array(201).fill(rule) } })).toEqual(['targeting.rules'])
     const cond = { property: 'a', operator: 'exists' }
     expect(paths({ ...base, targeting: { rules: [{ conditions: Array(100).fill(cond), value: false }] } })).toEqual([])
-    expect(paths({ ...base, targeting: { rules: [{ conditions: Array(101).fill(cond), value: false }] } })).toEqual(['targeting.rules[0].conditions'])
+    expect(paths({ ...base, targeting: { rules: [{ conditions: Array(101).fill(cond), value: false }] } })).toEqual([
+      'targeting.rules[0].conditions',
+    ])
   })
   test('past a limit only the entries within it are checked (the list is refused anyway; patterns cost CPU)', () => {
     const bad = { conditions: [{ property: 'a', operator: 'matches', value: '(' }], value: false }
-    expect(paths({ ...base, targeting: { rules: [...Array(200).fill({ conditions: [], value: false }), ...Array(5000).fill(bad)] } })).toEqual(['targeting.rules'])
-    expect(paths({ ...base, targeting: { rules: [bad, ...Array(300).fill(bad)] } })).toEqual(['targeting.rules', ...Array.from({ length: 200 }, (_, i) => `targeting.rules[${i}].conditions[0].value`)])
+    expect(
+      paths({ ...base, targeting: { rules: [...Array(200).fill({ conditions: [], value: false }), ...Array(5000).fill(bad)] } }),
+    ).toEqual(['targeting.rules'])
+    expect(paths({ ...base, targeting: { rules: [bad, ...Array(300).fill(bad)] } })).toEqual([
+      'targeting.rules',
+      ...Array.from({ length: 200 }, (_, i) => `targeting.rules[${i}].conditions[0].value`),
+    ])
     const badCondition = { property: 'a', operator: 'nope' }
-    expect(validateConditions([...Array(100).fill({ property: 'a', operator: 'exists' }), ...Array(1000).fill(badCondition)], 'conditions', segmentKeys).map((i) => i.path)).toEqual(['conditions'])
+    expect(
+      validateConditions(
+        [...Array(100).fill({ property: 'a', operator: 'exists' }), ...Array(1000).fill(badCondition)],
+        'conditions',
+        segmentKeys,
+      ).map((i) => i.path),
+    ).toEqual(['conditions'])
   })
   test('rollout', () => {
     expect(paths({ ...base, targeting: { rollout: 50 } })).toEqual(['targeting.rollout'])
@@ -89,7 +112,9 @@ describe('flag-level failures', () => {
     expect(paths({ ...base, environments: { staging: { enabled: true } } })).toEqual(['environments.staging'])
     expect(paths({ ...base, environments: { production: true } })).toEqual(['environments.production'])
     expect(paths({ ...base, environments: { production: { value: false } } })).toEqual(['environments.production.enabled'])
-    expect(paths({ ...base, value: [], environments: { production: { enabled: true, value: deep(40) } } })).toEqual(['environments.production.value'])
+    expect(paths({ ...base, value: [], environments: { production: { enabled: true, value: deep(40) } } })).toEqual([
+      'environments.production.value',
+    ])
     // Without a list of environments, any name is accepted.
     expect(validateFlag({ ...base, environments: { anything: { enabled: true } } }, { segmentKeys })).toEqual([])
   })
@@ -103,7 +128,9 @@ describe('flag-level failures', () => {
   test('JSON limits on the flag value and rule values', () => {
     expect(paths({ ...base, value: deep(33) })).toEqual(['value'])
     expect(paths({ ...base, value: deep(32) })).toEqual([])
-    expect(paths({ ...base, value: '', targeting: { rules: [{ conditions: [], value: 'x'.repeat(256 * 1024) }] } })).toEqual(['targeting.rules[0].value'])
+    expect(paths({ ...base, value: '', targeting: { rules: [{ conditions: [], value: 'x'.repeat(256 * 1024) }] } })).toEqual([
+      'targeting.rules[0].value',
+    ])
   })
 })
 
@@ -116,13 +143,30 @@ describe('condition failures', () => {
     expect(paths(withCondition({ operator: 'equals', value: 'a' }))).toEqual([`${P}.property`])
   })
   const bad: [string, unknown][] = [
-    ['equals', null], ['not_equals', { a: 1 }], ['contains', [1]], ['not_contains', undefined],
-    ['in', 'us'], ['not_in', null], ['starts_with', 1], ['ends_with', null],
-    ['matches', 5], ['matches', '(unclosed'], ['matches', '(a)\\1'], ['matches', 'a'.repeat(1025)],
-    ['greater_than', '5'], ['greater_than_or_equal', null], ['less_than', Infinity], ['less_than_or_equal', true],
-    ['before', 'yesterday'], ['after', 1700000000000],
-    ['semver_equals', '1.2'], ['semver_greater_than', 'x'], ['semver_less_than', 1],
-    ['in_segment', 'unknown'], ['not_in_segment', 5], ['in_segment', ''],
+    ['equals', null],
+    ['not_equals', { a: 1 }],
+    ['contains', [1]],
+    ['not_contains', undefined],
+    ['in', 'us'],
+    ['not_in', null],
+    ['starts_with', 1],
+    ['ends_with', null],
+    ['matches', 5],
+    ['matches', '(unclosed'],
+    ['matches', '(a)\\1'],
+    ['matches', 'a'.repeat(1025)],
+    ['greater_than', '5'],
+    ['greater_than_or_equal', null],
+    ['less_than', Infinity],
+    ['less_than_or_equal', true],
+    ['before', 'yesterday'],
+    ['after', 1700000000000],
+    ['semver_equals', '1.2'],
+    ['semver_greater_than', 'x'],
+    ['semver_less_than', 1],
+    ['in_segment', 'unknown'],
+    ['not_in_segment', 5],
+    ['in_segment', ''],
   ]
   for (const [operator, value] of bad) {
     test(`${operator} rejects ${JSON.stringify(value)?.slice(0, 20)}`, () => {
@@ -130,7 +174,10 @@ describe('condition failures', () => {
     })
   }
   test('in / not_in elements must be scalars', () => {
-    expect(paths(withCondition({ property: 'a', operator: 'in', value: ['a', { b: 1 }, null] }))).toEqual([`${P}.value[1]`, `${P}.value[2]`])
+    expect(paths(withCondition({ property: 'a', operator: 'in', value: ['a', { b: 1 }, null] }))).toEqual([
+      `${P}.value[1]`,
+      `${P}.value[2]`,
+    ])
   })
   test('exists / not_exists ignore the value', () => {
     expect(paths(withCondition({ property: 'a', operator: 'exists', value: { whatever: true } }))).toEqual([])
@@ -144,9 +191,17 @@ describe('condition failures', () => {
 describe('value types (every answer has the type of the flag value)', () => {
   const issues = (input: unknown) => validateFlag(input, { segmentKeys, environments })
   test('rule, override and environment values of another type are refused, named as the console shows them', () => {
-    expect(issues({ ...base, targeting: { rules: [{ conditions: [], value: true }, { conditions: [], value: 'yes' }] } })).toEqual([
-      { path: 'targeting.rules[1].value', message: "Rule 2: value must be a boolean, like the flag's value" },
-    ])
+    expect(
+      issues({
+        ...base,
+        targeting: {
+          rules: [
+            { conditions: [], value: true },
+            { conditions: [], value: 'yes' },
+          ],
+        },
+      }),
+    ).toEqual([{ path: 'targeting.rules[1].value', message: "Rule 2: value must be a boolean, like the flag's value" }])
     expect(issues({ ...base, targeting: { overrides: { 'u-1': 1 } } })).toEqual([
       { path: 'targeting.overrides.u-1', message: "Override for user u-1: must be a boolean, like the flag's value" },
     ])
@@ -155,8 +210,21 @@ describe('value types (every answer has the type of the flag value)', () => {
     ])
   })
   test('null is an explicit off value of any flag; matching types pass', () => {
-    expect(issues({ ...base, targeting: { rules: [{ conditions: [], value: null }], overrides: { u: null } }, environments: { production: { enabled: true, value: null } } })).toEqual([])
-    expect(issues({ ...base, value: 'a', targeting: { rules: [{ conditions: [], value: 'b' }], overrides: { u: 'c' } }, environments: { production: { enabled: true, value: 'd' } } })).toEqual([])
+    expect(
+      issues({
+        ...base,
+        targeting: { rules: [{ conditions: [], value: null }], overrides: { u: null } },
+        environments: { production: { enabled: true, value: null } },
+      }),
+    ).toEqual([])
+    expect(
+      issues({
+        ...base,
+        value: 'a',
+        targeting: { rules: [{ conditions: [], value: 'b' }], overrides: { u: 'c' } },
+        environments: { production: { enabled: true, value: 'd' } },
+      }),
+    ).toEqual([])
     expect(issues({ ...base, value: 1, targeting: { rules: [{ conditions: [], value: 2.5 }] } })).toEqual([])
   })
   test('a change of the value type needs every other value to follow', () => {
@@ -178,7 +246,14 @@ describe('validateConditions (segments)', () => {
     expect(validateConditions({}, 'conditions', segmentKeys).map((i) => i.path)).toEqual(['conditions'])
   })
   test('segments do not nest (self-reference included)', () => {
-    const issues = validateConditions([{ property: 'x', operator: 'in_segment', value: 'beta' }, { operator: 'not_in_segment', value: 'self' }], 'conditions', segmentKeys)
+    const issues = validateConditions(
+      [
+        { property: 'x', operator: 'in_segment', value: 'beta' },
+        { operator: 'not_in_segment', value: 'self' },
+      ],
+      'conditions',
+      segmentKeys,
+    )
     expect(issues.map((i) => i.path)).toEqual(['conditions[0].operator', 'conditions[1].operator'])
   })
   test('at most 100 conditions', () => {
@@ -186,7 +261,9 @@ describe('validateConditions (segments)', () => {
     expect(validateConditions(Array(101).fill(c), 'conditions', segmentKeys).map((i) => i.path)).toEqual(['conditions'])
   })
   test('paths of nested problems', () => {
-    expect(validateConditions([{ property: 'a', operator: 'in', value: 1 }], 'conditions', segmentKeys).map((i) => i.path)).toEqual(['conditions[0].value'])
+    expect(validateConditions([{ property: 'a', operator: 'in', value: 1 }], 'conditions', segmentKeys).map((i) => i.path)).toEqual([
+      'conditions[0].value',
+    ])
   })
 })
 

@@ -15,32 +15,74 @@ const SEGMENTS = [
 const FLAGS: Record<string, unknown>[] = [
   { key: 'plain-on', enabled: true },
   { key: 'plain-off', enabled: false, value: 'blue' },
-  { key: 'pro-plan', enabled: true, value: false, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] } },
   {
-    key: 'checkout', enabled: true, value: 'old',
+    key: 'pro-plan',
+    enabled: true,
+    value: false,
+    targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: true }] },
+  },
+  {
+    key: 'checkout',
+    enabled: true,
+    value: 'old',
     targeting: {
       overrides: { 'u-vip': 'vip' },
       rules: [
         { conditions: [{ operator: 'in_segment', value: 'beta-testers' }], value: 'beta' },
-        { conditions: [{ property: 'email', operator: 'matches', value: '^[a-z]+@example\\.com$' }, { property: 'app_version', operator: 'semver_greater_than', value: '2.0.0' }], value: 'new' },
+        {
+          conditions: [
+            { property: 'email', operator: 'matches', value: '^[a-z]+@example\\.com$' },
+            { property: 'app_version', operator: 'semver_greater_than', value: '2.0.0' },
+          ],
+          value: 'new',
+        },
       ],
       rollout: { percentage: 30, attribute: 'user_id' },
     },
     environments: { development: { enabled: true, value: 'dev' }, production: { enabled: false } },
   },
   {
-    key: 'banner', enabled: true, value: 'none',
-    variants: { none: 'none', red: 'red', green: 'green' }, default_variant: 'none', off_variant: 'none',
+    key: 'banner',
+    enabled: true,
+    value: 'none',
+    variants: { none: 'none', red: 'red', green: 'green' },
+    default_variant: 'none',
+    off_variant: 'none',
     targeting: {
       rules: [{ conditions: [{ operator: 'in_segment', value: 'europe' }], variant: 'green' }],
-      rollout: { distribution: [{ variant: 'red', weight: 50 }, { variant: 'green', weight: 25.5 }, { variant: 'none', weight: 24.5 }], attribute: 'user_id' },
+      rollout: {
+        distribution: [
+          { variant: 'red', weight: 50 },
+          { variant: 'green', weight: 25.5 },
+          { variant: 'none', weight: 24.5 },
+        ],
+        attribute: 'user_id',
+      },
     },
     environments: { staging: { enabled: true, variant: 'red' }, production: { enabled: true } },
   },
-  { key: 'limits', enabled: true, value: { max: 10, tier: 'free' }, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'not_in', value: ['free'] }], value: { max: 100, tier: 'paid' } }] }, environments: { staging: { enabled: true, value: { max: 1, tier: 'test' } } } },
-  { key: 'needs-pro', enabled: true, value: 7, prerequisites: [{ key: 'pro-plan', value: true }], targeting: { rules: [{ conditions: [{ property: 'age', operator: 'greater_than_or_equal', value: 18 }], value: 8 }] } },
+  {
+    key: 'limits',
+    enabled: true,
+    value: { max: 10, tier: 'free' },
+    targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'not_in', value: ['free'] }], value: { max: 100, tier: 'paid' } }] },
+    environments: { staging: { enabled: true, value: { max: 1, tier: 'test' } } },
+  },
+  {
+    key: 'needs-pro',
+    enabled: true,
+    value: 7,
+    prerequisites: [{ key: 'pro-plan', value: true }],
+    targeting: { rules: [{ conditions: [{ property: 'age', operator: 'greater_than_or_equal', value: 18 }], value: 8 }] },
+  },
   { key: 'windowed', enabled: true, active_from: '2020-01-01T00:00:00Z', active_until: '2021-01-01T00:00:00Z' },
-  { key: 'half', enabled: true, value: 'in', targeting: { rollout: { percentage: 50, attribute: 'company' } }, environments: { production: { enabled: true, value: 'prod-in' } } },
+  {
+    key: 'half',
+    enabled: true,
+    value: 'in',
+    targeting: { rollout: { percentage: 50, attribute: 'company' } },
+    environments: { production: { enabled: true, value: 'prod-in' } },
+  },
 ]
 
 const CONFIGS = [
@@ -54,12 +96,21 @@ const CONTEXTS: Record<string, unknown>[] = [
   { user_id: 'u-vip', environment: 'production' },
   { user_id: 'u-2', plan: 'pro', environment: 'staging' },
   { user_id: 'u-3', plan: 'free', environment: 'development', custom: { beta: true } },
-  { user_id: 'u-4', plan: 'pro', environment: 'production', custom: { country: 'DE', email: 'ann@example.com', app_version: '2.1.0', age: 30, company: 'acme' } },
+  {
+    user_id: 'u-4',
+    plan: 'pro',
+    environment: 'production',
+    custom: { country: 'DE', email: 'ann@example.com', app_version: '2.1.0', age: 30, company: 'acme' },
+  },
   { user_id: 'u-5', custom: { email: 'bob@example.com', app_version: '1.9.0', company: 'globex' } },
   { user_id: 'u-6', environment: 'staging', custom: { country: 'FR', age: 12 } },
 ]
 
-export interface Answer { surface: string; status: number; body: string }
+export interface Answer {
+  surface: string
+  status: number
+  body: string
+}
 
 const TIMESTAMP = /"(created_at|updated_at|at|timestamp)":"[^"]*"/g
 /** Timestamps differ between two runs; everything else must be the same bytes. */
@@ -107,7 +158,8 @@ export async function collectAnswers(server: TestServer): Promise<Answer[]> {
   }
   for (const f of FLAGS) await take(`stored ${String(f.key)}`, 'GET', `/api/v1/flags/${String(f.key)}/definition`)
   for (const c of CONFIGS) {
-    for (const env of ['', 'development', 'staging', 'production']) await take(`config ${c.key} ${env || '(none)'}`, 'GET', `/api/v1/configs/${c.key}${env ? `?environment=${env}` : ''}`)
+    for (const env of ['', 'development', 'staging', 'production'])
+      await take(`config ${c.key} ${env || '(none)'}`, 'GET', `/api/v1/configs/${c.key}${env ? `?environment=${env}` : ''}`)
   }
   // The SDK, evaluating in process from the definitions (the same engine, shipped to applications).
   const definitions = (await api(server, 'GET', '/api/v1/definitions', { token })).body
@@ -116,7 +168,8 @@ export async function collectAnswers(server: TestServer): Promise<Answer[]> {
     // A flag using `matches` waits for the regex engine, which the SDK loads on demand.
     await sdk.ready()
     for (const [i, ctx] of CONTEXTS.entries()) {
-      for (const f of FLAGS) out.push({ surface: `SDK ${String(f.key)} ctx${i}`, status: 200, body: JSON.stringify(sdk.evaluate(String(f.key), ctx as never)) })
+      for (const f of FLAGS)
+        out.push({ surface: `SDK ${String(f.key)} ctx${i}`, status: 200, body: JSON.stringify(sdk.evaluate(String(f.key), ctx as never)) })
     }
   } finally {
     await sdk.close()

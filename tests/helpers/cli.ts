@@ -17,9 +17,15 @@ export const printedToken = (out: string): string => /shown once, store it now\)
 
 /** Runs the `flagship` command line (server/gitops/cli.ts, `npm run flagship -- …`); `env` adds FLAGSHIP_URL
  *  and FLAGSHIP_TOKEN for the commands that talk to a server. */
-export const flagshipEnv = (srv: Pick<TestServer, 'url'>, token: string): Record<string, string> => ({ FLAGSHIP_URL: srv.url, FLAGSHIP_TOKEN: token })
+export const flagshipEnv = (srv: Pick<TestServer, 'url'>, token: string): Record<string, string> => ({
+  FLAGSHIP_URL: srv.url,
+  FLAGSHIP_TOKEN: token,
+})
 
 export function runFlagship(env: Record<string, string>, ...args: string[]) {
-  const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'gitops', 'cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env } })
+  const run = Bun.spawnSync([process.execPath, join(ROOT, 'server', 'gitops', 'cli.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  })
   return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() }
 }

@@ -14,7 +14,8 @@ export interface Cluster {
 
 export const FANOUT_VARIANTS = ['postgres+redis', 'postgres only'] as const
 /** The settings that choose the fan-out of a variant. */
-export const fanoutEnv = (variant: (typeof FANOUT_VARIANTS)[number]): Record<string, string> => (variant === 'postgres+redis' ? { REDIS_URL } : {})
+export const fanoutEnv = (variant: (typeof FANOUT_VARIANTS)[number]): Record<string, string> =>
+  variant === 'postgres+redis' ? { REDIS_URL } : {}
 
 export async function startCluster(env: Record<string, string>): Promise<Cluster> {
   const db = await createTestDatabase()
@@ -23,7 +24,16 @@ export async function startCluster(env: Record<string, string>): Promise<Cluster
   const common = { DATABASE_URL: db.url, RECONCILE_INTERVAL_MS: '600000', ...env }
   const a = await startServer({ env: common, adminToken: admin })
   const b = await startServer({ env: common, adminToken: admin })
-  return { a, b, db, admin, async stop() { await Promise.all([a.stop(), b.stop()]); await db.drop() } }
+  return {
+    a,
+    b,
+    db,
+    admin,
+    async stop() {
+      await Promise.all([a.stop(), b.stop()])
+      await db.drop()
+    },
+  }
 }
 
 /** A cluster started in the calling describe's beforeAll and stopped in its afterAll; its fields are set

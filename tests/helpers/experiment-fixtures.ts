@@ -18,7 +18,8 @@ export interface Dataset {
 }
 
 export const DATASETS = ['checkout-proportion-bayesian', 'revenue-mean-sequential-cuped', 'session-ratio-fixed-horizon']
-export const loadDataset = (id: string): Dataset => JSON.parse(readFileSync(join(import.meta.dir, '..', 'fixtures', 'experiments', `${id}.json`), 'utf8'))
+export const loadDataset = (id: string): Dataset =>
+  JSON.parse(readFileSync(join(import.meta.dir, '..', 'fixtures', 'experiments', `${id}.json`), 'utf8'))
 
 const ok = (r: { status: number; body: unknown }, what: string) => {
   if (r.status >= 300) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`)
@@ -35,10 +36,23 @@ export async function replay(srv: { url: string }, token: string, d: Dataset): P
   const context = (unit: string) => ({ [d.unit_attribute]: unit, environment: d.environment })
   const at = (offset: number) => new Date(now + offset * 1000).toISOString()
   const items = [
-    ...d.exposures.map(([unit, variant, offset]) => ({ type: 'exposure', flag: d.flag.key, variant, context: context(unit), timestamp: at(offset) })),
-    ...d.events.map(([unit, key, offset, value]) => ({ type: 'track', key, context: context(unit), ...(value !== undefined && { value }), timestamp: at(offset) })),
+    ...d.exposures.map(([unit, variant, offset]) => ({
+      type: 'exposure',
+      flag: d.flag.key,
+      variant,
+      context: context(unit),
+      timestamp: at(offset),
+    })),
+    ...d.events.map(([unit, key, offset, value]) => ({
+      type: 'track',
+      key,
+      context: context(unit),
+      ...(value !== undefined && { value }),
+      timestamp: at(offset),
+    })),
   ]
-  for (let i = 0; i < items.length; i += 1000) ok(await api(srv, 'POST', '/api/v1/events', { token, body: { events: items.slice(i, i + 1000) } }), `events ${i}`)
+  for (let i = 0; i < items.length; i += 1000)
+    ok(await api(srv, 'POST', '/api/v1/events', { token, body: { events: items.slice(i, i + 1000) } }), `events ${i}`)
 }
 
 /** Equal at 1e-6 relative (absolute 1e-9 near zero), as the README asks; other values exactly. */
@@ -49,7 +63,8 @@ export function near(actual: unknown, expected: unknown, path = ''): string[] {
     return diff <= 1e-9 || diff <= 1e-6 * Math.abs(expected) ? [] : [`${path}: ${actual} is not ${expected}`]
   }
   if (Array.isArray(expected)) {
-    if (!Array.isArray(actual) || actual.length !== expected.length) return [`${path}: ${JSON.stringify(actual)} is not ${JSON.stringify(expected)}`]
+    if (!Array.isArray(actual) || actual.length !== expected.length)
+      return [`${path}: ${JSON.stringify(actual)} is not ${JSON.stringify(expected)}`]
     return expected.flatMap((e, i) => near(actual[i], e, `${path}[${i}]`))
   }
   if (expected !== null && typeof expected === 'object') {

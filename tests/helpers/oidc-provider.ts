@@ -93,7 +93,11 @@ export class CookieJar {
 }
 
 /** One request as a browser makes it: the jar's cookies go along, Set-Cookie comes back into it. */
-export async function browserRequest(jar: CookieJar, url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
+export async function browserRequest(
+  jar: CookieJar,
+  url: string,
+  init: { method?: string; form?: Record<string, string> } = {},
+): Promise<Response> {
   const headers: Record<string, string> = {}
   const cookie = jar.header(url)
   if (cookie) headers.cookie = cookie
@@ -118,7 +122,12 @@ const formAction = (html: string, base: string): string => {
  * then its consent page. Returns the URL the provider sends the browser back to (our callback with
  * code, state and iss), without following it.
  */
-export async function signInAtProvider(jar: CookieJar, authorizationUrl: string, login: string, redirectUriPrefix: string): Promise<string> {
+export async function signInAtProvider(
+  jar: CookieJar,
+  authorizationUrl: string,
+  login: string,
+  redirectUriPrefix: string,
+): Promise<string> {
   let url = authorizationUrl
   let form: Record<string, string> | undefined
   for (let hop = 0; hop < 20; hop++) {
@@ -165,7 +174,13 @@ export interface SsoResult {
 export async function ssoSignIn(
   service: string,
   login: string,
-  opts: { jar?: CookieJar; returnTo?: string; invitation?: string; tamperAuthorization?: (u: URL) => void; beforeCallback?: (u: URL, jar: CookieJar) => void } = {},
+  opts: {
+    jar?: CookieJar
+    returnTo?: string
+    invitation?: string
+    tamperAuthorization?: (u: URL) => void
+    beforeCallback?: (u: URL, jar: CookieJar) => void
+  } = {},
 ): Promise<SsoResult & { callback: string; jar: CookieJar }> {
   const jar = opts.jar ?? new CookieJar()
   const q = new URLSearchParams()
@@ -174,26 +189,37 @@ export async function ssoSignIn(
   const start = await browserRequest(jar, `${service}/api/v1/auth/oidc/start?${q}`)
   if (start.status !== 302) throw new Error(`start answered ${start.status}: ${await start.text()}`)
   const authorization = new URL(start.headers.get('location')!, service)
-  if (authorization.origin === new URL(service).origin) return { location: authorization.pathname + authorization.search, status: 302, callback: '', jar }
+  if (authorization.origin === new URL(service).origin)
+    return { location: authorization.pathname + authorization.search, status: 302, callback: '', jar }
   opts.tamperAuthorization?.(authorization)
   const callback = new URL(await signInAtProvider(jar, authorization.href, login, `${service}/api/v1/auth/oidc/callback`))
   opts.beforeCallback?.(callback, jar)
   const done = await browserRequest(jar, callback.href)
-  const session = done.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => /^(__Host-)?flagship_session=./.test(c))
+  const session = done.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .find((c) => /^(__Host-)?flagship_session=./.test(c))
   return { location: done.headers.get('location') ?? '', status: done.status, session, callback: callback.href, jar }
 }
 
 /** A provider and a service that trusts it (the service's port is chosen first: PUBLIC_URL needs it). */
-export async function startSsoPair(env: Record<string, string> = {}, accounts: Record<string, ProviderAccount> = {}): Promise<{ srv: TestServer; provider: TestProvider }> {
+export async function startSsoPair(
+  env: Record<string, string> = {},
+  accounts: Record<string, ProviderAccount> = {},
+): Promise<{ srv: TestServer; provider: TestProvider }> {
   const port = freePort()
   const publicUrl = `http://127.0.0.1:${port}`
   const provider = await startOidcProvider({ redirectUris: [`${publicUrl}/api/v1/auth/oidc/callback`], accounts })
   const srv = await startServer({
     env: {
-      PORT: String(port), PUBLIC_URL: publicUrl, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: provider.clientId, OIDC_CLIENT_SECRET: provider.clientSecret,
-      OIDC_SCOPES: 'openid email profile groups', ...env,
+      PORT: String(port),
+      PUBLIC_URL: publicUrl,
+      OIDC_ISSUER: provider.issuer,
+      OIDC_CLIENT_ID: provider.clientId,
+      OIDC_CLIENT_SECRET: provider.clientSecret,
+      OIDC_SCOPES: 'openid email profile groups',
+      ...env,
     },
   })
   return { srv, provider }
 }
-

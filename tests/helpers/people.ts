@@ -38,7 +38,10 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const personalToken = () => `ff_defa_${Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => ALPHABET[b % 62]).join('')}`
 
 /** `postgres`: on PostgreSQL whatever TEST_STORE says (several instances need it). */
-export async function startWithPeople(specs: PersonSpec[], opts: { instances?: number; env?: Record<string, string>; postgres?: boolean } = {}): Promise<People> {
+export async function startWithPeople(
+  specs: PersonSpec[],
+  opts: { instances?: number; env?: Record<string, string>; postgres?: boolean } = {},
+): Promise<People> {
   let pg: TestDatabase | undefined
   if (TEST_STORE === 'postgres' || opts.postgres) pg = await createTestDatabase()
   const databaseUrl = pg?.url ?? tempSqliteUrl()
@@ -59,16 +62,46 @@ export async function startWithPeople(specs: PersonSpec[], opts: { instances?: n
         const id = crypto.randomUUID()
         ids[p.email] = id
         await store.users.insert(tx, {
-          id, email: p.email, name: p.email.split('@')[0]!, instanceRole: p.instanceRole ?? 'member', disabled: false, passwordHash,
-          totpSecret: null, totpPending: null, totpLastStep: null, recoveryCodes: [], sso: false, createdAt: now, updatedAt: now, lastLoginAt: null,
+          id,
+          email: p.email,
+          name: p.email.split('@')[0]!,
+          instanceRole: p.instanceRole ?? 'member',
+          disabled: false,
+          passwordHash,
+          totpSecret: null,
+          totpPending: null,
+          totpLastStep: null,
+          recoveryCodes: [],
+          sso: false,
+          createdAt: now,
+          updatedAt: now,
+          lastLoginAt: null,
         })
-        if (p.role) await store.users.putMembership(tx, { projectId: 'default', userId: id, role: p.role, environments: p.environments ?? {}, via: 'project', createdAt: now })
+        if (p.role)
+          await store.users.putMembership(tx, {
+            projectId: 'default',
+            userId: id,
+            role: p.role,
+            environments: p.environments ?? {},
+            via: 'project',
+            createdAt: now,
+          })
         if (p.token) {
           const token = personalToken()
           tokens[p.email] = token
           await store.tokens.insert(tx, {
-            hash: hashToken(token), projectId: 'default', name: `personal ${p.email}`, tokenPrefix: tokenPrefixOf(token), permissions: p.token,
-            expiresAt: null, createdAt: now, lastUsedAt: null, ownerUserId: id, environments: null, environment: null, createdByUserId: id,
+            hash: hashToken(token),
+            projectId: 'default',
+            name: `personal ${p.email}`,
+            tokenPrefix: tokenPrefixOf(token),
+            permissions: p.token,
+            expiresAt: null,
+            createdAt: now,
+            lastUsedAt: null,
+            ownerUserId: id,
+            environments: null,
+            environment: null,
+            createdByUserId: id,
           })
         }
       }
@@ -88,7 +121,12 @@ export async function startWithPeople(specs: PersonSpec[], opts: { instances?: n
   const cookies: Record<string, string> = {}
   for (const p of specs) cookies[p.email] = await signIn(srv, p.email)
   return {
-    servers, srv, ids, cookies, tokens, databaseUrl,
+    servers,
+    srv,
+    ids,
+    cookies,
+    tokens,
+    databaseUrl,
     another: start,
     async stop() {
       for (const s of servers) await s.stop()

@@ -20,7 +20,9 @@ export interface Exposition {
 
 const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*'
 const LABEL = `([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\\\\n]|\\\\[\\\\"n])*)"`
-const SAMPLE = new RegExp(`^(${NAME})(?:\\{((?:${LABEL})(?:,${LABEL})*)?,?\\})? (-?(?:[0-9.]+(?:e[+-]?[0-9]+)?|Nan|NaN|\\+Inf|-Inf))(?: -?[0-9]+)?$`)
+const SAMPLE = new RegExp(
+  `^(${NAME})(?:\\{((?:${LABEL})(?:,${LABEL})*)?,?\\})? (-?(?:[0-9.]+(?:e[+-]?[0-9]+)?|Nan|NaN|\\+Inf|-Inf))(?: -?[0-9]+)?$`,
+)
 const META = new RegExp(`^# (HELP|TYPE) (${NAME}) (.*)$`)
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped'])
 
@@ -59,7 +61,8 @@ export function parsePrometheus(text: string): Exposition {
     const raw = m[7]!
     samples.push({ name, labels, value: raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw) })
   }
-  const same = (a: Record<string, string>, b: Record<string, string>) => Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v)
+  const same = (a: Record<string, string>, b: Record<string, string>) =>
+    Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v)
   const exposition: Exposition = {
     types,
     help,
@@ -83,9 +86,11 @@ function checkHistogram(e: Exposition, family: string): void {
     const les = buckets.map((b) => (b.labels.le === '+Inf' ? Infinity : Number(b.labels.le)))
     if (les.at(-1) !== Infinity) throw new Error(`${family}${key}: the last bucket is not +Inf`)
     for (let i = 1; i < buckets.length; i++) {
-      if (!(les[i]! > les[i - 1]!) || buckets[i]!.value < buckets[i - 1]!.value) throw new Error(`${family}${key}: buckets are not cumulative in increasing le`)
+      if (!(les[i]! > les[i - 1]!) || buckets[i]!.value < buckets[i - 1]!.value)
+        throw new Error(`${family}${key}: buckets are not cumulative in increasing le`)
     }
-    if (e.value(`${family}_count`, labels) !== buckets.at(-1)!.value) throw new Error(`${family}${key}: _count differs from the +Inf bucket`)
+    if (e.value(`${family}_count`, labels) !== buckets.at(-1)!.value)
+      throw new Error(`${family}${key}: _count differs from the +Inf bucket`)
     if (e.value(`${family}_sum`, labels) === undefined) throw new Error(`${family}${key}: no _sum`)
   }
 }

@@ -105,7 +105,7 @@ export async function api<T = any>(
   }
   const res = await fetch(srv.url + path, { method, headers, body })
   const text = await res.text()
-  let parsed: any 
+  let parsed: any
   try {
     parsed = text ? JSON.parse(text) : undefined
   } catch {
@@ -116,7 +116,10 @@ export async function api<T = any>(
 
 /** Creates a token with the given permissions through the API and returns its plaintext. */
 export async function createToken(srv: TestServer, permissions: string[], extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await api(srv, 'POST', '/api/v1/tokens', { token: srv.adminToken, body: { name: `t-${permissions.join('+')}`, project_id: 'default', permissions, ...extra } })
+  const res = await api(srv, 'POST', '/api/v1/tokens', {
+    token: srv.adminToken,
+    body: { name: `t-${permissions.join('+')}`, project_id: 'default', permissions, ...extra },
+  })
   if (res.status !== 201) throw new Error(`token create failed: ${res.status} ${res.text}`)
   return res.body.token
 }

@@ -20,6 +20,8 @@ export async function enrolTotp(srv: TestServer, cookie: string): Promise<{ secr
 
 /** The statuses of `n` sign-ins sent at once with one second factor, spread over `servers` in turn. */
 export async function concurrentSignIns(servers: TestServer[], email: string, totp: string, n = 5): Promise<number[]> {
-  const all = Array.from({ length: n }, (_, i) => sapi(servers[i % servers.length]!, 'POST', '/api/v1/auth/login', { body: { email, password: PASSWORD, totp } }))
+  const all = Array.from({ length: n }, (_, i) =>
+    sapi(servers[i % servers.length]!, 'POST', '/api/v1/auth/login', { body: { email, password: PASSWORD, totp } }),
+  )
   return (await Promise.all(all)).map((r) => r.status)
 }

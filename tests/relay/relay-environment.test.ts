@@ -21,11 +21,25 @@ beforeAll(async () => {
   relayKey = await createToken(origin, ['relay'])
   unbound = await createToken(origin, ['read:flags'])
   bound = await createToken(origin, ['read:flags'])
-  await api(origin, 'POST', '/api/v1/flags', { token: origin.adminToken, body: { key: 'f', enabled: true, value: 'base', environments: { production: { enabled: true, value: 'prod' }, staging: { enabled: true, value: 'stage' } } } })
+  await api(origin, 'POST', '/api/v1/flags', {
+    token: origin.adminToken,
+    body: {
+      key: 'f',
+      enabled: true,
+      value: 'base',
+      environments: { production: { enabled: true, value: 'prod' }, staging: { enabled: true, value: 'stage' } },
+    },
+  })
   const db = new Database(origin.dbPath)
   db.run('UPDATE tokens SET environment = ? WHERE hash IN (?, ?)', ['production', sha256(relayKey), sha256(bound)])
   db.close()
-  await until('origin re-read the tokens', async () => (await api(origin, 'POST', '/api/v1/relay/verify', { token: relayKey, body: { hashes: [sha256(bound)] } })).body?.environment === 'production', 10_000)
+  await until(
+    'origin re-read the tokens',
+    async () =>
+      (await api(origin, 'POST', '/api/v1/relay/verify', { token: relayKey, body: { hashes: [sha256(bound)] } })).body?.environment ===
+      'production',
+    10_000,
+  )
   relay = await startServer({ env: { UPSTREAM_URL: origin.url, UPSTREAM_TOKEN: relayKey, UPSTREAM_POLL_MS: '200' } })
   await until('relay ready', async () => (await api(relay, 'GET', '/health/ready')).status === 200, 20_000)
 }, 60_000)
@@ -34,7 +48,7 @@ afterAll(async () => {
   await origin?.stop()
 })
 
-test('verify answers each key\'s environment, and refuses keys outside the relay key\'s environment', async () => {
+test("verify answers each key's environment, and refuses keys outside the relay key's environment", async () => {
   const res = await api(origin, 'POST', '/api/v1/relay/verify', { token: relayKey, body: { hashes: [sha256(bound), sha256(unbound)] } })
   expect(res.body.environment).toBe('production')
   expect(res.body.keys).toEqual([
@@ -43,7 +57,7 @@ test('verify answers each key\'s environment, and refuses keys outside the relay
   ])
 })
 
-test('the relay serves keys of its environment only, with that environment\'s data only', async () => {
+test("the relay serves keys of its environment only, with that environment's data only", async () => {
   expect((await api(relay, 'GET', '/api/v1/flags/f', { token: unbound })).status).toBe(401)
   const production = encodeURIComponent(JSON.stringify({ environment: 'production' }))
   const answer = await api(relay, 'GET', `/api/v1/flags/f?context=${production}`, { token: bound })

@@ -6,8 +6,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { api, createToken, startServer, type TestServer } from '../helpers/server'
 import { until } from '../helpers/until'
 
-const relayEnv = (upstream: TestServer, key: string): Record<string, string> => ({ UPSTREAM_URL: upstream.url, UPSTREAM_TOKEN: key, UPSTREAM_POLL_MS: '200' })
-const relayReady = (srv: TestServer) => until(`relay ${srv.url} ready`, async () => (await api(srv, 'GET', '/health/ready')).status === 200, 20_000)
+const relayEnv = (upstream: TestServer, key: string): Record<string, string> => ({
+  UPSTREAM_URL: upstream.url,
+  UPSTREAM_TOKEN: key,
+  UPSTREAM_POLL_MS: '200',
+})
+const relayReady = (srv: TestServer) =>
+  until(`relay ${srv.url} ready`, async () => (await api(srv, 'GET', '/health/ready')).status === 200, 20_000)
 
 let origin: TestServer
 let relay: TestServer
@@ -27,12 +32,38 @@ beforeAll(async () => {
   relayKey = await createToken(origin, ['relay'])
   reader = await createToken(origin, ['read:flags'])
   const c = (method: string, path: string, body?: unknown) => api(origin, method, path, { token: origin.adminToken, body })
-  await c('POST', '/api/v1/flags', { key: 'f', enabled: true, variants: { a: 1, b: 2 }, default_variant: 'a', targeting: { rollout: { attribute: 'user_id', distribution: [{ variant: 'a', weight: 50 }, { variant: 'b', weight: 50 }] } } })
+  await c('POST', '/api/v1/flags', {
+    key: 'f',
+    enabled: true,
+    variants: { a: 1, b: 2 },
+    default_variant: 'a',
+    targeting: {
+      rollout: {
+        attribute: 'user_id',
+        distribution: [
+          { variant: 'a', weight: 50 },
+          { variant: 'b', weight: 50 },
+        ],
+      },
+    },
+  })
   await c('POST', '/api/v1/metrics', { key: 'orders', name: 'Orders', kind: 'mean', event: 'order' })
-  await c('POST', '/api/v1/experiments', { key: 'x', name: 'X', flag: 'f', environment: 'production', goal_metrics: ['orders'], cuped: false })
+  await c('POST', '/api/v1/experiments', {
+    key: 'x',
+    name: 'X',
+    flag: 'f',
+    environment: 'production',
+    goal_metrics: ['orders'],
+    cuped: false,
+  })
   await c('POST', '/api/v1/experiments/x/start')
   const at = new Date(Date.now() - 3_600_000).toISOString()
-  await c('POST', '/api/v1/events', { events: [{ type: 'exposure', flag: 'f', variant: 'a', context: { user_id: 'u1', environment: 'production' }, timestamp: at }, { type: 'exposure', flag: 'f', variant: 'b', context: { user_id: 'u2', environment: 'production' }, timestamp: at }] })
+  await c('POST', '/api/v1/events', {
+    events: [
+      { type: 'exposure', flag: 'f', variant: 'a', context: { user_id: 'u1', environment: 'production' }, timestamp: at },
+      { type: 'exposure', flag: 'f', variant: 'b', context: { user_id: 'u2', environment: 'production' }, timestamp: at },
+    ],
+  })
   relay = await startServer({ env: relayEnv(origin, relayKey) })
   await relayReady(relay)
   second = await startServer({ env: relayEnv(relay, relayKey) })
@@ -56,14 +87,20 @@ describe('events at a relay', () => {
   }, 60_000)
 
   test('checked at the relay as at the origin: a bad item is 400 there, nothing forwarded', async () => {
-    const bad = await api(relay, 'POST', '/api/v1/events', { token: reader, body: { events: [{ type: 'track', key: 'order', context: { user_id: 'u1', environment: 'prod' } }] } })
+    const bad = await api(relay, 'POST', '/api/v1/events', {
+      token: reader,
+      body: { events: [{ type: 'track', key: 'order', context: { user_id: 'u1', environment: 'prod' } }] },
+    })
     expect(bad.status).toBe(400)
     expect(bad.body.issues?.[0]?.path ?? bad.body.details?.issues?.[0]?.path).toBe('events[0].context.environment')
   })
 
   test('an environment key is bound at the relay: another environment is 403, none is its own', async () => {
     const staging = await createToken(origin, ['read:flags'], { environment: 'staging' })
-    const refused = await api(relay, 'POST', '/api/v1/events', { token: staging, body: { events: [{ type: 'track', key: 'order', context: { user_id: 'u1', environment: 'production' } }] } })
+    const refused = await api(relay, 'POST', '/api/v1/events', {
+      token: staging,
+      body: { events: [{ type: 'track', key: 'order', context: { user_id: 'u1', environment: 'production' } }] },
+    })
     expect(refused.status).toBe(403)
     expect(refused.body.code).toBe('ENVIRONMENT_MISMATCH')
   })

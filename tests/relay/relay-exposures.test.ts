@@ -13,9 +13,14 @@ import { until } from '../helpers/until'
 
 const ctx = (c: unknown) => encodeURIComponent(JSON.stringify(c))
 const relayEnv = (upstream: { url: string }, key: string, cacheFile?: string): Record<string, string> => ({
-  UPSTREAM_URL: upstream.url, UPSTREAM_TOKEN: key, UPSTREAM_POLL_MS: '200', EXPOSURE_FLUSH_MS: '200', ...(cacheFile && { RELAY_CACHE_FILE: cacheFile }),
+  UPSTREAM_URL: upstream.url,
+  UPSTREAM_TOKEN: key,
+  UPSTREAM_POLL_MS: '200',
+  EXPOSURE_FLUSH_MS: '200',
+  ...(cacheFile && { RELAY_CACHE_FILE: cacheFile }),
 })
-const relayReady = (srv: TestServer) => until(`relay ${srv.url} ready`, async () => (await api(srv, 'GET', '/health/ready')).status === 200, 20_000)
+const relayReady = (srv: TestServer) =>
+  until(`relay ${srv.url} ready`, async () => (await api(srv, 'GET', '/health/ready')).status === 200, 20_000)
 
 let origin: TestServer
 let relay: TestServer
@@ -40,12 +45,41 @@ beforeAll(async () => {
     const r = await api(origin, method, path, { token: origin.adminToken, body })
     if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.text}`)
   }
-  const split = (attribute: string) => ({ rollout: { attribute, distribution: [{ variant: 'a', weight: 50 }, { variant: 'b', weight: 50 }] } })
+  const split = (attribute: string) => ({
+    rollout: {
+      attribute,
+      distribution: [
+        { variant: 'a', weight: 50 },
+        { variant: 'b', weight: 50 },
+      ],
+    },
+  })
   await c('POST', '/api/v1/flags', { key: 'f', enabled: true, variants: { a: 1, b: 2 }, default_variant: 'a', targeting: split('user_id') })
-  await c('POST', '/api/v1/flags', { key: 'g', enabled: true, variants: { a: 'A', b: 'B' }, default_variant: 'a', targeting: split('custom.team') })
+  await c('POST', '/api/v1/flags', {
+    key: 'g',
+    enabled: true,
+    variants: { a: 'A', b: 'B' },
+    default_variant: 'a',
+    targeting: split('custom.team'),
+  })
   await c('POST', '/api/v1/metrics', { key: 'orders', name: 'Orders', kind: 'mean', event: 'order' })
-  await c('POST', '/api/v1/experiments', { key: 'x', name: 'X', flag: 'f', environment: 'production', goal_metrics: ['orders'], cuped: false })
-  await c('POST', '/api/v1/experiments', { key: 'y', name: 'Y', flag: 'g', environment: 'production', unit: 'custom.team', goal_metrics: ['orders'], cuped: false })
+  await c('POST', '/api/v1/experiments', {
+    key: 'x',
+    name: 'X',
+    flag: 'f',
+    environment: 'production',
+    goal_metrics: ['orders'],
+    cuped: false,
+  })
+  await c('POST', '/api/v1/experiments', {
+    key: 'y',
+    name: 'Y',
+    flag: 'g',
+    environment: 'production',
+    unit: 'custom.team',
+    goal_metrics: ['orders'],
+    cuped: false,
+  })
   await c('POST', '/api/v1/experiments/x/start')
   await c('POST', '/api/v1/experiments/y/start')
   cacheFile = join(tempDir(), 'relay-cache.json')
@@ -61,10 +95,12 @@ afterAll(async () => {
 describe('exposures at a relay', () => {
   test('the relays list the running experiments as the origin does', async () => {
     const atOrigin = await listed(origin)
-    expect(atOrigin).toEqual(expect.arrayContaining([
-      { key: 'x', flag: 'f', environment: 'production', unit: 'user_id' },
-      { key: 'y', flag: 'g', environment: 'production', unit: 'custom.team' },
-    ]))
+    expect(atOrigin).toEqual(
+      expect.arrayContaining([
+        { key: 'x', flag: 'f', environment: 'production', unit: 'user_id' },
+        { key: 'y', flag: 'g', environment: 'production', unit: 'custom.team' },
+      ]),
+    )
     expect(atOrigin).toHaveLength(2)
     for (const r of [relay, second]) expect(await listed(r)).toEqual(atOrigin)
   })
@@ -99,7 +135,9 @@ describe('exposures at a relay', () => {
   test('a unit attribute under custom: the nested context names the unit at the origin', async () => {
     const served: Record<string, string> = {}
     for (const team of ['t1', 't2', 't3']) {
-      const r = await api(relay, 'GET', `/api/v1/flags/g?context=${ctx({ environment: 'production', custom: { team } })}`, { token: reader })
+      const r = await api(relay, 'GET', `/api/v1/flags/g?context=${ctx({ environment: 'production', custom: { team } })}`, {
+        token: reader,
+      })
       expect(r.status).toBe(200)
       served[team] = r.body.variant
     }
@@ -113,10 +151,16 @@ describe('exposures at a relay', () => {
     const stop = await api(origin, 'POST', '/api/v1/experiments/y/stop', { token: origin.adminToken, body: { decision: 'inconclusive' } })
     expect(stop.status).toBe(200)
     for (const r of [relay, second]) {
-      await until(`y no longer listed at ${r.url}`, async () => JSON.stringify(await listed(r)) === JSON.stringify([{ key: 'x', flag: 'f', environment: 'production', unit: 'user_id' }]), 20_000)
+      await until(
+        `y no longer listed at ${r.url}`,
+        async () =>
+          JSON.stringify(await listed(r)) === JSON.stringify([{ key: 'x', flag: 'f', environment: 'production', unit: 'user_id' }]),
+        20_000,
+      )
     }
     const before = await units('y')
-    for (const team of ['t4', 't5', 't6']) await api(second, 'GET', `/api/v1/flags/g?context=${ctx({ environment: 'production', custom: { team } })}`, { token: reader })
+    for (const team of ['t4', 't5', 't6'])
+      await api(second, 'GET', `/api/v1/flags/g?context=${ctx({ environment: 'production', custom: { team } })}`, { token: reader })
     await Bun.sleep(1500)
     expect(await units('y')).toEqual(before)
   }, 60_000)
@@ -130,7 +174,9 @@ describe('exposures at a relay', () => {
     relay = await restart()
     expect(await listed(relay)).toEqual([{ key: 'x', flag: 'f', environment: 'production', unit: 'user_id' }])
     for (const unit of ['c1', 'c2', 'c3']) {
-      expect((await api(relay, 'GET', `/api/v1/flags/f?context=${ctx({ user_id: unit, environment: 'production' })}`, { token: reader })).status).toBe(200)
+      expect(
+        (await api(relay, 'GET', `/api/v1/flags/f?context=${ctx({ user_id: unit, environment: 'production' })}`, { token: reader })).status,
+      ).toBe(200)
     }
     // Stopped at once (before its flush timer): the exposures go to the spool, and the spool to the cache file.
     await relay.stop()

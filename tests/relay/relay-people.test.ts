@@ -23,7 +23,9 @@ afterAll(async () => {
 test('removing the owner from the project revokes their personal token at the relay within 5 s', async () => {
   const personal = people.tokens['dev@example.com']!
   expect((await api(relay, 'GET', '/api/v1/flags/f', { token: personal })).status).toBe(200)
-  const removed = await api(people.srv, 'DELETE', `/api/v1/project/members/${people.ids['dev@example.com']}`, { token: people.srv.adminToken })
+  const removed = await api(people.srv, 'DELETE', `/api/v1/project/members/${people.ids['dev@example.com']}`, {
+    token: people.srv.adminToken,
+  })
   expect(removed.status).toBe(200)
   const at = Date.now()
   await until('refused at the relay', async () => (await api(relay, 'GET', '/api/v1/flags/f', { token: personal })).status === 401, 5000)

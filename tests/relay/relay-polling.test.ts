@@ -23,7 +23,9 @@ beforeAll(async () => {
   await api(origin, 'POST', '/api/v1/flags', { token: origin.adminToken, body: { key: 'f', enabled: true, value: 1 } })
   // Everything passes through, except the change stream while it is blocked.
   proxy = Bun.serve({
-    port: 0, hostname: '127.0.0.1', idleTimeout: 0,
+    port: 0,
+    hostname: '127.0.0.1',
+    idleTimeout: 0,
     // A cut stream's pass-through ends with an abort: nothing to report.
     error: () => new Response(null, { status: 502 }),
     async fetch(request) {
@@ -35,7 +37,11 @@ beforeAll(async () => {
       const headers = new Headers(request.headers)
       headers.delete('host')
       const upstream = await fetch(`${origin.url}${url.pathname}${url.search}`, {
-        method: request.method, headers, body: request.method === 'GET' ? undefined : await request.arrayBuffer(), signal: abort.signal, decompress: false,
+        method: request.method,
+        headers,
+        body: request.method === 'GET' ? undefined : await request.arrayBuffer(),
+        signal: abort.signal,
+        decompress: false,
       } as RequestInit)
       return new Response(upstream.body, { status: upstream.status, headers: upstream.headers })
     },
@@ -62,8 +68,15 @@ test('stream lost: polling keeps the relay current; stream back: following again
   await until('relay polling', async () => (await api(relay, 'GET', '/health')).body.upstream === 'polling', 10_000)
 
   // A change while polling reaches the relay's answers, and its subscribers reload.
-  expect((await api(origin, 'POST', '/api/v1/flags', { token: origin.adminToken, body: { key: 'while-polling', enabled: true, value: 7 } })).status).toBe(201)
-  await until('change seen by polling', async () => (await api(relay, 'GET', '/api/v1/flags/while-polling', { token: reader })).body?.value === 7, 10_000)
+  expect(
+    (await api(origin, 'POST', '/api/v1/flags', { token: origin.adminToken, body: { key: 'while-polling', enabled: true, value: 7 } }))
+      .status,
+  ).toBe(201)
+  await until(
+    'change seen by polling',
+    async () => (await api(relay, 'GET', '/api/v1/flags/while-polling', { token: reader })).body?.value === 7,
+    10_000,
+  )
   const reset = await subscriber.next((e) => e.event === 'reset', 5000)
   expect(reset.data.version).toBe((await api(origin, 'GET', '/api/v1/definitions', { token: reader })).body.version)
   expect((await api(relay, 'GET', '/health')).body.upstream).toBe('polling')

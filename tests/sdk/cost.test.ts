@@ -7,14 +7,31 @@ import { createClient, type Definitions } from '../../sdk/src'
 import { FlagshipProvider } from '../../sdk/src/openfeature'
 import * as compile from '../../server/engine/compile'
 
-const lattice = Array.from({ length: 11 }, (_, l) => Array.from({ length: 4 }, (_, w) => ({
-  key: `l${l}-${w}`, enabled: true, value: true,
-  prerequisites: l === 0 ? [] : [0, 1, 2, 3].map((v) => ({ key: `l${l - 1}-${v}`, value: true })),
-}))).flat()
+const lattice = Array.from({ length: 11 }, (_, l) =>
+  Array.from({ length: 4 }, (_, w) => ({
+    key: `l${l}-${w}`,
+    enabled: true,
+    value: true,
+    prerequisites: l === 0 ? [] : [0, 1, 2, 3].map((v) => ({ key: `l${l - 1}-${v}`, value: true })),
+  })),
+).flat()
 const doc: Definitions = {
-  version: 1, environments: [], configs: [], segments: [],
+  version: 1,
+  environments: [],
+  configs: [],
+  segments: [],
   flags: [
-    { key: 'worst', enabled: true, value: false, targeting: { rules: Array.from({ length: 60 }, () => ({ conditions: [{ property: 'text', operator: 'matches' as const, value: '(?:a?){50}a{50}b' }], value: true })) } },
+    {
+      key: 'worst',
+      enabled: true,
+      value: false,
+      targeting: {
+        rules: Array.from({ length: 60 }, () => ({
+          conditions: [{ property: 'text', operator: 'matches' as const, value: '(?:a?){50}a{50}b' }],
+          value: true,
+        })),
+      },
+    },
     ...lattice,
   ],
 }
@@ -29,8 +46,16 @@ describe('flagship-sdk: bounded evaluation cost', () => {
     const client = createClient({ bootstrap: doc, usage: false })
     clients.push(client)
     await client.ready()
-    expect(client.evaluate('worst', { custom: { text: 'a'.repeat(24_000) } }, 'fallback')).toEqual({ value: 'fallback', type: 'string', reason: 'error' })
-    expect(client.evaluate('worst', { custom: { text: `${'a'.repeat(60)}b` } })).toEqual({ value: true, type: 'boolean', reason: 'targeting' })
+    expect(client.evaluate('worst', { custom: { text: 'a'.repeat(24_000) } }, 'fallback')).toEqual({
+      value: 'fallback',
+      type: 'string',
+      reason: 'error',
+    })
+    expect(client.evaluate('worst', { custom: { text: `${'a'.repeat(60)}b` } })).toEqual({
+      value: true,
+      type: 'boolean',
+      reason: 'targeting',
+    })
   })
 
   test('a lattice of prerequisites: each evaluated once per evaluation', async () => {

@@ -29,7 +29,10 @@ beforeAll(async () => {
     const res = await api(srv, 'POST', '/api/v1/flags', { token: admin, body: f })
     if (res.status !== 201) throw new Error(`flag ${f.key}: ${res.status} ${res.text}`)
   }
-  for (const [key, value, environments] of [['limits', { max: 1 }, { production: { value: { max: 9 } } }], ['plain', 'x', undefined]] as const) {
+  for (const [key, value, environments] of [
+    ['limits', { max: 1 }, { production: { value: { max: 9 } } }],
+    ['plain', 'x', undefined],
+  ] as const) {
     expect((await api(srv, 'POST', '/api/v1/configs', { token: admin, body: { key, value, environments } })).status).toBe(201)
   }
   keys = flags.map((f) => f.key)
@@ -43,7 +46,9 @@ afterAll(async () => {
 })
 
 const getFlag = async (key: string, ctx: unknown) => {
-  const res = await fetch(`${srv.url}/api/v1/flags/${key}?context=${encodeURIComponent(JSON.stringify(ctx))}`, { headers: { authorization: `Bearer ${token}` } })
+  const res = await fetch(`${srv.url}/api/v1/flags/${key}?context=${encodeURIComponent(JSON.stringify(ctx))}`, {
+    headers: { authorization: `Bearer ${token}` },
+  })
   if (res.status !== 200) throw new Error(`GET ${key}: ${res.status} ${await res.text()}`)
   return res.json()
 }
@@ -51,12 +56,14 @@ const getFlag = async (key: string, ctx: unknown) => {
 /** Runs `work` over `items`, `CONCURRENCY` at a time. */
 async function inParallel<T>(items: T[], work: (item: T, i: number) => Promise<void>): Promise<void> {
   let next = 0
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < items.length) {
-      const i = next++
-      await work(items[i]!, i)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < items.length) {
+        const i = next++
+        await work(items[i]!, i)
+      }
+    }),
+  )
 }
 
 describe('SDK = server', () => {
@@ -64,7 +71,10 @@ describe('SDK = server', () => {
     // A fixed seed: whether a random sample reaches every step and sends each operator's flag both ways is
     // itself random (it once missed by one flag), so the coverage checks below must not depend on luck.
     const contexts = fc.sample(context, { numRuns: CONTEXTS, seed: COVERAGE_SEED })
-    const picks = fc.sample(fc.array(fc.constantFrom(...keys), { minLength: GETS_PER_CONTEXT, maxLength: GETS_PER_CONTEXT }), { numRuns: CONTEXTS, seed: COVERAGE_SEED + 1 })
+    const picks = fc.sample(fc.array(fc.constantFrom(...keys), { minLength: GETS_PER_CONTEXT, maxLength: GETS_PER_CONTEXT }), {
+      numRuns: CONTEXTS,
+      seed: COVERAGE_SEED + 1,
+    })
     const mismatches: string[] = []
     const reasons = new Map<string, Set<string>>()
     await inParallel(contexts, async (ctx, i) => {
@@ -79,20 +89,31 @@ describe('SDK = server', () => {
       for (const key of picks[i]!) {
         const server = await getFlag(key, ctx)
         const sdk = client.evaluate(key, ctx as never)
-        if (!Bun.deepEquals(sdk, server, true)) mismatches.push(`${key} ${JSON.stringify(ctx)}: sdk ${JSON.stringify(sdk)}, server ${JSON.stringify(server)}`)
+        if (!Bun.deepEquals(sdk, server, true))
+          mismatches.push(`${key} ${JSON.stringify(ctx)}: sdk ${JSON.stringify(sdk)}, server ${JSON.stringify(server)}`)
         ;(reasons.get(key) ?? reasons.set(key, new Set()).get(key)!).add(server.reason)
       }
       const bulk = await api(srv, 'POST', '/api/v1/evaluate', { token, body: { context: ctx } })
       expect(bulk.status).toBe(200)
       const all = client.evaluateAll(ctx as never)
-      if (!Bun.deepEquals(all, { flags: bulk.body.flags, configs: bulk.body.configs }, true)) mismatches.push(`evaluateAll ${JSON.stringify(ctx)}: sdk ${JSON.stringify(all)}, server ${bulk.text}`)
+      if (!Bun.deepEquals(all, { flags: bulk.body.flags, configs: bulk.body.configs }, true))
+        mismatches.push(`evaluateAll ${JSON.stringify(ctx)}: sdk ${JSON.stringify(all)}, server ${bulk.text}`)
     })
     expect(mismatches.slice(0, 5)).toEqual([])
     // The contexts are not vacuous: every step of the evaluation order was reached, and each operator's
     // flag went both ways.
     const seen = new Set([...reasons.values()].flatMap((s) => [...s]))
-    expect([...seen].sort()).toEqual(['default', 'disabled', 'environment_override', 'override', 'prerequisite_failed', 'rollout', 'targeting'])
-    for (const key of keys.filter((k) => k.startsWith('op-'))) expect([key, [...(reasons.get(key) ?? [])].sort()]).toEqual([key, ['default', 'targeting']])
+    expect([...seen].sort()).toEqual([
+      'default',
+      'disabled',
+      'environment_override',
+      'override',
+      'prerequisite_failed',
+      'rollout',
+      'targeting',
+    ])
+    for (const key of keys.filter((k) => k.startsWith('op-')))
+      expect([key, [...(reasons.get(key) ?? [])].sort()]).toEqual([key, ['default', 'targeting']])
   }, 120_000)
 
   test('configs: GET /configs/:key answers what config() does in every environment', async () => {
@@ -118,7 +139,9 @@ describe('SDK = server', () => {
       // An own `__proto__` key (JSON.parse makes one) stays a plain attribute when the environment is added;
       // the context given is not changed.
       const hostile = JSON.parse('{"__proto__": {"plan": "pro"}, "user_id": "u-1"}') as Record<string, unknown>
-      expect(production.evaluate('everything', hostile as never)).toEqual(await getFlag('everything', JSON.parse('{"__proto__": {"plan": "pro"}, "user_id": "u-1", "environment": "production"}')))
+      expect(production.evaluate('everything', hostile as never)).toEqual(
+        await getFlag('everything', JSON.parse('{"__proto__": {"plan": "pro"}, "user_id": "u-1", "environment": "production"}')),
+      )
       expect(Object.keys(hostile)).toEqual(['__proto__', 'user_id'])
       expect(({} as Record<string, unknown>).plan).toBeUndefined()
     } finally {
@@ -128,10 +151,19 @@ describe('SDK = server', () => {
 })
 
 describe('rollout reference vectors through the SDK', () => {
-  const { vectors } = JSON.parse(readFileSync(new URL('../fixtures/rollout-vectors.json', import.meta.url), 'utf8')) as { vectors: { flag: string; value: string; bucket: number }[] }
-  const rolloutClient = (flag: string, percentage: number) => createClient({
-    bootstrap: { version: 1, environments: [], configs: [], segments: [], flags: [{ key: flag, enabled: true, value: 'in', targeting: { rollout: { percentage, attribute: 'user_id' } } }] },
-  })
+  const { vectors } = JSON.parse(readFileSync(new URL('../fixtures/rollout-vectors.json', import.meta.url), 'utf8')) as {
+    vectors: { flag: string; value: string; bucket: number }[]
+  }
+  const rolloutClient = (flag: string, percentage: number) =>
+    createClient({
+      bootstrap: {
+        version: 1,
+        environments: [],
+        configs: [],
+        segments: [],
+        flags: [{ key: flag, enabled: true, value: 'in', targeting: { rollout: { percentage, attribute: 'user_id' } } }],
+      },
+    })
 
   test(`all ${vectors.length} vectors: inside just above the bucket, outside at it`, () => {
     expect(vectors.length).toBeGreaterThan(0)
@@ -139,7 +171,8 @@ describe('rollout reference vectors through the SDK', () => {
     for (const v of vectors) {
       const above = rolloutClient(v.flag, v.bucket + 0.01).evaluate(v.flag, { user_id: v.value })
       const at = rolloutClient(v.flag, v.bucket).evaluate(v.flag, { user_id: v.value })
-      if (above.value !== 'in' || at.value !== null || at.reason !== 'rollout') failures.push(`${v.flag}:${v.value} bucket ${v.bucket}: ${JSON.stringify([above, at])}`)
+      if (above.value !== 'in' || at.value !== null || at.reason !== 'rollout')
+        failures.push(`${v.flag}:${v.value} bucket ${v.bucket}: ${JSON.stringify([above, at])}`)
     }
     expect(failures).toEqual([])
   })

@@ -12,17 +12,39 @@ import { waitFor } from './helpers'
 
 let srv: TestServer
 const call = (method: string, path: string, body?: unknown) => api(srv, method, path, { token: srv.adminToken, body })
-const split = { attribute: 'user_id', distribution: [{ variant: 'a', weight: 50 }, { variant: 'b', weight: 50 }] }
+const split = {
+  attribute: 'user_id',
+  distribution: [
+    { variant: 'a', weight: 50 },
+    { variant: 'b', weight: 50 },
+  ],
+}
 const results = async (key: string) => (await call('GET', `/api/v1/experiments/${key}/results?refresh=true`)).body
 
 beforeAll(async () => {
   srv = await startServer()
   for (const key of ['sdk-flag', 'later-flag', 'of-flag']) {
-    expect((await call('POST', '/api/v1/flags', { key, enabled: true, variants: { a: 'A', b: 'B' }, default_variant: 'a', targeting: { overrides: { vip: 'b' }, rollout: split } })).status).toBe(201)
+    expect(
+      (
+        await call('POST', '/api/v1/flags', {
+          key,
+          enabled: true,
+          variants: { a: 'A', b: 'B' },
+          default_variant: 'a',
+          targeting: { overrides: { vip: 'b' }, rollout: split },
+        })
+      ).status,
+    ).toBe(201)
   }
   await call('POST', '/api/v1/metrics', { key: 'buys', name: 'Buys', kind: 'mean', event: 'buy', aggregation: 'sum' })
-  for (const [key, flag] of [['sdk-x', 'sdk-flag'], ['of-x', 'of-flag']]) {
-    expect((await call('POST', '/api/v1/experiments', { key, name: key, flag, environment: 'production', goal_metrics: ['buys'], cuped: false })).status).toBe(201)
+  for (const [key, flag] of [
+    ['sdk-x', 'sdk-flag'],
+    ['of-x', 'of-flag'],
+  ]) {
+    expect(
+      (await call('POST', '/api/v1/experiments', { key, name: key, flag, environment: 'production', goal_metrics: ['buys'], cuped: false }))
+        .status,
+    ).toBe(201)
     expect((await call('POST', `/api/v1/experiments/${key}/start`)).status).toBe(200)
   }
 }, 60_000)
@@ -45,7 +67,12 @@ describe('SDK events', () => {
     expect(exposures).toHaveLength(30)
     // (a copy: bun's toMatchObject writes asymmetric matchers into the object it checks)
     const first = JSON.parse(JSON.stringify(exposures[0]))
-    expect(first).toMatchObject({ type: 'exposure', flag: 'sdk-flag', variant: served.u0, context: { user_id: 'u0', environment: 'production' } })
+    expect(first).toMatchObject({
+      type: 'exposure',
+      flag: 'sdk-flag',
+      variant: served.u0,
+      context: { user_id: 'u0', environment: 'production' },
+    })
     expect(Date.parse(first.timestamp)).toBeGreaterThan(Date.now() - 60_000)
     client.track('buy', { user_id: 'u0' }, 10)
     client.track('buy', { user_id: 'u1' })
@@ -66,12 +93,22 @@ describe('SDK events', () => {
     await client.ready()
     client.evaluate('later-flag', { user_id: 'w1' })
     expect(client.pendingEvents()).toHaveLength(0)
-    await call('POST', '/api/v1/experiments', { key: 'later-x', name: 'Later', flag: 'later-flag', environment: 'production', goal_metrics: ['buys'] })
+    await call('POST', '/api/v1/experiments', {
+      key: 'later-x',
+      name: 'Later',
+      flag: 'later-flag',
+      environment: 'production',
+      goal_metrics: ['buys'],
+    })
     await call('POST', '/api/v1/experiments/later-x/start')
-    await waitFor(() => {
-      client.evaluate('later-flag', { user_id: 'w1' })
-      return client.pendingEvents().length > 0
-    }, 10_000, 'the exposure of w1')
+    await waitFor(
+      () => {
+        client.evaluate('later-flag', { user_id: 'w1' })
+        return client.pendingEvents().length > 0
+      },
+      10_000,
+      'the exposure of w1',
+    )
     await waitFor(() => client.pendingEvents().length === 0, 10_000, 'the batch sent')
     expect(Object.values((await results('later-x')).units).reduce((a: number, b) => a + (b as number), 0)).toBe(1)
     await client.close()
@@ -88,7 +125,13 @@ describe('SDK events', () => {
       return fetch(url, init)
     }
     const errors: unknown[] = []
-    const client = createClient({ url: srv.url, token: srv.adminToken, environment: 'production', fetch: flaky, events: { intervalMs: 100_000, batchSize: 5 } })
+    const client = createClient({
+      url: srv.url,
+      token: srv.adminToken,
+      environment: 'production',
+      fetch: flaky,
+      events: { intervalMs: 100_000, batchSize: 5 },
+    })
     client.on('error', (e) => errors.push(e))
     await client.ready()
     for (let i = 0; i < 5; i++) client.track('buy', { user_id: `r${i}` }, 1)
@@ -111,7 +154,12 @@ describe('SDK events', () => {
 
 describe('OpenFeature', () => {
   test("the provider's track() sends a track event; its evaluations record exposures", async () => {
-    const provider = new FlagshipProvider({ url: srv.url, token: srv.adminToken, environment: 'production', events: { intervalMs: 100_000 } })
+    const provider = new FlagshipProvider({
+      url: srv.url,
+      token: srv.adminToken,
+      environment: 'production',
+      events: { intervalMs: 100_000 },
+    })
     await OpenFeature.setProviderAndWait('experiments', provider)
     const of = OpenFeature.getClient('experiments')
     const variant = (await of.getStringDetails('of-flag', 'A', { targetingKey: 'o1' })).variant

@@ -7,7 +7,13 @@ import { OPERATORS, validateFlag, type Condition, type FlagDefinition, type Segm
 export const ENVIRONMENTS = ['development', 'staging', 'production']
 
 export const SEGMENTS: SegmentDefinition[] = [
-  { key: 'pros', conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }, { property: 'age', operator: 'greater_than', value: 18 }] },
+  {
+    key: 'pros',
+    conditions: [
+      { property: 'plan', operator: 'equals', value: 'pro' },
+      { property: 'age', operator: 'greater_than', value: 18 },
+    ],
+  },
   { key: 'everyone', conditions: [] },
   { key: 'mailers', conditions: [{ property: 'email', operator: 'matches', value: '@(example|test)\\.com$' }] },
 ]
@@ -42,51 +48,118 @@ const OPERATOR_CONDITIONS: Condition[] = [
 ]
 
 export const HAND_FLAGS: FlagDefinition[] = [
-  ...OPERATOR_CONDITIONS.map((c, i): FlagDefinition => ({ key: `op-${i}-${c.operator}`, enabled: true, value: 'miss', targeting: { rules: [{ conditions: [c], value: 'hit' }] } })),
+  ...OPERATOR_CONDITIONS.map(
+    (c, i): FlagDefinition => ({
+      key: `op-${i}-${c.operator}`,
+      enabled: true,
+      value: 'miss',
+      targeting: { rules: [{ conditions: [c], value: 'hit' }] },
+    }),
+  ),
   { key: 'static-on', enabled: true, value: { a: [1, 2] } },
   { key: 'static-off', enabled: false, value: 42 },
   { key: 'window-past', enabled: true, value: true, active_until: PAST },
   { key: 'window-now', enabled: true, value: true, active_from: PAST, active_until: FUTURE },
   { key: 'window-future', enabled: true, value: 'soon', active_from: FUTURE },
   {
-    key: 'everything', enabled: true, value: 'default',
+    key: 'everything',
+    enabled: true,
+    value: 'default',
     environments: { production: { enabled: true, value: 'prod' }, staging: { enabled: false }, development: { enabled: true } },
     targeting: {
       overrides: { 'u-1': 'vip', 'u-2': null },
       rules: [
-        { conditions: [{ operator: 'in_segment', value: 'pros' }, { property: 'country', operator: 'in', value: ['us', 'de'] }], value: 'pro-us' },
-        { conditions: [{ operator: 'in_segment', value: 'everyone' }, { property: 'version', operator: 'semver_greater_than', value: '1.5.0' }], value: 'new-app' },
+        {
+          conditions: [
+            { operator: 'in_segment', value: 'pros' },
+            { property: 'country', operator: 'in', value: ['us', 'de'] },
+          ],
+          value: 'pro-us',
+        },
+        {
+          conditions: [
+            { operator: 'in_segment', value: 'everyone' },
+            { property: 'version', operator: 'semver_greater_than', value: '1.5.0' },
+          ],
+          value: 'new-app',
+        },
       ],
       rollout: { percentage: 37.5, attribute: 'user_id' },
     },
   },
   { key: 'rollout-country', enabled: true, value: 10, targeting: { rollout: { percentage: 50, attribute: 'custom.country' } } },
   { key: 'rollout-all', enabled: true, value: true, targeting: { rollout: { percentage: 100, attribute: 'user_id' } } },
-  { key: 'env-only', enabled: false, value: [1], environments: { production: { enabled: true }, development: { enabled: true, value: [2, 3] } } },
   {
-    key: 'colours', enabled: true, value: 'b', variants: { red: 'r', green: 'g', blue: 'b' }, default_variant: 'blue', off_variant: 'red',
+    key: 'env-only',
+    enabled: false,
+    value: [1],
+    environments: { production: { enabled: true }, development: { enabled: true, value: [2, 3] } },
+  },
+  {
+    key: 'colours',
+    enabled: true,
+    value: 'b',
+    variants: { red: 'r', green: 'g', blue: 'b' },
+    default_variant: 'blue',
+    off_variant: 'red',
     environments: { staging: { enabled: false }, production: { enabled: true, variant: 'green' } },
     targeting: {
       overrides: { 'u-1': 'green' },
       rules: [{ conditions: [{ operator: 'in_segment', value: 'pros' }], variant: 'red' }],
-      rollout: { attribute: 'user_id', distribution: [{ variant: 'red', weight: 20.5 }, { variant: 'green', weight: 29.5 }, { variant: 'blue', weight: 50 }] },
+      rollout: {
+        attribute: 'user_id',
+        distribution: [
+          { variant: 'red', weight: 20.5 },
+          { variant: 'green', weight: 29.5 },
+          { variant: 'blue', weight: 50 },
+        ],
+      },
     },
   },
   {
-    key: 'own-rules', enabled: true, value: 'b', variants: { red: 'r', green: 'g', blue: 'b' }, default_variant: 'blue',
+    key: 'own-rules',
+    enabled: true,
+    value: 'b',
+    variants: { red: 'r', green: 'g', blue: 'b' },
+    default_variant: 'blue',
     targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], variant: 'red' }] },
     environments: {
-      production: { enabled: true, targeting: { overrides: { 'u-2': 'red' }, rules: [{ conditions: [{ operator: 'in_segment', value: 'pros' }], variant: 'green' }], rollout: { attribute: 'user_id', distribution: [{ variant: 'red', weight: 40 }, { variant: 'green', weight: 60 }] } } },
+      production: {
+        enabled: true,
+        targeting: {
+          overrides: { 'u-2': 'red' },
+          rules: [{ conditions: [{ operator: 'in_segment', value: 'pros' }], variant: 'green' }],
+          rollout: {
+            attribute: 'user_id',
+            distribution: [
+              { variant: 'red', weight: 40 },
+              { variant: 'green', weight: 60 },
+            ],
+          },
+        },
+      },
       staging: { enabled: true, variant: 'green', targeting: { rules: [] } },
     },
   },
   // Created after the flags it requires (a prerequisite must exist when written).
-  { key: 'gated', enabled: true, value: 'through', prerequisites: [{ key: 'colours', variant: 'blue' }, { key: 'rollout-country', value: 10 }] },
+  {
+    key: 'gated',
+    enabled: true,
+    value: 'through',
+    prerequisites: [
+      { key: 'colours', variant: 'blue' },
+      { key: 'rollout-country', value: 10 },
+    ],
+  },
 ]
 
 const pool = <T>(...values: T[]) => fc.constantFrom(...values)
-const isoDate = fc.date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2050-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString())
-const semver = fc.tuple(fc.nat(3), fc.nat(15), fc.nat(5), fc.option(pool('alpha', 'rc.1', 'rc.2'), { nil: undefined })).map(([a, b, c, pre]) => `${a}.${b}.${c}${pre ? `-${pre}` : ''}`)
+const isoDate = fc
+  .date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2050-01-01T00:00:00Z'), noInvalidDate: true })
+  .map((d) => d.toISOString())
+const semver = fc
+  .tuple(fc.nat(3), fc.nat(15), fc.nat(5), fc.option(pool('alpha', 'rc.1', 'rc.2'), { nil: undefined }))
+  .map(([a, b, c, pre]) => `${a}.${b}.${c}${pre ? `-${pre}` : ''}`)
 
 /** Values a context attribute may take: the pools the conditions test, and junk. */
 const ATTRIBUTES: Record<string, fc.Arbitrary<unknown>> = {
@@ -99,17 +172,26 @@ const ATTRIBUTES: Record<string, fc.Arbitrary<unknown>> = {
   version: fc.oneof(semver, pool('v1.2.3', '1.2', 'latest')),
 }
 
-const customOf = fc.dictionary(fc.constantFrom(...Object.keys(ATTRIBUTES)), fc.constant(null), { maxKeys: 5 }).chain((d) =>
-  fc.record(Object.fromEntries(Object.keys(d).map((k) => [k, ATTRIBUTES[k]!]))))
+const customOf = fc
+  .dictionary(fc.constantFrom(...Object.keys(ATTRIBUTES)), fc.constant(null), { maxKeys: 5 })
+  .chain((d) => fc.record(Object.fromEntries(Object.keys(d).map((k) => [k, ATTRIBUTES[k]!]))))
 
 /** A context the service accepts (user_id, plan and environment strings; custom an object), as JSON. */
-export const context = fc.record({
-  user_id: fc.oneof(fc.integer({ min: 0, max: 40 }).map((n) => `u-${n}`), fc.string({ maxLength: 8 })),
-  plan: pool('free', 'pro', 'enterprise'),
-  environment: pool(...ENVIRONMENTS, 'other'),
-  country: ATTRIBUTES.country!,
-  custom: customOf,
-}, { requiredKeys: [] }).map((c) => JSON.parse(JSON.stringify(c)) as Record<string, unknown>)
+export const context = fc
+  .record(
+    {
+      user_id: fc.oneof(
+        fc.integer({ min: 0, max: 40 }).map((n) => `u-${n}`),
+        fc.string({ maxLength: 8 }),
+      ),
+      plan: pool('free', 'pro', 'enterprise'),
+      environment: pool(...ENVIRONMENTS, 'other'),
+      country: ATTRIBUTES.country!,
+      custom: customOf,
+    },
+    { requiredKeys: [] },
+  )
+  .map((c) => JSON.parse(JSON.stringify(c)) as Record<string, unknown>)
 
 // Random flags: any operator, any property, values of the flag's type; only those validation accepts.
 const PROPERTIES = ['user_id', 'plan', 'environment', 'custom.country', ...Object.keys(ATTRIBUTES)]
@@ -122,23 +204,45 @@ const conditionValue = (operator: string): fc.Arbitrary<unknown> => {
   if (operator.startsWith('semver')) return semver
   return pool<unknown>('us', 'pro', 'u-1', 'beta', 'example', 18, true)
 }
-const condition = fc.constantFrom(...OPERATORS).chain((operator) => fc.record({ property: fc.constantFrom(...PROPERTIES), operator: fc.constant(operator), value: conditionValue(operator) }))
-const randomTargeting = fc.record({
-  rules: fc.array(fc.record({ conditions: fc.array(condition, { minLength: 1, maxLength: 3 }), value: fc.integer({ min: 4, max: 9 }) }), { maxLength: 4 }),
-  rollout: fc.option(fc.record({ percentage: fc.integer({ min: 0, max: 100 }), attribute: fc.constantFrom(...PROPERTIES) }), { nil: undefined }),
-  overrides: fc.dictionary(fc.integer({ min: 0, max: 40 }).map((n) => `u-${n}`), fc.integer({ min: 10, max: 12 }), { maxKeys: 3 }),
-}, { requiredKeys: [] })
+const condition = fc
+  .constantFrom(...OPERATORS)
+  .chain((operator) =>
+    fc.record({ property: fc.constantFrom(...PROPERTIES), operator: fc.constant(operator), value: conditionValue(operator) }),
+  )
+const randomTargeting = fc.record(
+  {
+    rules: fc.array(fc.record({ conditions: fc.array(condition, { minLength: 1, maxLength: 3 }), value: fc.integer({ min: 4, max: 9 }) }), {
+      maxLength: 4,
+    }),
+    rollout: fc.option(fc.record({ percentage: fc.integer({ min: 0, max: 100 }), attribute: fc.constantFrom(...PROPERTIES) }), {
+      nil: undefined,
+    }),
+    overrides: fc.dictionary(
+      fc.integer({ min: 0, max: 40 }).map((n) => `u-${n}`),
+      fc.integer({ min: 10, max: 12 }),
+      { maxKeys: 3 },
+    ),
+  },
+  { requiredKeys: [] },
+)
 const randomFlag = fc.record({
   enabled: fc.boolean(),
   value: fc.integer({ min: 0, max: 3 }),
   targeting: randomTargeting,
   // some environments with their own rules (docs/behaviour.md §4)
-  environments: fc.dictionary(fc.constantFrom(...ENVIRONMENTS), fc.record({ enabled: fc.boolean(), value: fc.integer({ min: 20, max: 22 }), targeting: randomTargeting }, { requiredKeys: ['enabled'] })),
+  environments: fc.dictionary(
+    fc.constantFrom(...ENVIRONMENTS),
+    fc.record(
+      { enabled: fc.boolean(), value: fc.integer({ min: 20, max: 22 }), targeting: randomTargeting },
+      { requiredKeys: ['enabled'] },
+    ),
+  ),
 })
 
 export function randomFlags(count: number, seed: number): FlagDefinition[] {
   const segmentKeys = new Set(SEGMENTS.map((s) => s.key))
-  return fc.sample(randomFlag, { numRuns: count * 2, seed })
+  return fc
+    .sample(randomFlag, { numRuns: count * 2, seed })
     .map((f, i) => ({ key: `random-${i}`, ...f }) as FlagDefinition)
     .filter((f) => validateFlag(f, { segmentKeys, environments: new Set(ENVIRONMENTS) }).length === 0)
     .slice(0, count)

@@ -11,14 +11,21 @@ let token: string
 const clients: FlagshipClient[] = []
 const track = (c: FlagshipClient) => (clients.push(c), c)
 
-const put = async (key: string, body: unknown) => expect((await api(srv, 'PUT', `/api/v1/flags/${key}`, { token: srv.adminToken, body })).status).toBe(200)
+const put = async (key: string, body: unknown) =>
+  expect((await api(srv, 'PUT', `/api/v1/flags/${key}`, { token: srv.adminToken, body })).status).toBe(200)
 
 beforeAll(async () => {
   srv = await startServer()
   token = await createToken(srv, ['read:flags', 'read:configs'])
-  const post = async (path: string, body: unknown) => expect((await api(srv, 'POST', path, { token: srv.adminToken, body })).status).toBe(201)
+  const post = async (path: string, body: unknown) =>
+    expect((await api(srv, 'POST', path, { token: srv.adminToken, body })).status).toBe(201)
   await post('/api/v1/flags', { key: 'live', enabled: true, value: 1 })
-  await post('/api/v1/flags', { key: 'banner', enabled: true, value: 'base', environments: { production: { enabled: true, value: 'prod' }, staging: { enabled: false } } })
+  await post('/api/v1/flags', {
+    key: 'banner',
+    enabled: true,
+    value: 'base',
+    environments: { production: { enabled: true, value: 'prod' }, staging: { enabled: false } },
+  })
   await post('/api/v1/configs', { key: 'limits', value: { max: 1 }, environments: { production: { value: { max: 100 } } } })
 })
 afterAll(async () => {
@@ -51,7 +58,11 @@ describe('streaming', () => {
     expect(during).toBeGreaterThan(0)
     expect(during).toBeLessThanOrEqual(20)
     // Every refetch after the first asked with the ETag of what the client held.
-    expect(definitionCalls(calls).slice(1).every((c) => c.ifNoneMatch !== null)).toBe(true)
+    expect(
+      definitionCalls(calls)
+        .slice(1)
+        .every((c) => c.ifNoneMatch !== null),
+    ).toBe(true)
   })
 
   test('config changes arrive too; the default environment applies to flags and configs and narrows the fetch', async () => {
@@ -61,8 +72,14 @@ describe('streaming', () => {
     expect(definitionCalls(calls)[0]!.url).toEndWith('/api/v1/definitions?environment=production')
     expect(client.evaluate('banner')).toEqual({ value: 'prod', type: 'string', reason: 'environment_override' })
     expect(client.config('limits')).toEqual({ max: 100 })
-    expect(client.evaluateAll({ user_id: 'u' })).toEqual({ flags: { banner: 'prod', live: expect.any(Number) }, configs: { limits: { max: 100 } } })
-    const res = await api(srv, 'PUT', '/api/v1/configs/limits/environments/production', { token: srv.adminToken, body: { value: { max: 7 } } })
+    expect(client.evaluateAll({ user_id: 'u' })).toEqual({
+      flags: { banner: 'prod', live: expect.any(Number) },
+      configs: { limits: { max: 100 } },
+    })
+    const res = await api(srv, 'PUT', '/api/v1/configs/limits/environments/production', {
+      token: srv.adminToken,
+      body: { value: { max: 7 } },
+    })
     expect(res.status).toBe(200)
     await waitFor(() => (client.config('limits') as { max: number }).max === 7, 1000, 'the config change')
   })
@@ -86,7 +103,15 @@ describe('outages', () => {
   test('a killed server: last good answers, no throws; restarted on the same database: reconnects and catches up', async () => {
     const own = await startServer()
     const ownToken = await createToken(own, ['read:flags'])
-    const create = await api(own, 'POST', '/api/v1/flags', { token: own.adminToken, body: { key: 'f', enabled: true, value: 'before', targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' }] } } })
+    const create = await api(own, 'POST', '/api/v1/flags', {
+      token: own.adminToken,
+      body: {
+        key: 'f',
+        enabled: true,
+        value: 'before',
+        targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' }] },
+      },
+    })
     expect(create.status).toBe(201)
     const client = track(createClient({ url: own.url, token: ownToken, retry: { initialMs: 100, maxMs: 400 }, pollIntervalMs: 250 }))
     const errors: unknown[] = []
@@ -103,7 +128,12 @@ describe('outages', () => {
       await Bun.sleep(1200) // several failed reconnects and polls
       expect(client.evaluate('f')).toEqual({ value: 'before', type: 'string', reason: 'default' })
 
-      restarted = await startServer({ databaseUrl: own.databaseUrl, dbPath: own.dbPath, adminToken: own.adminToken, env: { PORT: String(own.port) } })
+      restarted = await startServer({
+        databaseUrl: own.databaseUrl,
+        dbPath: own.dbPath,
+        adminToken: own.adminToken,
+        env: { PORT: String(own.port) },
+      })
       expect(restarted.port).toBe(own.port)
       const update = await api(restarted, 'PUT', '/api/v1/flags/f', { token: restarted.adminToken, body: { value: 'after' } })
       expect(update.status).toBe(200)
@@ -135,10 +165,21 @@ describe('outages', () => {
 
 describe('bootstrap', () => {
   const doc: Definitions = {
-    version: 3, environments: ['production'],
+    version: 3,
+    environments: ['production'],
     flags: [
-      { key: 'boot', enabled: true, value: false, targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'staff' }], value: true }] } },
-      { key: 'mail', enabled: true, value: 'other', targeting: { rules: [{ conditions: [{ property: 'email', operator: 'matches', value: '@example\\.(com|org)$' }], value: 'ours' }] } },
+      {
+        key: 'boot',
+        enabled: true,
+        value: false,
+        targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'staff' }], value: true }] },
+      },
+      {
+        key: 'mail',
+        enabled: true,
+        value: 'other',
+        targeting: { rules: [{ conditions: [{ property: 'email', operator: 'matches', value: '@example\\.(com|org)$' }], value: 'ours' }] },
+      },
     ],
     configs: [{ key: 'c', value: 1, environments: { production: { value: 2 } } }],
     segments: [{ key: 'staff', conditions: [{ property: 'plan', operator: 'equals', value: 'staff' }] }],
@@ -159,7 +200,9 @@ describe('bootstrap', () => {
   })
 
   test('with an unreachable server: ready at once, bootstrap answers, errors reported, never thrown', async () => {
-    const client = track(createClient({ url: 'http://127.0.0.1:9', token, bootstrap: doc, retry: { initialMs: 50, maxMs: 100 }, pollIntervalMs: 50 }))
+    const client = track(
+      createClient({ url: 'http://127.0.0.1:9', token, bootstrap: doc, retry: { initialMs: 50, maxMs: 100 }, pollIntervalMs: 50 }),
+    )
     const errors: unknown[] = []
     client.on('error', (e) => errors.push(e))
     await client.ready()
@@ -169,7 +212,11 @@ describe('bootstrap', () => {
 
   test('a bootstrap document of the wrong shape is refused at createClient', () => {
     expect(() => createClient({ bootstrap: { flags: [] } as unknown as Definitions })).toThrow('definitions.version must be a number')
-    expect(() => createClient({ bootstrap: { version: 1, environments: [], flags: [{ enabled: true }], configs: [], segments: [] } as unknown as Definitions })).toThrow('definitions.flags must hold objects with a string key')
+    expect(() =>
+      createClient({
+        bootstrap: { version: 1, environments: [], flags: [{ enabled: true }], configs: [], segments: [] } as unknown as Definitions,
+      }),
+    ).toThrow('definitions.flags must hold objects with a string key')
     expect(() => createClient({} as never)).toThrow('createClient needs { url, token }')
   })
 })

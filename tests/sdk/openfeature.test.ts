@@ -18,7 +18,18 @@ const FLAGS = [
   { key: 'static', enabled: true, value: 'same' },
   { key: 'off', enabled: false, value: true },
   { key: 'off-string', enabled: false, value: 'x' },
-  { key: 'targeted', enabled: true, value: 'default', targeting: { overrides: { vip: 'hand-picked' }, rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' }, { conditions: [{ property: 'country', operator: 'in', value: ['de'] }], value: 'de' }] } },
+  {
+    key: 'targeted',
+    enabled: true,
+    value: 'default',
+    targeting: {
+      overrides: { vip: 'hand-picked' },
+      rules: [
+        { conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' },
+        { conditions: [{ property: 'country', operator: 'in', value: ['de'] }], value: 'de' },
+      ],
+    },
+  },
   { key: 'split', enabled: true, value: true, targeting: { rollout: { percentage: 50, attribute: 'user_id' } } },
   { key: 'envs', enabled: true, value: 1, environments: { production: { enabled: true, value: 2 } } },
   { key: 'json', enabled: true, value: { limit: 5 } },
@@ -54,9 +65,14 @@ describe('FlagshipProvider with @openfeature/server-sdk', () => {
     test(`${key} ${JSON.stringify(context)}: ${reason} / ${variant}, as OFREP answers`, async () => {
       const server = await ofrep(key, context)
       const details = await client.getObjectDetails(key, null as never, context)
-      const typed = typeof server.value === 'boolean' ? await client.getBooleanDetails(key, !server.value, context)
-        : typeof server.value === 'string' ? await client.getStringDetails(key, 'fallback', context)
-          : typeof server.value === 'number' ? await client.getNumberDetails(key, -1, context) : details
+      const typed =
+        typeof server.value === 'boolean'
+          ? await client.getBooleanDetails(key, !server.value, context)
+          : typeof server.value === 'string'
+            ? await client.getStringDetails(key, 'fallback', context)
+            : typeof server.value === 'number'
+              ? await client.getNumberDetails(key, -1, context)
+              : details
       expect({ value: typed.value, reason: typed.reason, variant: typed.variant }).toEqual({ value: server.value, reason, variant })
       expect({ reason: server.reason, variant: server.variant }).toEqual({ reason, variant })
       expect(typed.errorCode).toBeUndefined()

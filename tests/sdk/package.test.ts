@@ -49,10 +49,17 @@ describe('the built package', () => {
   test(`imported by name in ${RUNTIME.endsWith('node') ? 'Node' : 'Bun'}: bootstrap with matches, a live server, a change, OpenFeature`, async () => {
     const srv = await startServer()
     try {
-      expect((await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key: 'live', enabled: true, value: 1 } })).status).toBe(201)
+      expect(
+        (await api(srv, 'POST', '/api/v1/flags', { token: srv.adminToken, body: { key: 'live', enabled: true, value: 1 } })).status,
+      ).toBe(201)
       const token = await createToken(srv, ['read:flags'])
       writeFileSync(join(consumer, 'main.js'), SCRIPT)
-      const proc = Bun.spawn([RUNTIME, join(consumer, 'main.js')], { cwd: consumer, env: { ...process.env, URL: srv.url, TOKEN: token }, stdout: 'pipe', stderr: 'pipe' })
+      const proc = Bun.spawn([RUNTIME, join(consumer, 'main.js')], {
+        cwd: consumer,
+        env: { ...process.env, URL: srv.url, TOKEN: token },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
       const lines: Record<string, any>[] = []
       const reader = (async () => {
         let buffer = ''
@@ -79,12 +86,29 @@ describe('the built package', () => {
   }, 60_000)
 
   test('its type declarations compile for a consumer (and catch a wrong call)', () => {
-    const file = (body: string) => `import { createClient, type Evaluation } from 'flagship-sdk'\nimport { FlagshipProvider, FlagshipWebProvider } from 'flagship-sdk/openfeature'\nimport { OpenFeature } from '@openfeature/server-sdk'\nimport { OpenFeature as Web } from '@openfeature/web-sdk'\n${body}\n`
-    const tsconfig = { compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')], lib: ['ES2022', 'DOM'] }, files: ['consumer.ts'] }
+    const file = (body: string) =>
+      `import { createClient, type Evaluation } from 'flagship-sdk'\nimport { FlagshipProvider, FlagshipWebProvider } from 'flagship-sdk/openfeature'\nimport { OpenFeature } from '@openfeature/server-sdk'\nimport { OpenFeature as Web } from '@openfeature/web-sdk'\n${body}\n`
+    const tsconfig = {
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
+        lib: ['ES2022', 'DOM'],
+      },
+      files: ['consumer.ts'],
+    }
     writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify(tsconfig))
     const check = (body: string) => {
       writeFileSync(join(consumer, 'consumer.ts'), file(body))
-      const run = Bun.spawnSync(['node', join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', consumer], { stdout: 'pipe', stderr: 'pipe' })
+      const run = Bun.spawnSync(['node', join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', consumer], {
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
       return `${run.stdout}${run.stderr}`
     }
     const good = `const c = createClient({ url: 'http://x', token: 't', environment: 'production' })

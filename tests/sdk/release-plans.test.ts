@@ -16,7 +16,13 @@ beforeAll(async () => {
 afterAll(() => srv?.stop())
 
 test('exposures of a flag under a release plan: the arm each unit got, counted by the monitor', async () => {
-  const created = await call('POST', '/api/v1/flags/rp-sdk/release-plans', { environment: 'production', steps: [{ percentage: 50, hold_minutes: 600 }, { percentage: 100, hold_minutes: 600 }] })
+  const created = await call('POST', '/api/v1/flags/rp-sdk/release-plans', {
+    environment: 'production',
+    steps: [
+      { percentage: 50, hold_minutes: 600 },
+      { percentage: 100, hold_minutes: 600 },
+    ],
+  })
   const id = created.body.release_plan.id
   expect((await call('POST', `/api/v1/flags/rp-sdk/release-plans/${id}/start`)).status).toBe(200)
   const client = createClient({ url: srv.url, token: srv.adminToken, environment: 'production', events: { intervalMs: 100_000 } })
@@ -32,10 +38,15 @@ test('exposures of a flag under a release plan: the arm each unit got, counted b
   expect(new Set(Object.values(arms))).toEqual(new Set(['rollout', 'off']))
   await client.flushEvents()
   const inside = Object.values(arms).filter((a) => a === 'rollout').length
-  const plan = await until('monitor counted the SDK units', async () => {
-    const p = (await call('GET', `/api/v1/flags/rp-sdk/release-plans/${id}`)).body.release_plan
-    return p.units.treatment + p.units.control === 40 ? p : undefined
-  }, 20_000, 100)
+  const plan = await until(
+    'monitor counted the SDK units',
+    async () => {
+      const p = (await call('GET', `/api/v1/flags/rp-sdk/release-plans/${id}`)).body.release_plan
+      return p.units.treatment + p.units.control === 40 ? p : undefined
+    },
+    20_000,
+    100,
+  )
   expect(plan.units).toEqual({ treatment: inside, control: 40 - inside })
   await client.close()
 }, 60_000)

@@ -12,15 +12,25 @@ let srv: TestServer
 let clientKey: string
 const clients: { close(): Promise<void> }[] = []
 const track = <T extends { close(): Promise<void> }>(c: T) => (clients.push(c), c)
-const put = async (key: string, body: unknown) => expect((await api(srv, 'PUT', `/api/v1/flags/${key}`, { token: srv.adminToken, body })).status).toBe(200)
+const put = async (key: string, body: unknown) =>
+  expect((await api(srv, 'PUT', `/api/v1/flags/${key}`, { token: srv.adminToken, body })).status).toBe(200)
 const bulkCalls = <T extends { url: string }>(calls: T[]) => calls.filter((c) => c.url.endsWith('/ofrep/v1/evaluate/flags'))
 
 beforeAll(async () => {
   srv = await startServer()
-  const post = async (path: string, body: unknown) => expect((await api(srv, 'POST', path, { token: srv.adminToken, body })).status).toBe(201)
+  const post = async (path: string, body: unknown) =>
+    expect((await api(srv, 'POST', path, { token: srv.adminToken, body })).status).toBe(201)
   await post('/api/v1/flags', {
-    key: 'banner', enabled: true, value: 'base', client_side: true,
-    targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' }, { conditions: [{ property: 'country', operator: 'equals', value: 'FR' }], value: 'fr' }] },
+    key: 'banner',
+    enabled: true,
+    value: 'base',
+    client_side: true,
+    targeting: {
+      rules: [
+        { conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' },
+        { conditions: [{ property: 'country', operator: 'equals', value: 'FR' }], value: 'fr' },
+      ],
+    },
     environments: { production: { enabled: true, value: 'prod' } },
   })
   await post('/api/v1/flags', { key: 'internal', enabled: true, value: true })
@@ -32,7 +42,7 @@ afterAll(async () => {
 })
 
 describe('remote mode', () => {
-  test('the service\'s values for the one context: client_side flags only, in the key\'s environment; read synchronously', async () => {
+  test("the service's values for the one context: client_side flags only, in the key's environment; read synchronously", async () => {
     const client = track(createClient({ url: srv.url, token: clientKey, context: { user_id: 'u1', plan: 'pro' }, mode: 'remote' }))
     expect(client.evaluate('banner', 'fallback')).toEqual({ value: 'fallback', type: 'string', reason: 'missing' })
     await client.ready()
@@ -46,7 +56,7 @@ describe('remote mode', () => {
     expect(client.evaluate('banner').value).toBe('prod')
   })
 
-  test('a change arrives within a second over OFREP\'s stream; re-fetches carry the ETag (304 when nothing changed for this context)', async () => {
+  test("a change arrives within a second over OFREP's stream; re-fetches carry the ETag (304 when nothing changed for this context)", async () => {
     const { fetch, calls } = recordingFetch()
     const client = track(createClient({ url: srv.url, token: clientKey, context: { user_id: 'u1' }, mode: 'remote', fetch }))
     await client.ready()
@@ -67,20 +77,33 @@ describe('remote mode', () => {
   })
 
   test('without the stream, polling keeps the values fresh', async () => {
-    const client = track(createClient({ url: srv.url, token: clientKey, context: { user_id: 'u1' }, mode: 'remote', stream: false, pollIntervalMs: 100 }))
+    const client = track(
+      createClient({ url: srv.url, token: clientKey, context: { user_id: 'u1' }, mode: 'remote', stream: false, pollIntervalMs: 100 }),
+    )
     await client.ready()
     await put('banner', { environments: { production: { enabled: true, value: 'polled' } } })
     await waitFor(() => client.evaluate('banner').value === 'polled', 3000, 'the polled change')
   })
 
-  test('a context naming another environment is refused: ready() rejects with the service\'s reason', async () => {
-    const client = track(createClient({ url: srv.url, token: clientKey, context: { environment: 'staging' }, mode: 'remote', stream: false }))
-    const error = await client.ready().then(() => null, (e: Error) => e)
+  test("a context naming another environment is refused: ready() rejects with the service's reason", async () => {
+    const client = track(
+      createClient({ url: srv.url, token: clientKey, context: { environment: 'staging' }, mode: 'remote', stream: false }),
+    )
+    const error = await client.ready().then(
+      () => null,
+      (e: Error) => e,
+    )
     expect(error?.message).toContain('ENVIRONMENT_MISMATCH')
   })
 
-  test('maps our context to OFREP\'s', () => {
-    expect(ofrepContextOf({ user_id: 'u', plan: 'pro', environment: 'production', custom: { country: 'FR' }, age: 3 })).toEqual({ targetingKey: 'u', plan: 'pro', environment: 'production', country: 'FR', age: 3 })
+  test("maps our context to OFREP's", () => {
+    expect(ofrepContextOf({ user_id: 'u', plan: 'pro', environment: 'production', custom: { country: 'FR' }, age: 3 })).toEqual({
+      targetingKey: 'u',
+      plan: 'pro',
+      environment: 'production',
+      country: 'FR',
+      age: 3,
+    })
     expect(ofrepContextOf(undefined)).toEqual({})
   })
 })
@@ -88,24 +111,31 @@ describe('remote mode', () => {
 describe('local mode with a client key', () => {
   test('ready() rejects with a message that names the remote mode', async () => {
     const client = track(createClient({ url: srv.url, token: clientKey, usage: false }))
-    const error = await client.ready().then(() => null, (e: Error) => e)
+    const error = await client.ready().then(
+      () => null,
+      (e: Error) => e,
+    )
     expect(error?.message).toContain('client key')
     expect(error?.message).toContain('mode: "remote"')
   })
 })
 
-
 describe('local mode with an environment key', () => {
-  test('evaluates in the key\'s environment (the definitions name it); a context naming another gets the fallback', async () => {
+  test("evaluates in the key's environment (the definitions name it); a context naming another gets the fallback", async () => {
     const key = await createToken(srv, ['read:flags'], { environment: 'production' })
     const client = track(createClient({ url: srv.url, token: key, usage: false }))
     await client.ready()
-    const server = await api(srv, 'GET', `/api/v1/flags/banner?context=${encodeURIComponent(JSON.stringify({ user_id: 'u9' }))}`, { token: key })
+    const server = await api(srv, 'GET', `/api/v1/flags/banner?context=${encodeURIComponent(JSON.stringify({ user_id: 'u9' }))}`, {
+      token: key,
+    })
     expect(client.evaluate('banner', { user_id: 'u9' })).toEqual(server.body)
     expect(client.evaluate('banner', { user_id: 'u9' }).reason).toBe('environment_override')
     expect(client.evaluate('banner', { environment: 'staging' }, 'fb')).toEqual({ value: 'fb', type: 'string', reason: 'error' })
     const other = track(createClient({ url: srv.url, token: key, environment: 'staging', usage: false, stream: false }))
-    const error = await other.ready().then(() => null, (e: Error) => e)
+    const error = await other.ready().then(
+      () => null,
+      (e: Error) => e,
+    )
     expect(error?.message).toContain('ENVIRONMENT_MISMATCH')
   })
 })

@@ -8,9 +8,22 @@ import { waitFor } from './helpers'
 import { api, startServer } from '../helpers/server'
 
 const doc = (value: number): Definitions => ({
-  version: value, environments: ['production', 'staging'], configs: [], segments: [],
+  version: value,
+  environments: ['production', 'staging'],
+  configs: [],
+  segments: [],
   flags: [
-    { key: 'f', enabled: true, value, version: value, updated_at: `t${value}`, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: -1 }], rollout: { percentage: 50, attribute: 'user_id' } } },
+    {
+      key: 'f',
+      enabled: true,
+      value,
+      version: value,
+      updated_at: `t${value}`,
+      targeting: {
+        rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: -1 }],
+        rollout: { percentage: 50, attribute: 'user_id' },
+      },
+    },
     { key: 'off', enabled: false, value: true },
   ],
 })
@@ -35,15 +48,29 @@ describe('counting', () => {
     client.evaluateAll({ plan: 'pro' })
     const rollout = client.evaluate('f', { user_id: 'u-1', environment: 'staging' }).value === 1 ? 'rollout' : 'off'
     expect(byVariant(client.usageCounts())).toEqual({
-      'f/production/rule-1': 10, 'f//rule-1': 1, [`f/staging/${rollout}`]: 2, 'off//off': 2,
+      'f/production/rule-1': 10,
+      'f//rule-1': 1,
+      [`f/staging/${rollout}`]: 2,
+      'off//off': 2,
     })
     // Peeking does not consume them.
     expect(client.usageCounts().reduce((n, r) => n + r.count, 0)).toBe(15)
   })
 
   test('a flag with more distinct results than the counter scans (12 rules): every one counted, also after a drain', () => {
-    const rules = Array.from({ length: 12 }, (_, n) => ({ conditions: [{ property: 'plan', operator: 'equals' as const, value: `p${n}` }], value: n }))
-    client = createClient({ bootstrap: { version: 1, environments: ['production'], configs: [], segments: [], flags: [{ key: 'many', enabled: true, value: -1, targeting: { rules } }] } })
+    const rules = Array.from({ length: 12 }, (_, n) => ({
+      conditions: [{ property: 'plan', operator: 'equals' as const, value: `p${n}` }],
+      value: n,
+    }))
+    client = createClient({
+      bootstrap: {
+        version: 1,
+        environments: ['production'],
+        configs: [],
+        segments: [],
+        flags: [{ key: 'many', enabled: true, value: -1, targeting: { rules } }],
+      },
+    })
     const round = () => {
       for (let n = 0; n < 12; n++) for (let i = 0; i <= n; i++) client!.evaluate('many', { plan: `p${n}`, environment: 'production' })
     }
@@ -58,7 +85,13 @@ describe('counting', () => {
   })
 
   test('counts survive a flag being recompiled by a change', async () => {
-    const stub = Bun.serve({ port: 0, fetch: (req) => new URL(req.url).pathname === '/api/v1/definitions' ? Response.json(doc(hits++ === 0 ? 1 : 2)) : new Response('no', { status: 404 }) })
+    const stub = Bun.serve({
+      port: 0,
+      fetch: (req) =>
+        new URL(req.url).pathname === '/api/v1/definitions'
+          ? Response.json(doc(hits++ === 0 ? 1 : 2))
+          : new Response('no', { status: 404 }),
+    })
     let hits = 0
     try {
       client = createClient({ url: stub.url.origin, token: 't', stream: false, pollIntervalMs: 30 })
@@ -78,7 +111,10 @@ describe('counting', () => {
 describe('sending', () => {
   test('usage: false: nothing is posted', async () => {
     const posts: string[] = []
-    const stub = Bun.serve({ port: 0, fetch: async (req) => (req.method === 'POST' && posts.push(await req.text()), Response.json(doc(1))) })
+    const stub = Bun.serve({
+      port: 0,
+      fetch: async (req) => (req.method === 'POST' && posts.push(await req.text()), Response.json(doc(1))),
+    })
     try {
       client = createClient({ url: stub.url.origin, token: 't', stream: false, usage: false })
       await client.ready()
@@ -98,8 +134,9 @@ describe('sending', () => {
       async fetch(req) {
         const path = new URL(req.url).pathname
         if (path === '/api/v1/definitions') return Response.json(doc(1))
-        if (path !== '/api/v1/usage' || req.method !== 'POST' || req.headers.get('authorization') !== 'Bearer tok') return new Response('no', { status: 404 })
-        if (failNext) return (failNext = false), new Response('busy', { status: 503 })
+        if (path !== '/api/v1/usage' || req.method !== 'POST' || req.headers.get('authorization') !== 'Bearer tok')
+          return new Response('no', { status: 404 })
+        if (failNext) return ((failNext = false), new Response('busy', { status: 503 }))
         batches.push(await req.json())
         return new Response(null, { status: 204 })
       },
@@ -129,14 +166,19 @@ describe('sending', () => {
 
 describe('the SSE reader', () => {
   test('events split anywhere, CRLF/CR line ends, comments, multi-line data, events without data dropped', async () => {
-    const text = ': hi\r\nid: 4\r\nevent: change\r\ndata: {"a":\r\ndata: 1}\r\n\r\nevent: empty\n\ndata: plain\r\rretry: 5\nevent: reset\ndata: {}\n\n'
+    const text =
+      ': hi\r\nid: 4\r\nevent: change\r\ndata: {"a":\r\ndata: 1}\r\n\r\nevent: empty\n\ndata: plain\r\rretry: 5\nevent: reset\ndata: {}\n\n'
     const bytes = new TextEncoder().encode(text)
     for (const size of [1, 2, 3, 7, bytes.length]) {
       const chunks: Uint8Array[] = []
       for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.slice(i, i + size))
       const events: SseEvent[] = []
       let activity = 0
-      await readEvents(new Blob(chunks as BlobPart[]).stream().pipeThrough(new TransformStream()), (e) => events.push(e), () => activity++)
+      await readEvents(
+        new Blob(chunks as BlobPart[]).stream().pipeThrough(new TransformStream()),
+        (e) => events.push(e),
+        () => activity++,
+      )
       expect(events).toEqual([
         { event: 'change', data: '{"a":\n1}', id: '4' },
         { event: 'message', data: 'plain', id: '4' },

@@ -21,32 +21,64 @@ for (const dialect of DIALECTS) {
       await fx.services.flags.delete(actor, 'svc')
       expect(await fx.auditCount()).toBe(audits + 3)
       const mine = fx.notices.filter((n) => n.resourceKey === 'svc')
-      expect(mine.map((n) => [n.change?.action, n.change?.version])).toEqual([['create', 1], ['update', 2], ['delete', 2]])
+      expect(mine.map((n) => [n.change?.action, n.change?.version])).toEqual([
+        ['create', 1],
+        ['update', 2],
+        ['delete', 2],
+      ])
       const seqs = mine.map((n) => n.change!.seq)
       expect(seqs).toEqual([seqs[0]!, seqs[0]! + 1, seqs[0]! + 2])
     })
 
     test('a refused change leaves no trace: no row, no audit entry, no notice, no stream number', async () => {
-      const before = { audits: await fx.auditCount(), notices: fx.notices.length, head: (await fx.store.changes.heads(fx.store.db)).get('default') }
-      expect(await refusal(() => fx.services.flags.create(actor, { key: 'bad key!', value: 1 }))).toEqual({ status: 400, code: 'VALIDATION_ERROR' })
-      expect(await refusal(() => fx.services.configs.create(actor, { key: 'c', value: 1, environments: { moon: { value: 2 } } }))).toEqual({ status: 400, code: 'VALIDATION_ERROR' })
-      expect(await refusal(() => fx.services.segments.update(actor, 'nope', { conditions: [] }, undefined))).toEqual({ status: 404, code: 'SEGMENT_NOT_FOUND' })
-      expect(await refusal(() => fx.services.flags.deleteOverride(actor, 'nope', 'production', undefined))).toEqual({ status: 404, code: 'FLAG_NOT_FOUND' })
-      expect({ audits: await fx.auditCount(), notices: fx.notices.length, head: (await fx.store.changes.heads(fx.store.db)).get('default') }).toEqual(before)
+      const before = {
+        audits: await fx.auditCount(),
+        notices: fx.notices.length,
+        head: (await fx.store.changes.heads(fx.store.db)).get('default'),
+      }
+      expect(await refusal(() => fx.services.flags.create(actor, { key: 'bad key!', value: 1 }))).toEqual({
+        status: 400,
+        code: 'VALIDATION_ERROR',
+      })
+      expect(await refusal(() => fx.services.configs.create(actor, { key: 'c', value: 1, environments: { moon: { value: 2 } } }))).toEqual({
+        status: 400,
+        code: 'VALIDATION_ERROR',
+      })
+      expect(await refusal(() => fx.services.segments.update(actor, 'nope', { conditions: [] }, undefined))).toEqual({
+        status: 404,
+        code: 'SEGMENT_NOT_FOUND',
+      })
+      expect(await refusal(() => fx.services.flags.deleteOverride(actor, 'nope', 'production', undefined))).toEqual({
+        status: 404,
+        code: 'FLAG_NOT_FOUND',
+      })
+      expect({
+        audits: await fx.auditCount(),
+        notices: fx.notices.length,
+        head: (await fx.store.changes.heads(fx.store.db)).get('default'),
+      }).toEqual(before)
       expect(await fx.store.configs.get(fx.store.db, 'default', 'c')).toBeUndefined()
     })
 
     test('the same versioned-document rules for flags, configs and segments', async () => {
       await fx.services.segments.create(actor, { key: 'seg', conditions: [] })
       await fx.services.configs.create(actor, { key: 'cfg', value: { a: 1 } })
-      await fx.services.flags.create(actor, { key: 'flg', value: true, targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'seg' }], value: false }] } })
+      await fx.services.flags.create(actor, {
+        key: 'flg',
+        value: true,
+        targeting: { rules: [{ conditions: [{ operator: 'in_segment', value: 'seg' }], value: false }] },
+      })
       for (const [create, code] of [
         [() => fx.services.segments.create(actor, { key: 'seg', conditions: [] }), 'ALREADY_EXISTS'],
         [() => fx.services.configs.create(actor, { key: 'cfg', value: 1 }), 'ALREADY_EXISTS'],
         [() => fx.services.flags.create(actor, { key: 'flg' }), 'ALREADY_EXISTS'],
-      ] as const) expect((await refusal(create)).code).toBe(code)
+      ] as const)
+        expect((await refusal(create)).code).toBe(code)
       expect(await refusal(() => fx.services.configs.update(actor, 'cfg', { value: 2 }, 7))).toEqual({ status: 409, code: 'CONFLICT' })
-      expect(await refusal(() => fx.services.segments.update(actor, 'seg', { conditions: [] }, 7))).toEqual({ status: 409, code: 'CONFLICT' })
+      expect(await refusal(() => fx.services.segments.update(actor, 'seg', { conditions: [] }, 7))).toEqual({
+        status: 409,
+        code: 'CONFLICT',
+      })
       // A segment in use is kept unless forced.
       expect(await refusal(() => fx.services.segments.delete(actor, 'seg', false))).toEqual({ status: 409, code: 'IN_USE' })
       await fx.services.segments.delete(actor, 'seg', true)
@@ -54,7 +86,10 @@ for (const dialect of DIALECTS) {
       const put = await fx.services.configs.putOverride(actor, 'cfg', 'production', { a: 2 }, 1)
       expect(put.version).toBe(2)
       expect((await fx.services.configs.deleteOverride(actor, 'cfg', 'production', 2)).version).toBe(3)
-      expect(await refusal(() => fx.services.configs.deleteOverride(actor, 'cfg', 'production', undefined))).toEqual({ status: 404, code: 'NOT_FOUND' })
+      expect(await refusal(() => fx.services.configs.deleteOverride(actor, 'cfg', 'production', undefined))).toEqual({
+        status: 404,
+        code: 'NOT_FOUND',
+      })
     })
 
     test('webhook outbox rows are written with the change, only for subscribed kinds', async () => {

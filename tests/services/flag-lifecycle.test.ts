@@ -23,10 +23,22 @@ for (const dialect of DIALECTS) {
       await fx.services.flags.rollback(actor, 'life', 1, 4)
       expect(await fx.auditCount()).toBe(audits + 5)
       const mine = fx.notices.filter((n) => n.resourceKey === 'life').map((n) => [n.change?.action, n.change?.version])
-      expect(mine).toEqual([['create', 1], ['update', 2], ['archive', 3], ['restore', 4], ['rollback', 5]])
+      expect(mine).toEqual([
+        ['create', 1],
+        ['update', 2],
+        ['archive', 3],
+        ['restore', 4],
+        ['rollback', 5],
+      ])
       const { versions, total } = await fx.services.flags.history('default', 'life', 10, 0)
       expect(total).toBe(5)
-      expect(versions.map((v) => [v.version, v.action, v.flag.value])).toEqual([[5, 'rollback', 'one'], [4, 'restore', 'two'], [3, 'archive', 'two'], [2, 'update', 'two'], [1, 'create', 'one']])
+      expect(versions.map((v) => [v.version, v.action, v.flag.value])).toEqual([
+        [5, 'rollback', 'one'],
+        [4, 'restore', 'two'],
+        [3, 'archive', 'two'],
+        [2, 'update', 'two'],
+        [1, 'create', 'one'],
+      ])
     })
 
     test('an archived flag leaves the snapshot (no surface evaluates it) and refuses changes but a restore; a refusal leaves no trace', async () => {
@@ -39,8 +51,14 @@ for (const dialect of DIALECTS) {
       expect(snapshots.project('default')!.flags.has('shelved')).toBe(false)
       expect(snapshots.project('default')!.archivedFlags.has('shelved')).toBe(true)
       const before = { audits: await fx.auditCount(), notices: fx.notices.length }
-      expect(await refusal(() => fx.services.flags.update(actor, 'shelved', { value: 2 }, undefined))).toEqual({ status: 409, code: 'FLAG_ARCHIVED' })
-      expect(await refusal(() => fx.services.flags.rollback(actor, 'shelved', 1, undefined))).toEqual({ status: 409, code: 'FLAG_ARCHIVED' })
+      expect(await refusal(() => fx.services.flags.update(actor, 'shelved', { value: 2 }, undefined))).toEqual({
+        status: 409,
+        code: 'FLAG_ARCHIVED',
+      })
+      expect(await refusal(() => fx.services.flags.rollback(actor, 'shelved', 1, undefined))).toEqual({
+        status: 409,
+        code: 'FLAG_ARCHIVED',
+      })
       expect(await refusal(() => fx.services.flags.restore(actor, 'life', undefined))).toEqual({ status: 409, code: 'NOT_ARCHIVED' })
       expect({ audits: await fx.auditCount(), notices: fx.notices.length }).toEqual(before)
       await fx.services.flags.restore(actor, 'shelved', undefined)
@@ -51,7 +69,9 @@ for (const dialect of DIALECTS) {
     test('prerequisites: a cycle through an update is refused; a required flag cannot be archived or deleted', async () => {
       await fx.services.flags.create(actor, { key: 'p1', enabled: true, value: true })
       await fx.services.flags.create(actor, { key: 'p2', enabled: true, value: true, prerequisites: [{ key: 'p1', value: true }] })
-      expect(await refusal(() => fx.services.flags.update(actor, 'p1', { prerequisites: [{ key: 'p2', value: true }] }, undefined))).toEqual({ status: 400, code: 'VALIDATION_ERROR' })
+      expect(
+        await refusal(() => fx.services.flags.update(actor, 'p1', { prerequisites: [{ key: 'p2', value: true }] }, undefined)),
+      ).toEqual({ status: 400, code: 'VALIDATION_ERROR' })
       expect(await refusal(() => fx.services.flags.archive(actor, 'p1', undefined))).toEqual({ status: 409, code: 'IN_USE' })
       expect(await refusal(() => fx.services.flags.delete(actor, 'p1'))).toEqual({ status: 409, code: 'IN_USE' })
       await fx.services.flags.delete(actor, 'p2')
@@ -60,8 +80,13 @@ for (const dialect of DIALECTS) {
 
     test('explain: a draft is validated like a write and nothing is stored', async () => {
       const audits = await fx.auditCount()
-      expect(await refusal(() => fx.services.explain(actor, 'draft-only', { context: {}, flag: { variants: { a: 1 }, default_variant: 'b' } }))).toEqual({ status: 400, code: 'VALIDATION_ERROR' })
-      const ok = await fx.services.explain(actor, 'draft-only', { context: {}, flag: { enabled: true, variants: { a: 1, b: 2 }, default_variant: 'b' } })
+      expect(
+        await refusal(() => fx.services.explain(actor, 'draft-only', { context: {}, flag: { variants: { a: 1 }, default_variant: 'b' } })),
+      ).toEqual({ status: 400, code: 'VALIDATION_ERROR' })
+      const ok = await fx.services.explain(actor, 'draft-only', {
+        context: {},
+        flag: { enabled: true, variants: { a: 1, b: 2 }, default_variant: 'b' },
+      })
       expect(ok.result).toEqual({ value: 2, type: 'number', reason: 'default', variant: 'b' })
       expect(await fx.auditCount()).toBe(audits)
       expect(await fx.store.flags.get(fx.store.db, 'default', 'draft-only')).toBeUndefined()

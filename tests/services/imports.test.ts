@@ -14,9 +14,16 @@ const pgReady = await requireServices({ postgres: true })
 export const manyFlags = (n: number, prefix = 'f'): FlagshipDocument => ({
   flagship: 1,
   flags: Array.from({ length: n }, (_, i) => ({
-    key: `${prefix}-${String(i).padStart(5, '0')}`, enabled: i % 2 === 0, value: i % 3 === 0,
-    targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'in', value: ['pro', 'enterprise'] }], value: true }], rollout: { percentage: i % 100, attribute: 'user_id' } },
-    environments: { production: { enabled: false } }, tags: ['bulk'], description: `flag number ${i}`,
+    key: `${prefix}-${String(i).padStart(5, '0')}`,
+    enabled: i % 2 === 0,
+    value: i % 3 === 0,
+    targeting: {
+      rules: [{ conditions: [{ property: 'plan', operator: 'in', value: ['pro', 'enterprise'] }], value: true }],
+      rollout: { percentage: i % 100, attribute: 'user_id' },
+    },
+    environments: { production: { enabled: false } },
+    tags: ['bulk'],
+    description: `flag number ${i}`,
   })),
 })
 

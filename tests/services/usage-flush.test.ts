@@ -9,12 +9,21 @@ import { MAX_BUCKET_COUNT, type UsageRow } from '../../server/store/usage'
 import { DIALECTS, inProcessServices } from '../helpers/in-process'
 
 const HOUR = '2026-01-01T10:00:00.000Z'
-const row = (count: number, lastAt = '2026-01-01T10:05:00.000Z'): UsageRow => ({ projectId: 'default', flagKey: 'k', environment: '', variant: 'default', hour: HOUR, count, lastAt })
+const row = (count: number, lastAt = '2026-01-01T10:05:00.000Z'): UsageRow => ({
+  projectId: 'default',
+  flagKey: 'k',
+  environment: '',
+  variant: 'default',
+  hour: HOUR,
+  count,
+  lastAt,
+})
 
 for (const dialect of DIALECTS) {
   describe(`usage writes: ${dialect}`, () => {
     const fx = inProcessServices(dialect)
-    const bucket = async (key = 'k') => (await fx.store.usage.buckets(fx.store.db, 'default', key, '2000-01-01T00:00:00.000Z', '3000-01-01T00:00:00.000Z', undefined, 100))
+    const bucket = async (key = 'k') =>
+      await fx.store.usage.buckets(fx.store.db, 'default', key, '2000-01-01T00:00:00.000Z', '3000-01-01T00:00:00.000Z', undefined, 100)
 
     test('rows of one bucket in one write are summed (no "cannot affect row a second time")', async () => {
       await fx.store.transaction((tx) => fx.store.usage.add(tx, [row(3), row(4, '2026-01-01T10:09:00.000Z'), row(5)]))

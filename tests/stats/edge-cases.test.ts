@@ -1,7 +1,16 @@
 // What the statistics answer when the data cannot support a comparison: gbstats' uninformative default
 // (lift 0, interval [0, 0], p-value 1 or chance to win 0.5, never significant) with the reason, never NaN.
 import { describe, expect, test } from 'bun:test'
-import { adjustPValues, buildResults, compareVariants, srmPValue, type AnalysisSettings, type ComparisonError, type VariantComparison, type VariantStats } from '../../server/stats'
+import {
+  adjustPValues,
+  buildResults,
+  compareVariants,
+  srmPValue,
+  type AnalysisSettings,
+  type ComparisonError,
+  type VariantComparison,
+  type VariantStats,
+} from '../../server/stats'
 
 const engines: AnalysisSettings[] = [
   { engine: 'frequentist', sequential: false, alpha: 0.05, cuped: true, higher_is_better: true },
@@ -19,7 +28,11 @@ function expectUninformative(c: VariantComparison, s: AnalysisSettings, error: C
   else expect(c.chance_to_win).toBe(0.5)
 }
 
-const mean = (ys: number[]): VariantStats => ({ n: ys.length, sum_y: ys.reduce((a, b) => a + b, 0), sum_y2: ys.reduce((a, b) => a + b * b, 0) })
+const mean = (ys: number[]): VariantStats => ({
+  n: ys.length,
+  sum_y: ys.reduce((a, b) => a + b, 0),
+  sum_y2: ys.reduce((a, b) => a + b * b, 0),
+})
 const healthy = mean([1, 2, 3, 4, 5, 6])
 
 describe.each(engines)('$engine (sequential $sequential)', (s) => {
@@ -32,7 +45,11 @@ describe.each(engines)('$engine (sequential $sequential)', (s) => {
 
   test('every unit alike (no variance), or no unit converting in a proportion', () => {
     expectUninformative(compareVariants('mean', mean([2, 2, 2]), healthy, s), s, 'zero_variance')
-    expectUninformative(compareVariants('proportion', { n: 500, sum_y: 0, sum_y2: 0 }, { n: 500, sum_y: 12, sum_y2: 12 }, s), s, 'zero_variance')
+    expectUninformative(
+      compareVariants('proportion', { n: 500, sum_y: 0, sum_y2: 0 }, { n: 500, sum_y: 12, sum_y2: 12 }, s),
+      s,
+      'zero_variance',
+    )
     expectUninformative(compareVariants('proportion', { n: 500, sum_y: 500 }, { n: 500, sum_y: 480 }, s), s, 'zero_variance')
   })
 
@@ -93,13 +110,41 @@ test('corrections of an empty list are empty; of one p-value, itself', () => {
 
 test('a variant without any row in the results: 0 units, mean 0, an uninformative comparison with its reason', () => {
   const r = buildResults(
-    { control: 'a', variants: ['a', 'b'], weights: [50, 50], engine: 'frequentist', sequential: true, alpha: 0.05, cuped: true, correction: 'holm' },
+    {
+      control: 'a',
+      variants: ['a', 'b'],
+      weights: [50, 50],
+      engine: 'frequentist',
+      sequential: true,
+      alpha: 0.05,
+      cuped: true,
+      correction: 'holm',
+    },
     { a: 40, b: 0 },
-    [{ key: 'm', role: 'goal', kind: 'ratio', higher_is_better: true, stats: { a: { n: 10, sum_m: 5, sum_m2: 9, sum_d: 7, sum_d2: 11, sum_md: 6 } } }],
+    [
+      {
+        key: 'm',
+        role: 'goal',
+        kind: 'ratio',
+        higher_is_better: true,
+        stats: { a: { n: 10, sum_m: 5, sum_m2: 9, sum_d: 7, sum_d2: 11, sum_md: 6 } },
+      },
+    ],
   )
   expect(r.metrics[0]!.variants[1]).toEqual({
-    variant: 'b', control: false, units: 0, mean: 0, sum: 0, denominator_sum: 0, lift: { relative: 0, absolute: 0 }, ci: [0, 0],
-    p_value: 1, p_value_unadjusted: 1, significant: false, direction: 'none', error: 'zero_variance',
+    variant: 'b',
+    control: false,
+    units: 0,
+    mean: 0,
+    sum: 0,
+    denominator_sum: 0,
+    lift: { relative: 0, absolute: 0 },
+    ci: [0, 0],
+    p_value: 1,
+    p_value_unadjusted: 1,
+    significant: false,
+    direction: 'none',
+    error: 'zero_variance',
   })
   expect(r.srm.warning).toBe(true)
 })

@@ -35,7 +35,10 @@ export function metricsOf(d: Dataset): MetricInput[] {
   return d.expected.metrics.map((m: Dataset) => {
     const definition = d.metrics.find((x: Dataset) => x.key === m.metric)
     return {
-      key: m.metric, role: m.role, kind: definition.kind, higher_is_better: definition.higher_is_better ?? true,
+      key: m.metric,
+      role: m.role,
+      kind: definition.kind,
+      higher_is_better: definition.higher_is_better ?? true,
       stats: Object.fromEntries(m.variants.map((v: Dataset) => [v.variant, v.stats])),
     }
   })
@@ -60,5 +63,6 @@ export function expectAgrees(actual: unknown, expected: unknown, path: string, i
   expect(actual !== null && typeof actual === 'object', path).toBe(true)
   const keys = Object.keys(expected).filter((k) => !ignore.includes(k))
   expect(Object.keys(actual as object).sort(), path).toEqual(keys.sort())
-  for (const k of keys) expectAgrees((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k], `${path}.${k}`, ignore)
+  for (const k of keys)
+    expectAgrees((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k], `${path}.${k}`, ignore)
 }

@@ -22,7 +22,9 @@ describe.each(DATASETS)('%s', (name) => {
 
   test('CUPED pools the θ gbstats pooled, and only where it was applied', () => {
     const metrics = metricsOf(d)
-    for (const [i, expected] of (d.expected.metrics as { cuped_applied: boolean; variants: { variant: string; control: boolean; theta?: number }[] }[]).entries()) {
+    for (const [i, expected] of (
+      d.expected.metrics as { cuped_applied: boolean; variants: { variant: string; control: boolean; theta?: number }[] }[]
+    ).entries()) {
       const m = metrics[i]!
       const control = m.stats[analysis.control] as VariantStats
       for (const v of expected.variants.filter((x) => !x.control)) {
@@ -39,8 +41,18 @@ test('the datasets cover both engines, the sequential and fixed-horizon tests, C
   const all = DATASETS.map(loadDataset)
   const analyses = all.map(analysisOf)
   expect(new Set(analyses.map((a) => a.engine))).toEqual(new Set(['bayesian', 'frequentist']))
-  expect(analyses.filter((a) => a.engine === 'frequentist').map((a) => a.sequential).sort()).toEqual([false, true])
-  expect(all.flatMap(metricsOf).map((m) => m.kind).sort()).toContain('ratio')
+  expect(
+    analyses
+      .filter((a) => a.engine === 'frequentist')
+      .map((a) => a.sequential)
+      .sort(),
+  ).toEqual([false, true])
+  expect(
+    all
+      .flatMap(metricsOf)
+      .map((m) => m.kind)
+      .sort(),
+  ).toContain('ratio')
   expect(new Set(all.flatMap(metricsOf).map((m) => m.kind))).toEqual(new Set(['proportion', 'mean', 'ratio']))
   expect(all.flatMap((d) => d.expected.metrics).some((m: { cuped_applied: boolean }) => m.cuped_applied)).toBe(true)
 })

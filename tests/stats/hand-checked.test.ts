@@ -17,8 +17,14 @@ const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0)
 const dot = (xs: number[], ys: number[]) => sum(xs.map((x, i) => x * ys[i]!))
 const meanStats = (y: number[]): VariantStats => ({ n: y.length, sum_y: sum(y), sum_y2: dot(y, y) })
 const cupedStats = (y: number[], x: number[]): VariantStats => ({ ...meanStats(y), sum_x: sum(x), sum_x2: dot(x, x), sum_xy: dot(x, y) })
-const ratioStats = (m: number[], d: number[]): VariantStats =>
-  ({ n: m.length, sum_m: sum(m), sum_m2: dot(m, m), sum_d: sum(d), sum_d2: dot(d, d), sum_md: dot(m, d) })
+const ratioStats = (m: number[], d: number[]): VariantStats => ({
+  n: m.length,
+  sum_m: sum(m),
+  sum_m2: dot(m, m),
+  sum_d: sum(d),
+  sum_d2: dot(d, d),
+  sum_md: dot(m, d),
+})
 const proportionStats = ([events, n]: [number, number]): VariantStats => ({ n, sum_y: events, sum_y2: events })
 
 const frequentist: AnalysisSettings = { engine: 'frequentist', sequential: false, alpha: 0.05, cuped: false, higher_is_better: true }
@@ -50,7 +56,9 @@ test('the relative lift, its delta-method interval and p-value', () => {
   expectClose(r.ci[1], c.ci[1])
   expect(r).toMatchObject({ significant: true, direction: 'better', cuped_applied: false })
   // the same significant rise of a lower-is-better metric is a change for the worse
-  expect(compareVariants('mean', meanStats(raw.control), meanStats(raw.treatment), { ...frequentist, higher_is_better: false }).direction).toBe('worse')
+  expect(
+    compareVariants('mean', meanStats(raw.control), meanStats(raw.treatment), { ...frequentist, higher_is_better: false }).direction,
+  ).toBe('worse')
 })
 
 test('Bayesian proportion: chance to win and credible interval of the normal posterior', () => {
@@ -65,8 +73,15 @@ test('Bayesian proportion: chance to win and credible interval of the normal pos
   expect(r.p_value).toBeUndefined()
   // 0.94 < 1 − alpha: not significant at 0.05, but at 0.1 it is (chance to win ≥ 0.9)
   expect(r).toMatchObject({ significant: false, direction: 'none' })
-  expect(compareVariants('proportion', proportionStats(c.control), proportionStats(c.treatment), { ...s, alpha: 0.1 })).toMatchObject({ significant: true, direction: 'better' })
-  const lower = compareVariants('proportion', proportionStats(c.control), proportionStats(c.treatment), { ...s, alpha: 0.1, higher_is_better: false })
+  expect(compareVariants('proportion', proportionStats(c.control), proportionStats(c.treatment), { ...s, alpha: 0.1 })).toMatchObject({
+    significant: true,
+    direction: 'better',
+  })
+  const lower = compareVariants('proportion', proportionStats(c.control), proportionStats(c.treatment), {
+    ...s,
+    alpha: 0.1,
+    higher_is_better: false,
+  })
   expectClose(lower.chance_to_win!, c.chance_to_win_lower_is_better)
   expect(lower).toMatchObject({ significant: true, direction: 'worse' })
 })
@@ -98,8 +113,11 @@ test('CUPED: θ is the pooled least-squares slope and the effect is that of y �
 
 test('ratio metric: delta method, sequential interval and always-valid p-value (tuning 5,000)', () => {
   const c = cases.ratio_sequential
-  const r = compareVariants('ratio', ratioStats(c.control.m, c.control.d), ratioStats(c.treatment.m, c.treatment.d),
-    { ...frequentist, sequential: true, cuped: true })
+  const r = compareVariants('ratio', ratioStats(c.control.m, c.control.d), ratioStats(c.treatment.m, c.treatment.d), {
+    ...frequentist,
+    sequential: true,
+    cuped: true,
+  })
   expectClose(r.lift.relative, c.estimate)
   expectClose(r.ci[0], c.ci[0])
   expectClose(r.ci[1], c.ci[1])

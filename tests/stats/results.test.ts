@@ -2,20 +2,57 @@
 // goal metrics × treatments only, three variants with a control that is not first, and the CSV rows.
 import { describe, expect, test } from 'bun:test'
 import {
-  adjustPValues, buildResults, compareVariants, resultsCsv, type ExperimentAnalysis, type MetricInput, type VariantStats,
+  adjustPValues,
+  buildResults,
+  compareVariants,
+  resultsCsv,
+  type ExperimentAnalysis,
+  type MetricInput,
+  type VariantStats,
 } from '../../server/stats'
 import { DATASETS, analysisOf, loadDataset, metricsOf } from './fixture-datasets'
 
 const mean = (n: number, m: number, sd: number): VariantStats => ({ n, sum_y: n * m, sum_y2: (n - 1) * sd * sd + n * m * m })
 
 const analysis: ExperimentAnalysis = {
-  control: 'b', variants: ['a', 'b', 'c'], weights: [25, 50, 25], engine: 'frequentist', sequential: false, alpha: 0.05, cuped: false, correction: 'none',
+  control: 'b',
+  variants: ['a', 'b', 'c'],
+  weights: [25, 50, 25],
+  engine: 'frequentist',
+  sequential: false,
+  alpha: 0.05,
+  cuped: false,
+  correction: 'none',
 }
 const metrics: MetricInput[] = [
-  { key: 'revenue', role: 'goal', kind: 'mean', higher_is_better: true, stats: { a: mean(1000, 10.42, 5), b: mean(2000, 10, 5), c: mean(1000, 10.6, 5) } },
-  { key: 'latency', role: 'goal', kind: 'mean', higher_is_better: false, stats: { a: mean(1000, 200, 50), b: mean(2000, 204, 50), c: mean(1000, 198, 50) } },
-  { key: 'errors', role: 'guardrail', kind: 'proportion', higher_is_better: false, stats: { a: { n: 1000, sum_y: 30 }, b: { n: 2000, sum_y: 40 }, c: { n: 1000, sum_y: 21 } } },
-  { key: 'pages', role: 'secondary', kind: 'mean', higher_is_better: true, stats: { a: mean(1000, 3, 2), b: mean(2000, 3.01, 2), c: mean(1000, 3.2, 2) } },
+  {
+    key: 'revenue',
+    role: 'goal',
+    kind: 'mean',
+    higher_is_better: true,
+    stats: { a: mean(1000, 10.42, 5), b: mean(2000, 10, 5), c: mean(1000, 10.6, 5) },
+  },
+  {
+    key: 'latency',
+    role: 'goal',
+    kind: 'mean',
+    higher_is_better: false,
+    stats: { a: mean(1000, 200, 50), b: mean(2000, 204, 50), c: mean(1000, 198, 50) },
+  },
+  {
+    key: 'errors',
+    role: 'guardrail',
+    kind: 'proportion',
+    higher_is_better: false,
+    stats: { a: { n: 1000, sum_y: 30 }, b: { n: 2000, sum_y: 40 }, c: { n: 1000, sum_y: 21 } },
+  },
+  {
+    key: 'pages',
+    role: 'secondary',
+    kind: 'mean',
+    higher_is_better: true,
+    stats: { a: mean(1000, 3, 2), b: mean(2000, 3.01, 2), c: mean(1000, 3.2, 2) },
+  },
 ]
 const units = { a: 1000, b: 2000, c: 1000 }
 
@@ -27,10 +64,14 @@ describe('buildResults', () => {
       expect(m.variants.map((v) => v.variant)).toEqual(['a', 'b', 'c'])
       expect(m.variants.map((v) => v.control)).toEqual([false, true, false])
       expect(Object.keys(m.variants[1]!).sort()).toEqual(['control', 'mean', 'sum', 'units', 'variant'])
-      for (const v of [m.variants[0]!, m.variants[2]!]) expect(Object.keys(v)).toEqual(expect.arrayContaining(['lift', 'ci', 'p_value', 'significant', 'direction']))
+      for (const v of [m.variants[0]!, m.variants[2]!])
+        expect(Object.keys(v)).toEqual(expect.arrayContaining(['lift', 'ci', 'p_value', 'significant', 'direction']))
     }
     expect(plain.metrics.map((m) => [m.metric, m.role, m.kind])).toEqual([
-      ['revenue', 'goal', 'mean'], ['latency', 'goal', 'mean'], ['errors', 'guardrail', 'proportion'], ['pages', 'secondary', 'mean'],
+      ['revenue', 'goal', 'mean'],
+      ['latency', 'goal', 'mean'],
+      ['errors', 'guardrail', 'proportion'],
+      ['pages', 'secondary', 'mean'],
     ])
     expect(plain.metrics[0]!.variants[1]).toEqual({ variant: 'b', control: true, units: 2000, mean: 10, sum: 20000 })
   })
@@ -38,7 +79,13 @@ describe('buildResults', () => {
   test('each treatment is compared with the control', () => {
     const m = metrics[0]!
     const c = compareVariants('mean', m.stats.b!, m.stats.c!, { ...analysis, higher_is_better: true })
-    expect(plain.metrics[0]!.variants[2]).toMatchObject({ lift: c.lift, ci: c.ci, p_value: c.p_value, significant: true, direction: 'better' })
+    expect(plain.metrics[0]!.variants[2]).toMatchObject({
+      lift: c.lift,
+      ci: c.ci,
+      p_value: c.p_value,
+      significant: true,
+      direction: 'better',
+    })
     // lower latency is better: c's fall is good, a's is too
     expect(plain.metrics[1]!.variants[2]).toMatchObject({ significant: true, direction: 'better' })
     expect(plain.metrics[0]!.variants[0]!.p_value_unadjusted).toBeUndefined()
@@ -90,23 +137,46 @@ describe('results.csv', () => {
     const r = buildResults(analysisOf(d), d.expected.units, metricsOf(d))
     const lines = resultsCsv(r.metrics).split('\r\n')
     expect(lines.at(-1)).toBe('')
-    expect(lines[0]).toBe('metric,role,kind,variant,control,units,mean,sum,denominator_sum,lift_relative,lift_absolute,ci_low,ci_high,p_value,p_value_unadjusted,chance_to_win,significant,direction')
+    expect(lines[0]).toBe(
+      'metric,role,kind,variant,control,units,mean,sum,denominator_sum,lift_relative,lift_absolute,ci_low,ci_high,p_value,p_value_unadjusted,chance_to_win,significant,direction',
+    )
     expect(lines.length - 2).toBe(r.metrics.reduce((s, m) => s + m.variants.length, 0))
     const learned = lines[2]!.split(',')
     const v = r.metrics[0]!.variants[1]!
     expect(learned.slice(0, 6)).toEqual(['srf-basket-per-session', 'goal', 'ratio', 'learned', 'false', '1074'])
-    expect(learned.slice(6).map((x) => (x === '' ? undefined : x))).toEqual([
-      v.mean, v.sum, v.denominator_sum, v.lift!.relative, v.lift!.absolute, v.ci![0], v.ci![1], v.p_value, undefined, undefined, true, 'better',
-    ].map((x) => (x === undefined ? undefined : String(x))))
+    expect(learned.slice(6).map((x) => (x === '' ? undefined : x))).toEqual(
+      [
+        v.mean,
+        v.sum,
+        v.denominator_sum,
+        v.lift!.relative,
+        v.lift!.absolute,
+        v.ci![0],
+        v.ci![1],
+        v.p_value,
+        undefined,
+        undefined,
+        true,
+        'better',
+      ].map((x) => (x === undefined ? undefined : String(x))),
+    )
     // the control row leaves the comparison empty
     expect(lines[1]!.split(',').slice(9)).toEqual(['', '', '', '', '', '', '', '', ''])
   })
 
   test('quotes text with commas or quotes, and defuses what a spreadsheet would run as a formula', () => {
-    const csv = resultsCsv([{ metric: 'm', role: 'goal', kind: 'mean', cuped_applied: false, variants: [
-      { variant: '=HYPERLINK("x")', control: true, units: 1, mean: 2, sum: 2 },
-      { variant: 'a,b', control: false, units: 1, mean: -2, sum: -2 },
-    ] }])
+    const csv = resultsCsv([
+      {
+        metric: 'm',
+        role: 'goal',
+        kind: 'mean',
+        cuped_applied: false,
+        variants: [
+          { variant: '=HYPERLINK("x")', control: true, units: 1, mean: 2, sum: 2 },
+          { variant: 'a,b', control: false, units: 1, mean: -2, sum: -2 },
+        ],
+      },
+    ])
     const [, first, second] = csv.split('\r\n')
     expect(first).toBe(`m,goal,mean,"'=HYPERLINK(""x"")",true,1,2,2,,,,,,,,,,`)
     // numbers stay numbers, even negative ones

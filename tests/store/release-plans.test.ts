@@ -17,10 +17,30 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     let store: Store
     let pg: TestDatabase | undefined
     const row: ReleasePlanRow = {
-      id: 'rp1', projectId: 'p1', flagKey: 'f', environment: 'prod', state: 'running', currentStep: 1, phase: 1, stepStartedAt: at(0),
-      body: { steps: [{ percentage: 10, hold_minutes: 1 }, { percentage: 100, hold_minutes: 1 }], guardrails: [], min_units: 100, on_regression: 'rollback', attribute: 'user_id' },
+      id: 'rp1',
+      projectId: 'p1',
+      flagKey: 'f',
+      environment: 'prod',
+      state: 'running',
+      currentStep: 1,
+      phase: 1,
+      stepStartedAt: at(0),
+      body: {
+        steps: [
+          { percentage: 10, hold_minutes: 1 },
+          { percentage: 100, hold_minutes: 1 },
+        ],
+        guardrails: [],
+        min_units: 100,
+        on_regression: 'rollback',
+        attribute: 'user_id',
+      },
       status: { checked_at: null, units: { treatment: 0, control: 0 }, srm_p_value: null, guardrails: [], reason: null },
-      pendingChangeRequest: null, claimedBy: null, claimedUntil: null, createdAt: at(0), updatedAt: at(0),
+      pendingChangeRequest: null,
+      claimedBy: null,
+      claimedUntil: null,
+      createdAt: at(0),
+      updatedAt: at(0),
     }
     beforeAll(async () => {
       pg = dialect === 'postgres' ? await createTestDatabase() : undefined
@@ -33,7 +53,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     })
 
     test('the lease: one holder until it lapses; the holder renews it', async () => {
-      const claim = (who: string, now: number, until: number) => store.transaction((tx) => store.releasePlans.claim(tx, 'rp1', who, at(now), at(until)))
+      const claim = (who: string, now: number, until: number) =>
+        store.transaction((tx) => store.releasePlans.claim(tx, 'rp1', who, at(now), at(until)))
       expect((await claim('A', 0, 3000))?.claimedBy).toBe('A')
       expect(await claim('B', 1000, 4000)).toBeUndefined()
       expect((await store.releasePlans.claimable(store.db, 'B', at(1000))).map((r) => r.id)).toEqual([])
@@ -47,7 +68,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const before = (await store.releasePlans.get(store.db, 'p1', 'rp1'))!
       const advanced = { ...before, currentStep: 2, phase: 2, updatedAt: at(10_000) }
       expect(await store.transaction((tx) => store.releasePlans.replace(tx, before, advanced))).toBe(true)
-      expect(await store.transaction((tx) => store.releasePlans.replace(tx, before, { ...before, state: 'paused', updatedAt: at(10_001) }))).toBe(false)
+      expect(
+        await store.transaction((tx) => store.releasePlans.replace(tx, before, { ...before, state: 'paused', updatedAt: at(10_001) })),
+      ).toBe(false)
       expect(await store.releasePlans.get(store.db, 'p1', 'rp1')).toMatchObject({ state: 'running', currentStep: 2 })
     })
   })

@@ -20,7 +20,10 @@ const ROOT = join(import.meta.dir, '..', '..')
 function backfill(dialect: 'sqlite' | 'pg'): string[] {
   const dir = join(ROOT, 'drizzle', dialect)
   const file = readdirSync(dir).find((f) => f.endsWith('_protection.sql'))!
-  return readFileSync(join(dir, file), 'utf8').split('--> statement-breakpoint').map((s) => s.trim()).filter((s) => /^(--[^\n]*\n)*UPDATE/.test(s))
+  return readFileSync(join(dir, file), 'utf8')
+    .split('--> statement-breakpoint')
+    .map((s) => s.trim())
+    .filter((s) => /^(--[^\n]*\n)*UPDATE/.test(s))
 }
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
@@ -37,18 +40,57 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       store = createStore(await openDatabase(pg?.url ?? tempSqliteUrl()))
       const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString()
       const token = (prefix: string, createdAt: string): TokenRow => ({
-        hash: `h-${prefix}`, projectId: 'p1', name: prefix, tokenPrefix: prefix, permissions: ['*'], expiresAt: null, createdAt,
-        lastUsedAt: null, ownerUserId: null, environments: null, environment: null, createdByUserId: null,
+        hash: `h-${prefix}`,
+        projectId: 'p1',
+        name: prefix,
+        tokenPrefix: prefix,
+        permissions: ['*'],
+        expiresAt: null,
+        createdAt,
+        lastUsedAt: null,
+        ownerUserId: null,
+        environments: null,
+        environment: null,
+        createdByUserId: null,
       })
       const created = (prefix: string, actor: string, actorType: string | null, timestamp: string) => ({
-        projectId: 'p1', timestamp, actor, action: 'create' as const, resourceType: 'token' as const, resourceKey: prefix, actorType, credential: null, details: null, before: null, after: { name: prefix },
+        projectId: 'p1',
+        timestamp,
+        actor,
+        action: 'create' as const,
+        resourceType: 'token' as const,
+        resourceKey: prefix,
+        actorType,
+        credential: null,
+        details: null,
+        before: null,
+        after: { name: prefix },
       })
       await store.transaction(async (tx) => {
         await store.users.insert(tx, {
-          id: 'u-ann', email: 'ann@example.com', name: 'Ann', instanceRole: 'member', disabled: false, passwordHash: null, totpSecret: null, totpPending: null,
-          totpLastStep: null, recoveryCodes: [], sso: false, createdAt: at(0), updatedAt: at(0), lastLoginAt: null,
+          id: 'u-ann',
+          email: 'ann@example.com',
+          name: 'Ann',
+          instanceRole: 'member',
+          disabled: false,
+          passwordHash: null,
+          totpSecret: null,
+          totpPending: null,
+          totpLastStep: null,
+          recoveryCodes: [],
+          sso: false,
+          createdAt: at(0),
+          updatedAt: at(0),
+          lastLoginAt: null,
         })
-        for (const [prefix, s] of [['ff_p1_boot', 1], ['ff_p1_ann1', 2], ['ff_p1_ci01', 3], ['ff_p1_ci02', 4], ['ff_p1_cli1', 5]] as const) await store.tokens.insert(tx, token(prefix, at(s)))
+        for (const [prefix, s] of [
+          ['ff_p1_boot', 1],
+          ['ff_p1_ann1', 2],
+          ['ff_p1_ci01', 3],
+          ['ff_p1_ci02', 4],
+          ['ff_p1_cli1', 5],
+        ] as const)
+          await store.tokens.insert(tx, token(prefix, at(s)))
         // ann made ff_p1_ann1 with her session; ff_p1_ann1 made ff_p1_ci01, which made ff_p1_ci02; the CLI made ff_p1_cli1
         await store.audit.insert(tx, created('ff_p1_ann1', 'ann@example.com', 'user', at(2)))
         await store.audit.insert(tx, created('ff_p1_ci01', 'ff_p1_ann1', 'token', at(3)))

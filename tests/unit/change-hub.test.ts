@@ -16,7 +16,10 @@ async function setup(replayLimit = 100) {
   const store = createStore(await openDatabase(tempSqliteUrl()))
   const applied: string[] = []
   const hub = new ChangeHub({
-    store, replayLimit, heartbeatMs: 60_000, log: () => {},
+    store,
+    replayLimit,
+    heartbeatMs: 60_000,
+    log: () => {},
     applyToCache: async (n) => void applied.push(n.resourceKey),
     stillAllowed: () => true,
   })
@@ -28,17 +31,46 @@ async function setup(replayLimit = 100) {
 /** Commits `n` flag changes to the stored log and returns their notices (as the change runner publishes them). */
 async function commit(store: Store, n: number, prefix = 'f'): Promise<ChangeNotice[]> {
   const rows = await store.transaction((tx) =>
-    store.changes.append(tx, 'p1', Array.from({ length: n }, (_, i) => ({ resourceType: 'flag' as const, resourceKey: `${prefix}${i}`, action: 'update' as const, version: i + 1, environment: '', createdAt: new Date().toISOString() })), 1000),
+    store.changes.append(
+      tx,
+      'p1',
+      Array.from({ length: n }, (_, i) => ({
+        resourceType: 'flag' as const,
+        resourceKey: `${prefix}${i}`,
+        action: 'update' as const,
+        version: i + 1,
+        environment: '',
+        createdAt: new Date().toISOString(),
+      })),
+      1000,
+    ),
   )
   return rows.map((r) => ({
-    projectId: 'p1', resourceType: 'flag', resourceKey: r.resourceKey,
-    change: { seq: r.seq, resource_type: r.resourceType, key: r.resourceKey, action: r.action, version: r.version, environment: r.environment, at: r.createdAt } satisfies StreamChange,
+    projectId: 'p1',
+    resourceType: 'flag',
+    resourceKey: r.resourceKey,
+    change: {
+      seq: r.seq,
+      resource_type: r.resourceType,
+      key: r.resourceKey,
+      action: r.action,
+      version: r.version,
+      environment: r.environment,
+      at: r.createdAt,
+    } satisfies StreamChange,
   }))
 }
 
 /** A subscriber whose response body is read into `text`. */
 function reader(hub: ChangeHub, lastEventId?: number) {
-  const sub = new Subscriber('p1', 'hash', 'native', () => true, {}, (s) => hub.remove(s))
+  const sub = new Subscriber(
+    'p1',
+    'hash',
+    'native',
+    () => true,
+    {},
+    (s) => hub.remove(s),
+  )
   const out = { sub, text: '' }
   void (async () => {
     const decoder = new TextDecoder()
@@ -89,7 +121,14 @@ describe('ChangeHub', () => {
 
   test('a subscriber that does not read is dropped once its queue passes the bound', async () => {
     const { store, hub } = await setup()
-    const stuck = new Subscriber('p1', 'hash', 'native', () => true, {}, (s) => hub.remove(s))
+    const stuck = new Subscriber(
+      'p1',
+      'hash',
+      'native',
+      () => true,
+      {},
+      (s) => hub.remove(s),
+    )
     hub.add(stuck, undefined) // its response body is never read
     const live = reader(hub)
     let sent = 0
@@ -108,7 +147,14 @@ describe('ChangeHub', () => {
   test('replay after restart comes from the stored log; too old a point gets reset', async () => {
     const { store, hub } = await setup(3)
     for (const n of await commit(store, 6)) await hub.ingest(n)
-    const again = new ChangeHub({ store, replayLimit: 3, heartbeatMs: 60_000, log: () => {}, applyToCache: async () => {}, stillAllowed: () => true })
+    const again = new ChangeHub({
+      store,
+      replayLimit: 3,
+      heartbeatMs: 60_000,
+      log: () => {},
+      applyToCache: async () => {},
+      stillAllowed: () => true,
+    })
     await again.start()
     hubs.push(again)
     expect(again.head('p1')).toBe(6)

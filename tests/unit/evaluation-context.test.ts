@@ -34,7 +34,12 @@ describe('contextFromUrl', () => {
   })
 
   test('not URL-encoded JSON of a context object: 400 with the field path, every time', () => {
-    for (const [query, path] of [['?context=%E0', 'context'], ['?context=not-json', 'context'], [`?context=${enc([1])}`, 'context'], [`?context=${enc({ plan: 1 })}`, 'context.plan']] as const) {
+    for (const [query, path] of [
+      ['?context=%E0', 'context'],
+      ['?context=not-json', 'context'],
+      [`?context=${enc([1])}`, 'context'],
+      [`?context=${enc({ plan: 1 })}`, 'context.plan'],
+    ] as const) {
       for (let i = 0; i < 2; i++) {
         let error: unknown
         try {

@@ -3,13 +3,28 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import {
-  daysRunning, formatP, formatPercent, healthIssues, intervalDomain, MIN_UNITS, position, splitOf, tone, verdict,
+  daysRunning,
+  formatP,
+  formatPercent,
+  healthIssues,
+  intervalDomain,
+  MIN_UNITS,
+  position,
+  splitOf,
+  tone,
+  verdict,
 } from '../../web/src/experiment-view'
 import type { ExperimentResults } from '../../web/src/experiments-api'
 
 const results = (over: Partial<ExperimentResults> = {}): ExperimentResults => ({
-  experiment: 'x', phase: 1, computed_at: '2026-01-01T00:00:00Z', units: { a: 500, b: 510 }, multiple_exposures: 0,
-  srm: { p_value: 0.75, warning: false }, metrics: [], ...over,
+  experiment: 'x',
+  phase: 1,
+  computed_at: '2026-01-01T00:00:00Z',
+  units: { a: 500, b: 510 },
+  multiple_exposures: 0,
+  srm: { p_value: 0.75, warning: false },
+  metrics: [],
+  ...over,
 })
 
 describe('health banner', () => {
@@ -28,7 +43,10 @@ describe('health banner', () => {
 })
 
 test('days running: from the first phase to the stop, or to now', () => {
-  const phases = [{ number: 1, started_at: '2026-01-01T00:00:00Z', ended_at: '2026-01-04T12:00:00Z', reason: 'start' }, { number: 2, started_at: '2026-01-04T12:00:00Z', ended_at: '2026-01-09T06:00:00Z', reason: 'flag changed' }]
+  const phases = [
+    { number: 1, started_at: '2026-01-01T00:00:00Z', ended_at: '2026-01-04T12:00:00Z', reason: 'start' },
+    { number: 2, started_at: '2026-01-04T12:00:00Z', ended_at: '2026-01-09T06:00:00Z', reason: 'flag changed' },
+  ]
   expect(daysRunning({ state: 'draft', phases: [] })).toBeNull()
   expect(daysRunning({ state: 'stopped', phases })).toBe(8)
   expect(daysRunning({ state: 'running', phases: [{ ...phases[0]!, ended_at: null }] }, Date.parse('2026-01-03T01:00:00Z'))).toBe(2)
@@ -36,20 +54,25 @@ test('days running: from the first phase to the stop, or to now', () => {
 
 describe('interval bars', () => {
   test('the shared scale holds every interval and zero', () => {
-    fc.assert(fc.property(fc.array(fc.tuple(fc.double({ min: -5, max: 5, noNaN: true }), fc.double({ min: 0, max: 5, noNaN: true })), { maxLength: 6 }), (cis) => {
-      const rows = cis.map(([lo, w]) => ({ ci: [lo, lo + w] as [number, number] }))
-      const [lo, hi] = intervalDomain(rows)
-      expect(lo).toBeLessThan(hi)
-      expect(lo).toBeLessThanOrEqual(0)
-      expect(hi).toBeGreaterThanOrEqual(0)
-      for (const r of rows) {
-        expect(lo).toBeLessThanOrEqual(r.ci[0])
-        expect(hi).toBeGreaterThanOrEqual(r.ci[1])
-        const x0 = position(r.ci[0], [lo, hi], 240)
-        const x1 = position(r.ci[1], [lo, hi], 240)
-        expect(0 <= x0 && x0 <= x1 && x1 <= 240).toBe(true)
-      }
-    }))
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.double({ min: -5, max: 5, noNaN: true }), fc.double({ min: 0, max: 5, noNaN: true })), { maxLength: 6 }),
+        (cis) => {
+          const rows = cis.map(([lo, w]) => ({ ci: [lo, lo + w] as [number, number] }))
+          const [lo, hi] = intervalDomain(rows)
+          expect(lo).toBeLessThan(hi)
+          expect(lo).toBeLessThanOrEqual(0)
+          expect(hi).toBeGreaterThanOrEqual(0)
+          for (const r of rows) {
+            expect(lo).toBeLessThanOrEqual(r.ci[0])
+            expect(hi).toBeGreaterThanOrEqual(r.ci[1])
+            const x0 = position(r.ci[0], [lo, hi], 240)
+            const x1 = position(r.ci[1], [lo, hi], 240)
+            expect(0 <= x0 && x0 <= x1 && x1 <= 240).toBe(true)
+          }
+        },
+      ),
+    )
     expect(intervalDomain([{}])).toEqual([-0.1, 0.1])
   })
   test('green for a good change, red for a bad one, grey otherwise', () => {
@@ -77,9 +100,21 @@ test('verdicts and number words', () => {
 })
 
 test("a flag's split in an environment: the environment's own rules first, else the flag's", () => {
-  const split = [{ variant: 'a', weight: 50 }, { variant: 'b', weight: 50 }]
-  const own = [{ variant: 'a', weight: 90 }, { variant: 'b', weight: 10 }]
-  const flag = { targeting: { rollout: { attribute: 'user_id', distribution: split } }, environments: { staging: { enabled: true, targeting: { rollout: { attribute: 'user_id', distribution: own } } }, production: { enabled: true } } }
+  const split = [
+    { variant: 'a', weight: 50 },
+    { variant: 'b', weight: 50 },
+  ]
+  const own = [
+    { variant: 'a', weight: 90 },
+    { variant: 'b', weight: 10 },
+  ]
+  const flag = {
+    targeting: { rollout: { attribute: 'user_id', distribution: split } },
+    environments: {
+      staging: { enabled: true, targeting: { rollout: { attribute: 'user_id', distribution: own } } },
+      production: { enabled: true },
+    },
+  }
   expect(splitOf(flag, 'staging')).toEqual(own)
   expect(splitOf(flag, 'production')).toEqual(split)
   expect(splitOf({ targeting: { rules: [] } }, 'production')).toEqual([])

@@ -20,7 +20,15 @@ const BODY = '{"context":{"targetingKey":"u-1","plan":"free","country":"nl"}}'
 
 const flagOf = (def: FlagDefinition): CachedFlag => ({ row: { version: 3 } as DocumentRow, compiled: compileFlag(def, new Map()) })
 const FLAGS = new Map<string, CachedFlag>([
-  ['rule', flagOf({ key: 'rule', enabled: true, value: true, targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'free' }], value: false }] } })],
+  [
+    'rule',
+    flagOf({
+      key: 'rule',
+      enabled: true,
+      value: true,
+      targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'free' }], value: false }] },
+    }),
+  ],
   ['split', flagOf({ key: 'split', enabled: true, value: 'on', targeting: { rollout: { percentage: 100, attribute: 'user_id' } } })],
   ['nobody', flagOf({ key: 'nobody', enabled: true, value: 'on', targeting: { rollout: { percentage: 0, attribute: 'user_id' } } })],
 ])
@@ -43,8 +51,14 @@ const CALLERS: Record<string, Caller> = {
 function setup(limit = 1000, limiter: RateLimiter = new MemoryRateLimiter()) {
   const touched: Caller[] = []
   const handedOver: { method: string; url: string; headers: Headers; body: Uint8Array }[] = []
-  const snapshots = { project: (id: string) => (id === 'p' ? { flags: FLAGS, project: { environments: Array.from({ length: 36 }, (_, i) => `env-${i}`) } } : undefined) } as unknown as Snapshots
-  const authenticator = { known: (h: string | null) => (h === null ? undefined : CALLERS[h]), touch: (c: Caller) => void touched.push(c) } as unknown as Authenticator
+  const snapshots = {
+    project: (id: string) =>
+      id === 'p' ? { flags: FLAGS, project: { environments: Array.from({ length: 36 }, (_, i) => `env-${i}`) } } : undefined,
+  } as unknown as Snapshots
+  const authenticator = {
+    known: (h: string | null) => (h === null ? undefined : CALLERS[h]),
+    touch: (c: Caller) => void touched.push(c),
+  } as unknown as Authenticator
   const requests = new RequestMetrics()
   const routes = fastOfrepRoutes({ snapshots, authenticator, limiter, evaluationLimit: limit, requests }, async (request) => {
     handedOver.push({ method: request.method, url: request.url, headers: request.headers, body: await request.bytes() })
@@ -53,17 +67,25 @@ function setup(limit = 1000, limiter: RateLimiter = new MemoryRateLimiter()) {
   const handler = routes['/ofrep/v1/evaluate/flags/:key'].POST
   const call = (key: string, init: { body?: BodyInit | null; headers?: Record<string, string>; url?: string } = {}) => {
     const body = init.body === undefined ? BODY : init.body
-    const length = typeof body === 'string' ? String(Buffer.byteLength(body)) : body instanceof Uint8Array ? String(body.byteLength) : undefined
-    const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(length !== undefined && { 'content-length': length }), ...init.headers }
+    const length =
+      typeof body === 'string' ? String(Buffer.byteLength(body)) : body instanceof Uint8Array ? String(body.byteLength) : undefined
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      ...(length !== undefined && { 'content-length': length }),
+      ...init.headers,
+    }
     for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k]
-    const request = Object.assign(new Request(init.url ?? URL_OF(key), { method: 'POST', headers, body }), { params: { key } }) as unknown as BunRequest<string>
+    const request = Object.assign(new Request(init.url ?? URL_OF(key), { method: 'POST', headers, body }), {
+      params: { key },
+    }) as unknown as BunRequest<string>
     return handler(request)
   }
   return { call, touched, handedOver, requests }
 }
 
 describe('OFREP fast path: what it answers', () => {
-  test('the common case: the route\'s own answer, Content-Type and X-RateLimit-*, counted and touched once each', async () => {
+  test("the common case: the route's own answer, Content-Type and X-RateLimit-*, counted and touched once each", async () => {
     const { call, touched, handedOver } = setup(1000)
     for (const remaining of [999, 998]) {
       const res = await call('rule')
@@ -113,8 +135,14 @@ describe('OFREP fast path: what it answers', () => {
     }
     // Out of a 0 % rollout with a targeting key, and without one: the same engine result, different answers.
     for (let i = 0; i < 2; i++) {
-      expect(await answer('nobody', { targetingKey: 'u-1' })).toEqual([200, { key: 'nobody', value: null, reason: 'SPLIT', variant: 'off', metadata: { flagVersion: 3, environment: '' } }])
-      expect(await answer('nobody', {})).toEqual([400, { key: 'nobody', errorCode: 'TARGETING_KEY_MISSING', errorDetails: expect.stringContaining('user_id') }])
+      expect(await answer('nobody', { targetingKey: 'u-1' })).toEqual([
+        200,
+        { key: 'nobody', value: null, reason: 'SPLIT', variant: 'off', metadata: { flagVersion: 3, environment: '' } },
+      ])
+      expect(await answer('nobody', {})).toEqual([
+        400,
+        { key: 'nobody', errorCode: 'TARGETING_KEY_MISSING', errorDetails: expect.stringContaining('user_id') },
+      ])
     }
     // One result, many environment names (past the 16 kept per result too): each answer names its own.
     for (let i = 0; i < 40; i++) {
@@ -124,7 +152,7 @@ describe('OFREP fast path: what it answers', () => {
     }
   })
 
-  test('over the budget: 429 with Retry-After, as the app\'s hook answers it', async () => {
+  test("over the budget: 429 with Retry-After, as the app's hook answers it", async () => {
     const { call } = setup(2)
     expect((await call('rule')).status).toBe(200)
     expect((await call('rule')).status).toBe(200)
@@ -155,7 +183,11 @@ describe('OFREP fast path: what it hands to Elysia, whole and before any side ef
     ['a body without a media type', 'rule', { headers: { 'content-type': '' } }],
     ['an unknown token', 'rule', { headers: { authorization: 'Bearer ff_test_unknownaaaaaaaaaaaaa' } }],
     ['no token', 'rule', { headers: { authorization: '' } }],
-    ['Authorization wins over X-API-Key', 'rule', { headers: { authorization: 'Bearer ff_test_unknownaaaaaaaaaaaaa', 'x-api-key': TOKEN } }],
+    [
+      'Authorization wins over X-API-Key',
+      'rule',
+      { headers: { authorization: 'Bearer ff_test_unknownaaaaaaaaaaaaa', 'x-api-key': TOKEN } },
+    ],
     ['an expired token', 'rule', { headers: { authorization: 'Bearer ff_test_expiredaaaaaaaaaaaaa' } }],
     ['a token without read:flags', 'rule', { headers: { authorization: 'Bearer ff_test_configsonlyaaaaaaaaa' } }],
     ['an unknown flag', 'nope', {}],
@@ -167,14 +199,17 @@ describe('OFREP fast path: what it hands to Elysia, whole and before any side ef
     test(name, async () => {
       const { call, touched, handedOver } = setup(1000)
       const sent = init!.body === undefined ? BODY : init!.body
-      const expected = sent instanceof ReadableStream ? Buffer.from(BODY) : typeof sent === 'string' ? Buffer.from(sent) : Buffer.from(sent as Uint8Array)
+      const expected =
+        sent instanceof ReadableStream ? Buffer.from(BODY) : typeof sent === 'string' ? Buffer.from(sent) : Buffer.from(sent as Uint8Array)
       const res = await call(key, init)
       expect(res.status).toBe(599)
       expect(handedOver.length).toBe(1)
       expect(handedOver[0]!.method).toBe('POST')
       expect(handedOver[0]!.url).toBe(init!.url ?? URL_OF(key))
       expect(Buffer.from(handedOver[0]!.body).equals(expected)).toBe(true)
-      expect(handedOver[0]!.headers.get('content-type')).toBe(init!.headers?.['content-type'] === '' ? null : init!.headers?.['content-type'] ?? 'application/json')
+      expect(handedOver[0]!.headers.get('content-type')).toBe(
+        init!.headers?.['content-type'] === '' ? null : (init!.headers?.['content-type'] ?? 'application/json'),
+      )
       expect(touched).toEqual([])
       // Nothing was counted: the next request of the same token is its first.
       expect((await call('rule')).headers.get('x-ratelimit-remaining')).toBe('999')

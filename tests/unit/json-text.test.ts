@@ -35,7 +35,18 @@ describe('scanJsonText: strings', () => {
   })
 
   test('pairs, escaped or raw or mixed, and every other escape are fine', () => {
-    for (const ok of ['"\\ud83d\\ude00"', '"\ud83d\ude00"', '"\\ud83d\ude00"', '"\ud83d\\ude00"', '"\\u0001\\u001f\\u007f\\uffff\\ue000"', '"\\"\\\\\\/\\b\\f\\n\\r\\t"', '{"\\u00e9t\\u00E9":"caf\\u00e9"}', '"\\\\u0000"', '[1e400, -0, null]', '']) {
+    for (const ok of [
+      '"\\ud83d\\ude00"',
+      '"\ud83d\ude00"',
+      '"\\ud83d\ude00"',
+      '"\ud83d\\ude00"',
+      '"\\u0001\\u001f\\u007f\\uffff\\ue000"',
+      '"\\"\\\\\\/\\b\\f\\n\\r\\t"',
+      '{"\\u00e9t\\u00E9":"caf\\u00e9"}',
+      '"\\\\u0000"',
+      '[1e400, -0, null]',
+      '',
+    ]) {
       expect({ ok, problem: scanJsonText(ok) }).toEqual({ ok, problem: undefined })
     }
   })
@@ -71,14 +82,23 @@ describe('scanJsonText: depth (brackets inside strings do not count)', () => {
 
 describe('locating and wording', () => {
   test('badUnitOf and describeUnit', () => {
-    expect([badUnitOf('ok'), badUnitOf('a\u0000'), badUnitOf('\ud800'), badUnitOf('\ud83d\ude00'), badUnitOf('\ude00\ud83d')]).toEqual([undefined, 0, 0xd800, undefined, 0xde00])
+    expect([badUnitOf('ok'), badUnitOf('a\u0000'), badUnitOf('\ud800'), badUnitOf('\ud83d\ude00'), badUnitOf('\ude00\ud83d')]).toEqual([
+      undefined,
+      0,
+      0xd800,
+      undefined,
+      0xde00,
+    ])
     expect(describeUnit(0)).toBe('\\u0000 (NUL)')
     expect(describeUnit(0xd800)).toBe('\\ud800 (an unpaired UTF-16 surrogate)')
   })
 
   test('the field path of the first bad string; a key is reported at its object', () => {
     expect(locateBadText({ value: { a: [1, 'x\u0000'] } }, '')?.path).toBe('value.a[1]')
-    expect(locateBadText({ targeting: { overrides: { ['u\ud800']: true } } }, '')).toEqual({ path: 'targeting.overrides', message: 'has a property name that contains \\ud800 (an unpaired UTF-16 surrogate), which is not allowed in text' })
+    expect(locateBadText({ targeting: { overrides: { ['u\ud800']: true } } }, '')).toEqual({
+      path: 'targeting.overrides',
+      message: 'has a property name that contains \\ud800 (an unpaired UTF-16 surrogate), which is not allowed in text',
+    })
     expect(locateBadText({ custom: { 'odd key': '\u0000' } }, 'context')?.path).toBe('context.custom["odd key"]')
     expect(locateBadText('\u0000', '')).toEqual({ path: '', message: 'contains \\u0000 (NUL), which is not allowed in text' })
     expect(locateBadText({ a: 'fine' }, '')).toBeUndefined()
@@ -99,14 +119,20 @@ const refusal = (f: () => unknown) => {
 describe('parseJsonText and the URL context', () => {
   test('a body: 400 naming the field', () => {
     expect(refusal(() => parseJsonText('{"key":"c","value":{"a":"x\\u0000"}}', 'body'))).toEqual({
-      status: 400, code: 'VALIDATION_ERROR', issues: [{ path: 'value.a', message: 'contains \\u0000 (NUL), which is not allowed in text' }],
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      issues: [{ path: 'value.a', message: 'contains \\u0000 (NUL), which is not allowed in text' }],
       message: 'Invalid request: value.a: contains \\u0000 (NUL), which is not allowed in text',
     })
-    expect(refusal(() => parseJsonText('"\\udc00"', 'body')).issues).toEqual([{ path: 'body', message: 'contains \\udc00 (an unpaired UTF-16 surrogate), which is not allowed in text' }])
+    expect(refusal(() => parseJsonText('"\\udc00"', 'body')).issues).toEqual([
+      { path: 'body', message: 'contains \\udc00 (an unpaired UTF-16 surrogate), which is not allowed in text' },
+    ])
   })
 
   test('a bad string that a duplicate key dropped is still refused, by its place in the text', () => {
-    expect(refusal(() => parseJsonText('{"a":"\\u0000","a":"ok"}', 'body')).issues).toEqual([{ path: 'body', message: 'contains \\u0000 (NUL) at position 6, which is not allowed in text' }])
+    expect(refusal(() => parseJsonText('{"a":"\\u0000","a":"ok"}', 'body')).issues).toEqual([
+      { path: 'body', message: 'contains \\u0000 (NUL) at position 6, which is not allowed in text' },
+    ])
   })
 
   test('malformed JSON keeps its own message; fine text parses', () => {
@@ -116,8 +142,15 @@ describe('parseJsonText and the URL context', () => {
 
   test('the `?context=` of an evaluation URL', () => {
     const url = (ctx: string) => `http://127.0.0.1:1/api/v1/flags/f?context=${encodeURIComponent(ctx)}`
-    expect(refusal(() => contextFromUrl(url('{"user_id":"\\u0000"}'))).issues).toEqual([{ path: 'context.user_id', message: 'contains \\u0000 (NUL), which is not allowed in text' }])
-    expect(refusal(() => contextFromUrl(url('{"custom":{"\\ud800":1}}'))).issues).toEqual([{ path: 'context.custom', message: 'has a property name that contains \\ud800 (an unpaired UTF-16 surrogate), which is not allowed in text' }])
+    expect(refusal(() => contextFromUrl(url('{"user_id":"\\u0000"}'))).issues).toEqual([
+      { path: 'context.user_id', message: 'contains \\u0000 (NUL), which is not allowed in text' },
+    ])
+    expect(refusal(() => contextFromUrl(url('{"custom":{"\\ud800":1}}'))).issues).toEqual([
+      {
+        path: 'context.custom',
+        message: 'has a property name that contains \\ud800 (an unpaired UTF-16 surrogate), which is not allowed in text',
+      },
+    ])
     expect(contextFromUrl(url('{"user_id":"\\ud83d\\ude00"}')).user_id).toBe('😀')
   })
 })

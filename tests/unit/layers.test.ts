@@ -43,23 +43,87 @@ export const ALLOWED: Record<string, string[]> = {
   'streams/': ['streams/', 'notices/', 'cache/', 'store/', 'engine/', 'errors.ts', 'log.ts'],
   'cluster/': ['cluster/', 'notices/', 'errors.ts', 'log.ts'],
   // changes: validate -> one transaction -> notice
-  'services/': ['services/', 'notices/', 'store/', 'engine/', 'stats/', 'schemas/', 'documents/', 'access/', 'cache/', 'usage/', 'webhooks/', 'experiments/', 'errors.ts', 'settings.ts', 'log.ts'],
+  'services/': [
+    'services/',
+    'notices/',
+    'store/',
+    'engine/',
+    'stats/',
+    'schemas/',
+    'documents/',
+    'access/',
+    'cache/',
+    'usage/',
+    'webhooks/',
+    'experiments/',
+    'errors.ts',
+    'settings.ts',
+    'log.ts',
+  ],
   // workers and file modes that drive the services
   'schedules/': ['schedules/', 'services/', 'notices/', 'store/', 'errors.ts', 'log.ts'],
   'offline/': ['offline/', 'documents/', 'cache/', 'notices/', 'store/', 'engine/', 'errors.ts', 'log.ts'],
   'gitops/': ['gitops/', 'documents/', 'schemas/', 'engine/', 'store/vocabulary/', 'errors.ts'],
   // the transport: reads what it answers with, asks services for every change (see the no-writes test)
-  'http/': ['http/', 'services/', 'access/', 'identity/', 'cache/', 'streams/', 'usage/', 'experiments/', 'metrics/', 'documents/', 'schemas/', 'notices/', 'store/', 'engine/', ...LEAVES],
-  'http/routes/': ['http/', 'services/', 'access/', 'identity/', 'cache/', 'streams/', 'usage/', 'experiments/', 'metrics/', 'documents/', 'schemas/', 'notices/', 'store/', 'engine/', ...LEAVES],
+  'http/': [
+    'http/',
+    'services/',
+    'access/',
+    'identity/',
+    'cache/',
+    'streams/',
+    'usage/',
+    'experiments/',
+    'metrics/',
+    'documents/',
+    'schemas/',
+    'notices/',
+    'store/',
+    'engine/',
+    ...LEAVES,
+  ],
+  'http/routes/': [
+    'http/',
+    'services/',
+    'access/',
+    'identity/',
+    'cache/',
+    'streams/',
+    'usage/',
+    'experiments/',
+    'metrics/',
+    'documents/',
+    'schemas/',
+    'notices/',
+    'store/',
+    'engine/',
+    ...LEAVES,
+  ],
   // composition roots: the relay's (no store of its own), the service's and the operator commands'
-  'relay/': ['relay/', 'http/', 'streams/', 'cache/', 'access/', 'metrics/', 'usage/', 'experiments/', 'services/', 'notices/', 'store/', 'engine/', ...LEAVES],
+  'relay/': [
+    'relay/',
+    'http/',
+    'streams/',
+    'cache/',
+    'access/',
+    'metrics/',
+    'usage/',
+    'experiments/',
+    'services/',
+    'notices/',
+    'store/',
+    'engine/',
+    ...LEAVES,
+  ],
   'index.ts': [''],
   'cli.ts': [''],
 }
 
 /** The row of a file (a path relative to server/): the longest key it starts with. */
 const rowOf = (file: string): string | undefined =>
-  Object.keys(ALLOWED).filter((key) => (key.endsWith('/') ? file.startsWith(key) : file === key)).sort((a, b) => b.length - a.length)[0]
+  Object.keys(ALLOWED)
+    .filter((key) => (key.endsWith('/') ? file.startsWith(key) : file === key))
+    .sort((a, b) => b.length - a.length)[0]
 
 /** Each import against the table, as `from -> to` (paths relative to server/); a file without a row too. */
 export function layerViolations(edges: Map<string, string[]>): string[] {
@@ -112,9 +176,20 @@ test('the check refuses an import planted in any room against the table', () => 
     }
   }
   // e.g. the store importing the notices, the engine the store, a service the transport
-  expect(layerViolations(new Map([['store/audit.ts', ['store/vocabulary/changes.ts', 'notices/changes.ts']]]))).toEqual(['store/audit.ts -> notices/changes.ts'])
-  expect(layerViolations(new Map([['services/flags.ts', ['store/documents.ts', 'http/caching.ts']]]))).toEqual(['services/flags.ts -> http/caching.ts'])
-  expect(layerViolations(new Map([['cache/snapshots.ts', ['services/flags.ts']], ['brand-new/x.ts', []]]))).toEqual(['cache/snapshots.ts -> services/flags.ts', 'brand-new/x.ts: no row in the table'])
+  expect(layerViolations(new Map([['store/audit.ts', ['store/vocabulary/changes.ts', 'notices/changes.ts']]]))).toEqual([
+    'store/audit.ts -> notices/changes.ts',
+  ])
+  expect(layerViolations(new Map([['services/flags.ts', ['store/documents.ts', 'http/caching.ts']]]))).toEqual([
+    'services/flags.ts -> http/caching.ts',
+  ])
+  expect(
+    layerViolations(
+      new Map([
+        ['cache/snapshots.ts', ['services/flags.ts']],
+        ['brand-new/x.ts', []],
+      ]),
+    ),
+  ).toEqual(['cache/snapshots.ts -> services/flags.ts', 'brand-new/x.ts: no row in the table'])
   expect(planted).toBeGreaterThan(rows.length * 10)
 })
 
@@ -140,7 +215,8 @@ test('what web/ and sdk/ import from the server stands on nothing above the shar
 })
 
 /** Store writes in a file of server/http/: a transaction, or a repository call whose name says it writes. */
-const WRITE = /\.transaction\(|\bstore\.[a-zA-Z]+\.(insert|update|delete|upsert|put|take|touch|set|add|remove|create|cancel|mark|claim|save|record|append|prune|clear|replace|apply|revoke|archive|restore)[A-Za-z]*\(/g
+const WRITE =
+  /\.transaction\(|\bstore\.[a-zA-Z]+\.(insert|update|delete|upsert|put|take|touch|set|add|remove|create|cancel|mark|claim|save|record|append|prune|clear|replace|apply|revoke|archive|restore)[A-Za-z]*\(/g
 export const storeWrites = (file: string, text: string): string[] => [...text.matchAll(WRITE)].map((m) => `${file}: ${m[0]}`)
 
 test('http/ performs no store writes: every change goes through services/', () => {
@@ -155,7 +231,10 @@ test('http/ performs no store writes: every change goes through services/', () =
   walk(join(SERVER, 'http'))
   expect(found).toEqual([])
   // the check can fail: a route that opens a transaction, or calls a repository's write directly
-  expect(storeWrites('http/routes/x.ts', 'await deps.store.transaction((tx) => deps.store.tokens.touch(tx, h, at))')).toEqual(['http/routes/x.ts: .transaction(', 'http/routes/x.ts: store.tokens.touch('])
+  expect(storeWrites('http/routes/x.ts', 'await deps.store.transaction((tx) => deps.store.tokens.touch(tx, h, at))')).toEqual([
+    'http/routes/x.ts: .transaction(',
+    'http/routes/x.ts: store.tokens.touch(',
+  ])
   expect(storeWrites('http/routes/x.ts', 'await store.flags.insert(tx, row); await store.oidcStates.put(tx, s)')).toHaveLength(2)
   expect(storeWrites('http/routes/x.ts', 'await store.tokens.byOwner(store.db, id)')).toEqual([])
 })

@@ -13,7 +13,14 @@ test.skipIf(!ready)('a failed query is logged without its SQL parameters (they c
   const database = await openDatabase(db.url)
   try {
     const store = createStore(database)
-    const row = { id: 'same-id', projectId: 'p', url: 'https://example.com/h', secret: 'whsec-do-not-log', events: ['*' as const], createdAt: new Date().toISOString() }
+    const row = {
+      id: 'same-id',
+      projectId: 'p',
+      url: 'https://example.com/h',
+      secret: 'whsec-do-not-log',
+      events: ['*' as const],
+      createdAt: new Date().toISOString(),
+    }
     await store.webhooks.insert(store.db, row)
     let caught: unknown
     try {

@@ -11,8 +11,16 @@ import { parsePrometheus } from '../helpers/prometheus'
 
 describe('route templates', () => {
   const templateOf = routeTemplates([
-    '/api/v1/flags', '/api/v1/flags/:key', '/api/v1/flags/:key/definition', '/api/v1/flags/:key/environments/:env',
-    '/api/v1/stream', '/api/v1/stream/tickets', '/docs/assets/init.js', '/docs/assets/:file', '/files/*', '/health',
+    '/api/v1/flags',
+    '/api/v1/flags/:key',
+    '/api/v1/flags/:key/definition',
+    '/api/v1/flags/:key/environments/:env',
+    '/api/v1/stream',
+    '/api/v1/stream/tickets',
+    '/docs/assets/init.js',
+    '/docs/assets/:file',
+    '/files/*',
+    '/health',
   ])
 
   test('a path gets the template it matches, literal segments before parameters before wildcards', () => {
@@ -28,7 +36,16 @@ describe('route templates', () => {
   })
 
   test('anything else matches nothing: unknown paths, empty parameters, extra segments', () => {
-    for (const path of ['/', '/api', '/api/v1/flags/', '/api/v1/flags/x/y', '/api/v1/flags/x/environments/', '/nope', 'relative', '/health/x']) {
+    for (const path of [
+      '/',
+      '/api',
+      '/api/v1/flags/',
+      '/api/v1/flags/x/y',
+      '/api/v1/flags/x/environments/',
+      '/nope',
+      'relative',
+      '/health/x',
+    ]) {
       expect({ path, template: templateOf(path) }).toEqual({ path, template: undefined })
     }
   })
@@ -58,8 +75,17 @@ describe('request metrics', () => {
     // twice: the second finds the path's template remembered
     for (let i = 0; i < 2; i++) expect(wrap(() => new Response('ok'))(req('/api/v1/flags/secret-key'))).toBeInstanceOf(Response)
     await wrap(async () => new Response(null, { status: 404 }))(req('/scan/secret-path'))
-    await expect(wrap(async () => { throw new Error('boom') })(req('/api/v1/flags/k', 'DELETE')) as Promise<unknown>).rejects.toThrow('boom')
-    const got = [...m.all()].map((s) => ({ route: s.route, method: s.method, statuses: Object.fromEntries([...s.statuses.entries()].filter(([, n]) => n > 0)), count: s.count }))
+    await expect(
+      wrap(async () => {
+        throw new Error('boom')
+      })(req('/api/v1/flags/k', 'DELETE')) as Promise<unknown>,
+    ).rejects.toThrow('boom')
+    const got = [...m.all()].map((s) => ({
+      route: s.route,
+      method: s.method,
+      statuses: Object.fromEntries([...s.statuses.entries()].filter(([, n]) => n > 0)),
+      count: s.count,
+    }))
     expect(got).toEqual([
       { route: '/api/v1/flags/:key', method: 'GET', statuses: { 200: 2 }, count: 2 },
       { route: '/api/v1/flags/:key', method: 'DELETE', statuses: { 500: 1 }, count: 1 },
@@ -99,11 +125,27 @@ describe('exposition', () => {
     expect(e.value('flagship_http_request_duration_seconds_count', { route: '/api/v1/flags/:key', method: 'GET' })).toBe(3)
     expect(e.value('flagship_http_request_duration_seconds_bucket', { route: '/api/v1/flags/:key', method: 'GET', le: '0.0005' })).toBe(2)
     expect(e.value('flagship_http_request_duration_seconds_bucket', { route: '/api/v1/flags/:key', method: 'GET', le: '0.0025' })).toBe(3)
-    expect(Object.fromEntries(e.find('flagship_evaluations_total').map((s) => [s.labels.surface, s.value]))).toEqual({ flag: 2, config: 0, bulk: 0, ofrep_single: 0, ofrep_bulk: 1 })
-    expect(Object.fromEntries(e.find('flagship_webhook_deliveries_total').map((s) => [s.labels.outcome, s.value]))).toEqual({ delivered: 1, failed_attempt: 1, failed: 0 })
+    expect(Object.fromEntries(e.find('flagship_evaluations_total').map((s) => [s.labels.surface, s.value]))).toEqual({
+      flag: 2,
+      config: 0,
+      bulk: 0,
+      ofrep_single: 0,
+      ofrep_bulk: 1,
+    })
+    expect(Object.fromEntries(e.find('flagship_webhook_deliveries_total').map((s) => [s.labels.outcome, s.value]))).toEqual({
+      delivered: 1,
+      failed_attempt: 1,
+      failed: 0,
+    })
     expect(e.value('flagship_webhook_queue_depth')).toBe(7)
     expect(e.value('flagship_stream_subscribers')).toBe(3)
-    expect(Object.fromEntries(e.find('flagship_store_errors_total').map((s) => [s.labels.source, s.value]))).toEqual({ http: 1, webhooks: 0, schedules: 0, reconcile: 0, metrics: 0 })
+    expect(Object.fromEntries(e.find('flagship_store_errors_total').map((s) => [s.labels.source, s.value]))).toEqual({
+      http: 1,
+      webhooks: 0,
+      schedules: 0,
+      reconcile: 0,
+      metrics: 0,
+    })
   })
 
   test('a store that fails or hangs: the scrape still answers, without the queue depth, and counts the error', async () => {

@@ -6,15 +6,28 @@ import { ChangeBus, type ChangeNotice } from '../../server/notices/changes'
 import { batchMessages, readMessage, singleMessage } from '../../server/cluster/notice-wire'
 
 const notice = (projectId: string, i: number, key = `flag-${i}`): ChangeNotice => ({
-  projectId, resourceType: 'flag', resourceKey: key,
-  change: { seq: i + 1, resource_type: 'flag', key, action: i % 3 ? 'update' : 'create', version: i % 5 ? i : null, environment: i % 2 ? 'production' : '', at: new Date(Date.UTC(2026, 0, 1, 0, 0, i % 60)).toISOString() },
+  projectId,
+  resourceType: 'flag',
+  resourceKey: key,
+  change: {
+    seq: i + 1,
+    resource_type: 'flag',
+    key,
+    action: i % 3 ? 'update' : 'create',
+    version: i % 5 ? i : null,
+    environment: i % 2 ? 'production' : '',
+    at: new Date(Date.UTC(2026, 0, 1, 0, 0, i % 60)).toISOString(),
+  },
 })
 
 test('publishAll: a batch listener gets the notices at once; the others each one, in order; one notice goes as publish', async () => {
   const bus = new ChangeBus()
   const seen: string[] = []
   bus.subscribe((n) => void seen.push(`one ${n.resourceKey}`))
-  bus.subscribe((n) => void seen.push(`one* ${n.resourceKey}`), (ns) => void seen.push(`all ${ns.map((n) => n.resourceKey).join(',')}`))
+  bus.subscribe(
+    (n) => void seen.push(`one* ${n.resourceKey}`),
+    (ns) => void seen.push(`all ${ns.map((n) => n.resourceKey).join(',')}`),
+  )
   await bus.publishAll([notice('p', 0), notice('p', 1), notice('p', 2)])
   expect(seen).toEqual(['one flag-0', 'one flag-1', 'one flag-2', 'all flag-0,flag-1,flag-2'])
   seen.length = 0

@@ -18,12 +18,42 @@ test('LICENSE is the Apache License 2.0, declared by the service and the SDK', (
 test('THIRD-PARTY-NOTICES.md is current (npm run notices) and covers what the console and docs ship', () => {
   expect(readFileSync(NOTICES, 'utf8')).toBe(renderNotices())
   const names = shippedPackages().map((p) => p.name)
-  for (const shipped of ['react', 'react-dom', 'scheduler', '@tanstack/react-query', '@tanstack/query-core', 'uplot', 'swagger-ui-dist', 're2js', 'elysia', 'drizzle-orm', 'bun']) expect(names).toContain(shipped)
+  for (const shipped of [
+    'react',
+    'react-dom',
+    'scheduler',
+    '@tanstack/react-query',
+    '@tanstack/query-core',
+    'uplot',
+    'swagger-ui-dist',
+    're2js',
+    'elysia',
+    'drizzle-orm',
+    'bun',
+  ])
+    expect(names).toContain(shipped)
   // Every shipped licence is a permissive one (an SPDX expression of them, for packages that offer a choice).
   // BSL-1.0 (Boost): @stdlib's special functions ported from Boost.Math carry it beside Apache-2.0.
-  const permissive = new Set(['MIT', 'MIT-0', 'Apache-2.0', 'ISC', 'BSD-2-Clause', 'BSD-3-Clause', '0BSD', 'Unlicense', 'CC0-1.0', 'BlueOak-1.0.0', 'Python-2.0', 'Zlib', 'BSL-1.0'])
+  const permissive = new Set([
+    'MIT',
+    'MIT-0',
+    'Apache-2.0',
+    'ISC',
+    'BSD-2-Clause',
+    'BSD-3-Clause',
+    '0BSD',
+    'Unlicense',
+    'CC0-1.0',
+    'BlueOak-1.0.0',
+    'Python-2.0',
+    'Zlib',
+    'BSL-1.0',
+  ])
   for (const p of shippedPackages()) {
-    const parts = p.license.replace(/[()]/g, ' ').split(/\s+(?:OR|AND)\s+|\s+/).filter(Boolean)
+    const parts = p.license
+      .replace(/[()]/g, ' ')
+      .split(/\s+(?:OR|AND)\s+|\s+/)
+      .filter(Boolean)
     expect({ name: p.name, licences: parts.filter((l) => !permissive.has(l)) }).toEqual({ name: p.name, licences: [] })
   }
 })

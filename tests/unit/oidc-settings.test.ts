@@ -28,10 +28,18 @@ describe('OIDC settings', () => {
   })
 
   test('every setting is read', () => {
-    const s = loadOidcSettings({
-      ...BASE, OIDC_NAME: 'Acme SSO', OIDC_SCOPES: 'openid email profile groups', OIDC_ALLOWED_DOMAINS: 'Example.com, acme.io',
-      OIDC_AUTO_CREATE: 'true', OIDC_GROUPS_CLAIM: 'roles', OIDC_ROLE_MAP: '{"ops":{"instance":"admin"}}',
-    }, PUBLIC)!
+    const s = loadOidcSettings(
+      {
+        ...BASE,
+        OIDC_NAME: 'Acme SSO',
+        OIDC_SCOPES: 'openid email profile groups',
+        OIDC_ALLOWED_DOMAINS: 'Example.com, acme.io',
+        OIDC_AUTO_CREATE: 'true',
+        OIDC_GROUPS_CLAIM: 'roles',
+        OIDC_ROLE_MAP: '{"ops":{"instance":"admin"}}',
+      },
+      PUBLIC,
+    )!
     expect(s.name).toBe('Acme SSO')
     expect(s.scopes).toBe('openid email profile groups')
     expect(s.allowedDomains).toEqual(['example.com', 'acme.io'])
@@ -53,10 +61,30 @@ describe('OIDC settings', () => {
     ['bad auto-create', { ...BASE, OIDC_AUTO_CREATE: 'maybe' }, PUBLIC, /OIDC_AUTO_CREATE must be true or false/],
     ['bad allow-insecure', { ...BASE, OIDC_ALLOW_INSECURE: 'sure' }, PUBLIC, /OIDC_ALLOW_INSECURE must be true or false/],
     ['role map not JSON', { ...BASE, OIDC_ROLE_MAP: '{ops: admin}' }, PUBLIC, /OIDC_ROLE_MAP must be JSON/],
-    ['role map unknown role', { ...BASE, OIDC_ROLE_MAP: '{"ops":{"instance":"root"}}' }, PUBLIC, /OIDC_ROLE_MAP: group "ops": instance must be one of/],
-    ['role map bad project role', { ...BASE, OIDC_ROLE_MAP: '{"ops":{"projects":{"web":{"role":"god"}}}}' }, PUBLIC, /OIDC_ROLE_MAP: group "ops", project "web": role/],
-    ['role map bad environment right', { ...BASE, OIDC_ROLE_MAP: '{"ops":{"projects":{"web":{"role":"editor","environments":{"production":"admin"}}}}}' }, PUBLIC, /environment "production": must be "viewer" or "editor"/],
-    ['role map unknown key', { ...BASE, OIDC_ROLE_MAP: '{"ops":{"role":"admin"}}' }, PUBLIC, /OIDC_ROLE_MAP: group "ops": unknown key "role"/],
+    [
+      'role map unknown role',
+      { ...BASE, OIDC_ROLE_MAP: '{"ops":{"instance":"root"}}' },
+      PUBLIC,
+      /OIDC_ROLE_MAP: group "ops": instance must be one of/,
+    ],
+    [
+      'role map bad project role',
+      { ...BASE, OIDC_ROLE_MAP: '{"ops":{"projects":{"web":{"role":"god"}}}}' },
+      PUBLIC,
+      /OIDC_ROLE_MAP: group "ops", project "web": role/,
+    ],
+    [
+      'role map bad environment right',
+      { ...BASE, OIDC_ROLE_MAP: '{"ops":{"projects":{"web":{"role":"editor","environments":{"production":"admin"}}}}}' },
+      PUBLIC,
+      /environment "production": must be "viewer" or "editor"/,
+    ],
+    [
+      'role map unknown key',
+      { ...BASE, OIDC_ROLE_MAP: '{"ops":{"role":"admin"}}' },
+      PUBLIC,
+      /OIDC_ROLE_MAP: group "ops": unknown key "role"/,
+    ],
     ['role map granting nothing', { ...BASE, OIDC_ROLE_MAP: '{"ops":{}}' }, PUBLIC, /grants nothing/],
     ['name with control characters', { ...BASE, OIDC_NAME: 'a\u0007b' }, PUBLIC, /OIDC_NAME must be/],
   ]
@@ -74,13 +102,16 @@ describe('OIDC settings', () => {
 })
 
 describe('OIDC role map', () => {
-  const map = parseRoleMap({
-    ops: { instance: 'admin' },
-    staff: { instance: 'member', projects: { web: { role: 'viewer' } } },
-    devs: { projects: { web: { role: 'editor', environments: { production: 'viewer' } }, api: { role: 'viewer' } } },
-    release: { projects: { web: { role: 'viewer', environments: { production: 'editor' } } } },
-    leads: { projects: { api: { role: 'admin', environments: { production: 'viewer' } } } },
-  }, 'OIDC_ROLE_MAP')
+  const map = parseRoleMap(
+    {
+      ops: { instance: 'admin' },
+      staff: { instance: 'member', projects: { web: { role: 'viewer' } } },
+      devs: { projects: { web: { role: 'editor', environments: { production: 'viewer' } }, api: { role: 'viewer' } } },
+      release: { projects: { web: { role: 'viewer', environments: { production: 'editor' } } } },
+      leads: { projects: { api: { role: 'admin', environments: { production: 'viewer' } } } },
+    },
+    'OIDC_ROLE_MAP',
+  )
 
   test('highest instance role wins; groups not in the map grant nothing', () => {
     expect(mapGroups(['staff', 'ops', 'unknown'], map).instance).toBe('admin')
@@ -115,10 +146,28 @@ describe('return_to', () => {
   for (const path of kept) test(`kept: ${path}`, () => expect(safeReturnTo(path)).toBe(path))
 
   const foreign = [
-    'https://evil.example', 'http://evil.example/x', '//evil.example', '//evil.example/flags', '/\\evil.example', '\\\\evil.example',
-    '/%2F%2Fevil.example', '%2F%2Fevil.example', '/%5Cevil.example', '/%252F%252Fevil.example', '%2f%2fevil.example',
-    'javascript:alert(1)', 'JaVaScRiPt:alert(1)', '/\t/evil.example', '/\n/evil.example', ' /x', '', 'flags', '/%E0%A4%A',
-    'data:text/html,x', '/x\\y', `/${'a'.repeat(3000)}`,
+    'https://evil.example',
+    'http://evil.example/x',
+    '//evil.example',
+    '//evil.example/flags',
+    '/\\evil.example',
+    '\\\\evil.example',
+    '/%2F%2Fevil.example',
+    '%2F%2Fevil.example',
+    '/%5Cevil.example',
+    '/%252F%252Fevil.example',
+    '%2f%2fevil.example',
+    'javascript:alert(1)',
+    'JaVaScRiPt:alert(1)',
+    '/\t/evil.example',
+    '/\n/evil.example',
+    ' /x',
+    '',
+    'flags',
+    '/%E0%A4%A',
+    'data:text/html,x',
+    '/x\\y',
+    `/${'a'.repeat(3000)}`,
   ]
   for (const raw of foreign) test(`to /: ${JSON.stringify(raw).slice(0, 60)}`, () => expect(safeReturnTo(raw)).toBe('/'))
   test('not a string: /', () => {
@@ -131,7 +180,8 @@ describe('email_verified', () => {
   const ENTRA = 'https://login.microsoftonline.com/8eaef023-2b34-4da1-9baa-8bc8c9d6a490/v2.0'
   test('only the boolean true counts', () => {
     expect(emailVerifiedOf({ email_verified: true }, 'https://idp.example.com')).toBe(true)
-    for (const v of ['true', 1, 'yes', null, undefined, false]) expect(emailVerifiedOf({ email_verified: v }, 'https://idp.example.com')).toBe(false)
+    for (const v of ['true', 1, 'yes', null, undefined, false])
+      expect(emailVerifiedOf({ email_verified: v }, 'https://idp.example.com')).toBe(false)
   })
   test("Entra ID's xms_edov counts for Entra ID issuers only", () => {
     expect(emailVerifiedOf({ xms_edov: true }, ENTRA)).toBe(true)

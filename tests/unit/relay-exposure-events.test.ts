@@ -19,7 +19,25 @@ test('the context built names the unit as the accessor reads it', () => {
 })
 
 test('listed experiments record exposures; drained as events once; two variants go as both', () => {
-  const flag = compileFlag({ key: 'f', enabled: true, value: 'A', variants: { a: 'A', b: 'B' }, default_variant: 'a', targeting: { rollout: { attribute: 'custom.team', distribution: [{ variant: 'a', weight: 50 }, { variant: 'b', weight: 50 }] } } } as any, new Map())
+  const flag = compileFlag(
+    {
+      key: 'f',
+      enabled: true,
+      value: 'A',
+      variants: { a: 'A', b: 'B' },
+      default_variant: 'a',
+      targeting: {
+        rollout: {
+          attribute: 'custom.team',
+          distribution: [
+            { variant: 'a', weight: 50 },
+            { variant: 'b', weight: 50 },
+          ],
+        },
+      },
+    } as any,
+    new Map(),
+  )
   experimentRegistry.loadListed('p', [{ key: 'x', flag: 'f', environment: 'production', unit: 'custom.team' }])
   expect(experimentRegistry.runningIn('p', 'f', 'production')?.key).toBe('x')
   expect(experimentRegistry.runningIn('p', 'f', 'staging')).toBeUndefined()
@@ -45,7 +63,9 @@ test('listed experiments record exposures; drained as events once; two variants 
   recordExposure('p', flag, r3, ctx('t3'), t + 20)
   experimentRegistry.loadListed('p', [{ key: 'x', flag: 'f', environment: 'production', unit: 'custom.team' }])
   recordExposure('p', flag, r3, ctx('t3'), t + 30)
-  expect(drainExposureEvents().events).toEqual([{ type: 'exposure', flag: 'f', variant: r3.variant!, context: ctx('t3'), timestamp: at(t + 20) }])
+  expect(drainExposureEvents().events).toEqual([
+    { type: 'exposure', flag: 'f', variant: r3.variant!, context: ctx('t3'), timestamp: at(t + 20) },
+  ])
   // Stopped upstream: no longer listed, nothing recorded.
   experimentRegistry.loadListed('p', [])
   recordExposure('p', flag, r3, ctx('t4'), t)
@@ -54,8 +74,19 @@ test('listed experiments record exposures; drained as events once; two variants 
 
 test('a variant the flag no longer has is not forwarded (the origin would refuse its whole batch)', () => {
   const snapshots = new Snapshots(undefined)
-  const row = { projectId: 'p', key: 'f', body: { enabled: true, variants: { a: 1, b: 2 }, default_variant: 'a' }, version: 1, createdAt: '', updatedAt: '' }
-  snapshots.serveProject({ id: 'p', slug: 'p', name: 'P', environments: ['production'], createdAt: '', updatedAt: '' } as any, { flags: [row as any], configs: [], segments: [] })
+  const row = {
+    projectId: 'p',
+    key: 'f',
+    body: { enabled: true, variants: { a: 1, b: 2 }, default_variant: 'a' },
+    version: 1,
+    createdAt: '',
+    updatedAt: '',
+  }
+  snapshots.serveProject({ id: 'p', slug: 'p', name: 'P', environments: ['production'], createdAt: '', updatedAt: '' } as any, {
+    flags: [row as any],
+    configs: [],
+    segments: [],
+  })
   expect(variantServed(snapshots, 'p', 'f', 'b')).toBe(true)
   expect(variantServed(snapshots, 'p', 'f', 'c')).toBe(false)
   expect(variantServed(snapshots, 'p', 'g', 'a')).toBe(false)

@@ -6,19 +6,35 @@ import { Snapshots } from '../../server/cache/snapshots'
 import type { DocumentRow } from '../../server/store/documents'
 
 const project = { id: 'p1', slug: 'p1', name: 'P', environments: ['production'], createdAt: '', updatedAt: '' }
-const row = (key: string, body: Record<string, unknown>, version = 1): DocumentRow =>
-  ({ projectId: 'p1', key, body: body as DocumentRow['body'], version, createdAt: 't0', updatedAt: `t${version}` })
-const flag = (key: string, value: unknown, version = 1, extra: Record<string, unknown> = {}) => row(key, { enabled: true, value, ...extra }, version)
-const segment = (version: number) => row('pros', { conditions: [{ property: 'plan', operator: 'equals', value: version === 1 ? 'pro' : 'enterprise' }] }, version)
+const row = (key: string, body: Record<string, unknown>, version = 1): DocumentRow => ({
+  projectId: 'p1',
+  key,
+  body: body as DocumentRow['body'],
+  version,
+  createdAt: 't0',
+  updatedAt: `t${version}`,
+})
+const flag = (key: string, value: unknown, version = 1, extra: Record<string, unknown> = {}) =>
+  row(key, { enabled: true, value, ...extra }, version)
+const segment = (version: number) =>
+  row('pros', { conditions: [{ property: 'plan', operator: 'equals', value: version === 1 ? 'pro' : 'enterprise' }] }, version)
 const inSegment = { targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'in_segment', value: 'pros' }], value: true }] } }
 
 test('unchanged documents keep their compiled form; changed ones are compiled; removed ones go', () => {
   const snapshots = new Snapshots(undefined)
-  snapshots.serveProject(project, { flags: [flag('a', 1), flag('b', 2), flag('c', false, 1, inSegment)], configs: [row('cfg', { value: 1 })], segments: [segment(1)] })
+  snapshots.serveProject(project, {
+    flags: [flag('a', 1), flag('b', 2), flag('c', false, 1, inSegment)],
+    configs: [row('cfg', { value: 1 })],
+    segments: [segment(1)],
+  })
   const snap = snapshots.project('p1')!
   const [a, c] = [snap.flags.get('a')!, snap.flags.get('c')!]
   const revision = snap.revision
-  snapshots.serveProject(project, { flags: [flag('a', 1), flag('b', 3, 2), flag('c', false, 1, inSegment)], configs: [row('cfg', { value: 1 })], segments: [segment(1)] })
+  snapshots.serveProject(project, {
+    flags: [flag('a', 1), flag('b', 3, 2), flag('c', false, 1, inSegment)],
+    configs: [row('cfg', { value: 1 })],
+    segments: [segment(1)],
+  })
   expect(snap.flags.get('a')).toBe(a)
   expect(snap.flags.get('c')).toBe(c)
   expect(snap.flags.get('b')!.row.body.value).toBe(3)

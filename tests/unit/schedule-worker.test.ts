@@ -95,7 +95,9 @@ test('an unreachable store is logged once per outage, then the due schedule is a
   try {
     await Bun.sleep(300)
     expect(fake.applied).toHaveLength(1)
-    expect(logs.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual(['scheduled changes: looking for due schedules failed; retrying'])
+    expect(logs.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual([
+      'scheduled changes: looking for due schedules failed; retrying',
+    ])
     expect(logs.map((l) => l.msg)).toContain('scheduled changes: the store answers again')
   } finally {
     await worker.stop()

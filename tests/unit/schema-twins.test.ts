@@ -18,21 +18,39 @@ function shape(table: SQLiteTable | PgTable) {
   const config = is(table, SQLiteTable) ? sqliteConfig(table) : pgConfig(table as PgTable)
   return {
     name: config.name,
-    columns: Object.entries(getTableColumns(table)).map(([key, c]) => ({ key, name: c.name, notNull: c.notNull, primary: c.primary, unique: c.isUnique, hasDefault: c.hasDefault })).sort((a, b) => a.name.localeCompare(b.name)),
+    columns: Object.entries(getTableColumns(table))
+      .map(([key, c]) => ({ key, name: c.name, notNull: c.notNull, primary: c.primary, unique: c.isUnique, hasDefault: c.hasDefault }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
     primaryKeys: sorted(config.primaryKeys.map((k) => k.columns.map((c) => c.name))),
-    indexes: sorted(config.indexes.map((i) => ({ name: i.config.name, columns: i.config.columns.map(columnName), unique: i.config.unique, partial: i.config.where !== undefined }))),
+    indexes: sorted(
+      config.indexes.map((i) => ({
+        name: i.config.name,
+        columns: i.config.columns.map(columnName),
+        unique: i.config.unique,
+        partial: i.config.where !== undefined,
+      })),
+    ),
     uniques: sorted(config.uniqueConstraints.map((u) => ({ name: u.name ?? null, columns: u.columns.map((c) => c.name) }))),
-    foreignKeys: sorted(config.foreignKeys.map((f) => {
-      const r = f.reference()
-      return { columns: r.columns.map((c) => c.name), table: is(r.foreignTable, SQLiteTable) ? sqliteConfig(r.foreignTable).name : pgConfig(r.foreignTable as PgTable).name, foreign: r.foreignColumns.map((c) => c.name), onDelete: f.onDelete ?? null }
-    })),
+    foreignKeys: sorted(
+      config.foreignKeys.map((f) => {
+        const r = f.reference()
+        return {
+          columns: r.columns.map((c) => c.name),
+          table: is(r.foreignTable, SQLiteTable) ? sqliteConfig(r.foreignTable).name : pgConfig(r.foreignTable as PgTable).name,
+          foreign: r.foreignColumns.map((c) => c.name),
+          onDelete: f.onDelete ?? null,
+        }
+      }),
+    ),
   }
 }
 
 /** Every table a schema module exports, by its SQL name. */
 function tables(module: Record<string, unknown>): Map<string, ReturnType<typeof shape>> {
   const out = new Map<string, ReturnType<typeof shape>>()
-  for (const value of Object.values(module)) if (is(value, SQLiteTable) || is(value, PgTable)) out.set(shape(value as SQLiteTable | PgTable).name, shape(value as SQLiteTable | PgTable))
+  for (const value of Object.values(module))
+    if (is(value, SQLiteTable) || is(value, PgTable))
+      out.set(shape(value as SQLiteTable | PgTable).name, shape(value as SQLiteTable | PgTable))
   return out
 }
 
@@ -49,7 +67,8 @@ export function twinDifferences(a: Record<string, unknown>, b: Record<string, un
       continue
     }
     for (const aspect of ['columns', 'primaryKeys', 'indexes', 'uniques', 'foreignKeys'] as const) {
-      if (JSON.stringify(l[aspect]) !== JSON.stringify(r[aspect])) found.push(`${name}: ${aspect} differ: ${JSON.stringify(l[aspect])} vs ${JSON.stringify(r[aspect])}`)
+      if (JSON.stringify(l[aspect]) !== JSON.stringify(r[aspect]))
+        found.push(`${name}: ${aspect} differ: ${JSON.stringify(l[aspect])} vs ${JSON.stringify(r[aspect])}`)
     }
   }
   return found.sort()
@@ -64,11 +83,21 @@ test('the SQLite and PostgreSQL schemas declare the same tables, columns, keys a
 })
 
 test('the twin check fails on a missing table, a column of other nullability or name, and an index apart', () => {
-  const s = sqliteTable('widgets', { id: sqliteText('id').primaryKey(), name: sqliteText('name').notNull(), owner: sqliteText('owner') }, (t) => [sqliteIndex('widgets_owner_idx').on(t.owner)])
-  const nullable = pgTable('widgets', { id: pgText('id').primaryKey(), name: pgText('name'), owner: pgText('owner') }, (t) => [pgIndex('widgets_owner_idx').on(t.owner)])
-  const renamed = pgTable('widgets', { id: pgText('id').primaryKey(), name: pgText('name').notNull(), owner: pgText('owner_id') }, (t) => [pgIndex('widgets_owner_idx').on(t.owner)])
+  const s = sqliteTable(
+    'widgets',
+    { id: sqliteText('id').primaryKey(), name: sqliteText('name').notNull(), owner: sqliteText('owner') },
+    (t) => [sqliteIndex('widgets_owner_idx').on(t.owner)],
+  )
+  const nullable = pgTable('widgets', { id: pgText('id').primaryKey(), name: pgText('name'), owner: pgText('owner') }, (t) => [
+    pgIndex('widgets_owner_idx').on(t.owner),
+  ])
+  const renamed = pgTable('widgets', { id: pgText('id').primaryKey(), name: pgText('name').notNull(), owner: pgText('owner_id') }, (t) => [
+    pgIndex('widgets_owner_idx').on(t.owner),
+  ])
   const unindexed = pgTable('widgets', { id: pgText('id').primaryKey(), name: pgText('name').notNull(), owner: pgText('owner') })
-  const twin = pgTable('widgets', { id: pgText('id').primaryKey(), name: pgText('name').notNull(), owner: pgText('owner') }, (t) => [pgIndex('widgets_owner_idx').on(t.owner)])
+  const twin = pgTable('widgets', { id: pgText('id').primaryKey(), name: pgText('name').notNull(), owner: pgText('owner') }, (t) => [
+    pgIndex('widgets_owner_idx').on(t.owner),
+  ])
   expect(twinDifferences({ s }, { twin })).toEqual([])
   expect(twinDifferences({ s }, {})).toEqual(['widgets: only in SQLite'])
   const aspects = (found: string[]) => found.map((line) => line.split(' differ:')[0])

@@ -10,13 +10,26 @@ import type { ChangeNotice } from '../../server/notices/changes'
 import { tempSqliteUrl } from '../helpers/temp'
 
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString()
-const doc = (key: string, body: Record<string, unknown>, projectId = 'default') => ({ projectId, key, body, version: 1, createdAt: at(0), updatedAt: at(0) })
-const targeted = (value: string) => ({ enabled: true, value, targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'seg' }], value: 'in' }] } })
+const doc = (key: string, body: Record<string, unknown>, projectId = 'default') => ({
+  projectId,
+  key,
+  body,
+  version: 1,
+  createdAt: at(0),
+  updatedAt: at(0),
+})
+const targeted = (value: string) => ({
+  enabled: true,
+  value,
+  targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'seg' }], value: 'in' }] },
+})
 
 /** What a project's snapshot serves: every row, and each live flag's answer for two contexts. */
 const served = (snap: ProjectSnapshot) => ({
   project: snap.project,
-  flags: [...snap.flags].map(([key, f]) => [key, f.row, f.compiled.evaluate({ plan: 'pro' }).value, f.compiled.evaluate({ plan: 'free' }).value]).sort(),
+  flags: [...snap.flags]
+    .map(([key, f]) => [key, f.row, f.compiled.evaluate({ plan: 'pro' }).value, f.compiled.evaluate({ plan: 'free' }).value])
+    .sort(),
   archived: [...snap.archivedFlags].sort(),
   configs: [...snap.configs].sort(),
   segments: [...snap.segments].sort(),
@@ -26,7 +39,14 @@ test('applyMany ends where applying each notice in turn ends, with a few reads',
   const store = createStore(await openDatabase(tempSqliteUrl('flagship-apply-many-')))
   await bootstrap(store, undefined)
   await store.transaction(async (tx) => {
-    await store.projects.insert(tx, { id: 'other', name: 'Other', slug: 'other', environments: ['production'], createdAt: at(0), updatedAt: at(0) })
+    await store.projects.insert(tx, {
+      id: 'other',
+      name: 'Other',
+      slug: 'other',
+      environments: ['production'],
+      createdAt: at(0),
+      updatedAt: at(0),
+    })
     await store.segments.insert(tx, doc('seg', { conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }] }))
     await store.flags.insert(tx, doc('kept', targeted('kept')))
     await store.flags.insert(tx, doc('edited', { enabled: true, value: 'old' }))
@@ -41,11 +61,15 @@ test('applyMany ends where applying each notice in turn ends, with a few reads',
 
   // One commit's writes (as an import makes them), then its notices in commit order.
   const notices: ChangeNotice[] = []
-  const note = (resourceType: ChangeNotice['resourceType'], resourceKey: string, projectId = 'default') => void notices.push({ projectId, resourceType, resourceKey })
+  const note = (resourceType: ChangeNotice['resourceType'], resourceKey: string, projectId = 'default') =>
+    void notices.push({ projectId, resourceType, resourceKey })
   await store.transaction(async (tx) => {
     await store.segments.update(tx, 'default', 'seg', { conditions: [{ property: 'plan', operator: 'equals', value: 'free' }] }, 1, at(5))
     note('segment', 'seg')
-    await store.flags.insertMany(tx, Array.from({ length: 300 }, (_, i) => doc(`new-${i}`, targeted(`n${i}`))))
+    await store.flags.insertMany(
+      tx,
+      Array.from({ length: 300 }, (_, i) => doc(`new-${i}`, targeted(`n${i}`))),
+    )
     for (let i = 0; i < 300; i++) note('flag', `new-${i}`)
     await store.flags.update(tx, 'default', 'edited', { enabled: true, value: 'new' }, 1, at(5))
     note('flag', 'edited')
@@ -79,7 +103,12 @@ test('applyMany ends where applying each notice in turn ends, with a few reads',
   const snap = many.project('default')!
   expect(snap.flags.get('kept')!.compiled.evaluate({ plan: 'free' }).value).toBe('in')
   expect(snap.flags.get('new-7')!.compiled.evaluate({ plan: 'free' }).value).toBe('in')
-  expect([snap.flags.has('to-archive'), snap.archivedFlags.has('to-archive'), snap.flags.has('removed'), snap.configs.has('cfg-removed')]).toEqual([false, true, false, false])
+  expect([
+    snap.flags.has('to-archive'),
+    snap.archivedFlags.has('to-archive'),
+    snap.flags.has('removed'),
+    snap.configs.has('cfg-removed'),
+  ]).toEqual([false, true, false, false])
   expect(snap.project.name).toBe('Renamed')
   expect(snap.revision).toBeGreaterThan(revision)
   // Runs of document notices: the first 304, of `default` (segments and flags: two reads), then, after the token and

@@ -8,8 +8,14 @@ import { bootstrap } from '../../server/services/bootstrap'
 import { tempSqliteUrl } from '../helpers/temp'
 
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString()
-const doc = (key: string, body: Record<string, unknown>, version = 1, created = at(0), updated = created) =>
-  ({ projectId: 'default', key, body, version, createdAt: created, updatedAt: updated })
+const doc = (key: string, body: Record<string, unknown>, version = 1, created = at(0), updated = created) => ({
+  projectId: 'default',
+  key,
+  body,
+  version,
+  createdAt: created,
+  updatedAt: updated,
+})
 
 test('reconcile reloads changed, new and deleted documents only; a segment change recompiles its flags', async () => {
   const database = await openDatabase(tempSqliteUrl('flagship-reconcile-'))
@@ -21,7 +27,14 @@ test('reconcile reloads changed, new and deleted documents only; a segment chang
     await store.flags.insert(tx, doc('stable', { enabled: true, value: 's' }))
     await store.flags.insert(tx, doc('edited', { enabled: true, value: 'old' }))
     await store.flags.insert(tx, doc('removed', { enabled: true, value: 'r' }))
-    await store.flags.insert(tx, doc('targeted', { enabled: true, value: false, targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'paying' }], value: true }] } }))
+    await store.flags.insert(
+      tx,
+      doc('targeted', {
+        enabled: true,
+        value: false,
+        targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'paying' }], value: true }] },
+      }),
+    )
     await store.configs.insert(tx, doc('cfg', { value: 1 }))
   })
   const snapshots = new Snapshots(store)
@@ -36,7 +49,14 @@ test('reconcile reloads changed, new and deleted documents only; a segment chang
     await store.flags.update(tx, 'default', 'edited', { enabled: true, value: 'new' }, 1, at(5))
     await store.flags.delete(tx, 'default', 'removed')
     await store.flags.insert(tx, doc('added', { enabled: true, value: 'a' }))
-    await store.segments.update(tx, 'default', 'paying', { conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] }, 1, at(5))
+    await store.segments.update(
+      tx,
+      'default',
+      'paying',
+      { conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] },
+      1,
+      at(5),
+    )
     await store.configs.update(tx, 'default', 'cfg', { value: 2 }, 1, at(5))
   })
   expect(evaluate('edited', {})).toBe('old')
@@ -68,7 +88,11 @@ test('notices applied while reconcile awaits win: a segment change and a deletio
   const database = await openDatabase(tempSqliteUrl('flagship-reconcile-'))
   const store = createStore(database)
   await bootstrap(store, undefined)
-  const targeted = (value: string) => ({ enabled: true, value, targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'seg' }], value: 'in' }] } })
+  const targeted = (value: string) => ({
+    enabled: true,
+    value,
+    targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'seg' }], value: 'in' }] },
+  })
   await store.transaction(async (tx) => {
     await store.segments.insert(tx, doc('seg', { conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }] }))
     await store.flags.insert(tx, doc('f', targeted('out')))
@@ -90,7 +114,14 @@ test('notices applied while reconcile awaits win: a segment change and a deletio
     if (!interleaved) {
       interleaved = true
       await store.transaction(async (tx) => {
-        await store.segments.update(tx, 'default', 'seg', { conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] }, 1, at(6))
+        await store.segments.update(
+          tx,
+          'default',
+          'seg',
+          { conditions: [{ property: 'plan', operator: 'equals', value: 'enterprise' }] },
+          1,
+          at(6),
+        )
         await store.flags.delete(tx, 'default', 'gone')
       })
       await snapshots.apply({ projectId: 'default', resourceType: 'segment', resourceKey: 'seg' })

@@ -15,11 +15,19 @@ const JOURNAL = join(import.meta.dir, '..', '..', 'drizzle', 'sqlite', 'meta', '
 /** The recorded answer without what moves by itself: a token's last use is stamped by every request made with
  *  it, this test's included. */
 const lasting = (value: unknown): unknown =>
-  Array.isArray(value) ? value.map(lasting)
-    : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'last_used_at').map(([k, v]) => [k, lasting(v)]))
+  Array.isArray(value)
+    ? value.map(lasting)
+    : value && typeof value === 'object'
+      ? Object.fromEntries(
+          Object.entries(value)
+            .filter(([k]) => k !== 'last_used_at')
+            .map(([k, v]) => [k, lasting(v)]),
+        )
       : value
 
-const releases = readdirSync(FIXTURES).filter((d) => /^v\d+\.\d+\.\d+/.test(d)).sort()
+const releases = readdirSync(FIXTURES)
+  .filter((d) => /^v\d+\.\d+\.\d+/.test(d))
+  .sort()
 
 test('there is at least one release fixture', () => {
   expect(releases.length).toBeGreaterThan(0)
@@ -40,7 +48,10 @@ for (const release of releases) {
         const check = async () => {
           for (const read of expected.reads) {
             const res = await api(srv, read.method, read.path, { token: tokenOf(read.token), body: read.body })
-            expect({ read: `${read.method} ${read.path}`, status: res.status }).toEqual({ read: `${read.method} ${read.path}`, status: 200 })
+            expect({ read: `${read.method} ${read.path}`, status: res.status }).toEqual({
+              read: `${read.method} ${read.path}`,
+              status: 200,
+            })
             expect(res.body).toMatchObject(lasting(read.response) as object)
           }
         }
@@ -51,7 +62,10 @@ for (const release of releases) {
         db.close()
         expect(applied).toBe(JSON.parse(readFileSync(JOURNAL, 'utf8')).entries.length)
         // The old data takes changes: a new flag next to the old ones, the old one edited with its version.
-        const created = await api(srv, 'POST', '/api/v1/flags', { token: expected.admin_token, body: { key: 'after-upgrade', enabled: true, value: true } })
+        const created = await api(srv, 'POST', '/api/v1/flags', {
+          token: expected.admin_token,
+          body: { key: 'after-upgrade', enabled: true, value: true },
+        })
         expect(created.status).toBe(201)
         await srv.stop()
         srv = await startServer({ dbPath, adminToken: expected.admin_token, env: { BOOTSTRAP_TOKEN: '' } })

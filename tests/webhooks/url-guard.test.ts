@@ -93,7 +93,14 @@ describe('checkWebhookUrl (strict)', () => {
 })
 
 describe('checkWebhookUrl (WEBHOOK_ALLOW_PRIVATE_TARGETS)', () => {
-  test.each(['http://127.0.0.1:8080/hook', 'http://localhost:3000/', 'https://10.1.2.3/', 'http://[::1]:9000/', 'http://receiver.internal/', 'http://svc/'])('allows %s', (url) => {
+  test.each([
+    'http://127.0.0.1:8080/hook',
+    'http://localhost:3000/',
+    'https://10.1.2.3/',
+    'http://[::1]:9000/',
+    'http://receiver.internal/',
+    'http://svc/',
+  ])('allows %s', (url) => {
     expect(checkWebhookUrl(url, lax)).toEqual({ ok: true })
   })
   test.each([
@@ -108,12 +115,47 @@ describe('checkWebhookUrl (WEBHOOK_ALLOW_PRIVATE_TARGETS)', () => {
 })
 
 describe('isPublicAddress', () => {
-  test.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0', '192.167.255.255', '169.253.0.1', '11.0.0.0',
-    '2606:4700:4700::1111', '2001:4860:4860::8888', '[2a00:1450:4001:82a::200e]', '64:ff9b::808:808', '2002:808:808::1'])('%s is public', (ip) => {
+  test.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '100.63.255.255',
+    '100.128.0.0',
+    '172.15.255.255',
+    '172.32.0.0',
+    '192.167.255.255',
+    '169.253.0.1',
+    '11.0.0.0',
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '[2a00:1450:4001:82a::200e]',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('%s is public', (ip) => {
     expect(isPublicAddress(ip)).toBe(true)
   })
-  test.each(['127.0.0.1', '10.255.255.255', '172.16.0.0', '192.168.0.1', '169.254.0.1', '100.64.0.0', '0.0.0.0', '240.0.0.1',
-    '::1', '::', 'fe80::1', 'fc00::', 'fdff:ffff::1', '::ffff:1.2.3.4', '::ffff:0102:0304', '[::1]', 'fe80::1%eth0', '0177.0.0.1', 'not-an-ip', '1.2.3'])('%s is not public', (ip) => {
+  test.each([
+    '127.0.0.1',
+    '10.255.255.255',
+    '172.16.0.0',
+    '192.168.0.1',
+    '169.254.0.1',
+    '100.64.0.0',
+    '0.0.0.0',
+    '240.0.0.1',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::',
+    'fdff:ffff::1',
+    '::ffff:1.2.3.4',
+    '::ffff:0102:0304',
+    '[::1]',
+    'fe80::1%eth0',
+    '0177.0.0.1',
+    'not-an-ip',
+    '1.2.3',
+  ])('%s is not public', (ip) => {
     expect(isPublicAddress(ip)).toBe(false)
   })
   test('explains why', () => {
@@ -139,7 +181,10 @@ describe('checkResolvedAddresses', () => {
   }
 
   test('a host name with only public addresses passes, IPv4 first', async () => {
-    expect(await checkResolvedAddresses('public.example.com', { allowPrivate: false, resolve })).toEqual({ ok: true, addresses: ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'] })
+    expect(await checkResolvedAddresses('public.example.com', { allowPrivate: false, resolve })).toEqual({
+      ok: true,
+      addresses: ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
+    })
   })
   test.each([
     ['private.example.com', /10\.0\.0\.5.*private/],
@@ -156,12 +201,17 @@ describe('checkResolvedAddresses', () => {
     if (!r.ok) expect(r.reason).toMatch(reason)
   })
   test('literal addresses are checked without a lookup', async () => {
-    const never: Resolver = async () => { throw new Error('must not resolve') }
+    const never: Resolver = async () => {
+      throw new Error('must not resolve')
+    }
     expect(await checkResolvedAddresses('[::1]', { allowPrivate: false, resolve: never })).toMatchObject({ ok: false })
     expect(await checkResolvedAddresses('8.8.8.8', { allowPrivate: false, resolve: never })).toEqual({ ok: true, addresses: ['8.8.8.8'] })
   })
   test('allowPrivate lets private answers through (but a failed lookup still fails)', async () => {
-    expect(await checkResolvedAddresses('private.example.com', { allowPrivate: true, resolve })).toEqual({ ok: true, addresses: ['10.0.0.5'] })
+    expect(await checkResolvedAddresses('private.example.com', { allowPrivate: true, resolve })).toEqual({
+      ok: true,
+      addresses: ['10.0.0.5'],
+    })
     expect((await checkResolvedAddresses('missing.example.com', { allowPrivate: true, resolve })).ok).toBe(false)
   })
   test('the default resolver is the system one', async () => {

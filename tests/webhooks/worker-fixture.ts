@@ -50,16 +50,37 @@ export async function newStore(): Promise<Store> {
 }
 
 export async function addWebhook(store: Store, url: string, secret: string | null = null, id = crypto.randomUUID()) {
-  await store.transaction((tx) => store.webhooks.insert(tx, { id, projectId: 'p1', url, secret, events: ['*'], createdAt: new Date().toISOString() }))
+  await store.transaction((tx) =>
+    store.webhooks.insert(tx, { id, projectId: 'p1', url, secret, events: ['*'], createdAt: new Date().toISOString() }),
+  )
   return id
 }
 
 export async function enqueue(store: Store, webhookId: string, over: Partial<DeliveryRow> = {}): Promise<DeliveryRow> {
   const now = new Date().toISOString()
-  const payload = JSON.stringify({ event: 'flag.updated', resource: 'checkout', environment: '', data: { enabled: true, value: true, version: 2 }, timestamp: now })
+  const payload = JSON.stringify({
+    event: 'flag.updated',
+    resource: 'checkout',
+    environment: '',
+    data: { enabled: true, value: true, version: 2 },
+    timestamp: now,
+  })
   const row: DeliveryRow = {
-    id: crypto.randomUUID(), webhookId, projectId: 'p1', event: 'flag.updated', payload, status: 'pending', attempts: 0,
-    nextAttemptAt: now, lastStatusCode: null, lastError: null, claimedBy: null, claimedUntil: null, createdAt: now, updatedAt: now, ...over,
+    id: crypto.randomUUID(),
+    webhookId,
+    projectId: 'p1',
+    event: 'flag.updated',
+    payload,
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    lastStatusCode: null,
+    lastError: null,
+    claimedBy: null,
+    claimedUntil: null,
+    createdAt: now,
+    updatedAt: now,
+    ...over,
   }
   await store.transaction((tx) => store.deliveries.insert(tx, [row]))
   return row
@@ -93,7 +114,8 @@ export async function until<T>(fn: () => Promise<T | undefined | false>, ms = 50
 }
 
 export const rowOf = (store: Store, r: DeliveryRow) => store.deliveries.get(store.db, r.webhookId, r.id) as Promise<DeliveryRow>
-export const settled = (store: Store, r: DeliveryRow) => until(async () => {
-  const row = await rowOf(store, r)
-  return (row.status === 'delivered' || row.status === 'failed') && row
-})
+export const settled = (store: Store, r: DeliveryRow) =>
+  until(async () => {
+    const row = await rowOf(store, r)
+    return (row.status === 'delivered' || row.status === 'failed') && row
+  })

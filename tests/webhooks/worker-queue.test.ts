@@ -14,9 +14,26 @@ describe('delivery worker: queues', () => {
     const rx = receiver()
     const past = new Date(Date.now() - 60_000).toISOString()
     // three webhooks (one in flight at a time is the rule for each)
-    const stuck = await enqueue(store, await addWebhook(store, rx.url), { status: 'delivering', attempts: 1, claimedBy: 'dead', claimedUntil: past, nextAttemptAt: past })
-    const live = await enqueue(store, await addWebhook(store, rx.url), { status: 'delivering', attempts: 1, claimedBy: 'alive', claimedUntil: new Date(Date.now() + 60_000).toISOString() })
-    const last = await enqueue(store, await addWebhook(store, rx.url), { status: 'delivering', attempts: 3, claimedBy: 'dead', claimedUntil: past, nextAttemptAt: past })
+    const stuck = await enqueue(store, await addWebhook(store, rx.url), {
+      status: 'delivering',
+      attempts: 1,
+      claimedBy: 'dead',
+      claimedUntil: past,
+      nextAttemptAt: past,
+    })
+    const live = await enqueue(store, await addWebhook(store, rx.url), {
+      status: 'delivering',
+      attempts: 1,
+      claimedBy: 'alive',
+      claimedUntil: new Date(Date.now() + 60_000).toISOString(),
+    })
+    const last = await enqueue(store, await addWebhook(store, rx.url), {
+      status: 'delivering',
+      attempts: 3,
+      claimedBy: 'dead',
+      claimedUntil: past,
+      nextAttemptAt: past,
+    })
     logs.length = 0
     worker(store).kick()
     expect(await settled(store, stuck)).toMatchObject({ status: 'delivered', attempts: 2 })
@@ -36,10 +53,18 @@ describe('delivery worker: queues', () => {
     const retried = await enqueue(store, await addWebhook(store, receiver((n) => (n === 1 ? 500 : 200)).url))
     const hopeless = await enqueue(store, await addWebhook(store, receiver(() => 503).url))
     const orphan = await enqueue(store, 'no-such-webhook')
-    const interrupted = await enqueue(store, await addWebhook(store, receiver().url), { status: 'delivering', attempts: 3, claimedBy: 'dead', claimedUntil: past, nextAttemptAt: past })
+    const interrupted = await enqueue(store, await addWebhook(store, receiver().url), {
+      status: 'delivering',
+      attempts: 3,
+      claimedBy: 'dead',
+      claimedUntil: past,
+      nextAttemptAt: past,
+    })
     // and one that stays queued: its webhook is paused
     const paused = await addWebhook(store, receiver().url)
-    await store.transaction((tx) => store.webhooks.recordFailure(tx, paused, new Date().toISOString(), () => ({ retryAt: new Date().toISOString(), pause: true })))
+    await store.transaction((tx) =>
+      store.webhooks.recordFailure(tx, paused, new Date().toISOString(), () => ({ retryAt: new Date().toISOString(), pause: true })),
+    )
     await enqueue(store, paused)
     expect(await store.deliveries.backlog(store.db)).toBe(5)
     worker(store, { counts }).kick()
@@ -201,7 +226,12 @@ describe('a failing webhook', () => {
     up = true
     await store.transaction((tx) => store.webhooks.resume(tx, hook))
     for (const r of waiting.filter((r) => r.status === 'pending')) expect((await settled(store, r)).status).toBe('delivered')
-    expect(await store.webhooks.byId(store.db, hook)).toMatchObject({ pausedAt: null, consecutiveFailures: 0, failingSince: null, retryAt: null })
+    expect(await store.webhooks.byId(store.db, hook)).toMatchObject({
+      pausedAt: null,
+      consecutiveFailures: 0,
+      failingSince: null,
+      retryAt: null,
+    })
     expect(paused.consecutiveFailures).toBeGreaterThan(1)
   }, 15_000)
 })

@@ -116,15 +116,21 @@ function Shell({ path }: { path: string }) {
   const session = useSession()
   const { token, me, person, can, hasProject } = session
   // One change stream per session and project, once the caller is known good; closed on sign-out.
-  useLiveUpdates(qc, token ?? (person?.project ? `session:${person.project.id}` : null), !!me.data && hasProject && (can.readFlags || can.readConfigs))
+  useLiveUpdates(
+    qc,
+    token ?? (person?.project ? `session:${person.project.id}` : null),
+    !!me.data && hasProject && (can.readFlags || can.readConfigs),
+  )
 
   const signedOut = !token && isSignedOut(me.error)
   useEffect(() => {
-    if (signedOut && path !== '/signin') navigate(`/signin${path !== '/' ? `?return_to=${encodeURIComponent(path)}` : ''}`, { replace: true })
+    if (signedOut && path !== '/signin')
+      navigate(`/signin${path !== '/' ? `?return_to=${encodeURIComponent(path)}` : ''}`, { replace: true })
   }, [signedOut, path])
   // A person with no project picked (or one they can no longer see) gets their first project.
   const projects = person?.projects
-  const badChoice = !token && !!session.projectChoice && me.error instanceof ApiError && (me.error.status === 404 || me.error.status === 403)
+  const badChoice =
+    !token && !!session.projectChoice && me.error instanceof ApiError && (me.error.status === 404 || me.error.status === 403)
   useEffect(() => {
     if (badChoice) projectStore.set(null)
     else if (projects?.length && !person?.project) projectStore.set(projects[0].slug)
@@ -164,7 +170,9 @@ function Shell({ path }: { path: string }) {
       </a>
       <aside className="sidebar">
         <div className="brand">
-          <span className="brand-mark" aria-hidden="true">⚑</span>
+          <span className="brand-mark" aria-hidden="true">
+            ⚑
+          </span>
           <span className="brand-name">Flagship</span>
           {person ? (
             <ProjectSwitcher />
@@ -190,7 +198,11 @@ function Shell({ path }: { path: string }) {
           <div className="session-name">
             <span className="muted small">Signed in as</span>
             <strong>{session.signedInAs}</strong>{' '}
-            {person ? <span className="small muted">{person.user.email}</span> : <code className="small">{(me.data as { token_prefix?: string } | undefined)?.token_prefix}</code>}
+            {person ? (
+              <span className="small muted">{person.user.email}</span>
+            ) : (
+              <code className="small">{(me.data as { token_prefix?: string } | undefined)?.token_prefix}</code>
+            )}
           </div>
           {person ? (
             <ul className="chips" aria-label="Your roles">
@@ -272,7 +284,9 @@ function NoAccess({ person }: { person: boolean }) {
   return (
     <div className="state state-empty">
       <p className="state-title">{person ? 'Your role cannot open this page' : 'This token cannot open this page'}</p>
-      <p className="muted">{person ? 'Ask a project admin for the needed role.' : 'Sign in with a token that has the needed permission.'}</p>
+      <p className="muted">
+        {person ? 'Ask a project admin for the needed role.' : 'Sign in with a token that has the needed permission.'}
+      </p>
     </div>
   )
 }
@@ -280,5 +294,10 @@ function NoAccess({ person }: { person: boolean }) {
 /** The live count of change requests awaiting the signed-in person's review. */
 function AwaitingBadge() {
   const count = useQuery(awaitingCountQuery())
-  return count.data ? <span className="badge" aria-label={`${count.data} awaiting your review`}> {count.data}</span> : null
+  return count.data ? (
+    <span className="badge" aria-label={`${count.data} awaiting your review`}>
+      {' '}
+      {count.data}
+    </span>
+  ) : null
 }

@@ -4,19 +4,49 @@
 // Domain types come from the server's pure modules (no I/O): one schema source for server and console.
 // Wire shapes of tokens, webhooks, deliveries, audit entries, the project and /me: the server's schemas.
 import type { ArchiveMark, AuditEntry, Delivery, FlagListItem, FlagMetadata, Me, Project, Token, Webhook } from '../../server/schemas'
-import type { Condition, EnvironmentOverride, EvaluationContext, EvaluationResult, FlagDefinition, Json, SegmentDefinition, ValidationIssue } from '../../server/engine/types'
+import type {
+  Condition,
+  EnvironmentOverride,
+  EvaluationContext,
+  EvaluationResult,
+  FlagDefinition,
+  Json,
+  SegmentDefinition,
+  ValidationIssue,
+} from '../../server/engine/types'
 
 export {
-  OPERATORS, REASONS,
-  type Condition, type EnvironmentOverride, type EvaluationContext, type EvaluationResult, type FlagDefinition, type Json,
-  type Operator, type Reason, type Rollout, type Rule, type Targeting, type ValueType,
+  OPERATORS,
+  REASONS,
+  type Condition,
+  type EnvironmentOverride,
+  type EvaluationContext,
+  type EvaluationResult,
+  type FlagDefinition,
+  type Json,
+  type Operator,
+  type Reason,
+  type Rollout,
+  type Rule,
+  type Targeting,
+  type ValueType,
 } from '../../server/engine/types'
-export { EVENT_KINDS, RESOURCE_TYPES, type Action as AuditAction, type EventKind, type ResourceType } from '../../server/store/vocabulary/changes'
+export {
+  EVENT_KINDS,
+  RESOURCE_TYPES,
+  type Action as AuditAction,
+  type EventKind,
+  type ResourceType,
+} from '../../server/store/vocabulary/changes'
 
 export { PERMISSIONS, type Permission } from '../../server/store/vocabulary/permissions'
 
 /** What every stored document carries besides its body. */
-export interface Versioned { version: number; created_at: string; updated_at: string }
+export interface Versioned {
+  version: number
+  created_at: string
+  updated_at: string
+}
 /** The stored flag: its definition, metadata (docs: lifecycle), and the archive mark while archived. */
 export type Flag = FlagDefinition & Versioned & FlagMetadata & ArchiveMark
 export type Segment = SegmentDefinition & Versioned
@@ -43,8 +73,14 @@ export interface AuditFilter {
   offset: number
 }
 /** One page of a list endpoint, as the list pages ask for it. */
-export interface PageParams { limit: number; offset: number }
-export interface ListPage<T> { items: T[]; total: number }
+export interface PageParams {
+  limit: number
+  offset: number
+}
+export interface ListPage<T> {
+  items: T[]
+  total: number
+}
 
 export class ApiError extends Error {
   constructor(
@@ -159,7 +195,7 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
     throw new ApiError(0, 'NETWORK_ERROR', 'Could not reach the server. Check your connection and try again.')
   }
   const text = await res.text()
-  let data: unknown 
+  let data: unknown
   if (text) {
     try {
       data = JSON.parse(text)
@@ -169,17 +205,25 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   }
   if (!res.ok) {
     const body = (data ?? {}) as { error?: string; code?: string; details?: Record<string, unknown> }
-    const error = new ApiError(res.status, body.code ?? `HTTP_${res.status}`, body.error ?? `Request failed (${res.status} ${res.statusText})`, body.details)
-    if (error.code === 'CHANGE_REQUEST_REQUIRED' && !token) error.bypass = (reason) => request(method, path, { ...opts, headers: { ...opts.headers, 'flagship-bypass-reason': reason } })
+    const error = new ApiError(
+      res.status,
+      body.code ?? `HTTP_${res.status}`,
+      body.error ?? `Request failed (${res.status} ${res.statusText})`,
+      body.details,
+    )
+    if (error.code === 'CHANGE_REQUEST_REQUIRED' && !token)
+      error.bypass = (reason) => request(method, path, { ...opts, headers: { ...opts.headers, 'flagship-bypass-reason': reason } })
     throw error
   }
   return data as T
 }
 
-
 export type Envelope = Record<string, unknown> & { key: string }
 /** `{ key, flag: {...} }` -> `{ ...flag, key }` */
-const unwrap = <T>(singular: string) => (e: Envelope): T => ({ ...(e[singular] as object), key: e.key }) as T
+const unwrap =
+  <T>(singular: string) =>
+  (e: Envelope): T =>
+    ({ ...(e[singular] as object), key: e.key }) as T
 
 /** A list endpoint's items, one page (ListPage) or all of them. */
 function listEndpoint<T>(path: string, plural: string, item: (e: Envelope) => T) {
@@ -257,7 +301,11 @@ type Ok<T> = { success: true } & T
 /** a list entry with its flag flattened, keeping when it was last evaluated (and why it is stale) */
 export const listedFlag = (e: Envelope): ListedFlag => {
   const item = e as unknown as FlagListItem
-  return { ...unwrap<Flag>('flag')(e), last_evaluated_at: item.last_evaluated_at ?? null, ...(item.stale_reason !== undefined && { stale_reason: item.stale_reason }) }
+  return {
+    ...unwrap<Flag>('flag')(e),
+    last_evaluated_at: item.last_evaluated_at ?? null,
+    ...(item.stale_reason !== undefined && { stale_reason: item.stale_reason }),
+  }
 }
 const flagList = listEndpoint('/flags', 'flags', listedFlag)
 const configList = listEndpoint('/configs', 'configs', unwrap<Config>('config'))
@@ -284,7 +332,10 @@ export const api = {
     request<Ok<{ key: string; flag: Flag }>>('PUT', `/flags/${enc(key)}`, { body: patch, ifMatch: version }),
   /** one environment's override, through its own endpoint so the change's event names the environment */
   putFlagOverride: (key: string, env: string, override: EnvironmentOverride, version?: number) =>
-    request<Ok<{ key: string; environment: string; override: EnvironmentOverride }>>('PUT', `/flags/${enc(key)}/environments/${enc(env)}`, { body: override, ifMatch: version }),
+    request<Ok<{ key: string; environment: string; override: EnvironmentOverride }>>('PUT', `/flags/${enc(key)}/environments/${enc(env)}`, {
+      body: override,
+      ifMatch: version,
+    }),
   deleteFlagOverride: (key: string, env: string, version?: number) =>
     request<Ok<{ key: string }>>('DELETE', `/flags/${enc(key)}/environments/${enc(env)}`, { ifMatch: version }),
   deleteFlag: (key: string) => request<Ok<{ key: string }>>('DELETE', `/flags/${enc(key)}`),
@@ -305,7 +356,8 @@ export const api = {
   createSegment: (s: { key: string; conditions: Condition[] }) => request<Ok<{ key: string }>>('POST', '/segments', { body: s }),
   updateSegment: (key: string, patch: { conditions: Condition[] }, version?: number) =>
     request<Ok<{ key: string; segment: Segment }>>('PUT', `/segments/${enc(key)}`, { body: patch, ifMatch: version }),
-  deleteSegment: (key: string, force = false) => request<Ok<{ key: string }>>('DELETE', `/segments/${enc(key)}`, { query: { force: force || undefined } }),
+  deleteSegment: (key: string, force = false) =>
+    request<Ok<{ key: string }>>('DELETE', `/segments/${enc(key)}`, { query: { force: force || undefined } }),
 
   tokens: tokenList.all,
   createToken: (t: { name: string; project_id: string; permissions: string[]; expires_at?: string; environment?: string }) =>

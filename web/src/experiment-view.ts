@@ -20,20 +20,23 @@ export function healthIssues(r: ExperimentResults, minUnits = MIN_UNITS): Health
   const counted = Object.values(r.units).reduce((s, n) => s + n, 0)
   if (r.srm.warning) {
     issues.push({
-      kind: 'srm', title: 'Sample-ratio mismatch',
+      kind: 'srm',
+      title: 'Sample-ratio mismatch',
       detail: `The units per variant do not match the split (p = ${formatP(r.srm.p_value)}). Assignment or exposure logging is broken; do not trust these results until the cause is fixed.`,
     })
   }
   if (r.multiple_exposures > 0) {
     issues.push({
-      kind: 'multiple_exposures', title: 'Multiple exposures',
+      kind: 'multiple_exposures',
+      title: 'Multiple exposures',
       detail: `${r.multiple_exposures} ${r.multiple_exposures === 1 ? 'unit was' : 'units were'} served more than one variant (${share(r.multiple_exposures, counted + r.multiple_exposures)} of all) and left out.`,
     })
   }
   const few = Object.entries(r.units).filter(([, n]) => n < minUnits)
   if (few.length) {
     issues.push({
-      kind: 'too_few_units', title: 'Too few units',
+      kind: 'too_few_units',
+      title: 'Too few units',
       detail: `${few.map(([v, n]) => `${v}: ${n}`).join(', ')}. With fewer than ${minUnits} units per variant the intervals are too wide to decide.`,
     })
   }

@@ -107,7 +107,8 @@ export const experimentsApi = {
     const body = await request<{ experiments: Experiment[]; total: number }>('GET', '/experiments', { query: { state, limit, offset } })
     return { items: body.experiments, total: body.total }
   },
-  experiment: async (key: string): Promise<Experiment> => (await request<{ experiment: Experiment }>('GET', `/experiments/${enc(key)}`)).experiment,
+  experiment: async (key: string): Promise<Experiment> =>
+    (await request<{ experiment: Experiment }>('GET', `/experiments/${enc(key)}`)).experiment,
   createExperiment: (e: ExperimentInput) => request<Ok<{ experiment: Experiment }>>('POST', '/experiments', { body: e }),
   deleteExperiment: (key: string) => request<Ok<{ key: string }>>('DELETE', `/experiments/${enc(key)}`),
   start: (key: string) => request<Ok<{ experiment: Experiment }>>('POST', `/experiments/${enc(key)}/start`),

@@ -19,7 +19,6 @@ export const toJsonText = (v: Json | undefined, pretty = true): string =>
 /** The evaluation `type` of a value: the engine's own function. */
 export { typeOf as valueType } from '../../server/engine/value-type'
 
-
 /** A short one-line preview of a JSON value. */
 export function preview(v: Json | undefined, max = 48): string {
   const s = v === undefined ? '—' : JSON.stringify(v)
@@ -28,7 +27,13 @@ export function preview(v: Json | undefined, max = 48): string {
 
 const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' })
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ['year', 365 * 86400], ['month', 30 * 86400], ['week', 7 * 86400], ['day', 86400], ['hour', 3600], ['minute', 60], ['second', 1],
+  ['year', 365 * 86400],
+  ['month', 30 * 86400],
+  ['week', 7 * 86400],
+  ['day', 86400],
+  ['hour', 3600],
+  ['minute', 60],
+  ['second', 1],
 ]
 
 /** "3 minutes ago" style, for recent changes. */

@@ -1,6 +1,17 @@
 // The endpoints behind the console's insight and operations views: a flag's hourly usage, the stale flags,
 // archiving, and scheduled changes (a flag's and the project's). Same client and errors as api.ts.
-import { listedFlag, request, type Envelope, type Flag, type ListPage, type ListedFlag, type PageParams, type Schedule, type ScheduleStatus, type UsageBucket } from './api'
+import {
+  listedFlag,
+  request,
+  type Envelope,
+  type Flag,
+  type ListPage,
+  type ListedFlag,
+  type PageParams,
+  type Schedule,
+  type ScheduleStatus,
+  type UsageBucket,
+} from './api'
 
 /** What POST /flags/:key/schedules takes (the server's ScheduleCreate). */
 export interface ScheduleInput {
@@ -34,14 +45,17 @@ export const insightApi = {
     return { items: body.flags.map(listedFlag), total: body.total }
   },
   /** at the version the caller showed (If-Match): a flag changed meanwhile may no longer be stale (409) */
-  archiveFlag: ({ key, version }: { key: string; version: number }) => request<Ok<{ key: string; flag: Flag }>>('POST', `/flags/${enc(key)}/archive`, { ifMatch: version }),
-  restoreFlag: ({ key, version }: { key: string; version: number }) => request<Ok<{ key: string; flag: Flag }>>('POST', `/flags/${enc(key)}/restore`, { ifMatch: version }),
+  archiveFlag: ({ key, version }: { key: string; version: number }) =>
+    request<Ok<{ key: string; flag: Flag }>>('POST', `/flags/${enc(key)}/archive`, { ifMatch: version }),
+  restoreFlag: ({ key, version }: { key: string; version: number }) =>
+    request<Ok<{ key: string; flag: Flag }>>('POST', `/flags/${enc(key)}/restore`, { ifMatch: version }),
 
   /** a flag's schedules: pending first, soonest first (the first 100; a flag rarely has more) */
   flagSchedules: (key: string) => request<SchedulePage>('GET', `/flags/${enc(key)}/schedules`, { query: { limit: 100 } }),
   /** the project's schedules, one page, optionally of one status */
   projectSchedules: (status: ScheduleStatus | undefined, { limit, offset }: PageParams) =>
     request<SchedulePage>('GET', '/schedules', { query: { status, limit, offset } }),
-  createSchedule: (key: string, input: ScheduleInput) => request<Ok<{ schedule: Schedule }>>('POST', `/flags/${enc(key)}/schedules`, { body: input }),
+  createSchedule: (key: string, input: ScheduleInput) =>
+    request<Ok<{ schedule: Schedule }>>('POST', `/flags/${enc(key)}/schedules`, { body: input }),
   cancelSchedule: (id: string) => request<Ok<{ id: string; schedule: Schedule }>>('DELETE', `/schedules/${enc(id)}`),
 }

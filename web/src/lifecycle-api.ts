@@ -1,7 +1,16 @@
 // The endpoints behind a flag's life in the console: its history and rollback, and explain (the answer for a
 // context, with the trace of how it was reached, for the stored flag or the draft being edited). Same client
 // and errors as api.ts.
-import { listedFlag, request, type Envelope, type EvaluationContext, type Flag, type ListedFlag, type ListPage, type PageParams } from './api'
+import {
+  listedFlag,
+  request,
+  type Envelope,
+  type EvaluationContext,
+  type Flag,
+  type ListedFlag,
+  type ListPage,
+  type PageParams,
+} from './api'
 import type { Explanation, FlagVersion } from '../../server/schemas'
 
 export type { Explanation, FlagVersion }
@@ -33,12 +42,15 @@ export const lifecycleApi = {
   /** every flag that passes `filter` (the first 1000) */
   flagsAll: async (filter: FlagFilter): Promise<ListedFlag[]> => (await lifecycleApi.flagPage(filter, { limit: 1000, offset: 0 })).items,
   /** the newest `limit` versions, newest first */
-  history: (key: string, limit = 50) => request<{ versions: FlagVersion[]; total: number; has_more: boolean }>('GET', `/flags/${enc(key)}/history`, { query: { limit } }),
+  history: (key: string, limit = 50) =>
+    request<{ versions: FlagVersion[]; total: number; has_more: boolean }>('GET', `/flags/${enc(key)}/history`, { query: { limit } }),
   /** a new version equal to `version`, written only if the flag is still at `current` (If-Match) */
   rollback: ({ key, version, current }: { key: string; version: number; current: number }) =>
     request<Ok<{ key: string; flag: Flag }>>('POST', `/flags/${enc(key)}/rollback`, { body: { version }, ifMatch: current }),
   /** the emergency stop: the main switch and every environment's own switch off, in one change (If-Match `current`) */
-  turnOff: ({ key, current }: { key: string; current: number }) => request<Ok<{ key: string; flag: Flag }>>('POST', `/flags/${enc(key)}/turn-off`, { ifMatch: current }),
+  turnOff: ({ key, current }: { key: string; current: number }) =>
+    request<Ok<{ key: string; flag: Flag }>>('POST', `/flags/${enc(key)}/turn-off`, { ifMatch: current }),
   /** `flag`: an unsaved definition to evaluate instead of the stored one */
-  explain: (key: string, context: EvaluationContext, flag?: object) => request<Explanation>('POST', `/flags/${enc(key)}/explain`, { body: { context, ...(flag && { flag }) } }),
+  explain: (key: string, context: EvaluationContext, flag?: object) =>
+    request<Explanation>('POST', `/flags/${enc(key)}/explain`, { body: { context, ...(flag && { flag }) } }),
 }

@@ -12,7 +12,10 @@ import './styles/index.css'
 function onError(error: unknown, queryKey?: readonly unknown[]) {
   if (!(error instanceof ApiError) || error.status !== 401) return
   if (tokenStore.get()) {
-    void signOut(queryClient, error.code === 'TOKEN_EXPIRED' ? 'Your token has expired. Sign in with another token.' : `Your session ended: ${error.message}`)
+    void signOut(
+      queryClient,
+      error.code === 'TOKEN_EXPIRED' ? 'Your token has expired. Sign in with another token.' : `Your session ended: ${error.message}`,
+    )
   } else if (queryKey?.[0] !== 'me' || queryKey.length < 3) {
     void signOut(queryClient, 'Your session ended. Sign in again.')
   }

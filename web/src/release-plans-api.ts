@@ -59,7 +59,10 @@ const enc = encodeURIComponent
 export const releasePlanKeys = { flag: (flag: string) => ['release-plans', flag] as const }
 
 export const releasePlansApi = {
-  list: async (flag: string): Promise<ReleasePlan[]> => (await request<{ release_plans: ReleasePlan[] }>('GET', `/flags/${enc(flag)}/release-plans`)).release_plans,
-  create: ({ flag, body }: { flag: string; body: ReleasePlanInput }) => request<Answer>('POST', `/flags/${enc(flag)}/release-plans`, { body }),
-  act: ({ flag, id, action }: { flag: string; id: string; action: PlanAction }) => request<Answer>('POST', `/flags/${enc(flag)}/release-plans/${enc(id)}/${action}`),
+  list: async (flag: string): Promise<ReleasePlan[]> =>
+    (await request<{ release_plans: ReleasePlan[] }>('GET', `/flags/${enc(flag)}/release-plans`)).release_plans,
+  create: ({ flag, body }: { flag: string; body: ReleasePlanInput }) =>
+    request<Answer>('POST', `/flags/${enc(flag)}/release-plans`, { body }),
+  act: ({ flag, id, action }: { flag: string; id: string; action: PlanAction }) =>
+    request<Answer>('POST', `/flags/${enc(flag)}/release-plans/${enc(id)}/${action}`),
 }

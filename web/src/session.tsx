@@ -24,12 +24,21 @@ export interface Abilities {
   writeEverywhere: boolean
 }
 
-export function abilitiesOf(permissions: readonly Permission[], writeEnv?: (environment: string) => boolean, instanceAdmin = false): Abilities {
+export function abilitiesOf(
+  permissions: readonly Permission[],
+  writeEnv?: (environment: string) => boolean,
+  instanceAdmin = false,
+): Abilities {
   const admin = permissions.includes('*')
   const has = (p: Permission) => admin || permissions.includes(p)
   const writeFlags = has('write:flags')
   return {
-    readFlags: has('read:flags'), writeFlags, readConfigs: has('read:configs'), writeConfigs: has('write:configs'), admin, instanceAdmin,
+    readFlags: has('read:flags'),
+    writeFlags,
+    readConfigs: has('read:configs'),
+    writeConfigs: has('write:configs'),
+    admin,
+    instanceAdmin,
     writeEnv: (env) => writeFlags && (writeEnv ? writeEnv(env) : true),
     writeEverywhere: writeFlags,
   }
@@ -64,7 +73,11 @@ export function useSession() {
   const token = useToken()
   const projectChoice = useProjectChoice()
   // Keyed by how and for which project, so a new sign-in or another project never shows the old answer.
-  const me = useQuery({ queryKey: ['me', token ? 'token' : 'session', projectChoice], queryFn: () => api.me() as Promise<AnyMe>, staleTime: 60_000 })
+  const me = useQuery({
+    queryKey: ['me', token ? 'token' : 'session', projectChoice],
+    queryFn: () => api.me() as Promise<AnyMe>,
+    staleTime: 60_000,
+  })
   const person = isSessionMe(me.data) ? me.data : undefined
   const hasProject = !!token || !!person?.project
   const project = useQuery({ ...sessionQueries.project(), enabled: !!me.data && hasProject })

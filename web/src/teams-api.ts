@@ -114,7 +114,15 @@ export interface InstanceAuditEntry {
   details: unknown
   ip: string | null
 }
-export interface InstanceAuditFilter { action?: string; resource_type?: string; actor?: string; since?: string; until?: string; limit: number; offset: number }
+export interface InstanceAuditFilter {
+  action?: string
+  resource_type?: string
+  actor?: string
+  since?: string
+  until?: string
+  limit: number
+  offset: number
+}
 
 export const teamsKeys = {
   methods: ['auth-methods'] as const,
@@ -129,14 +137,18 @@ export const teamsKeys = {
 
 export const teamsApi = {
   methods: () => request<AuthMethods>('GET', '/auth/methods', noProject),
-  login: (body: { email: string; password: string; totp?: string }) => request<{ user: User }>('POST', '/auth/login', { body, ...noProject }),
-  setup: (body: { setup_code: string; email: string; name: string; password: string }) => request<{ user: User }>('POST', '/auth/setup', { body, ...noProject }),
+  login: (body: { email: string; password: string; totp?: string }) =>
+    request<{ user: User }>('POST', '/auth/login', { body, ...noProject }),
+  setup: (body: { setup_code: string; email: string; name: string; password: string }) =>
+    request<{ user: User }>('POST', '/auth/setup', { body, ...noProject }),
   logout: () => request<unknown>('POST', '/auth/logout', noProject),
   usePasswordReset: (body: { token: string; password: string }) => request<unknown>('POST', '/auth/password-reset', { body, ...noProject }),
-  acceptInvitation: (body: { token: string; name: string; password: string }) => request<{ user: User }>('POST', '/auth/invitations/accept', { body, ...noProject }),
+  acceptInvitation: (body: { token: string; name: string; password: string }) =>
+    request<{ user: User }>('POST', '/auth/invitations/accept', { body, ...noProject }),
   lookupInvitation: (token: string) => request<InvitationPreview>('POST', '/auth/invitations/lookup', { body: { token }, ...noProject }),
 
-  changePassword: (body: { current_password: string; new_password: string }) => request<unknown>('PUT', '/me/password', { body, ...noProject }),
+  changePassword: (body: { current_password: string; new_password: string }) =>
+    request<unknown>('PUT', '/me/password', { body, ...noProject }),
   sessions: async () => (await request<{ sessions: SessionInfo[] }>('GET', '/me/sessions', noProject)).sessions,
   revokeSession: (id: string) => request<unknown>('DELETE', `/me/sessions/${enc(id)}`, noProject),
   startTotp: () => request<{ secret: string; otpauth_url: string }>('POST', '/me/totp', noProject),
@@ -148,21 +160,29 @@ export const teamsApi = {
   deleteMyToken: (id: string) => request<unknown>('DELETE', `/me/tokens/${enc(id)}`, noProject),
 
   members: async () => (await request<{ members: Member[] }>('GET', '/project/members')).members,
-  putMember: (userId: string, body: { role: ProjectRole; environments?: EnvironmentGrants }) => request<unknown>('PUT', `/project/members/${enc(userId)}`, { body }),
+  putMember: (userId: string, body: { role: ProjectRole; environments?: EnvironmentGrants }) =>
+    request<unknown>('PUT', `/project/members/${enc(userId)}`, { body }),
   removeMember: (userId: string) => request<unknown>('DELETE', `/project/members/${enc(userId)}`),
 
   invitations: async () => (await request<{ invitations: Invitation[] }>('GET', '/invitations')).invitations,
-  invite: (body: { email: string; instance_role?: InstanceRole; projects?: { project: string; role: ProjectRole; environments?: EnvironmentGrants }[] }) =>
-    request<{ id: string; token: string; url: string; expires_at: string }>('POST', '/invitations', { body }),
+  invite: (body: {
+    email: string
+    instance_role?: InstanceRole
+    projects?: { project: string; role: ProjectRole; environments?: EnvironmentGrants }[]
+  }) => request<{ id: string; token: string; url: string; expires_at: string }>('POST', '/invitations', { body }),
   revokeInvitation: (id: string) => request<unknown>('DELETE', `/invitations/${enc(id)}`),
 
   users: async () => (await request<{ users: User[] }>('GET', '/admin/users', noProject)).users,
-  instanceAudit: (f: InstanceAuditFilter) => request<{ entries: InstanceAuditEntry[]; total: number; has_more: boolean }>('GET', '/admin/audit', { query: { ...f }, ...noProject }),
-  patchUser: (id: string, body: { instance_role?: InstanceRole; disabled?: boolean }) => request<unknown>('PATCH', `/admin/users/${enc(id)}`, { body, ...noProject }),
+  instanceAudit: (f: InstanceAuditFilter) =>
+    request<{ entries: InstanceAuditEntry[]; total: number; has_more: boolean }>('GET', '/admin/audit', { query: { ...f }, ...noProject }),
+  patchUser: (id: string, body: { instance_role?: InstanceRole; disabled?: boolean }) =>
+    request<unknown>('PATCH', `/admin/users/${enc(id)}`, { body, ...noProject }),
   deleteUser: (id: string) => request<unknown>('DELETE', `/admin/users/${enc(id)}`, noProject),
   resetPassword: (id: string) => request<{ url: string; expires_at: string }>('POST', `/admin/users/${enc(id)}/password-reset`, noProject),
 
   projects: async () => (await request<{ projects: ProjectSummary[] }>('GET', '/projects', noProject)).projects,
-  createProject: (body: { name: string; slug: string; environments?: string[] }) => request<unknown>('POST', '/projects', { body, ...noProject }),
-  deleteProject: (id: string, slug: string) => request<unknown>('DELETE', `/projects/${enc(id)}`, { query: { confirm: slug }, ...noProject }),
+  createProject: (body: { name: string; slug: string; environments?: string[] }) =>
+    request<unknown>('POST', '/projects', { body, ...noProject }),
+  deleteProject: (id: string, slug: string) =>
+    request<unknown>('DELETE', `/projects/${enc(id)}`, { query: { confirm: slug }, ...noProject }),
 }

@@ -21,14 +21,16 @@ export interface LogicNotes {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
-const isScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
+const isScalar = (v: unknown): v is string | number | boolean =>
+  typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
 
 /** The property a `{ "var": ... }` reads, or undefined when `node` is not a var. */
 export function varName(node: unknown): string | undefined {
   if (!isObject(node) || Object.keys(node).length !== 1 || !('var' in node)) return undefined
   const arg = node.var
   const name = Array.isArray(arg) ? (arg.length === 1 ? arg[0] : undefined) : arg
-  if (typeof name !== 'string' || name === '') throw new Unmapped(`var ${JSON.stringify(arg)} (a default value or an empty name) has no equivalent`)
+  if (typeof name !== 'string' || name === '')
+    throw new Unmapped(`var ${JSON.stringify(arg)} (a default value or an empty name) has no equivalent`)
   if (name.startsWith('$flagd.')) throw new Unmapped(`${name} has no equivalent`)
   if (name.includes('.')) throw new Unmapped(`var "${name}" reads a nested attribute, which conditions cannot`)
   return name === 'targetingKey' ? 'user_id' : name
@@ -67,15 +69,24 @@ function semver(args: unknown, notes: LogicNotes): Dnf {
   // The lowest version of a major (or minor) line is M.m.0-0 (a pre-release of 0 ranks lowest).
   const from = (m: string) => or(c('semver_greater_than', m), c('semver_equals', m))
   switch (String(args[1])) {
-    case '=': return eq
-    case '!=': return or(gt, lt) // both need a valid version, as flagd's != does
-    case '<': return lt
-    case '<=': return or(lt, eq)
-    case '>': return gt
-    case '>=': return or(gt, eq)
-    case '^': return and(from(`${v.major}.0.0-0`), c('semver_less_than', `${v.major + 1}.0.0-0`))
-    case '~': return and(from(`${v.major}.${v.minor}.0-0`), c('semver_less_than', `${v.major}.${v.minor + 1}.0-0`))
-    default: throw new Unmapped(`sem_ver operator ${JSON.stringify(args[1])} has no equivalent`)
+    case '=':
+      return eq
+    case '!=':
+      return or(gt, lt) // both need a valid version, as flagd's != does
+    case '<':
+      return lt
+    case '<=':
+      return or(lt, eq)
+    case '>':
+      return gt
+    case '>=':
+      return or(gt, eq)
+    case '^':
+      return and(from(`${v.major}.0.0-0`), c('semver_less_than', `${v.major + 1}.0.0-0`))
+    case '~':
+      return and(from(`${v.major}.${v.minor}.0-0`), c('semver_less_than', `${v.major}.${v.minor + 1}.0-0`))
+    default:
+      throw new Unmapped(`sem_ver operator ${JSON.stringify(args[1])} has no equivalent`)
   }
 }
 
@@ -84,7 +95,10 @@ function semver(args: unknown, notes: LogicNotes): Dnf {
  *  attribute. (Where flagd throws, on a text that is no number, it answers the caller's default.) */
 function looseEquals(property: string, literal: number | boolean): Dnf {
   const n = Number(literal)
-  const numeric = and(lit({ property, operator: 'greater_than_or_equal', value: n }), lit({ property, operator: 'less_than_or_equal', value: n }))
+  const numeric = and(
+    lit({ property, operator: 'greater_than_or_equal', value: n }),
+    lit({ property, operator: 'less_than_or_equal', value: n }),
+  )
   const parts = [numeric]
   if (n === 0 || n === 1) parts.push(lit({ property, operator: 'equals', value: n === 1 }))
   if (n === 0) parts.push(lit({ property, operator: 'not_exists' }))
@@ -92,8 +106,10 @@ function looseEquals(property: string, literal: number | boolean): Dnf {
 }
 
 const ORDER: Record<string, [Condition['operator'], (a: number, b: number) => boolean]> = {
-  '<': ['less_than', (a, b) => a < b], '<=': ['less_than_or_equal', (a, b) => a <= b],
-  '>': ['greater_than', (a, b) => a > b], '>=': ['greater_than_or_equal', (a, b) => a >= b],
+  '<': ['less_than', (a, b) => a < b],
+  '<=': ['less_than_or_equal', (a, b) => a <= b],
+  '>': ['greater_than', (a, b) => a > b],
+  '>=': ['greater_than_or_equal', (a, b) => a >= b],
 }
 const FLIP: Record<string, string> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' }
 
@@ -131,9 +147,12 @@ function affix(op: 'starts_with' | 'ends_with', args: unknown): Dnf {
   const [property, value, swapped] = varAndLiteral(args, op)
   if (typeof value !== 'string') return FALSE
   if (!swapped) return lit({ property, operator: op, value })
-  if (value.length > MAX_AFFIX_TEXT) throw new Unmapped(`${op} of a text longer than ${MAX_AFFIX_TEXT} characters against an attribute has no equivalent`)
+  if (value.length > MAX_AFFIX_TEXT)
+    throw new Unmapped(`${op} of a text longer than ${MAX_AFFIX_TEXT} characters against an attribute has no equivalent`)
   // Code units, as String.prototype.startsWith / endsWith compare.
-  const parts = Array.from({ length: value.length + 1 }, (_, i) => (op === 'starts_with' ? value.slice(0, i) : value.slice(value.length - i)))
+  const parts = Array.from({ length: value.length + 1 }, (_, i) =>
+    op === 'starts_with' ? value.slice(0, i) : value.slice(value.length - i),
+  )
   return lit({ property, operator: 'in', value: parts })
 }
 
@@ -147,23 +166,28 @@ export function conditionDnf(node: unknown, notes: LogicNotes, depth = 0): Dnf {
   const [op, args] = Object.entries(node)[0]!
   const list = Array.isArray(args) ? args : [args]
   switch (op) {
-    case 'and': return and(...list.map((a) => conditionDnf(a, notes, depth + 1)))
-    case 'or': return or(...list.map((a) => conditionDnf(a, notes, depth + 1)))
-    case '!': return not(conditionDnf(list[0], notes, depth + 1))
+    case 'and':
+      return and(...list.map((a) => conditionDnf(a, notes, depth + 1)))
+    case 'or':
+      return or(...list.map((a) => conditionDnf(a, notes, depth + 1)))
+    case '!':
+      return not(conditionDnf(list[0], notes, depth + 1))
     case '==':
     case '===':
     case '!=':
     case '!==': {
       const [property, value] = varAndLiteral(args, op)
       if (!isScalar(value)) throw new Unmapped(`${op} with ${JSON.stringify(value)} has no equivalent`)
-      const equal = op.length === 3 || typeof value === 'string' ? lit({ property, operator: 'equals', value }) : looseEquals(property, value)
+      const equal =
+        op.length === 3 || typeof value === 'string' ? lit({ property, operator: 'equals', value }) : looseEquals(property, value)
       if (op.length === 2) notes.loose = true
       return op.startsWith('!') ? not(equal) : equal
     }
     case 'in': {
       if (!Array.isArray(args) || args.length !== 2) throw new Unmapped('in needs two arguments')
       const needle = varName(args[0])
-      if (needle !== undefined && Array.isArray(args[1]) && args[1].every(isScalar)) return lit({ property: needle, operator: 'in', value: args[1] as Json[] })
+      if (needle !== undefined && Array.isArray(args[1]) && args[1].every(isScalar))
+        return lit({ property: needle, operator: 'in', value: args[1] as Json[] })
       const haystack = varName(args[1])
       if (haystack !== undefined && typeof args[0] === 'string') return lit({ property: haystack, operator: 'contains', value: args[0] })
       throw new Unmapped('in must test an attribute against a list, or a text inside an attribute')

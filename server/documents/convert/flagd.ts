@@ -36,7 +36,9 @@ function substitute(file: Record<string, unknown>, fileName: string): Record<str
     const body = JSON.stringify(logic) ?? 'null'
     const grown = text.length + occurrences(text, ref) * (body.length - ref.length)
     if (grown > MAX_EXPANDED_CHARS) {
-      throw new ConvertError(`${fileName}: substituting $evaluators (${JSON.stringify(name).slice(0, 80)} and those it refers to) would grow the file past ${MAX_EXPANDED_CHARS} characters; evaluators that refer to each other several times over expand exponentially`)
+      throw new ConvertError(
+        `${fileName}: substituting $evaluators (${JSON.stringify(name).slice(0, 80)} and those it refers to) would grow the file past ${MAX_EXPANDED_CHARS} characters; evaluators that refer to each other several times over expand exponentially`,
+      )
     }
     text = text.replaceAll(ref, body)
   }
@@ -64,7 +66,8 @@ function readResult(node: unknown, guard: Dnf, plan: FlagPlan, notes: LogicNotes
   }
   if (isObject(node) && 'fractional' in node && Object.keys(node).length === 1) {
     // Only where nothing can come after it: its guard is "everyone left".
-    if (!(guard.length === 1 && guard[0]!.length === 0)) throw new Unmapped('fractional is only converted as the last else branch (a flag has one rollout, after its rules)')
+    if (!(guard.length === 1 && guard[0]!.length === 0))
+      throw new Unmapped('fractional is only converted as the last else branch (a flag has one rollout, after its rules)')
     const args = Array.isArray(node.fractional) ? [...node.fractional] : []
     let attribute = 'user_id' // flagd buckets by flag key + targetingKey by default
     if (!Array.isArray(args[0])) {
@@ -73,7 +76,8 @@ function readResult(node: unknown, guard: Dnf, plan: FlagPlan, notes: LogicNotes
       attribute = v
     }
     const weights = args.map((b) => {
-      if (!Array.isArray(b) || b.length < 1 || b.length > 2 || (b.length === 2 && !Number.isInteger(b[1]))) throw new Unmapped('a fractional bucket must be [variant, integer weight]')
+      if (!Array.isArray(b) || b.length < 1 || b.length > 2 || (b.length === 2 && !Number.isInteger(b[1])))
+        throw new Unmapped('a fractional bucket must be [variant, integer weight]')
       return { variant: variantOf(b[0]), weight: b.length === 2 ? Math.max(0, b[1] as number) : 1 }
     })
     if (weights.reduce((a, w) => a + w.weight, 0) <= 0) throw new Unmapped('fractional weights add up to 0')
@@ -109,9 +113,11 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
   // flagd merges its sources, a later one replacing a flag an earlier one defined.
   const defs = new Map<string, unknown>()
   for (const { name, json } of files) {
-    if (!isObject(json) || !isObject(json.flags)) throw new ConvertError(`${name}: not a flagd flag definition file (an object with "flags")`)
+    if (!isObject(json) || !isObject(json.flags))
+      throw new ConvertError(`${name}: not a flagd flag definition file (an object with "flags")`)
     const file = substitute(json, name)
-    if (isObject(json.metadata) && Object.keys(json.metadata).length > 0) report.push(`${name}: metadata (${Object.keys(json.metadata).join(', ')}) is not converted`)
+    if (isObject(json.metadata) && Object.keys(json.metadata).length > 0)
+      report.push(`${name}: metadata (${Object.keys(json.metadata).join(', ')}) is not converted`)
     for (const [flagKey, def] of Object.entries(file.flags as Record<string, unknown>)) {
       if (defs.has(flagKey)) report.push(`flag ${flagKey}: defined again in ${name}, which replaces the earlier definition (as in flagd)`)
       defs.set(flagKey, def)
@@ -125,7 +131,8 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
     }
     const key = freeKey(keyOf(flagKey), keys)
     if (key !== flagKey) say(`renamed ${key} (flag keys are letters, digits, . _ -)`)
-    if (isObject(def.metadata) && Object.keys(def.metadata).length > 0) say(`metadata (${Object.keys(def.metadata).join(', ')}) is not converted`)
+    if (isObject(def.metadata) && Object.keys(def.metadata).length > 0)
+      say(`metadata (${Object.keys(def.metadata).join(', ')}) is not converted`)
     const names = new Map<string, string>()
     const taken = new Set<string>()
     const variants: Record<string, Json> = {}
@@ -135,7 +142,11 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
       names.set(v, k)
       variants[k] = value as Json
     }
-    const types = new Set(Object.values(variants).filter((v) => v !== null).map((v) => (Array.isArray(v) ? 'array' : typeof v)))
+    const types = new Set(
+      Object.values(variants)
+        .filter((v) => v !== null)
+        .map((v) => (Array.isArray(v) ? 'array' : typeof v)),
+    )
     if (types.size > 1) {
       keys.delete(key)
       say(`not converted: its variants mix value types (${[...types].join(', ')}); a flag's variants share one`)
@@ -151,14 +162,19 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
     }
     const hasDefault = typeof def.defaultVariant === 'string' && names.has(def.defaultVariant)
     const defaultName = hasDefault ? names.get(def.defaultVariant as string)! : callerDefault()
-    if (!hasDefault) say(`${def.defaultVariant == null ? 'no default variant: flagd answers the caller\'s default' : `default variant ${def.defaultVariant} does not exist: flagd refuses the flag`}; here the variant ${defaultName} (null) is served instead`)
+    if (!hasDefault)
+      say(
+        `${def.defaultVariant == null ? "no default variant: flagd answers the caller's default" : `default variant ${def.defaultVariant} does not exist: flagd refuses the flag`}; here the variant ${defaultName} (null) is served instead`,
+      )
     // A targeting result names a variant (flagd turns booleans and numbers into their text); null is
     // the default; an unknown name is an error in flagd, answered with the caller's default.
     const variantOf = (r: unknown): string => {
       if (r === null || r === undefined) return defaultName
       if (isScalar(r) && names.has(String(r))) return names.get(String(r))!
       if (isScalar(r)) {
-        say(`targeting can answer ${JSON.stringify(r)}, which is no variant (flagd: an error, the caller's default); here the variant ${callerDefault()} (null)`)
+        say(
+          `targeting can answer ${JSON.stringify(r)}, which is no variant (flagd: an error, the caller's default); here the variant ${callerDefault()} (null)`,
+        )
         return callerDefault()
       }
       throw new Unmapped(`a targeting result ${JSON.stringify(r)?.slice(0, 80)} that is not a variant name`)
@@ -168,7 +184,9 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
     // A $ref left after substitution names no evaluator: flagd refuses the targeting, and answers every
     // evaluation with an error (the caller's default); a disabled flag answers the same.
     if (JSON.stringify(targeting ?? null).includes('{"$ref":')) {
-      say('targeting refers to an evaluator that does not exist, so flagd answers every evaluation with an error (the caller\'s default); here the flag is disabled')
+      say(
+        "targeting refers to an evaluator that does not exist, so flagd answers every evaluation with an error (the caller's default); here the flag is disabled",
+      )
       flags.push({ key, enabled: false, value: variants[defaultName]!, variants, default_variant: defaultName })
       continue
     }
@@ -187,7 +205,10 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
     const flag: FlagEntry = { key, enabled: def.state === 'ENABLED', value: variants[defaultName]!, variants, default_variant: defaultName }
     if (plan.rollout) {
       const d = distribution(plan.rollout.weights)
-      if (!d.exact) say(`fractional weights ${plan.rollout.weights.map((w) => w.weight).join(':')} are kept to 0.01 % (${d.slices.map((s) => s.weight).join(' / ')})`)
+      if (!d.exact)
+        say(
+          `fractional weights ${plan.rollout.weights.map((w) => w.weight).join(':')} are kept to 0.01 % (${d.slices.map((s) => s.weight).join(' / ')})`,
+        )
       // flagd answers the default variant to a context it cannot bucket; ours answers the off value.
       if (flag.enabled) flag.off_variant = defaultName
       split.push(flagKey)
@@ -195,9 +216,18 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
     } else if (rules.length > 0) flag.targeting = { rules }
     flags.push(flag)
   }
-  if (notes.loose) report.push('==, != and <, <=, >, >= coerce in flagd: a number or boolean in the context compared with a text, and a text that is no number (or blank) compared with a number (an error in flagd: the caller\'s default), are not answered the same here')
-  if (notes.semver) report.push('sem_ver reads partial versions ("1.2") and numbers as versions in flagd; here the attribute must be a full version (a leading v is fine)')
-  if (split.length > 0) report.push(`fractional splits (${split.join(', ')}): flagd and Flagship hash users differently (flagd: murmur3 of flag key + targetingKey), so the shares are kept but which users get which variant is not`)
+  if (notes.loose)
+    report.push(
+      "==, != and <, <=, >, >= coerce in flagd: a number or boolean in the context compared with a text, and a text that is no number (or blank) compared with a number (an error in flagd: the caller's default), are not answered the same here",
+    )
+  if (notes.semver)
+    report.push(
+      'sem_ver reads partial versions ("1.2") and numbers as versions in flagd; here the attribute must be a full version (a leading v is fine)',
+    )
+  if (split.length > 0)
+    report.push(
+      `fractional splits (${split.join(', ')}): flagd and Flagship hash users differently (flagd: murmur3 of flag key + targetingKey), so the shares are kept but which users get which variant is not`,
+    )
   return { document: { flagship: 1, segments: maker.made, flags }, report }
 }
 

@@ -28,7 +28,11 @@ function parseJson(file: { name: string; text: string }): unknown {
  * Converts the files of another tool. Throws ConvertError when the input cannot be read at all (the
  * CLI's exit 1); otherwise `report` lists what is not exact (exit 2 when it is not empty, else 0).
  */
-export function convert(from: ConvertSource, files: { name: string; text: string }[], options: ConvertOptions = {}): { document: FlagshipDocument; report: string[] } {
+export function convert(
+  from: ConvertSource,
+  files: { name: string; text: string }[],
+  options: ConvertOptions = {},
+): { document: FlagshipDocument; report: string[] } {
   const now = options.now ?? Date.now()
   const parsed = files.map((f) => ({ name: f.name, json: parseJson(f) }))
   let out: { document: FlagshipDocument; report: string[] }
@@ -44,6 +48,7 @@ export function convert(from: ConvertSource, files: { name: string; text: string
   }
   // A source can hold more than our limits allow (rules, variants, sizes): what an import would refuse
   // is said here too, so the report is the whole story.
-  for (const issue of validateDocument(out.document)) out.report.push(`the converted document fails validation at ${issue.path}: ${issue.message} (an import refuses it until this is fixed)`)
+  for (const issue of validateDocument(out.document))
+    out.report.push(`the converted document fails validation at ${issue.path}: ${issue.message} (an import refuses it until this is fixed)`)
   return out
 }

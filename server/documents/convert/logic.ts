@@ -41,8 +41,16 @@ export function or(...parts: Dnf[]): Dnf {
 // Operators whose twin is their exact negation in our engine (operators.ts: each not_* is the negation
 // of its positive twin, a missing property included).
 const TWIN: Record<string, string> = {
-  equals: 'not_equals', not_equals: 'equals', in: 'not_in', not_in: 'in', contains: 'not_contains',
-  not_contains: 'contains', exists: 'not_exists', not_exists: 'exists', in_segment: 'not_in_segment', not_in_segment: 'in_segment',
+  equals: 'not_equals',
+  not_equals: 'equals',
+  in: 'not_in',
+  not_in: 'in',
+  contains: 'not_contains',
+  not_contains: 'contains',
+  exists: 'not_exists',
+  not_exists: 'exists',
+  in_segment: 'not_in_segment',
+  not_in_segment: 'in_segment',
 }
 
 const isSegmentRef = (c: Condition) => c.operator === 'in_segment' || c.operator === 'not_in_segment'
@@ -102,12 +110,19 @@ export function freeKey(base: string, taken: Set<string>): string {
 
 /** A name made to fit KEY_PATTERN (letters, digits, . _ -; at most 128; starting with a letter or digit). */
 export function keyOf(name: string): string {
-  const k = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 128)
+  const k = name
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 128)
   return k === '' ? 'x' : k
 }
 
 /** A tag made to fit ENV_PATTERN (lower case letters, digits, _ -; at most 63). */
 export function tagOf(name: string): string | undefined {
-  const t = name.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 63)
+  const t = name
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 63)
   return t === '' ? undefined : t
 }

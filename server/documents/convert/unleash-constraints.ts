@@ -23,7 +23,12 @@ export interface UnleashConstraint {
   caseInsensitive?: boolean
 }
 
-export const FIELD_NAMES: Record<string, string> = { userId: 'user_id', sessionId: 'session_id', remoteAddress: 'remote_address', appName: 'app_name' }
+export const FIELD_NAMES: Record<string, string> = {
+  userId: 'user_id',
+  sessionId: 'session_id',
+  remoteAddress: 'remote_address',
+  appName: 'app_name',
+}
 export const fieldOf = (name: string): string => FIELD_NAMES[name] ?? name
 
 /** The outcome: a predicate; `note` when it is exact only until a date; `unmapped` when there is none. */
@@ -36,14 +41,28 @@ const cleaned = (values: string[] | undefined) => (values ?? []).filter((v) => !
 function stringOperator(c: UnleashConstraint, property: string): Dnf {
   const values = cleaned(c.values)
   if (values.length === 0) return FALSE
-  const simple: Record<string, Condition['operator']> = { STR_STARTS_WITH: 'starts_with', STR_ENDS_WITH: 'ends_with', STR_CONTAINS: 'contains' }
+  const simple: Record<string, Condition['operator']> = {
+    STR_STARTS_WITH: 'starts_with',
+    STR_ENDS_WITH: 'ends_with',
+    STR_CONTAINS: 'contains',
+  }
   if (values.length === 1 && !c.caseInsensitive) return lit({ property, operator: simple[c.operator]!, value: values[0]! })
   const alternatives = values.map(escapeRe).join('|')
-  const body = c.operator === 'STR_STARTS_WITH' ? `^(?:${alternatives})` : c.operator === 'STR_ENDS_WITH' ? `(?:${alternatives})$` : `(?:${alternatives})`
+  const body =
+    c.operator === 'STR_STARTS_WITH'
+      ? `^(?:${alternatives})`
+      : c.operator === 'STR_ENDS_WITH'
+        ? `(?:${alternatives})$`
+        : `(?:${alternatives})`
   return lit({ property, operator: 'matches', value: `${c.caseInsensitive ? '(?i)' : ''}${body}` })
 }
 
-const NUMERIC: Record<string, Condition['operator']> = { NUM_GT: 'greater_than', NUM_GTE: 'greater_than_or_equal', NUM_LT: 'less_than', NUM_LTE: 'less_than_or_equal' }
+const NUMERIC: Record<string, Condition['operator']> = {
+  NUM_GT: 'greater_than',
+  NUM_GTE: 'greater_than_or_equal',
+  NUM_LT: 'less_than',
+  NUM_LTE: 'less_than_or_equal',
+}
 const SEMVER_VALID = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/
 
 function positive(c: UnleashConstraint, now: number): Mapped {
@@ -64,7 +83,13 @@ function positive(c: UnleashConstraint, now: number): Mapped {
     case 'NUM_LTE': {
       const n = Number(value)
       if (value.trim() === '' || !Number.isFinite(n)) return { dnf: FALSE } // Unleash: NaN never matches
-      if (c.operator === 'NUM_EQ') return { dnf: and(lit({ property, operator: 'greater_than_or_equal', value: n }), lit({ property, operator: 'less_than_or_equal', value: n })) }
+      if (c.operator === 'NUM_EQ')
+        return {
+          dnf: and(
+            lit({ property, operator: 'greater_than_or_equal', value: n }),
+            lit({ property, operator: 'less_than_or_equal', value: n }),
+          ),
+        }
       return { dnf: lit({ property, operator: NUMERIC[c.operator]!, value: n }) }
     }
     case 'SEMVER_EQ':
@@ -89,7 +114,9 @@ function positive(c: UnleashConstraint, now: number): Mapped {
       // Does the answer change later? AFTER turns true after `at`, BEFORE turns false at `at`.
       const changes = at >= now
       const when = new Date(at).toISOString()
-      const note = changes ? `${c.operator} ${when} compares the current time: it ${holds ? 'holds' : 'does not hold'} now and was converted so; from ${when} Unleash answers otherwise (change the flag then, e.g. with a schedule)` : undefined
+      const note = changes
+        ? `${c.operator} ${when} compares the current time: it ${holds ? 'holds' : 'does not hold'} now and was converted so; from ${when} Unleash answers otherwise (change the flag then, e.g. with a schedule)`
+        : undefined
       return { dnf: holds !== !!c.inverted ? TRUE : FALSE, note }
     }
     default:

@@ -6,7 +6,11 @@ import type { FlagEntry } from '../model'
 import { keyOf } from './logic'
 import type { UnleashExport } from './unleash-input'
 
-export interface ConvertedFlag { name: string; flag: FlagEntry; off: string }
+export interface ConvertedFlag {
+  name: string
+  flag: FlagEntry
+  off: string
+}
 
 export function unleashPrerequisites(exports: UnleashExport[], flags: ConvertedFlag[], say: (m: string) => void): void {
   const byName = new Map(flags.map((f) => [f.name, f]))
@@ -25,14 +29,22 @@ export function unleashPrerequisites(exports: UnleashExport[], flags: ConvertedF
         say(`${what} was not converted: ${d.feature} is not in the exports (Unleash keeps ${feature} off)`)
         continue
       }
-      if (childrenWithDeps.has(d.feature)) say(`${what}: ${d.feature} has dependencies of its own, which Unleash does not follow (it keeps ${feature} off); here they are followed`)
+      if (childrenWithDeps.has(d.feature))
+        say(
+          `${what}: ${d.feature} has dependencies of its own, which Unleash does not follow (it keeps ${feature} off); here they are followed`,
+        )
       const withVariants = parent.flag.variants != null
       const named = Object.keys(parent.flag.variants ?? {}).filter((n) => n !== parent.off && parent.flag.variants![n] !== null)
       if (d.enabled === false) {
         out.push(withVariants ? { key: parent.flag.key, variant: parent.off } : { key: parent.flag.key, value: false })
-        say(`${what} requires it off: here a ${d.feature} that is disabled in the environment fails the requirement, while Unleash counts it as off`)
+        say(
+          `${what} requires it off: here a ${d.feature} that is disabled in the environment fails the requirement, while Unleash counts it as off`,
+        )
       } else if ((d.variants ?? []).length > 0) {
-        if (d.variants!.length > 1) say(`${what} accepts the variants ${d.variants!.join(', ')}; a prerequisite names one variant, so only ${d.variants![0]} is accepted here`)
+        if (d.variants!.length > 1)
+          say(
+            `${what} accepts the variants ${d.variants!.join(', ')}; a prerequisite names one variant, so only ${d.variants![0]} is accepted here`,
+          )
         out.push({ key: parent.flag.key, variant: keyOf(d.variants![0]!) })
       } else if (!withVariants) {
         out.push({ key: parent.flag.key, value: true })

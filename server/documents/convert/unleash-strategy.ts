@@ -42,7 +42,10 @@ export function constraintsDnf(constraints: UnleashConstraint[], ctx: Pick<Strat
 // Unleash's stickiness names as our attributes; `default` is userId, then sessionId, then random there.
 function attributeOf(stickiness: string | undefined, ctx: StrategyContext, partial: boolean): string | null {
   if (stickiness === undefined || stickiness === '' || stickiness === 'default') {
-    if (partial) ctx.note('stickiness "default" falls back to sessionId, then to a random value, in Unleash; here contexts without user_id are outside the rollout')
+    if (partial)
+      ctx.note(
+        'stickiness "default" falls back to sessionId, then to a random value, in Unleash; here contexts without user_id are outside the rollout',
+      )
     return 'user_id'
   }
   if (stickiness === 'random') return null
@@ -51,7 +54,8 @@ function attributeOf(stickiness: string | undefined, ctx: StrategyContext, parti
 
 function serveOf(variants: UnleashVariant[], ctx: StrategyContext): Serve {
   const weighted = variants.filter((v) => v.weight > 0)
-  if (variants.some((v) => Array.isArray(v.overrides) && v.overrides.length > 0)) ctx.note('variant overrides are not converted (the weighted split applies to everyone)')
+  if (variants.some((v) => Array.isArray(v.overrides) && v.overrides.length > 0))
+    ctx.note('variant overrides are not converted (the weighted split applies to everyone)')
   if (weighted.length === 0) return { kind: 'on' } // a total weight of 0 assigns no variant in Unleash
   if (weighted.length === 1) return { kind: 'variant', name: ctx.variantName(weighted[0]!.name) }
   return { kind: 'split', variants: weighted.map((v) => ({ name: ctx.variantName(v.name), weight: v.weight })) }
@@ -76,7 +80,10 @@ export function strategyPiece(s: UnleashStrategy, ctx: StrategyContext): Piece |
       case 'default':
         break
       case 'userWithId': {
-        const ids = String(p.userIds ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')
+        const ids = String(p.userIds ?? '')
+          .split(',')
+          .map((id) => id.trim())
+          .filter((id) => id !== '')
         dnf = and(dnf, lit({ property: 'user_id', operator: 'in', value: ids }))
         break
       }
@@ -113,8 +120,12 @@ export function strategyPiece(s: UnleashStrategy, ctx: StrategyContext): Piece |
       if (a === null) return 'a random variant split (stickiness "random") has no equivalent'
       // Unleash needs the rollout's own stickiness field (outside `default`), so then the split's is there.
       const guaranteed = stickiness !== undefined && stickiness !== 'default' && fieldOf(stickiness) === a
-      if (!guaranteed) ctx.note(`variants stick to "${variantStickiness}": Unleash falls back to other fields or a random value when the context lacks ${a}; here such contexts are off`)
-      if (attribute !== null && attribute !== a) ctx.note(`the rollout sticks to ${attribute} and the variants to ${a}; here both stick to ${attribute}`)
+      if (!guaranteed)
+        ctx.note(
+          `variants stick to "${variantStickiness}": Unleash falls back to other fields or a random value when the context lacks ${a}; here such contexts are off`,
+        )
+      if (attribute !== null && attribute !== a)
+        ctx.note(`the rollout sticks to ${attribute} and the variants to ${a}; here both stick to ${attribute}`)
       attribute ??= a
     }
     return { label, dnf, serve, pct, attribute }

@@ -78,7 +78,9 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
       segmentRefs.set(s.id, { key })
     } else {
       segmentKeys.delete(key)
-      say('not kept as a segment (its constraints need OR or NOT, which segments cannot hold); its conditions are written into the rules that use it')
+      say(
+        'not kept as a segment (its constraints need OR or NOT, which segments cannot hold); its conditions are written into the rules that use it',
+      )
       segmentRefs.set(s.id, { dnf })
     }
   }
@@ -87,8 +89,19 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
   const features = new Map<string, UnleashFeature>()
   for (const ex of input.exports) for (const f of ex.features) if (!features.has(f.name)) features.set(f.name, f)
   // Indexed once: exports of thousands of features would otherwise be scanned once per feature.
-  const byName = new Map(input.exports.map((ex) => [ex, { environment: new Map(ex.featureEnvironments.map((e) => [e.featureName, e])), strategies: groupBy(ex.featureStrategies, (s) => s.featureName) }]))
-  const tagsByFeature = groupBy(input.exports.flatMap((e) => e.featureTags), (t) => t.featureName)
+  const byName = new Map(
+    input.exports.map((ex) => [
+      ex,
+      {
+        environment: new Map(ex.featureEnvironments.map((e) => [e.featureName, e])),
+        strategies: groupBy(ex.featureStrategies, (s) => s.featureName),
+      },
+    ]),
+  )
+  const tagsByFeature = groupBy(
+    input.exports.flatMap((e) => e.featureTags),
+    (t) => t.featureName,
+  )
   const converted: ConvertedFlag[] = []
   const types = new Set<string>()
   const rollouts: string[] = []
@@ -116,7 +129,7 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
       const env = ex.environment
       const sayEnv = (m: string) => say(`${env}: ${m}`)
       const fe = byName.get(ex)!.environment.get(feature.name)
-      if (fe === undefined) sayEnv('not in this environment\'s export; off there')
+      if (fe === undefined) sayEnv("not in this environment's export; off there")
       if (fe?.variants?.length) sayEnv('environment-level variants (legacy) are not converted; strategy variants are')
       const pieces: Piece[] = []
       const strategies = byName.get(ex)!.strategies.get(feature.name) ?? []
@@ -128,10 +141,16 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
         for (const v of s.variants ?? []) {
           const value = payloadValue(v, sayEnv)
           const name = variantName(v.name)
-          if (variantValues.has(name) && JSON.stringify(variantValues.get(name)) !== JSON.stringify(value)) sayEnv(`variant ${v.name} has another payload here; the first one is kept`)
+          if (variantValues.has(name) && JSON.stringify(variantValues.get(name)) !== JSON.stringify(value))
+            sayEnv(`variant ${v.name} has another payload here; the first one is kept`)
           else variantValues.set(name, value)
         }
-        const piece = strategyPiece(s, { now, segment: (id) => segmentRefs.get(id), variantName, note: (m) => sayEnv(`strategy ${s.title ?? s.name}: ${m}`) })
+        const piece = strategyPiece(s, {
+          now,
+          segment: (id) => segmentRefs.get(id),
+          variantName,
+          note: (m) => sayEnv(`strategy ${s.title ?? s.name}: ${m}`),
+        })
         if (typeof piece === 'string') sayEnv(`strategy ${s.title ?? s.name} not converted (it reaches nobody here): ${piece}`)
         else if (piece !== null) pieces.push(piece)
       }
@@ -170,14 +189,19 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
       for (const p of e.pieces) {
         if (p === inSlot) continue
         if (needsSlot(p)) {
-          sayEnv(`strategy ${p.label} not converted (it reaches nobody here): an environment's rules have one rollout or weighted split, and it holds strategy ${inSlot!.label}'s`)
+          sayEnv(
+            `strategy ${p.label} not converted (it reaches nobody here): an environment's rules have one rollout or weighted split, and it holds strategy ${inSlot!.label}'s`,
+          )
           continue
         }
         for (const conj of p.dnf) rule(maker.conditions(conj, owner), serveOf(p.serve))
       }
       let rollout: Rollout | undefined
       if (inSlot) {
-        if (hasVariants && e.pieces.indexOf(inSlot) !== e.pieces.length - 1) sayEnv(`strategy ${inSlot.label} now comes after the environment's other strategies (a context several strategies reach may get another variant)`)
+        if (hasVariants && e.pieces.indexOf(inSlot) !== e.pieces.length - 1)
+          sayEnv(
+            `strategy ${inSlot.label} now comes after the environment's other strategies (a context several strategies reach may get another variant)`,
+          )
         // Whoever does not meet the rollout's own constraints must not reach the rollout.
         for (const conj of not(inSlot.dnf)) rule(maker.conditions(conj, owner), offServe())
         rollout = rolloutOf(inSlot)
@@ -187,11 +211,14 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
         rule([], offServe())
       }
       // Everyone on: the flag's value (true) needs no rules.
-      const everyone = !hasVariants && rollout === undefined && rules.length > 0 && rules[0]!.conditions.length === 0 && rules[0]!.value === true
+      const everyone =
+        !hasVariants && rollout === undefined && rules.length > 0 && rules[0]!.conditions.length === 0 && rules[0]!.value === true
       environments[env] = { enabled: e.enabled, ...(!everyone && { targeting: { rules, ...(rollout && { rollout }) } }) }
     }
 
-    const variants: Record<string, Json> | null = hasVariants ? Object.fromEntries([...variantValues].filter(([n]) => variantSet.has(n))) : null
+    const variants: Record<string, Json> | null = hasVariants
+      ? Object.fromEntries([...variantValues].filter(([n]) => variantSet.has(n)))
+      : null
     if (variants) {
       variants[OFF] = null
       if (ON !== undefined) variants[ON] = null
@@ -206,16 +233,23 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
   }
 
   unleashPrerequisites(input.exports, converted, (m) => report.push(m))
-  if (rollouts.length > 0) report.push(`rollouts (${rollouts.join(', ')}): Unleash and Flagship hash users differently (Unleash: murmur3 of "groupId:id"), so the shares are kept but which users are in (and which variant each gets) is not`)
-  if (types.size > 0) report.push(`feature types (${[...types].sort().join(', ')}) are not converted; Flagship tells stale flags from their evaluations`)
+  if (rollouts.length > 0)
+    report.push(
+      `rollouts (${rollouts.join(', ')}): Unleash and Flagship hash users differently (Unleash: murmur3 of "groupId:id"), so the shares are kept but which users are in (and which variant each gets) is not`,
+    )
+  if (types.size > 0)
+    report.push(`feature types (${[...types].sort().join(', ')}) are not converted; Flagship tells stale flags from their evaluations`)
   const fields = new Set(input.exports.flatMap((e) => e.contextFields.filter((f) => (f.legalValues ?? []).length > 0).map((f) => f.name)))
-  if (fields.size > 0) report.push(`legal values of context fields (${[...fields].sort().join(', ')}) are not converted (Flagship conditions take any value)`)
+  if (fields.size > 0)
+    report.push(`legal values of context fields (${[...fields].sort().join(', ')}) are not converted (Flagship conditions take any value)`)
   const links = input.exports.flatMap((e) => e.links)
   if (links.length > 0) report.push(`${links.length} feature link(s) not converted`)
-  if (input.segments === null && input.exports.some((e) => e.featureStrategies.some((s) => (s.segments ?? []).length > 0))) report.push('no segment list given: strategies that use segments were not converted')
+  if (input.segments === null && input.exports.some((e) => e.featureStrategies.some((s) => (s.segments ?? []).length > 0)))
+    report.push('no segment list given: strategies that use segments were not converted')
 
   const document: FlagshipDocument = {
-    flagship: 1, environments: envs,
+    flagship: 1,
+    environments: envs,
     segments: [...segments, ...maker.made],
     flags: converted.map((c) => c.flag),
   }

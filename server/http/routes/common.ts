@@ -9,8 +9,12 @@ import type { DocumentWrites } from '../offline-gate'
 export type RoutePermission = RouteAction
 
 const DESCRIBED: Record<string, string> = {
-  any: 'any valid token or signed-in member of the project', self: 'any valid token or session', session: 'a signed-in person (session)',
-  'instance:admin': 'an instance owner or admin (session)', 'instance:owner': 'an instance owner (session)', public: 'none',
+  any: 'any valid token or signed-in member of the project',
+  self: 'any valid token or session',
+  session: 'a signed-in person (session)',
+  'instance:admin': 'an instance owner or admin (session)',
+  'instance:owner': 'an instance owner (session)',
+  public: 'none',
 }
 
 interface GuardContext {
@@ -31,8 +35,11 @@ export function guard(permission: RoutePermission, tag: string, summary: string,
       authorizeRoute(request, permission, affects ? affects({ request, params, body }) : affectedByParams(params))
     },
     detail: {
-      tags: [tag], summary, ...(permission !== 'public' && { security: [{ bearer: [] }] }),
-      description: `Permission: \`${DESCRIBED[permission] ?? permission}\``, 'x-permission': permission,
+      tags: [tag],
+      summary,
+      ...(permission !== 'public' && { security: [{ bearer: [] }] }),
+      description: `Permission: \`${DESCRIBED[permission] ?? permission}\``,
+      'x-permission': permission,
     },
   }
 }
@@ -42,7 +49,9 @@ export function guard(permission: RoutePermission, tag: string, summary: string,
  *  kinds a document holds, the environment named): its description says what a caller needs;
  *  `x-writes-documents` tells offline mode's gate that it writes flags, configs or segments. Elysia's
  *  type for `detail` knows no `x-` fields; this one does. */
-export const openApiDetail = (detail: DocumentDecoration & { 'x-permission': RoutePermission; 'x-writes-documents'?: DocumentWrites }): DocumentDecoration => detail
+export const openApiDetail = (
+  detail: DocumentDecoration & { 'x-permission': RoutePermission; 'x-writes-documents'?: DocumentWrites },
+): DocumentDecoration => detail
 
 export function paging(query: { limit?: number; offset?: number }): { limit: number; offset: number } {
   return { limit: query.limit ?? 100, offset: query.offset ?? 0 }

@@ -15,47 +15,64 @@ export const configEvaluationRoute = ({ snapshots }: Pick<AppDeps, 'snapshots'>)
   routeModule('config-evaluation')
     // Evaluation class, from the in-memory snapshot; like GET /flags/:key, Bun's router sends the common case
     // to fast-evaluation.ts first.
-    .get('/api/v1/configs/:key', ({ request, params, query }) => {
-      const { actor, token } = callerOf(request)
-      return configResponse(snapshots, actor.projectId, params.key, query.environment, token.environment, isClientKey(token.permissions)).send(request)
-    }, {
-      ...guard('read:configs', 'evaluation', "A config's value (the environment's override when `environment` has one)"),
-      params: S.KeyParam,
-      query: t.Object({ environment: t.Optional(t.String()) }),
-      response: { 200: t.Object({ value: t.Any() }), ...S.errors(400, 401, 403, 404, 429) },
-    })
+    .get(
+      '/api/v1/configs/:key',
+      ({ request, params, query }) => {
+        const { actor, token } = callerOf(request)
+        return configResponse(
+          snapshots,
+          actor.projectId,
+          params.key,
+          query.environment,
+          token.environment,
+          isClientKey(token.permissions),
+        ).send(request)
+      },
+      {
+        ...guard('read:configs', 'evaluation', "A config's value (the environment's override when `environment` has one)"),
+        params: S.KeyParam,
+        query: t.Object({ environment: t.Optional(t.String()) }),
+        response: { 200: t.Object({ value: t.Any() }), ...S.errors(400, 401, 403, 404, 429) },
+      },
+    )
 
 export const configRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | 'snapshots'>) => {
   const kind = {
-    plural: 'configs', name: 'config', read: 'read:configs', write: 'write:configs',
+    plural: 'configs',
+    name: 'config',
+    read: 'read:configs',
+    write: 'write:configs',
     schemas: { view: S.Config, create: S.ConfigCreate, patch: S.ConfigPatch },
     view: configView,
   } as const
   return routeModule('configs')
     .use(documentListRoute({ ...kind, page: services.configs.page, list: { summary: 'List configs', maxAge: 60 } }))
     .use(configEvaluationRoute({ snapshots }))
-    .use(versionedDocumentRoutes({
-      ...kind,
-      definitionPath: '/:key/definition', definitionMaxAge: 0,
-      get: services.configs.get,
-      create: services.configs.create,
-      update: services.configs.update,
-      remove: (actor, key) => services.configs.delete(actor, key),
-      deleteErrors: [401, 403, 404, 429],
-      summaries: {
-        definition: 'The stored config with its environment overrides (for editors)',
-        create: 'Create a config',
-        update: 'Update a config',
-        delete: 'Delete a config',
-      },
-      overrides: {
-        schema: S.ConfigEnvironmentOverride,
-        set: async (actor, key, environment, { value }, ifMatch) => {
-          await services.configs.putOverride(actor, key, environment, value, ifMatch)
-          return { value }
+    .use(
+      versionedDocumentRoutes({
+        ...kind,
+        definitionPath: '/:key/definition',
+        definitionMaxAge: 0,
+        get: services.configs.get,
+        create: services.configs.create,
+        update: services.configs.update,
+        remove: (actor, key) => services.configs.delete(actor, key),
+        deleteErrors: [401, 403, 404, 429],
+        summaries: {
+          definition: 'The stored config with its environment overrides (for editors)',
+          create: 'Create a config',
+          update: 'Update a config',
+          delete: 'Delete a config',
         },
-        remove: services.configs.deleteOverride,
-        summaries: { set: "Set a config's value for one environment", remove: "Remove a config's environment override" },
-      },
-    }))
+        overrides: {
+          schema: S.ConfigEnvironmentOverride,
+          set: async (actor, key, environment, { value }, ifMatch) => {
+            await services.configs.putOverride(actor, key, environment, value, ifMatch)
+            return { value }
+          },
+          remove: services.configs.deleteOverride,
+          summaries: { set: "Set a config's value for one environment", remove: "Remove a config's environment override" },
+        },
+      }),
+    )
 }

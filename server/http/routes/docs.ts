@@ -48,10 +48,14 @@ export const docsRoutes = () =>
   routeModule('docs')
     .get('/docs', () => cached(PAGE, 'text/html; charset=utf-8', 300), { detail: HIDDEN })
     .get('/docs/assets/init.js', () => cached(INIT, 'text/javascript; charset=utf-8', 300), { detail: HIDDEN })
-    .get('/docs/assets/:file', ({ params }) => {
-      // Own entries only: `constructor` or `toString` must not find Object's.
-      const asset = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined
-      const body = asset && assetFile('swagger', asset[0])
-      if (!asset || !body) return errorResponse(404, 'NOT_FOUND', 'No such documentation asset')
-      return cached(body, asset[1], 86400)
-    }, { detail: HIDDEN })
+    .get(
+      '/docs/assets/:file',
+      ({ params }) => {
+        // Own entries only: `constructor` or `toString` must not find Object's.
+        const asset = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined
+        const body = asset && assetFile('swagger', asset[0])
+        if (!asset || !body) return errorResponse(404, 'NOT_FOUND', 'No such documentation asset')
+        return cached(body, asset[1], 86400)
+      },
+      { detail: HIDDEN },
+    )

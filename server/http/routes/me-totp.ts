@@ -28,12 +28,16 @@ export const totpRoutes = ({ identity, store }: Pick<AppDeps, 'identity' | 'stor
       ...jsonBody(Code),
       response: { 200: t.Object({ recovery_codes: t.Array(t.String()) }), ...S.errors(400, 401, 403, 409, 413, 415, 429) },
     })
-    .delete('/api/v1/me/totp', async ({ request, body }) => {
-      await totp.disable(personOf(request), body.code, clientAddress(request))
-      return { success: true as const }
-    }, {
-      ...guard('session', 'me', 'Turn two-factor sign-in off with a current code or a recovery code'),
-      ...jsonBody(Code),
-      response: { 200: t.Object({ success: S.Success }), ...S.errors(400, 401, 403, 409, 413, 415, 429) },
-    })
+    .delete(
+      '/api/v1/me/totp',
+      async ({ request, body }) => {
+        await totp.disable(personOf(request), body.code, clientAddress(request))
+        return { success: true as const }
+      },
+      {
+        ...guard('session', 'me', 'Turn two-factor sign-in off with a current code or a recovery code'),
+        ...jsonBody(Code),
+        response: { 200: t.Object({ success: S.Success }), ...S.errors(400, 401, 403, 409, 413, 415, 429) },
+      },
+    )
 }

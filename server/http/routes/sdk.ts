@@ -16,7 +16,9 @@ let files: Promise<Map<string, Uint8Array>> | undefined
 function sdkFiles(): Promise<Map<string, Uint8Array>> {
   if (isEmbedded()) {
     const prefix = 'sdk/'
-    return (files ??= Promise.resolve(new Map([...embeddedFiles()!].filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]))))
+    return (files ??= Promise.resolve(
+      new Map([...embeddedFiles()!].filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v])),
+    ))
   }
   if (!files) {
     files = import('../../../sdk/build').then((m) => m.packSdk(VERSION))
@@ -25,22 +27,30 @@ function sdkFiles(): Promise<Map<string, Uint8Array>> {
   return files
 }
 
-const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', map: 'application/json; charset=utf-8', tgz: 'application/gzip' }
+const TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  map: 'application/json; charset=utf-8',
+  tgz: 'application/gzip',
+}
 
 export const sdkRoutes = () =>
-  routeModule('sdk').get('/sdk/*', async ({ params, request }) => {
-    const name = params['*']
-    const bytes = (await sdkFiles()).get(name)
-    if (!bytes) return errorResponse(404, 'NOT_FOUND', `No SDK file ${name} (try /sdk/flagship-sdk.tgz or /sdk/flagship.js)`)
-    const etag = `"${VERSION}-${Bun.hash(bytes).toString(36)}"`
-    const headers: Record<string, string> = {
-      'content-type': TYPES[name.split('.').pop()!] ?? 'application/octet-stream',
-      // Chunk names carry a content hash; the entry points keep their names across releases.
-      'cache-control': name.startsWith('chunks/') ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
-      'access-control-allow-origin': '*',
-      etag,
-    }
-    if (name === 'flagship-sdk.tgz') headers['content-disposition'] = `attachment; filename="flagship-sdk-${VERSION}.tgz"`
-    if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers })
-    return new Response(bytes as Uint8Array<ArrayBuffer>, { headers })
-  }, { detail: PUBLIC_HIDDEN })
+  routeModule('sdk').get(
+    '/sdk/*',
+    async ({ params, request }) => {
+      const name = params['*']
+      const bytes = (await sdkFiles()).get(name)
+      if (!bytes) return errorResponse(404, 'NOT_FOUND', `No SDK file ${name} (try /sdk/flagship-sdk.tgz or /sdk/flagship.js)`)
+      const etag = `"${VERSION}-${Bun.hash(bytes).toString(36)}"`
+      const headers: Record<string, string> = {
+        'content-type': TYPES[name.split('.').pop()!] ?? 'application/octet-stream',
+        // Chunk names carry a content hash; the entry points keep their names across releases.
+        'cache-control': name.startsWith('chunks/') ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
+        'access-control-allow-origin': '*',
+        etag,
+      }
+      if (name === 'flagship-sdk.tgz') headers['content-disposition'] = `attachment; filename="flagship-sdk-${VERSION}.tgz"`
+      if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers })
+      return new Response(bytes as Uint8Array<ArrayBuffer>, { headers })
+    },
+    { detail: PUBLIC_HIDDEN },
+  )

@@ -8,26 +8,32 @@ import { documentListRoute, versionedDocumentRoutes } from './versioned-document
 
 export const segmentRoutes = ({ services }: Pick<AppDeps, 'services'>) => {
   const kind = {
-    plural: 'segments', name: 'segment', read: 'write:flags', write: 'write:flags',
+    plural: 'segments',
+    name: 'segment',
+    read: 'write:flags',
+    write: 'write:flags',
     schemas: { view: S.Segment, create: S.SegmentCreate, patch: S.SegmentPatch },
     view: segmentView,
   } as const
   return routeModule('segments')
     .use(documentListRoute({ ...kind, page: services.segments.page, list: { summary: 'List segments', maxAge: 30 } }))
-    .use(versionedDocumentRoutes({
-      ...kind,
-      definitionPath: '/:key', definitionMaxAge: 30,
-      get: services.segments.get,
-      create: services.segments.create,
-      update: services.segments.update,
-      remove: services.segments.delete,
-      forceDelete: true,
-      deleteErrors: [401, 403, 404, 409, 429],
-      summaries: {
-        definition: 'Get a segment',
-        create: 'Create a segment',
-        update: "Replace a segment's conditions",
-        delete: 'Delete a segment (409 IN_USE while flag rules reference it, unless ?force=true)',
-      },
-    }))
+    .use(
+      versionedDocumentRoutes({
+        ...kind,
+        definitionPath: '/:key',
+        definitionMaxAge: 30,
+        get: services.segments.get,
+        create: services.segments.create,
+        update: services.segments.update,
+        remove: services.segments.delete,
+        forceDelete: true,
+        deleteErrors: [401, 403, 404, 409, 429],
+        summaries: {
+          definition: 'Get a segment',
+          create: 'Create a segment',
+          update: "Replace a segment's conditions",
+          delete: 'Delete a segment (409 IN_USE while flag rules reference it, unless ?force=true)',
+        },
+      }),
+    )
 }

@@ -23,8 +23,5 @@ export interface ChangeRequestItem {
   after: unknown
 }
 
-
 /** Why a change may touch a protected environment: a project admin's break glass, or an approved request. */
-export type ChangeAuthority =
-  | { kind: 'bypass'; reason: string }
-  | { kind: 'change_request'; id: string; approvers: string[] }
+export type ChangeAuthority = { kind: 'bypass'; reason: string } | { kind: 'change_request'; id: string; approvers: string[] }

@@ -67,5 +67,15 @@ export interface ExperimentDecision {
 }
 
 /** Webhook event kinds of experiments and metrics (each also an audit action on its resource). */
-export const EXPERIMENT_EVENTS = ['experiment.created', 'experiment.updated', 'experiment.deleted', 'experiment.started', 'experiment.phase_opened', 'experiment.stopped', 'metric.created', 'metric.updated', 'metric.deleted'] as const
+export const EXPERIMENT_EVENTS = [
+  'experiment.created',
+  'experiment.updated',
+  'experiment.deleted',
+  'experiment.started',
+  'experiment.phase_opened',
+  'experiment.stopped',
+  'metric.created',
+  'metric.updated',
+  'metric.deleted',
+] as const
 export type ExperimentEvent = (typeof EXPERIMENT_EVENTS)[number]

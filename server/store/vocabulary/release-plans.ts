@@ -56,5 +56,12 @@ export interface ReleasePlanStatus {
 }
 
 /** Webhook event kinds of release plans. */
-export const RELEASE_EVENTS = ['release.started', 'release.step', 'release.paused', 'release.resumed', 'release.rolled_back', 'release.completed'] as const
+export const RELEASE_EVENTS = [
+  'release.started',
+  'release.step',
+  'release.paused',
+  'release.resumed',
+  'release.rolled_back',
+  'release.completed',
+] as const
 export type ReleaseEvent = (typeof RELEASE_EVENTS)[number]

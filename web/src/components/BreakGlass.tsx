@@ -13,7 +13,8 @@ const LATIN1 = /^[\u0020-\u007e\u00a0-\u00ff]*$/
 
 export function reasonIssue(reason: string): string | null {
   const text = reason.trim()
-  if (text.length < REASON_MIN || text.length > REASON_MAX) return `A reason of ${REASON_MIN} to ${REASON_MAX} characters is required (${text.length} now)`
+  if (text.length < REASON_MIN || text.length > REASON_MAX)
+    return `A reason of ${REASON_MIN} to ${REASON_MAX} characters is required (${text.length} now)`
   if (!LATIN1.test(text)) return 'The reason can hold letters, digits and punctuation of Western European languages only'
   return null
 }
@@ -38,11 +39,18 @@ export function BreakGlass({ run, onDone }: { run: (reason: string) => Promise<u
     },
   })
   const issue = reasonIssue(reason)
-  if (apply.isSuccess) return <p className="alert alert-success" role="status">Applied without review. The audit log keeps your reason.</p>
+  if (apply.isSuccess)
+    return (
+      <p className="alert alert-success" role="status">
+        Applied without review. The audit log keeps your reason.
+      </p>
+    )
   if (!asking) {
     return (
       <div className="break-glass">
-        <button type="button" className="btn btn-danger-outline btn-small" onClick={() => setAsking(true)}>Apply without review</button>
+        <button type="button" className="btn btn-danger-outline btn-small" onClick={() => setAsking(true)}>
+          Apply without review
+        </button>
         <span className="muted small"> As a project admin you may skip review in an emergency; the reason is audited and announced.</span>
       </div>
     )
@@ -50,17 +58,31 @@ export function BreakGlass({ run, onDone }: { run: (reason: string) => Promise<u
   return (
     <div className="break-glass" role="group" aria-label="Apply without review">
       <label className="field">
-        <span className="field-label">Reason (required, {REASON_MIN}-{REASON_MAX} characters)</span>
-        <textarea value={reason} onChange={(e) => setReason(e.target.value)} rows={2} maxLength={REASON_MAX} aria-label="Reason for applying without review" />
+        <span className="field-label">
+          Reason (required, {REASON_MIN}-{REASON_MAX} characters)
+        </span>
+        <textarea
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          rows={2}
+          maxLength={REASON_MAX}
+          aria-label="Reason for applying without review"
+        />
       </label>
       {reason && issue && <p className="field-error">{issue}</p>}
       <div className="btn-group">
-        <button type="button" className="btn" onClick={() => setAsking(false)}>Back</button>
+        <button type="button" className="btn" onClick={() => setAsking(false)}>
+          Back
+        </button>
         <button type="button" className="btn btn-danger" disabled={!!issue || apply.isPending} onClick={() => apply.mutate()}>
           {apply.isPending ? 'Applying…' : 'Apply without review now'}
         </button>
       </div>
-      {apply.error && <div className="alert alert-error" role="alert"><strong>Could not apply without review:</strong> {apply.error.message}</div>}
+      {apply.error && (
+        <div className="alert alert-error" role="alert">
+          <strong>Could not apply without review:</strong> {apply.error.message}
+        </div>
+      )}
     </div>
   )
 }

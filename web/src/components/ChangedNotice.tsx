@@ -19,7 +19,8 @@ export function ChangedNotice({ name, now, from, kept, onReload, onKeepEditing }
   if (kept) {
     return (
       <div className="alert alert-info" role="status">
-        Version {now} (by someone else) is on the server; your draft is based on version {from}. Saving will show both and ask before overwriting.{' '}
+        Version {now} (by someone else) is on the server; your draft is based on version {from}. Saving will show both and ask before
+        overwriting.{' '}
         <button type="button" className="btn-link" onClick={onReload}>
           Reload version {now}
         </button>

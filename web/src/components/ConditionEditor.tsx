@@ -19,22 +19,52 @@ export interface ConditionDraft {
 type ValueKind = 'none' | 'segment' | 'list' | 'number' | 'date' | 'text' | 'loose'
 
 const KIND: Record<Operator, ValueKind> = {
-  equals: 'loose', not_equals: 'loose', contains: 'loose', not_contains: 'loose',
-  in: 'list', not_in: 'list',
-  starts_with: 'text', ends_with: 'text', matches: 'text',
-  semver_equals: 'text', semver_greater_than: 'text', semver_less_than: 'text',
-  greater_than: 'number', greater_than_or_equal: 'number', less_than: 'number', less_than_or_equal: 'number',
-  before: 'date', after: 'date',
-  exists: 'none', not_exists: 'none',
-  in_segment: 'segment', not_in_segment: 'segment',
+  equals: 'loose',
+  not_equals: 'loose',
+  contains: 'loose',
+  not_contains: 'loose',
+  in: 'list',
+  not_in: 'list',
+  starts_with: 'text',
+  ends_with: 'text',
+  matches: 'text',
+  semver_equals: 'text',
+  semver_greater_than: 'text',
+  semver_less_than: 'text',
+  greater_than: 'number',
+  greater_than_or_equal: 'number',
+  less_than: 'number',
+  less_than_or_equal: 'number',
+  before: 'date',
+  after: 'date',
+  exists: 'none',
+  not_exists: 'none',
+  in_segment: 'segment',
+  not_in_segment: 'segment',
 }
 
 const OPERATOR_LABEL: Record<Operator, string> = {
-  equals: 'equals', not_equals: 'does not equal', in: 'is one of', not_in: 'is not one of',
-  contains: 'contains', not_contains: 'does not contain', starts_with: 'starts with', ends_with: 'ends with',
-  matches: 'matches regex', greater_than: '>', greater_than_or_equal: '≥', less_than: '<', less_than_or_equal: '≤',
-  before: 'is before', after: 'is after', semver_equals: 'semver =', semver_greater_than: 'semver >',
-  semver_less_than: 'semver <', exists: 'exists', not_exists: 'does not exist', in_segment: 'is in segment',
+  equals: 'equals',
+  not_equals: 'does not equal',
+  in: 'is one of',
+  not_in: 'is not one of',
+  contains: 'contains',
+  not_contains: 'does not contain',
+  starts_with: 'starts with',
+  ends_with: 'ends with',
+  matches: 'matches regex',
+  greater_than: '>',
+  greater_than_or_equal: '≥',
+  less_than: '<',
+  less_than_or_equal: '≤',
+  before: 'is before',
+  after: 'is after',
+  semver_equals: 'semver =',
+  semver_greater_than: 'semver >',
+  semver_less_than: 'semver <',
+  exists: 'exists',
+  not_exists: 'does not exist',
+  in_segment: 'is in segment',
   not_in_segment: 'is not in segment',
 }
 
@@ -80,7 +110,10 @@ export type DraftResult = { ok: true; condition: Condition } | { ok: false; erro
 export function draftToCondition(d: ConditionDraft): DraftResult {
   const kind = KIND[d.operator]
   // A segment condition is the segment itself: it tests no property of its own.
-  if (kind === 'segment') return d.valueText.trim() ? { ok: true, condition: { operator: d.operator, value: d.valueText.trim() } } : { ok: false, error: 'Choose a segment.' }
+  if (kind === 'segment')
+    return d.valueText.trim()
+      ? { ok: true, condition: { operator: d.operator, value: d.valueText.trim() } }
+      : { ok: false, error: 'Choose a segment.' }
   const property = d.property.trim()
   if (!property) return { ok: false, error: 'Enter the property to test.' }
   const parsed = parseValue(d, property, kind)
@@ -99,7 +132,9 @@ function parseValue(d: ConditionDraft, property: string, kind: ValueKind): Draft
       return { ok: true, condition: { property, operator: d.operator } }
     case 'number': {
       const n = Number(t)
-      return t && Number.isFinite(n) ? { ok: true, condition: { property, operator: d.operator, value: n } } : { ok: false, error: 'Enter a number.' }
+      return t && Number.isFinite(n)
+        ? { ok: true, condition: { property, operator: d.operator, value: n } }
+        : { ok: false, error: 'Enter a number.' }
     }
     case 'date': {
       const iso = localInputToIso(t) ?? (t && !Number.isNaN(Date.parse(t)) ? t : null)
@@ -109,9 +144,15 @@ function parseValue(d: ConditionDraft, property: string, kind: ValueKind): Draft
       if (!t) return { ok: false, error: 'Enter at least one value.' }
       if (t.startsWith('[')) {
         const v = textToLoose(t)
-        return Array.isArray(v) ? { ok: true, condition: { property, operator: d.operator, value: v } } : { ok: false, error: 'Invalid JSON array.' }
+        return Array.isArray(v)
+          ? { ok: true, condition: { property, operator: d.operator, value: v } }
+          : { ok: false, error: 'Invalid JSON array.' }
       }
-      const items = t.split(',').map((s) => s.trim()).filter(Boolean).map(textToLoose)
+      const items = t
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map(textToLoose)
       return { ok: true, condition: { property, operator: d.operator, value: items } }
     }
     case 'text':
@@ -122,7 +163,10 @@ function parseValue(d: ConditionDraft, property: string, kind: ValueKind): Draft
 }
 
 /** Collects every draft's condition, or the first problem with its position. */
-export function draftsToConditions(drafts: ConditionDraft[], where: string): { ok: true; conditions: Condition[] } | { ok: false; error: string } {
+export function draftsToConditions(
+  drafts: ConditionDraft[],
+  where: string,
+): { ok: true; conditions: Condition[] } | { ok: false; error: string } {
   const conditions: Condition[] = []
   for (let i = 0; i < drafts.length; i++) {
     const r = draftToCondition(drafts[i])
@@ -175,7 +219,10 @@ export function ConditionEditor({ conditions, onChange, label, readOnly, allowSe
   useEffect(() => {
     if (!usesRegex || hasRegexEngine()) return
     let live = true
-    loadRegexEngine().then(() => live && regexLoaded(), () => undefined)
+    loadRegexEngine().then(
+      () => live && regexLoaded(),
+      () => undefined,
+    )
     return () => {
       live = false
     }
@@ -187,7 +234,11 @@ export function ConditionEditor({ conditions, onChange, label, readOnly, allowSe
       <ul className="condition-summary">
         {conditions.map((d) => {
           const r = draftToCondition(d)
-          return <li key={d.id}><code>{r.ok ? describeCondition(r.condition) : `${d.property} ${d.operator} ${d.valueText}`}</code></li>
+          return (
+            <li key={d.id}>
+              <code>{r.ok ? describeCondition(r.condition) : `${d.property} ${d.operator} ${d.valueText}`}</code>
+            </li>
+          )
         })}
       </ul>
     )
@@ -214,12 +265,22 @@ export function ConditionEditor({ conditions, onChange, label, readOnly, allowSe
               {kind !== 'segment' && (
                 <label className="field">
                   <span className="field-label">Property</span>
-                  <input aria-label={`${name} property`} list={listId} value={c.property} onChange={(e) => update(i, { property: e.target.value })} placeholder="plan" />
+                  <input
+                    aria-label={`${name} property`}
+                    list={listId}
+                    value={c.property}
+                    onChange={(e) => update(i, { property: e.target.value })}
+                    placeholder="plan"
+                  />
                 </label>
               )}
               <label className="field">
                 <span className="field-label">Operator</span>
-                <select aria-label={`${name} operator`} value={c.operator} onChange={(e) => update(i, { operator: e.target.value as Operator })}>
+                <select
+                  aria-label={`${name} operator`}
+                  value={c.operator}
+                  onChange={(e) => update(i, { operator: e.target.value as Operator })}
+                >
                   {operators.map((op) => (
                     <option key={op} value={op}>
                       {OPERATOR_LABEL[op] === op ? op : `${OPERATOR_LABEL[op]} (${op})`}
@@ -232,10 +293,17 @@ export function ConditionEditor({ conditions, onChange, label, readOnly, allowSe
                   <span className="field-label">Value</span>
                   {kind === 'segment' ? (
                     segments.isError ? (
-                      <input aria-label={`${name} value`} value={c.valueText} onChange={(e) => update(i, { valueText: e.target.value })} placeholder="segment key" />
+                      <input
+                        aria-label={`${name} value`}
+                        value={c.valueText}
+                        onChange={(e) => update(i, { valueText: e.target.value })}
+                        placeholder="segment key"
+                      />
                     ) : (
                       <select aria-label={`${name} value`} value={c.valueText} onChange={(e) => update(i, { valueText: e.target.value })}>
-                        <option value="">{segments.isLoading ? 'Loading segments…' : segmentKeys.length ? 'Choose a segment…' : 'No segments yet'}</option>
+                        <option value="">
+                          {segments.isLoading ? 'Loading segments…' : segmentKeys.length ? 'Choose a segment…' : 'No segments yet'}
+                        </option>
                         {[...new Set([...segmentKeys, ...(c.valueText ? [c.valueText] : [])])].map((k) => (
                           <option key={k} value={k}>
                             {k}
@@ -244,7 +312,12 @@ export function ConditionEditor({ conditions, onChange, label, readOnly, allowSe
                       </select>
                     )
                   ) : kind === 'date' ? (
-                    <input type="datetime-local" aria-label={`${name} value`} value={c.valueText} onChange={(e) => update(i, { valueText: e.target.value })} />
+                    <input
+                      type="datetime-local"
+                      aria-label={`${name} value`}
+                      value={c.valueText}
+                      onChange={(e) => update(i, { valueText: e.target.value })}
+                    />
                   ) : (
                     <input
                       aria-label={`${name} value`}
@@ -259,13 +332,30 @@ export function ConditionEditor({ conditions, onChange, label, readOnly, allowSe
               )}
             </div>
             <div className="condition-actions btn-group">
-              <button type="button" className="btn-icon" aria-label={`Move ${name} up`} disabled={i === 0} onClick={() => onChange(move(conditions, i, -1))}>
+              <button
+                type="button"
+                className="btn-icon"
+                aria-label={`Move ${name} up`}
+                disabled={i === 0}
+                onClick={() => onChange(move(conditions, i, -1))}
+              >
                 ↑
               </button>
-              <button type="button" className="btn-icon" aria-label={`Move ${name} down`} disabled={i === conditions.length - 1} onClick={() => onChange(move(conditions, i, 1))}>
+              <button
+                type="button"
+                className="btn-icon"
+                aria-label={`Move ${name} down`}
+                disabled={i === conditions.length - 1}
+                onClick={() => onChange(move(conditions, i, 1))}
+              >
                 ↓
               </button>
-              <button type="button" className="btn-icon btn-icon-danger" aria-label={`Remove ${name}`} onClick={() => onChange(conditions.filter((_, n) => n !== i))}>
+              <button
+                type="button"
+                className="btn-icon btn-icon-danger"
+                aria-label={`Remove ${name}`}
+                onClick={() => onChange(conditions.filter((_, n) => n !== i))}
+              >
                 ✕
               </button>
             </div>

@@ -20,7 +20,18 @@ interface Props {
   cancelLabel?: string
 }
 
-export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onCancel, pending, error, danger = true, extra, cancelLabel = 'Cancel' }: Props) {
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+  pending,
+  error,
+  danger = true,
+  extra,
+  cancelLabel = 'Cancel',
+}: Props) {
   return (
     <Dialog
       title={title}
@@ -45,12 +56,20 @@ export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onCanc
 
 /** The state behind a ConfirmDialog: what is about to be acted on (a row, a key), and the action itself.
  *  `ask(target)` opens it; spread `dialogProps` into the dialog; `force()` re-runs with force (IN_USE). */
-export function useConfirmAction<T>(run: (target: T, force: boolean) => Promise<unknown>, invalidate: readonly QueryKey[], onDone?: () => void) {
+export function useConfirmAction<T>(
+  run: (target: T, force: boolean) => Promise<unknown>,
+  invalidate: readonly QueryKey[],
+  onDone?: () => void,
+) {
   const [target, setTarget] = useState<T | null>(null)
-  const mutation = useApiMutation((v: { target: T; force: boolean }) => run(v.target, v.force), invalidate, () => {
-    setTarget(null)
-    onDone?.()
-  })
+  const mutation = useApiMutation(
+    (v: { target: T; force: boolean }) => run(v.target, v.force),
+    invalidate,
+    () => {
+      setTarget(null)
+      onDone?.()
+    },
+  )
   const go = (force: boolean) => target !== null && mutation.mutate({ target, force })
   return {
     target,

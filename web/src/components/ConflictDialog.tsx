@@ -10,7 +10,9 @@ import { DiffView } from './DiffView'
 import { ErrorMessage } from './ErrorMessage'
 
 /** A stored document: any resource with a version. */
-export interface Doc { version: number }
+export interface Doc {
+  version: number
+}
 const META = new Set(['key', 'version', 'created_at', 'updated_at'])
 
 const field = (doc: object, f: string) => (doc as Record<string, unknown>)[f]
@@ -139,14 +141,26 @@ function ConflictDialog<R extends Doc>({ name, conflict, pending, error, onCance
       {current ? (
         <>
           <p>
-            {name} is now at version <strong>{current.version}</strong>; your edit started from version <strong>{base.version}</strong>. Compare the
-            fields you edited with what the server has now:
+            {name} is now at version <strong>{current.version}</strong>; your edit started from version <strong>{base.version}</strong>.
+            Compare the fields you edited with what the server has now:
           </p>
-          <DiffView before={pick(current, mine)} after={pick(patch, mine)} beforeLabel="On the server now" afterLabel="Your edit" caption="Your edit versus the server" />
+          <DiffView
+            before={pick(current, mine)}
+            after={pick(patch, mine)}
+            beforeLabel="On the server now"
+            afterLabel="Your edit"
+            caption="Your edit versus the server"
+          />
           {otherChanges.length > 0 && (
             <>
               <h3 className="section-title">Also changed on the server (kept either way)</h3>
-              <DiffView before={pick(base, otherChanges)} after={pick(current, otherChanges)} beforeLabel="When you loaded it" afterLabel="On the server now" caption="Other changes on the server" />
+              <DiffView
+                before={pick(base, otherChanges)}
+                after={pick(current, otherChanges)}
+                beforeLabel="When you loaded it"
+                afterLabel="On the server now"
+                caption="Other changes on the server"
+              />
             </>
           )}
           <p className="muted small">Overwrite sends only the fields you edited, at the server's current version.</p>

@@ -20,7 +20,17 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
 }
 
 /** Something shown once to be copied (a new token, an invitation or reset link): read-only, with its button. */
-export function CopyField({ value, label, copyLabel, selectOnFocus }: { value: string; label: string; copyLabel: string; selectOnFocus?: boolean }) {
+export function CopyField({
+  value,
+  label,
+  copyLabel,
+  selectOnFocus,
+}: {
+  value: string
+  label: string
+  copyLabel: string
+  selectOnFocus?: boolean
+}) {
   return (
     <div className="input-row">
       <input readOnly value={value} aria-label={label} className="mono" onFocus={selectOnFocus ? (e) => e.target.select() : undefined} />

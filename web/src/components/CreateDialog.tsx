@@ -25,14 +25,26 @@ export function CreateDialog({ noun, mutation, onSubmit, disabled, onClose, chil
     <Dialog title={`New ${noun}`} onClose={onClose}>
       <form onSubmit={submit} className="form">
         {children}
-        <FormActions mutation={mutation} errorTitle={`Could not create the ${noun}`} label={`Create ${noun}`} pendingLabel="Creating…" disabled={disabled} onCancel={onClose} />
+        <FormActions
+          mutation={mutation}
+          errorTitle={`Could not create the ${noun}`}
+          label={`Create ${noun}`}
+          pendingLabel="Creating…"
+          disabled={disabled}
+          onCancel={onClose}
+        />
       </form>
     </Dialog>
   )
 }
 
 /** The new resource's key: required, autofocused, monospaced; the hint says what is allowed or what comes next. */
-export function KeyField({ value, onChange, hint, ...input }: { value: string; onChange: (key: string) => void; hint?: string } & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange'>) {
+export function KeyField({
+  value,
+  onChange,
+  hint,
+  ...input
+}: { value: string; onChange: (key: string) => void; hint?: string } & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange'>) {
   return (
     <label className="field">
       <span className="field-label">Key</span>

@@ -92,7 +92,8 @@ export function useDocumentEditor<R extends Doc, D, B extends object>(o: Options
       submit: (e: FormEvent) => {
         e.preventDefault()
         if (!base || !built?.ok || !Object.keys(patch).length || o.deleted) return
-        if (proposing && o.resource) setProposal({ resource_type: o.resource.type, key: o.resource.key, action: 'update', body: patch, base_version: base.version })
+        if (proposing && o.resource)
+          setProposal({ resource_type: o.resource.type, key: o.resource.key, action: 'update', body: patch, base_version: base.version })
         else saver.save(patch, base)
       },
       discard: () => base && setDraft(o.toDraft(base)),
@@ -108,7 +109,17 @@ export function useDocumentEditor<R extends Doc, D, B extends object>(o: Options
 type FormState = ReturnType<typeof useDocumentEditor>['form']
 
 /** The form around an editor's fields: the "changed by someone else" notice, the save bar and the conflict dialog. */
-export function DocumentForm({ form, label, className = 'form', children }: { form: FormState; label: string; className?: string; children: ReactNode }) {
+export function DocumentForm({
+  form,
+  label,
+  className = 'form',
+  children,
+}: {
+  form: FormState
+  label: string
+  className?: string
+  children: ReactNode
+}) {
   return (
     <form className={className} onSubmit={form.submit} aria-label={label}>
       {form.changed && <ChangedNotice name={form.name} {...form.changed} onReload={form.reload} onKeepEditing={form.keepEditing} />}
@@ -131,8 +142,7 @@ export function DocumentForm({ form, label, className = 'form', children }: { fo
 export function VersionStamp({ doc }: { doc: Doc & { updated_at: string } }) {
   return (
     <>
-      version {doc.version} · changed{' '}
-      <RelativeTime at={doc.updated_at} />
+      version {doc.version} · changed <RelativeTime at={doc.updated_at} />
     </>
   )
 }

@@ -24,14 +24,20 @@ export function ErrorMessage({ error, title }: { error: unknown; title?: string 
   if (!error) return null
   const api = error instanceof ApiError ? error : null
   const details = api?.details
-  const extra = details && !api?.issues.length
-    // A detail the message already says (a refused webhook URL's reason) is not said twice.
-    ? Object.entries(details).filter(([k, v]) => k !== 'issues' && !(typeof v === 'string' && describeError(error).includes(v)))
-    : []
+  const extra =
+    details && !api?.issues.length
+      ? // A detail the message already says (a refused webhook URL's reason) is not said twice.
+        Object.entries(details).filter(([k, v]) => k !== 'issues' && !(typeof v === 'string' && describeError(error).includes(v)))
+      : []
   return (
     <div className="alert alert-error" role="alert">
       <strong>{title ?? 'Something went wrong'}:</strong> {describeError(error)}
-      {api && api.status > 0 && <span className="muted small"> ({api.code}, HTTP {api.status})</span>}
+      {api && api.status > 0 && (
+        <span className="muted small">
+          {' '}
+          ({api.code}, HTTP {api.status})
+        </span>
+      )}
       {api && api.issues.length > 0 && (
         <ul className="issues">
           {api.issues.map((i, n) => (

@@ -33,7 +33,12 @@ export function JsonEditor({ label, value, onChange, rows = 4, hint, readOnly, h
         <span className="json-editor-meta">
           {parsed.ok && <span className="badge">{valueType(parsed.value)}</span>}
           {!readOnly && parsed.ok && (
-            <button type="button" className="btn-link small" onClick={() => onChange(JSON.stringify(parsed.value, null, 2))} aria-label={`Format ${label}`}>
+            <button
+              type="button"
+              className="btn-link small"
+              onClick={() => onChange(JSON.stringify(parsed.value, null, 2))}
+              aria-label={`Format ${label}`}
+            >
               Format
             </button>
           )}

@@ -32,7 +32,21 @@ interface Props<T> {
   children: (rows: T[]) => ReactNode
 }
 
-export function ListPage<T>({ title, noun, about, list, searchPlaceholder, canCreate, createDialog, emptyText, readOnlyText, empty, above, notice, children }: Props<T>) {
+export function ListPage<T>({
+  title,
+  noun,
+  about,
+  list,
+  searchPlaceholder,
+  canCreate,
+  createDialog,
+  emptyText,
+  readOnlyText,
+  empty,
+  above,
+  notice,
+  children,
+}: Props<T>) {
   const [creating, setCreating] = useState(false)
   const createButton = (label: string) => (
     <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
@@ -41,7 +55,11 @@ export function ListPage<T>({ title, noun, about, list, searchPlaceholder, canCr
   )
   return (
     <>
-      <PageHeader title={title} subtitle={list.count !== undefined ? plural(list.count, noun.one) : about} actions={canCreate && createButton(`New ${noun.one}`)} />
+      <PageHeader
+        title={title}
+        subtitle={list.count !== undefined ? plural(list.count, noun.one) : about}
+        actions={canCreate && createButton(`New ${noun.one}`)}
+      />
       {above}
       <SearchableList
         list={list}

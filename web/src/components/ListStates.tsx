@@ -65,7 +65,11 @@ interface SectionProps<T> {
 export function ListSection<T>({ query, noun, counted = true, empty, children }: SectionProps<T>) {
   return (
     <section className="section">
-      {counted && <h2 className="section-title">{query.data ? plural(query.data.length, noun.one) : `${noun.many.charAt(0).toUpperCase()}${noun.many.slice(1)}`}</h2>}
+      {counted && (
+        <h2 className="section-title">
+          {query.data ? plural(query.data.length, noun.one) : `${noun.many.charAt(0).toUpperCase()}${noun.many.slice(1)}`}
+        </h2>
+      )}
       <ListStates query={query} what={noun.many} none={(rows) => !rows.length} empty={empty}>
         {children}
       </ListStates>

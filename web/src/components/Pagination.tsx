@@ -27,7 +27,12 @@ export function Pagination({ offset, limit, total, onChange, label = 'Pagination
         </select>
       </label>
       <div className="btn-group">
-        <button type="button" className="btn btn-small" disabled={offset === 0} onClick={() => onChange(Math.max(0, offset - limit), limit)}>
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={offset === 0}
+          onClick={() => onChange(Math.max(0, offset - limit), limit)}
+        >
           Previous
         </button>
         <button type="button" className="btn btn-small" disabled={to >= total} onClick={() => onChange(offset + limit, limit)}>

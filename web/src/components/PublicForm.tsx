@@ -8,7 +8,9 @@ export function PublicCard({ title, intro, children }: { title: string; intro?: 
     <main className="center-page">
       <div className="card signin">
         <div className="brand brand-large">
-          <span className="brand-mark" aria-hidden="true">⚑</span>
+          <span className="brand-mark" aria-hidden="true">
+            ⚑
+          </span>
           <span className="brand-name">Flagship</span>
         </div>
         <h1>{title}</h1>
@@ -40,7 +42,19 @@ export function useSubmit(action: () => Promise<unknown>) {
 }
 
 /** The form's end: its error, then the full-width submit button. */
-export function SubmitRow({ error, errorTitle, pending, label, pendingLabel }: { error: unknown; errorTitle: string; pending: boolean; label: string; pendingLabel: string }) {
+export function SubmitRow({
+  error,
+  errorTitle,
+  pending,
+  label,
+  pendingLabel,
+}: {
+  error: unknown
+  errorTitle: string
+  pending: boolean
+  label: string
+  pendingLabel: string
+}) {
   return (
     <>
       <ErrorMessage error={error} title={errorTitle} />

@@ -29,7 +29,7 @@ export function SaveBar({ dirty, problems, pending, error, onDiscard, blocked, p
       )}
       <div className="save-bar-row">
         <span className="muted" aria-live="polite">
-          {pending ? 'Saving…' : blocked ?? (dirty ? 'You have unsaved changes' : 'All changes saved')}
+          {pending ? 'Saving…' : (blocked ?? (dirty ? 'You have unsaved changes' : 'All changes saved'))}
         </span>
         <div className="btn-group">
           <button type="button" className="btn" onClick={onDiscard} disabled={!dirty || pending}>
@@ -43,4 +43,3 @@ export function SaveBar({ dirty, problems, pending, error, onDiscard, blocked, p
     </div>
   )
 }
-

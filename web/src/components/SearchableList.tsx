@@ -23,7 +23,13 @@ export function SearchableList<T>({ list, noun, searchPlaceholder, empty, notice
       <div className="toolbar">
         <label className="field search">
           <span className="sr-only">Search {noun.many}</span>
-          <input type="search" placeholder={searchPlaceholder} aria-label={`Search ${noun.many}`} value={search} onChange={(e) => list.setSearch(e.target.value)} />
+          <input
+            type="search"
+            placeholder={searchPlaceholder}
+            aria-label={`Search ${noun.many}`}
+            value={search}
+            onChange={(e) => list.setSearch(e.target.value)}
+          />
         </label>
       </div>
       {notice}
@@ -33,7 +39,12 @@ export function SearchableList<T>({ list, noun, searchPlaceholder, empty, notice
         what={noun.many}
         none={() => !total}
         empty={list.searching ? <Empty title={`No ${noun.many} match “${search.trim()}”`} /> : empty}
-        paging={{ page, total: () => total ?? 0, onChange: list.setPage, label: `${noun.one.charAt(0).toUpperCase()}${noun.one.slice(1)} pages` }}
+        paging={{
+          page,
+          total: () => total ?? 0,
+          onChange: list.setPage,
+          label: `${noun.one.charAt(0).toUpperCase()}${noun.one.slice(1)} pages`,
+        }}
       >
         {() => children(rows)}
       </ListStates>

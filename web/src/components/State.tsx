@@ -19,7 +19,17 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
   )
 }
 
-export function PageHeader({ title, subtitle, actions, back }: { title: ReactNode; subtitle?: ReactNode; actions?: ReactNode; back?: ReactNode }) {
+export function PageHeader({
+  title,
+  subtitle,
+  actions,
+  back,
+}: {
+  title: ReactNode
+  subtitle?: ReactNode
+  actions?: ReactNode
+  back?: ReactNode
+}) {
   return (
     <header className="page-header">
       {back && <div className="page-back">{back}</div>}

@@ -16,8 +16,7 @@ const compact = new Intl.NumberFormat('en', { notation: 'compact' })
 const countRange: uPlot.Scale.Range = (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))]
 
 let loading: Promise<typeof uPlot> | undefined
-const loadUPlot = () =>
-  (loading ??= Promise.all([import('uplot'), import('uplot/dist/uPlot.min.css')]).then(([m]) => m.default))
+const loadUPlot = () => (loading ??= Promise.all([import('uplot'), import('uplot/dist/uPlot.min.css')]).then(([m]) => m.default))
 
 /** Creates the plot in the returned element's box, follows its width, and destroys it on unmount. */
 export function usePlot(makeOptions: (width: number, u: typeof uPlot) => uPlot.Options, data: uPlot.AlignedData) {
@@ -52,37 +51,39 @@ const hourFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'nu
  *  the hover readout (uPlot's legend, shown over the plot) gives each variant's own count for that hour. */
 export function UsageChart({ series, height = 200 }: { series: UsageSeries; height?: number }) {
   const data = useMemo(() => {
-    const running = series.variants.map((_, k) => series.hours.map((_, i) => series.variants.slice(0, k + 1).reduce((n, v) => n + v.counts[i], 0)))
+    const running = series.variants.map((_, k) =>
+      series.hours.map((_, i) => series.variants.slice(0, k + 1).reduce((n, v) => n + v.counts[i], 0)),
+    )
     return [series.hours, ...running.reverse()] as uPlot.AlignedData
   }, [series])
-  const box = usePlot(
-    (width, UPlot) => {
-      const last = series.hours[series.hours.length - 1] ?? 0
-      const bars = UPlot.paths.bars!({ align: 1, size: [0.9, 40] })
-      const drawn = [...series.variants.keys()].reverse()
-      return {
-        width,
-        height,
-        legend: { live: true },
-        cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
-        scales: { x: { range: [series.hours[0] ?? 0, last + 3600] }, y: { range: countRange } },
-        axes: [{ stroke: '#5f6679', grid: { stroke: '#eef0f5' } }, { stroke: '#5f6679', grid: { stroke: '#eef0f5' }, size: 48, values: (_u, ticks) => ticks.map((t) => compact.format(t)) }],
-        series: [
-          { label: 'Hour', value: (_u, v) => (v == null ? '' : hourFormat.format(v * 1000)) },
-          ...drawn.map((k) => ({
-            label: variantLabel(series.variants[k].variant),
-            fill: variantColor(k),
-            stroke: variantColor(k),
-            width: 0,
-            paths: bars,
-            points: { show: false },
-            value: (_u: uPlot, _v: number | null, _s: number, i: number | null) => (i == null ? '' : String(series.variants[k].counts[i])),
-          })),
-        ],
-      }
-    },
-    data,
-  )
+  const box = usePlot((width, UPlot) => {
+    const last = series.hours[series.hours.length - 1] ?? 0
+    const bars = UPlot.paths.bars!({ align: 1, size: [0.9, 40] })
+    const drawn = [...series.variants.keys()].reverse()
+    return {
+      width,
+      height,
+      legend: { live: true },
+      cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
+      scales: { x: { range: [series.hours[0] ?? 0, last + 3600] }, y: { range: countRange } },
+      axes: [
+        { stroke: '#5f6679', grid: { stroke: '#eef0f5' } },
+        { stroke: '#5f6679', grid: { stroke: '#eef0f5' }, size: 48, values: (_u, ticks) => ticks.map((t) => compact.format(t)) },
+      ],
+      series: [
+        { label: 'Hour', value: (_u, v) => (v == null ? '' : hourFormat.format(v * 1000)) },
+        ...drawn.map((k) => ({
+          label: variantLabel(series.variants[k].variant),
+          fill: variantColor(k),
+          stroke: variantColor(k),
+          width: 0,
+          paths: bars,
+          points: { show: false },
+          value: (_u: uPlot, _v: number | null, _s: number, i: number | null) => (i == null ? '' : String(series.variants[k].counts[i])),
+        })),
+      ],
+    }
+  }, data)
   return <div ref={box} className="usage-chart" aria-hidden="true" />
 }
 

@@ -16,7 +16,14 @@ import { Empty, PageHeader } from '../components/State'
 
 const ACTIONS: AuditAction[] = ['create', 'update', 'delete', 'archive', 'restore', 'rollback']
 
-interface FilterForm { resource_type: string; resource_key: string; action: string; actor: string; since: string; until: string }
+interface FilterForm {
+  resource_type: string
+  resource_key: string
+  action: string
+  actor: string
+  since: string
+  until: string
+}
 const EMPTY: FilterForm = { resource_type: '', resource_key: '', action: '', actor: '', since: '', until: '' }
 
 const FIELDS = Object.keys(EMPTY) as (keyof FilterForm)[]
@@ -83,7 +90,14 @@ function resourceLink(e: AuditEntry) {
     }
   }
   if (e.action === 'delete') return <span className="mono">{e.resource_key}</span>
-  const to = e.resource_type === 'flag' ? pathFor.flag(e.resource_key) : e.resource_type === 'config' ? pathFor.config(e.resource_key) : e.resource_type === 'segment' ? pathFor.segment(e.resource_key) : null
+  const to =
+    e.resource_type === 'flag'
+      ? pathFor.flag(e.resource_key)
+      : e.resource_type === 'config'
+        ? pathFor.config(e.resource_key)
+        : e.resource_type === 'segment'
+          ? pathFor.segment(e.resource_key)
+          : null
   return to ? (
     <Link to={to} className="mono">
       {e.resource_key}
@@ -125,7 +139,12 @@ export function Audit() {
     <>
       <PageHeader title="Audit log" subtitle="Every change, who made it, and what it changed. Newest first." />
       <form className="card filters" onSubmit={submit} aria-label="Audit filters">
-        <AnyOf label="Resource type" value={form.resource_type} values={RESOURCE_TYPES} onChange={(resource_type) => set({ resource_type })} />
+        <AnyOf
+          label="Resource type"
+          value={form.resource_type}
+          values={RESOURCE_TYPES}
+          onChange={(resource_type) => set({ resource_type })}
+        />
         <label className="field">
           <span className="field-label">Resource key</span>
           <input value={form.resource_key} onChange={(e) => set({ resource_key: e.target.value })} className="mono" />
@@ -133,7 +152,12 @@ export function Audit() {
         <AnyOf label="Action" value={form.action} values={ACTIONS} onChange={(action) => set({ action })} />
         <label className="field">
           <span className="field-label">Actor</span>
-          <input value={form.actor} onChange={(e) => set({ actor: e.target.value })} placeholder="ff_defa_AbCd or someone@example.com" className="mono" />
+          <input
+            value={form.actor}
+            onChange={(e) => set({ actor: e.target.value })}
+            placeholder="ff_defa_AbCd or someone@example.com"
+            className="mono"
+          />
         </label>
         <label className="field">
           <span className="field-label">Since</span>
@@ -167,7 +191,11 @@ export function Audit() {
         paging={{ page, total: (data) => data.total, onChange: (p) => go(applied, p.offset, p.limit), label: 'Audit pages' }}
       >
         {({ entries }) => (
-          <DataTable caption="Audit entries" className={audit.isPlaceholderData ? 'loading' : undefined} columns={['When', 'Action', 'Resource', 'Actor', { label: 'Details', hidden: true }]}>
+          <DataTable
+            caption="Audit entries"
+            className={audit.isPlaceholderData ? 'loading' : undefined}
+            columns={['When', 'Action', 'Resource', 'Actor', { label: 'Details', hidden: true }]}
+          >
             {entries.map((e, i) => (
               <tr key={e.id ?? `${e.timestamp}-${i}`}>
                 <td data-label="When">
@@ -179,13 +207,20 @@ export function Audit() {
                 </td>
                 <td data-label="Resource">
                   <span className="muted small">{e.resource_type}</span> {resourceLink(e)}
-                  {e.action === 'update' && changedKeys(e).length > 0 && <div className="muted small">changed {changedKeys(e).join(', ')}</div>}
+                  {e.action === 'update' && changedKeys(e).length > 0 && (
+                    <div className="muted small">changed {changedKeys(e).join(', ')}</div>
+                  )}
                 </td>
                 <td data-label="Actor">
                   <Actor entry={e} />
                 </td>
                 <td data-label="Details" className="cell-actions">
-                  <button type="button" className="btn btn-small" onClick={() => setOpen(e)} aria-label={`View changes: ${e.action} ${e.resource_type} ${e.resource_key}`}>
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    onClick={() => setOpen(e)}
+                    aria-label={`View changes: ${e.action} ${e.resource_type} ${e.resource_key}`}
+                  >
                     View changes
                   </button>
                 </td>
@@ -207,7 +242,17 @@ export function Audit() {
 }
 
 /** A filter that is one of `values`, or none ("Any"). */
-function AnyOf({ label, value, values, onChange }: { label: string; value: string; values: readonly string[]; onChange: (value: string) => void }) {
+function AnyOf({
+  label,
+  value,
+  values,
+  onChange,
+}: {
+  label: string
+  value: string
+  values: readonly string[]
+  onChange: (value: string) => void
+}) {
   return (
     <label className="field">
       <span className="field-label">{label}</span>

@@ -24,7 +24,11 @@ export function Compare() {
   const [busy, setBusy] = useState(false)
   /** the last promotion tried (offered as a change request when protection refuses it) */
   const [tried, setTried] = useState<{ from: string; to: string; flags?: string[]; configs?: string[] } | null>(null)
-  const comparison = useQuery({ queryKey: ['compare', left, right], queryFn: () => asCodeApi.compare(left, right), enabled: !!left && !!right && left !== right })
+  const comparison = useQuery({
+    queryKey: ['compare', left, right],
+    queryFn: () => asCodeApi.compare(left, right),
+    enabled: !!left && !!right && left !== right,
+  })
 
   const promote = async (names: string[]) => {
     const flags = new Set((comparison.data?.flags ?? []).map((f) => f.key))
@@ -65,18 +69,39 @@ export function Compare() {
       return (
         <tr key={id} data-testid={`compare-${id}`}>
           <td>
-            <input type="checkbox" aria-label={`Select ${kind} ${r.key}`} disabled={r.status === 'identical' || !mayPromote(kind)} checked={selected.has(id)}
-              onChange={(e) => setSelected((s) => { const n = new Set(s); if (e.target.checked) n.add(id); else n.delete(id); return n })} />
+            <input
+              type="checkbox"
+              aria-label={`Select ${kind} ${r.key}`}
+              disabled={r.status === 'identical' || !mayPromote(kind)}
+              checked={selected.has(id)}
+              onChange={(e) =>
+                setSelected((s) => {
+                  const n = new Set(s)
+                  if (e.target.checked) n.add(id)
+                  else n.delete(id)
+                  return n
+                })
+              }
+            />
           </td>
           <td>{kind}</td>
           <td className="mono">{r.key}</td>
           <td className={`status-${r.status}`}>
-            {LABEL[r.status]}{r.status === 'only_a' ? ` ${left}` : r.status === 'only_b' ? ` ${right}` : ''}
-            {r.diff && <div className="mono small">{r.diff.map((d) => `${d.op} ${d.path} ${JSON.stringify(d.value) ?? ''}`).join('; ')}</div>}
+            {LABEL[r.status]}
+            {r.status === 'only_a' ? ` ${left}` : r.status === 'only_b' ? ` ${right}` : ''}
+            {r.diff && (
+              <div className="mono small">{r.diff.map((d) => `${d.op} ${d.path} ${JSON.stringify(d.value) ?? ''}`).join('; ')}</div>
+            )}
           </td>
           <td>
             {r.status !== 'identical' && mayPromote(kind) && (
-              <button type="button" className="btn btn-small" disabled={busy} onClick={() => promote([id])} aria-label={`Promote ${kind} ${r.key}`}>
+              <button
+                type="button"
+                className="btn btn-small"
+                disabled={busy}
+                onClick={() => promote([id])}
+                aria-label={`Promote ${kind} ${r.key}`}
+              >
                 Promote
               </button>
             )}
@@ -92,13 +117,17 @@ export function Compare() {
         <label>
           From{' '}
           <select aria-label="From environment" value={left} onChange={(e) => setA(e.target.value)}>
-            {envs.map((e) => <option key={e}>{e}</option>)}
+            {envs.map((e) => (
+              <option key={e}>{e}</option>
+            ))}
           </select>
         </label>{' '}
         <label>
           To{' '}
           <select aria-label="To environment" value={right} onChange={(e) => setB(e.target.value)}>
-            {envs.map((e) => <option key={e}>{e}</option>)}
+            {envs.map((e) => (
+              <option key={e}>{e}</option>
+            ))}
           </select>
         </label>{' '}
         <button type="button" className="btn btn-primary" disabled={busy || selected.size === 0} onClick={() => promote([...selected])}>
@@ -109,7 +138,9 @@ export function Compare() {
       {tried && needsRequest(error) && (
         <div className="alert alert-info" role="note" aria-label="Propose instead">
           {tried.to} is protected: this promotion cannot be applied directly.{' '}
-          <button type="button" className="btn btn-primary btn-small" disabled={busy} onClick={propose}>Propose</button>{' '}
+          <button type="button" className="btn btn-primary btn-small" disabled={busy} onClick={propose}>
+            Propose
+          </button>{' '}
           <span className="muted small">opens a change request with the same promotion.</span>
         </div>
       )}
@@ -122,7 +153,9 @@ export function Compare() {
               <th aria-label="Selected" />
               <th>Kind</th>
               <th>Key</th>
-              <th>{left} → {right}</th>
+              <th>
+                {left} → {right}
+              </th>
               <th aria-label="Actions" />
             </tr>
           </thead>

@@ -10,7 +10,11 @@ import { JsonEditor } from '../components/JsonEditor'
 import { Loaded } from '../components/Loaded'
 import { Loading, PageHeader } from '../components/State'
 
-interface ConfigDraft { valueText: string; envs: Record<string, { overridden: boolean; valueText: string }>; clientSide: boolean }
+interface ConfigDraft {
+  valueText: string
+  envs: Record<string, { overridden: boolean; valueText: string }>
+  clientSide: boolean
+}
 type ConfigBody = Pick<Config, 'value' | 'environments'> & { client_side: boolean }
 
 function toDraft(c: Config, environments: string[]): ConfigDraft {
@@ -33,13 +37,19 @@ function fromDraft(d: ConfigDraft): Built<ConfigBody> {
     if (!r.ok) problems.push(`${env}: ${r.error}`)
     else environments[env] = { value: r.value }
   }
-  return problems.length ? { ok: false, problems } : { ok: true, body: { value: (v as { value: Json }).value, environments, client_side: d.clientSide } }
+  return problems.length
+    ? { ok: false, problems }
+    : { ok: true, body: { value: (v as { value: Json }).value, environments, client_side: d.clientSide } }
 }
 
 export function ConfigPage({ configKey }: { configKey: string }) {
   const { can, project } = useSession()
   const { query, fetchCurrent } = useResource(configQueries.detail(configKey))
-  const del = useConfirmAction(() => api.deleteConfig(configKey), [keys.configs], () => navigate('/configs', { force: true }))
+  const del = useConfirmAction(
+    () => api.deleteConfig(configKey),
+    [keys.configs],
+    () => navigate('/configs', { force: true }),
+  )
 
   if (project.isLoading) return <Loading label="Loading config…" />
   return (
@@ -55,7 +65,8 @@ export function ConfigPage({ configKey }: { configKey: string }) {
               </>
             }
             actions={
-              can.writeConfigs && !isNotFound(query.error) && (
+              can.writeConfigs &&
+              !isNotFound(query.error) && (
                 <button type="button" className="btn btn-danger-outline" onClick={() => del.ask(config.key)}>
                   Delete config
                 </button>
@@ -63,7 +74,12 @@ export function ConfigPage({ configKey }: { configKey: string }) {
             }
           />
           {can.writeConfigs ? (
-            <ConfigEditor config={config} environments={project.data?.environments ?? []} fetchCurrent={fetchCurrent} deleted={isNotFound(query.error)} />
+            <ConfigEditor
+              config={config}
+              environments={project.data?.environments ?? []}
+              fetchCurrent={fetchCurrent}
+              deleted={isNotFound(query.error)}
+            />
           ) : (
             <div className="form">
               <div className="alert alert-info" role="status">
@@ -92,7 +108,17 @@ export function ConfigPage({ configKey }: { configKey: string }) {
   )
 }
 
-function ConfigEditor({ config, environments, fetchCurrent, deleted }: { config: Config; environments: string[]; fetchCurrent: () => Promise<Config | undefined>; deleted: boolean }) {
+function ConfigEditor({
+  config,
+  environments,
+  fetchCurrent,
+  deleted,
+}: {
+  config: Config
+  environments: string[]
+  fetchCurrent: () => Promise<Config | undefined>
+  deleted: boolean
+}) {
   const { draft, base, setDraft, form } = useDocumentEditor({
     resource: { type: 'config', key: config.key },
     doc: config,
@@ -107,7 +133,8 @@ function ConfigEditor({ config, environments, fetchCurrent, deleted }: { config:
     listPath: '/configs',
   })
   if (!base || !draft) return null
-  const setEnv = (env: string, p: Partial<ConfigDraft['envs'][string]>) => setDraft({ ...draft, envs: { ...draft.envs, [env]: { ...draft.envs[env], ...p } } })
+  const setEnv = (env: string, p: Partial<ConfigDraft['envs'][string]>) =>
+    setDraft({ ...draft, envs: { ...draft.envs, [env]: { ...draft.envs[env], ...p } } })
   return (
     <DocumentForm form={form} label="Edit config">
       <section className="card">

@@ -66,7 +66,13 @@ function CreateConfigDialog({ onClose }: { onClose: () => void }) {
   const create = useApiMutation(api.createConfig, [keys.configs], (res) => navigate(pathFor.config(res.key)))
   const parsed = parseJson(valueText)
   return (
-    <CreateDialog noun="config" mutation={create} onClose={onClose} disabled={!key.trim() || !parsed.ok} onSubmit={() => parsed.ok && create.mutate({ key: key.trim(), value: parsed.value })}>
+    <CreateDialog
+      noun="config"
+      mutation={create}
+      onClose={onClose}
+      disabled={!key.trim() || !parsed.ok}
+      onSubmit={() => parsed.ok && create.mutate({ key: key.trim(), value: parsed.value })}
+    >
       <KeyField value={key} onChange={setKey} placeholder="checkout.limits" />
       <JsonEditor label="Value" value={valueText} onChange={setValueText} rows={6} />
     </CreateDialog>

@@ -29,8 +29,15 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
   const environments = project.data?.environments ?? []
   // Archive, delete, rollback and the flag's own fields affect every environment (teams.md §4).
   const writeAll = can.writeEverywhere
-  const del = useConfirmAction(() => api.deleteFlag(flagKey), [keys.flags], () => navigate('/', { force: true }))
-  const archive = useConfirmAction((f: { key: string; version: number; archived?: boolean }) => (f.archived ? insightApi.restoreFlag(f) : insightApi.archiveFlag(f)), [keys.flags])
+  const del = useConfirmAction(
+    () => api.deleteFlag(flagKey),
+    [keys.flags],
+    () => navigate('/', { force: true }),
+  )
+  const archive = useConfirmAction(
+    (f: { key: string; version: number; archived?: boolean }) => (f.archived ? insightApi.restoreFlag(f) : insightApi.archiveFlag(f)),
+    [keys.flags],
+  )
   const [draft, setDraft] = useState<FlagBody | null>(null)
 
   if (project.isLoading) return <Loading label="Loading flag…" />
@@ -47,7 +54,8 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
               </>
             }
             actions={
-              writeAll && !isNotFound(query.error) && (
+              writeAll &&
+              !isNotFound(query.error) && (
                 <div className="btn-group">
                   <button type="button" className="btn" onClick={() => archive.ask(flag)}>
                     {flag.archived ? 'Restore flag' : 'Archive flag'}
@@ -61,7 +69,8 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
           />
           {flag.archived && (
             <p className="alert alert-warning" role="status">
-              Archived {flag.archived_at ? `on ${new Date(flag.archived_at).toLocaleString()}` : ''}: not evaluated anywhere (applications get “not found”) and read-only until restored.
+              Archived {flag.archived_at ? `on ${new Date(flag.archived_at).toLocaleString()}` : ''}: not evaluated anywhere (applications
+              get “not found”) and read-only until restored.
             </p>
           )}
           {(flag.description || flag.tags?.length || flag.owner) && (
@@ -86,9 +95,22 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
             <div className="detail-grid">
               <div className="detail-main">
                 {!can.writeFlags || flag.archived ? (
-                  <FlagReadOnly flag={flag} note={person ? 'Read-only: your role can read flags but not change them or propose changes; a project admin can change your role under Members.' : undefined} />
+                  <FlagReadOnly
+                    flag={flag}
+                    note={
+                      person
+                        ? 'Read-only: your role can read flags but not change them or propose changes; a project admin can change your role under Members.'
+                        : undefined
+                    }
+                  />
                 ) : writeAll ? (
-                  <FlagEditor flag={flag} environments={environments} fetchCurrent={fetchCurrent} deleted={isNotFound(query.error)} onDraft={setDraft} />
+                  <FlagEditor
+                    flag={flag}
+                    environments={environments}
+                    fetchCurrent={fetchCurrent}
+                    deleted={isNotFound(query.error)}
+                    onDraft={setDraft}
+                  />
                 ) : (
                   <>
                     <EnvironmentAccess flag={flag} environments={environments} writeEnv={can.writeEnv} />
@@ -103,13 +125,25 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
             </div>
           </div>
           {archive.target !== null && (
-            <ConfirmDialog title={flag.archived ? `Restore flag “${flag.key}”?` : `Archive flag “${flag.key}”?`} confirmLabel={flag.archived ? 'Restore flag' : 'Archive flag'} danger={!flag.archived} {...archive.dialogProps}>
-              <p>{flag.archived ? 'Applications evaluate it again at once, as it was when archived.' : 'Applications get “not found” for it from now on; it keeps its key and history and can be restored.'}</p>
+            <ConfirmDialog
+              title={flag.archived ? `Restore flag “${flag.key}”?` : `Archive flag “${flag.key}”?`}
+              confirmLabel={flag.archived ? 'Restore flag' : 'Archive flag'}
+              danger={!flag.archived}
+              {...archive.dialogProps}
+            >
+              <p>
+                {flag.archived
+                  ? 'Applications evaluate it again at once, as it was when archived.'
+                  : 'Applications get “not found” for it from now on; it keeps its key and history and can be restored.'}
+              </p>
             </ConfirmDialog>
           )}
           {del.target !== null && (
             <ConfirmDialog title={`Delete flag “${flag.key}”?`} confirmLabel="Delete flag" {...del.dialogProps}>
-              <p>Applications evaluating this flag will get “not found” from now on. This cannot be undone (the audit log keeps its last state).</p>
+              <p>
+                Applications evaluating this flag will get “not found” from now on. This cannot be undone (the audit log keeps its last
+                state).
+              </p>
             </ConfirmDialog>
           )}
         </>

@@ -26,7 +26,10 @@ export function Flags({ archived = false }: { archived?: boolean }) {
   const filtered = archived || tags.length > 0
   const list = usePagedList({
     queries: filtered ? filteredFlagQueries({ tags, archived }) : flagQueries,
-    matches: (f, q) => f.key.toLowerCase().includes(q) || (f.description ?? '').toLowerCase().includes(q) || JSON.stringify(f.value).toLowerCase().includes(q),
+    matches: (f, q) =>
+      f.key.toLowerCase().includes(q) ||
+      (f.description ?? '').toLowerCase().includes(q) ||
+      JSON.stringify(f.value).toLowerCase().includes(q),
   })
   const switches = useFlagSwitches()
   const environments = project.data?.environments ?? []
@@ -41,7 +44,13 @@ export function Flags({ archived = false }: { archived?: boolean }) {
       canCreate={can.writeEverywhere}
       readOnlyText="Flags created by an admin appear here."
       createDialog={(close) => <CreateFlagDialog onClose={close} />}
-      empty={filtered ? <Empty title={archived ? 'No archived flags' : 'No flag has these tags'}>{archived ? 'Archived flags are listed here until restored or deleted.' : 'Remove a tag to see more.'}</Empty> : undefined}
+      empty={
+        filtered ? (
+          <Empty title={archived ? 'No archived flags' : 'No flag has these tags'}>
+            {archived ? 'Archived flags are listed here until restored or deleted.' : 'Remove a tag to see more.'}
+          </Empty>
+        ) : undefined
+      }
       above={
         <>
           <FlagTabs current={archived ? '/archived' : '/'} />
@@ -53,7 +62,19 @@ export function Flags({ archived = false }: { archived?: boolean }) {
       {(rows) => (
         <FlagRows rows={rows}>
           {(usage) => (
-            <DataTable caption="Flags" className="flags-table" columns={['Flag', 'Type', 'Enabled', ...(environments.length ? ['Environments'] : []), 'Last 24 h', 'Last evaluated', 'Last change']}>
+            <DataTable
+              caption="Flags"
+              className="flags-table"
+              columns={[
+                'Flag',
+                'Type',
+                'Enabled',
+                ...(environments.length ? ['Environments'] : []),
+                'Last 24 h',
+                'Last evaluated',
+                'Last change',
+              ]}
+            >
               {rows.map((f) => (
                 <tr key={f.key}>
                   <KeyCell label="Flag" to={pathFor.flag(f.key)} name={f.key}>
@@ -61,7 +82,13 @@ export function Flags({ archived = false }: { archived?: boolean }) {
                     {f.tags && f.tags.length > 0 && (
                       <div className="chips-inline">
                         {f.tags.map((t) => (
-                          <button key={t} type="button" className="chip chip-button" aria-label={`Filter by tag ${t}`} onClick={() => !tags.includes(t) && setTags([...tags, t])}>
+                          <button
+                            key={t}
+                            type="button"
+                            className="chip chip-button"
+                            aria-label={`Filter by tag ${t}`}
+                            onClick={() => !tags.includes(t) && setTags([...tags, t])}
+                          >
                             {t}
                           </button>
                         ))}
@@ -73,7 +100,12 @@ export function Flags({ archived = false }: { archived?: boolean }) {
                   </td>
                   <td data-label="Enabled">
                     {can.writeEverywhere ? (
-                      <Switch checked={f.enabled} label={`Enabled: ${f.key}`} disabled={switches.busy(f.key)} onChange={(enabled) => switches.flip(f, enabled)} />
+                      <Switch
+                        checked={f.enabled}
+                        label={`Enabled: ${f.key}`}
+                        disabled={switches.busy(f.key)}
+                        onChange={(enabled) => switches.flip(f, enabled)}
+                      />
                     ) : (
                       <StatusPill on={f.enabled} />
                     )}
@@ -108,7 +140,13 @@ function EnvironmentSwitches({ flag: f, environments, switches }: { flag: Flag; 
           <li key={env} title={o ? `${env}: its own switch` : `${env}: follows the main switch (switching gives ${env} its own)`}>
             <span className={o ? 'env-name overridden' : 'env-name'}>{env}</span>
             {can.writeEnv(env) ? (
-              <Switch checked={on} inherited={!o} label={`${env}: ${f.key}`} disabled={switches.busy(f.key)} onChange={(enabled) => switches.flip(f, enabled, env)} />
+              <Switch
+                checked={on}
+                inherited={!o}
+                label={`${env}: ${f.key}`}
+                disabled={switches.busy(f.key)}
+                onChange={(enabled) => switches.flip(f, enabled, env)}
+              />
             ) : (
               <StatusPill on={on} />
             )}
@@ -132,9 +170,27 @@ function CreateFlagDialog({ onClose }: { onClose: () => void }) {
   const create = useApiMutation(api.createFlag, [keys.flags], (res) => navigate(pathFor.flag(res.key)))
   const parsed = parseJson(valueText)
   return (
-    <CreateDialog noun="flag" mutation={create} onClose={onClose} disabled={!key.trim() || !parsed.ok} onSubmit={() => parsed.ok && create.mutate({ key: key.trim(), value: parsed.value, enabled })}>
-      <KeyField value={key} onChange={setKey} pattern="[A-Za-z0-9][A-Za-z0-9._\-]{0,127}" placeholder="new-checkout" hint="Letters, digits, dot, underscore and dash; up to 128 characters." />
-      <JsonEditor label="Value" value={valueText} onChange={setValueText} rows={2} hint="Returned when the flag is on and no rule changes it." />
+    <CreateDialog
+      noun="flag"
+      mutation={create}
+      onClose={onClose}
+      disabled={!key.trim() || !parsed.ok}
+      onSubmit={() => parsed.ok && create.mutate({ key: key.trim(), value: parsed.value, enabled })}
+    >
+      <KeyField
+        value={key}
+        onChange={setKey}
+        pattern="[A-Za-z0-9][A-Za-z0-9._\-]{0,127}"
+        placeholder="new-checkout"
+        hint="Letters, digits, dot, underscore and dash; up to 128 characters."
+      />
+      <JsonEditor
+        label="Value"
+        value={valueText}
+        onChange={setValueText}
+        rows={2}
+        hint="Returned when the flag is on and no rule changes it."
+      />
       <label className="checkbox">
         <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
         Enabled right away

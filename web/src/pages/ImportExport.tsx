@@ -92,7 +92,21 @@ export function ImportExport() {
               <option value="json">JSON</option>
             </select>
           </label>{' '}
-          <button type="button" className="btn" disabled={busy} onClick={() => run(async () => setExported(await asCodeApi.exportText(format, [...(can.readFlags ? ['segments', 'flags'] : []), ...(can.readConfigs ? ['configs'] : [])])))}>
+          <button
+            type="button"
+            className="btn"
+            disabled={busy}
+            onClick={() =>
+              run(async () =>
+                setExported(
+                  await asCodeApi.exportText(format, [
+                    ...(can.readFlags ? ['segments', 'flags'] : []),
+                    ...(can.readConfigs ? ['configs'] : []),
+                  ]),
+                ),
+              )
+            }
+          >
             Export
           </button>{' '}
           {exported !== null && (
@@ -101,7 +115,11 @@ export function ImportExport() {
             </button>
           )}
         </div>
-        {exported !== null && <pre className="code-block" aria-label="Exported document">{exported}</pre>}
+        {exported !== null && (
+          <pre className="code-block" aria-label="Exported document">
+            {exported}
+          </pre>
+        )}
       </section>
 
       {canImport && (
@@ -114,13 +132,26 @@ export function ImportExport() {
           </div>
           <label className="field">
             Document
-            <textarea aria-label="Document" rows={12} className="mono" value={text} onChange={(e) => edit(e.target.value)} placeholder="flagship: 1" />
+            <textarea
+              aria-label="Document"
+              rows={12}
+              className="mono"
+              value={text}
+              onChange={(e) => edit(e.target.value)}
+              placeholder="flagship: 1"
+            />
           </label>
           <label className="checkbox">
-            <input type="checkbox" checked={prune} onChange={(e) => (setPrune(e.target.checked), setPlan(null))} /> Prune: also delete what the document does not list (of the kinds it has)
+            <input type="checkbox" checked={prune} onChange={(e) => (setPrune(e.target.checked), setPlan(null))} /> Prune: also delete what
+            the document does not list (of the kinds it has)
           </label>
           <div className="form-row">
-            <button type="button" className="btn" disabled={busy || !text.trim()} onClick={() => run(async () => (setApplied(null), setPlan(await asCodeApi.plan(text, prune))))}>
+            <button
+              type="button"
+              className="btn"
+              disabled={busy || !text.trim()}
+              onClick={() => run(async () => (setApplied(null), setPlan(await asCodeApi.plan(text, prune))))}
+            >
               Plan
             </button>{' '}
             <button
@@ -143,10 +174,17 @@ export function ImportExport() {
           {plan && needsRequest(error) && (
             <div className="alert alert-info" role="note" aria-label="Propose instead">
               A protected environment is affected: this plan cannot be applied directly.{' '}
-              <button type="button" className="btn btn-primary btn-small" disabled={busy} onClick={() => run(async () => {
-                const proposed = await asCodeApi.propose(text, prune, plan.plan_id)
-                if (proposed.change_request) navigate(`/changes/${proposed.change_request.id}`, { force: true })
-              })}>
+              <button
+                type="button"
+                className="btn btn-primary btn-small"
+                disabled={busy}
+                onClick={() =>
+                  run(async () => {
+                    const proposed = await asCodeApi.propose(text, prune, plan.plan_id)
+                    if (proposed.change_request) navigate(`/changes/${proposed.change_request.id}`, { force: true })
+                  })
+                }
+              >
                 Propose
               </button>{' '}
               <span className="muted small">opens a change request holding every change of this plan.</span>
@@ -155,7 +193,8 @@ export function ImportExport() {
           {plan && (
             <div role="region" aria-label="Plan">
               <p data-testid="plan-summary">
-                {plan.summary.create} to create, {plan.summary.update} to update, {plan.summary.delete} to delete, {plan.summary.unchanged} unchanged
+                {plan.summary.create} to create, {plan.summary.update} to update, {plan.summary.delete} to delete, {plan.summary.unchanged}{' '}
+                unchanged
               </p>
               {plan.errors.length > 0 && (
                 <ul className="plan-errors" aria-label="Errors">

@@ -14,7 +14,11 @@ import { flagsUsingSegment, useFlagsForUsage } from './Segments'
 export function SegmentPage({ segmentKey }: { segmentKey: string }) {
   const { query, fetchCurrent } = useResource(segmentQueries.detail(segmentKey))
   const flags = useFlagsForUsage()
-  const del = useConfirmAction((_: string, force: boolean) => api.deleteSegment(segmentKey, force), [keys.segments, keys.flags], () => navigate('/segments', { force: true }))
+  const del = useConfirmAction(
+    (_: string, force: boolean) => api.deleteSegment(segmentKey, force),
+    [keys.segments, keys.flags],
+    () => navigate('/segments', { force: true }),
+  )
   const inUse = del.error instanceof ApiError && del.error.code === 'IN_USE'
 
   return (
@@ -73,7 +77,11 @@ export function SegmentPage({ segmentKey }: { segmentKey: string }) {
                   )
                 }
               >
-                <p>{users?.length ? `${users.length} flag rule(s) reference this segment; their segment conditions will never match after deletion.` : 'No flag uses this segment.'}</p>
+                <p>
+                  {users?.length
+                    ? `${users.length} flag rule(s) reference this segment; their segment conditions will never match after deletion.`
+                    : 'No flag uses this segment.'}
+                </p>
               </ConfirmDialog>
             )}
           </>
@@ -94,7 +102,15 @@ function buildSegment(drafts: ConditionDraft[], emptyConfirmed: boolean): Built<
   return { ok: true, body: { conditions: built.conditions } }
 }
 
-function SegmentEditor({ segment, fetchCurrent, deleted }: { segment: Segment; fetchCurrent: () => Promise<Segment | undefined>; deleted: boolean }) {
+function SegmentEditor({
+  segment,
+  fetchCurrent,
+  deleted,
+}: {
+  segment: Segment
+  fetchCurrent: () => Promise<Segment | undefined>
+  deleted: boolean
+}) {
   const [emptyConfirmed, setEmptyConfirmed] = useState(false)
   const { draft, setDraft, form } = useDocumentEditor({
     resource: { type: 'segment', key: segment.key },
@@ -122,10 +138,12 @@ function SegmentEditor({ segment, fetchCurrent, deleted }: { segment: Segment; f
             <p>
               <strong>No conditions: this segment matches everyone.</strong> Every flag rule that uses it applies to every context.
             </p>
-            {segment.conditions.length > 0 && <label className="checkbox">
-              <input type="checkbox" checked={emptyConfirmed} onChange={(e) => setEmptyConfirmed(e.target.checked)} />
-              Save it without conditions (it matches everyone)
-            </label>}
+            {segment.conditions.length > 0 && (
+              <label className="checkbox">
+                <input type="checkbox" checked={emptyConfirmed} onChange={(e) => setEmptyConfirmed(e.target.checked)} />
+                Save it without conditions (it matches everyone)
+              </label>
+            )}
           </div>
         )}
       </section>

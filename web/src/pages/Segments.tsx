@@ -15,7 +15,11 @@ import { ListPage } from '../components/ListPage'
 /** Keys of the flags whose rules reference the segment with in_segment / not_in_segment. */
 export function flagsUsingSegment(flags: Flag[], segmentKey: string): string[] {
   return flags
-    .filter((f) => (f.targeting?.rules ?? []).some((r) => r.conditions.some((c) => (c.operator === 'in_segment' || c.operator === 'not_in_segment') && c.value === segmentKey)))
+    .filter((f) =>
+      (f.targeting?.rules ?? []).some((r) =>
+        r.conditions.some((c) => (c.operator === 'in_segment' || c.operator === 'not_in_segment') && c.value === segmentKey),
+      ),
+    )
     .map((f) => f.key)
 }
 
@@ -59,7 +63,15 @@ export function Segments() {
                     <span className="muted">matches everyone</span>
                   )}
                 </td>
-                <td data-label="Used by">{users === null ? <span className="muted">—</span> : users.length ? plural(users.length, 'flag') : <span className="muted">unused</span>}</td>
+                <td data-label="Used by">
+                  {users === null ? (
+                    <span className="muted">—</span>
+                  ) : users.length ? (
+                    plural(users.length, 'flag')
+                  ) : (
+                    <span className="muted">unused</span>
+                  )}
+                </td>
                 <LastChangeCell doc={s} />
               </tr>
             )
@@ -74,8 +86,19 @@ function CreateSegmentDialog({ onClose }: { onClose: () => void }) {
   const [key, setKey] = useState('')
   const create = useApiMutation(api.createSegment, [keys.segments], (res) => navigate(pathFor.segment(res.key)))
   return (
-    <CreateDialog noun="segment" mutation={create} onClose={onClose} disabled={!key.trim()} onSubmit={() => create.mutate({ key: key.trim(), conditions: [] })}>
-      <KeyField value={key} onChange={setKey} placeholder="beta-testers" hint="You add its conditions on the next page. Until it has some, it matches everyone (no flag uses it yet)." />
+    <CreateDialog
+      noun="segment"
+      mutation={create}
+      onClose={onClose}
+      disabled={!key.trim()}
+      onSubmit={() => create.mutate({ key: key.trim(), conditions: [] })}
+    >
+      <KeyField
+        value={key}
+        onChange={setKey}
+        placeholder="beta-testers"
+        hint="You add its conditions on the next page. Until it has some, it matches everyone (no flag uses it yet)."
+      />
     </CreateDialog>
   )
 }

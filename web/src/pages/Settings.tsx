@@ -15,7 +15,14 @@ export function Settings() {
   if (project.isError || !project.data) return <ErrorMessage error={project.error} title="Could not load the project" />
   return (
     <>
-      <PageHeader title="Project settings" subtitle={<>Project id <code>{project.data.id}</code></>} />
+      <PageHeader
+        title="Project settings"
+        subtitle={
+          <>
+            Project id <code>{project.data.id}</code>
+          </>
+        }
+      />
       <ProjectForm project={project.data} />
       <Environments project={project.data} />
       <PoliciesCard />
@@ -46,7 +53,13 @@ function ProjectForm({ project }: { project: Project }) {
           </label>
           <label className="field">
             <span className="field-label">Slug</span>
-            <input value={slug} onChange={(e) => (setSlug(e.target.value), setSaved(false))} required pattern="[a-z0-9][a-z0-9_\-]{0,62}" className="mono" />
+            <input
+              value={slug}
+              onChange={(e) => (setSlug(e.target.value), setSaved(false))}
+              required
+              pattern="[a-z0-9][a-z0-9_\-]{0,62}"
+              className="mono"
+            />
             <span className="hint">Lowercase letters, digits, “-” and “_”.</span>
           </label>
         </div>
@@ -65,9 +78,15 @@ function ProjectForm({ project }: { project: Project }) {
 function Environments({ project }: { project: Project }) {
   const [name, setName] = useState('')
   const add = useApiMutation(api.addEnvironment, [keys.project], () => setName(''))
-  const remove = useConfirmAction((env: string, force: boolean) => api.removeEnvironment(env, force), [keys.project, keys.flags, keys.configs])
+  const remove = useConfirmAction(
+    (env: string, force: boolean) => api.removeEnvironment(env, force),
+    [keys.project, keys.flags, keys.configs],
+  )
   const removing = remove.target
-  const inUse = remove.error instanceof ApiError && remove.error.code === 'IN_USE' ? (remove.error.details as { flags?: string[]; configs?: string[] }) : null
+  const inUse =
+    remove.error instanceof ApiError && remove.error.code === 'IN_USE'
+      ? (remove.error.details as { flags?: string[]; configs?: string[] })
+      : null
   const submit = (e: FormEvent) => {
     e.preventDefault()
     add.mutate(name.trim())
@@ -75,12 +94,19 @@ function Environments({ project }: { project: Project }) {
   return (
     <section className="card">
       <h2 className="card-title">Environments</h2>
-      <p className="hint">Flags and configs can override their value per environment; evaluation picks one with the context’s “environment”.</p>
+      <p className="hint">
+        Flags and configs can override their value per environment; evaluation picks one with the context’s “environment”.
+      </p>
       <ul className="env-admin-list">
         {project.environments.map((env) => (
           <li key={env}>
             <span className="mono">{env}</span>
-            <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Remove environment ${env}`} onClick={() => remove.ask(env)}>
+            <button
+              type="button"
+              className="btn btn-small btn-danger-outline"
+              aria-label={`Remove environment ${env}`}
+              onClick={() => remove.ask(env)}
+            >
               Remove
             </button>
           </li>
@@ -90,7 +116,13 @@ function Environments({ project }: { project: Project }) {
       <form className="inline-form" onSubmit={submit}>
         <label className="field">
           <span className="field-label">New environment</span>
-          <input value={name} onChange={(e) => setName(e.target.value)} placeholder="qa" pattern="[a-z0-9][a-z0-9_\-]{0,62}" className="mono" />
+          <input
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="qa"
+            pattern="[a-z0-9][a-z0-9_\-]{0,62}"
+            className="mono"
+          />
         </label>
         <button type="submit" className="btn" disabled={!name.trim() || add.isPending}>
           Add environment

@@ -64,7 +64,8 @@ export function SignIn() {
       )}
       {m?.setup_needed && (
         <div className="alert alert-info" role="status">
-          No one has set up this Flagship yet. <Link to="/setup">Set up the first owner account</Link> with the setup code from the service’s log.
+          No one has set up this Flagship yet. <Link to="/setup">Set up the first owner account</Link> with the setup code from the
+          service’s log.
         </div>
       )}
       {people && <PasswordForm onSignedIn={signedIn} />}
@@ -107,8 +108,25 @@ function PasswordForm({ onSignedIn }: { onSignedIn: () => void }) {
 
   return (
     <form className="form" onSubmit={submit} aria-label="Sign in with your account" noValidate>
-      <Field id="signin-email" label="Email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus required />
-      <Field id="signin-password" label="Password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+      <Field
+        id="signin-email"
+        label="Email"
+        type="email"
+        autoComplete="username"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        autoFocus
+        required
+      />
+      <Field
+        id="signin-password"
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        required
+      />
       {needTotp && (
         <Field
           id="signin-totp"
@@ -144,7 +162,16 @@ function TokenForm({ onSignedIn, submitLabel }: { onSignedIn: () => void; submit
       <div className="field">
         <label htmlFor="signin-token">Access token</label>
         <div className="input-row">
-          <input id="signin-token" type={show ? 'text' : 'password'} autoComplete="off" spellCheck={false} placeholder="ff_xxxx_…" value={token} onChange={(e) => setToken(e.target.value)} className="mono" />
+          <input
+            id="signin-token"
+            type={show ? 'text' : 'password'}
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="ff_xxxx_…"
+            value={token}
+            onChange={(e) => setToken(e.target.value)}
+            className="mono"
+          />
           <button type="button" className="btn" onClick={() => setShow(!show)} aria-pressed={show}>
             {show ? 'Hide' : 'Show'}
           </button>
@@ -152,7 +179,8 @@ function TokenForm({ onSignedIn, submitLabel }: { onSignedIn: () => void; submit
       </div>
       <SubmitRow error={error} errorTitle="Sign-in failed" pending={pending} label={submitLabel} pendingLabel="Checking…" />
       <p className="muted small">
-        The first admin token is printed once when the service starts on an empty database, or create one on the server with <code>npm run cli -- tokens create --project default --name admin --permissions '*'</code>.
+        The first admin token is printed once when the service starts on an empty database, or create one on the server with{' '}
+        <code>npm run cli -- tokens create --project default --name admin --permissions '*'</code>.
       </p>
     </form>
   )

@@ -28,8 +28,12 @@ export function StaleFlags() {
   const query = useQuery({ ...staleQueries.page(page), placeholderData: keepPreviousData })
   // the last flag archived or restored here, at the version that made (for Undo)
   const [done, setDone] = useState<{ key: string; version: number; archived: boolean } | null>(null)
-  const archive = useApiMutation(insightApi.archiveFlag, [keys.flags], (r) => setDone({ key: r.key, version: r.flag.version, archived: true }))
-  const restore = useApiMutation(insightApi.restoreFlag, [keys.flags], (r) => setDone({ key: r.key, version: r.flag.version, archived: false }))
+  const archive = useApiMutation(insightApi.archiveFlag, [keys.flags], (r) =>
+    setDone({ key: r.key, version: r.flag.version, archived: true }),
+  )
+  const restore = useApiMutation(insightApi.restoreFlag, [keys.flags], (r) =>
+    setDone({ key: r.key, version: r.flag.version, archived: false }),
+  )
   const busy = (key: string) => archive.isPending && archive.variables?.key === key
 
   return (
@@ -37,7 +41,8 @@ export function StaleFlags() {
       <PageHeader title="Flags" subtitle={query.data ? plural(query.data.total, 'stale flag') : 'Flags nobody needs any more'} />
       <FlagTabs current="/stale" />
       <p className="muted">
-        A flag is stale when it has not been evaluated for <code>STALE_AFTER_DAYS</code> (30 days by default), or has served one variant to everyone and not changed for that long.
+        A flag is stale when it has not been evaluated for <code>STALE_AFTER_DAYS</code> (30 days by default), or has served one variant to
+        everyone and not changed for that long.
       </p>
       {done && (
         <div className="alert alert-info" role="status">
@@ -60,7 +65,17 @@ export function StaleFlags() {
         paging={{ page, total: (data) => data.total, onChange: setPage, label: 'Stale flag pages' }}
       >
         {({ items }) => (
-          <DataTable caption="Stale flags" className="stale-table" columns={['Flag', 'Why', 'Last evaluated', 'Last change', ...(can.writeFlags ? [{ label: 'Actions', hidden: true as const }] : [])]}>
+          <DataTable
+            caption="Stale flags"
+            className="stale-table"
+            columns={[
+              'Flag',
+              'Why',
+              'Last evaluated',
+              'Last change',
+              ...(can.writeFlags ? [{ label: 'Actions', hidden: true as const }] : []),
+            ]}
+          >
             {items.map((f: ListedFlag) => (
               <tr key={f.key}>
                 <KeyCell label="Flag" to={pathFor.flag(f.key)} name={f.key} />
@@ -69,7 +84,13 @@ export function StaleFlags() {
                 <LastChangeCell doc={f} />
                 {can.writeFlags && (
                   <td className="cell-actions">
-                    <button type="button" className="btn btn-small" aria-label={`Archive ${f.key}`} disabled={busy(f.key)} onClick={() => archive.mutate(f)}>
+                    <button
+                      type="button"
+                      className="btn btn-small"
+                      aria-label={`Archive ${f.key}`}
+                      disabled={busy(f.key)}
+                      onClick={() => archive.mutate(f)}
+                    >
                       {busy(f.key) ? 'Archiving…' : 'Archive'}
                     </button>
                   </td>

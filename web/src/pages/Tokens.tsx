@@ -35,7 +35,10 @@ export function Tokens() {
 
   return (
     <>
-      <PageHeader title="Access tokens" subtitle="Tokens let applications and people call the API. Only their prefixes are stored in readable form." />
+      <PageHeader
+        title="Access tokens"
+        subtitle="Tokens let applications and people call the API. Only their prefixes are stored in readable form."
+      />
       {created && (
         <section className="card callout" aria-labelledby="new-token-title">
           <h2 className="card-title" id="new-token-title">
@@ -50,10 +53,17 @@ export function Tokens() {
           </button>
         </section>
       )}
-      <CreateToken projectId={project.data?.id ?? (me.data as { project_id?: string } | undefined)?.project_id ?? ''} environments={project.data?.environments ?? []} onCreated={setCreated} />
+      <CreateToken
+        projectId={project.data?.id ?? (me.data as { project_id?: string } | undefined)?.project_id ?? ''}
+        environments={project.data?.environments ?? []}
+        onCreated={setCreated}
+      />
       <ListSection query={tokens} noun={{ one: 'token', many: 'tokens' }} empty={<Empty title="No tokens" />}>
         {(rows) => (
-          <DataTable caption="Tokens" columns={['Name', 'Permissions', 'Environment', 'Created', 'Expires', 'Last used', { label: 'Actions', hidden: true }]}>
+          <DataTable
+            caption="Tokens"
+            columns={['Name', 'Permissions', 'Environment', 'Created', 'Expires', 'Last used', { label: 'Actions', hidden: true }]}
+          >
             {rows.map((t) => {
               const expired = !!t.expires_at && Date.parse(t.expires_at) <= Date.now()
               const mine = t.token_prefix === ownPrefix
@@ -72,7 +82,9 @@ export function Tokens() {
                       ))}
                     </ul>
                   </td>
-                  <td data-label="Environment">{t.environment ? <span className="badge">{t.environment}</span> : <span className="muted">any</span>}</td>
+                  <td data-label="Environment">
+                    {t.environment ? <span className="badge">{t.environment}</span> : <span className="muted">any</span>}
+                  </td>
                   <td data-label="Created">
                     <RelativeTime at={t.created_at} />
                   </td>
@@ -87,7 +99,12 @@ export function Tokens() {
                   </td>
                   <td data-label="Last used">{t.last_used_at ? relativeTime(t.last_used_at) : <span className="muted">never</span>}</td>
                   <td data-label="Actions" className="cell-actions">
-                    <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Revoke token ${t.name} (${t.token_prefix})`} onClick={() => revoke.ask(t)}>
+                    <button
+                      type="button"
+                      className="btn btn-small btn-danger-outline"
+                      aria-label={`Revoke token ${t.name} (${t.token_prefix})`}
+                      onClick={() => revoke.ask(t)}
+                    >
                       Revoke
                     </button>
                   </td>
@@ -112,9 +129,18 @@ export function Tokens() {
 }
 
 /** The environment a new key is bound to by default: production when the project has one. */
-const defaultEnvironment = (environments: string[]): string => (environments.includes('production') ? 'production' : environments[0] ?? '')
+const defaultEnvironment = (environments: string[]): string =>
+  environments.includes('production') ? 'production' : (environments[0] ?? '')
 
-function CreateToken({ projectId, environments, onCreated }: { projectId: string; environments: string[]; onCreated: (t: { token: string; name: string }) => void }) {
+function CreateToken({
+  projectId,
+  environments,
+  onCreated,
+}: {
+  projectId: string
+  environments: string[]
+  onCreated: (t: { token: string; name: string }) => void
+}) {
   const [name, setName] = useState('')
   const [permissions, setPermissions] = useState<Permission[]>(['read:flags'])
   const [expires, setExpires] = useState('')
@@ -132,10 +158,19 @@ function CreateToken({ projectId, environments, onCreated }: { projectId: string
   })
   const submit = () => {
     const expires_at = localInputToIso(expires)
-    create.mutate({ name: name.trim(), project_id: projectId, permissions, ...(expires_at ? { expires_at } : {}), ...(envKey ? { environment } : {}) })
+    create.mutate({
+      name: name.trim(),
+      project_id: projectId,
+      permissions,
+      ...(expires_at ? { expires_at } : {}),
+      ...(envKey ? { environment } : {}),
+    })
   }
   // A client key holds the client permission only.
-  const toggle = (p: Permission, on: boolean) => setPermissions(on ? (p === 'client' ? ['client'] : [...permissions.filter((x) => x !== 'client'), p]) : permissions.filter((x) => x !== p))
+  const toggle = (p: Permission, on: boolean) =>
+    setPermissions(
+      on ? (p === 'client' ? ['client'] : [...permissions.filter((x) => x !== 'client'), p]) : permissions.filter((x) => x !== p),
+    )
   return (
     <FormCard title="Create a token" onSubmit={submit}>
       <div className="row-fields">
@@ -167,7 +202,13 @@ function CreateToken({ projectId, environments, onCreated }: { projectId: string
         <div className="checkbox-grid">
           <div className="checkbox-card">
             <label className="checkbox">
-              <input type="radio" name="token-environment" checked={envKey} disabled={environments.length === 0} onChange={() => setBound(true)} />
+              <input
+                type="radio"
+                name="token-environment"
+                checked={envKey}
+                disabled={environments.length === 0}
+                onChange={() => setBound(true)}
+              />
               <span>
                 Environment key
                 <span className="muted small block">Every evaluation runs in this environment; write permissions apply to it only.</span>
@@ -185,12 +226,22 @@ function CreateToken({ projectId, environments, onCreated }: { projectId: string
             <input type="radio" name="token-environment" checked={!envKey} disabled={client} onChange={() => setBound(false)} />
             <span>
               Any environment (the application names one)
-              <span className="muted small block">{client ? 'A client key is always bound to one environment.' : 'The context’s environment decides; none means the main switch.'}</span>
+              <span className="muted small block">
+                {client
+                  ? 'A client key is always bound to one environment.'
+                  : 'The context’s environment decides; none means the main switch.'}
+              </span>
             </span>
           </label>
         </div>
       </fieldset>
-      <FormActions mutation={create} errorTitle="Could not create the token" label="Create token" pendingLabel="Creating…" disabled={!name.trim() || permissions.length === 0} />
+      <FormActions
+        mutation={create}
+        errorTitle="Could not create the token"
+        label="Create token"
+        pendingLabel="Creating…"
+        disabled={!name.trim() || permissions.length === 0}
+      />
     </FormCard>
   )
 }

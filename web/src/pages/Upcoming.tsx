@@ -26,7 +26,12 @@ export function Upcoming() {
 
   return (
     <>
-      <PageHeader title="Upcoming changes" subtitle={query.data ? plural(query.data.total, status === 'pending' ? 'pending change' : 'scheduled change') : 'Scheduled changes to flags'} />
+      <PageHeader
+        title="Upcoming changes"
+        subtitle={
+          query.data ? plural(query.data.total, status === 'pending' ? 'pending change' : 'scheduled change') : 'Scheduled changes to flags'
+        }
+      />
       <div className="toolbar">
         <div className="segmented" role="group" aria-label="Show">
           {FILTERS.map((f) => (
@@ -50,11 +55,27 @@ export function Upcoming() {
         what="the scheduled changes"
         loadingLabel="Loading scheduled changes…"
         none={(data) => data.schedules.length === 0}
-        empty={<Empty title={status === 'pending' ? 'Nothing scheduled' : 'No scheduled changes yet'}>Schedule a change from a flag’s page.</Empty>}
+        empty={
+          <Empty title={status === 'pending' ? 'Nothing scheduled' : 'No scheduled changes yet'}>
+            Schedule a change from a flag’s page.
+          </Empty>
+        }
         paging={{ page, total: (data) => data.total, onChange: setPage, label: 'Schedule pages' }}
       >
         {({ schedules: rows }) => (
-          <DataTable caption="Scheduled changes" className="schedules-table" columns={['When', 'Flag', 'Change', 'Status', 'Note', 'By', ...(can.writeFlags ? [{ label: 'Actions', hidden: true as const }] : [])]}>
+          <DataTable
+            caption="Scheduled changes"
+            className="schedules-table"
+            columns={[
+              'When',
+              'Flag',
+              'Change',
+              'Status',
+              'Note',
+              'By',
+              ...(can.writeFlags ? [{ label: 'Actions', hidden: true as const }] : []),
+            ]}
+          >
             {rows.map((s) => (
               <tr key={s.id}>
                 <td data-label="When">

@@ -25,7 +25,11 @@ export function Webhooks() {
     <>
       <PageHeader title="Webhooks" subtitle="HTTP notifications when flags, configs, segments, tokens or settings change." />
       <CreateWebhook />
-      <ListSection query={webhooks} noun={{ one: 'webhook', many: 'webhooks' }} empty={<Empty title="No webhooks yet">Register one above to be told about changes.</Empty>}>
+      <ListSection
+        query={webhooks}
+        noun={{ one: 'webhook', many: 'webhooks' }}
+        empty={<Empty title="No webhooks yet">Register one above to be told about changes.</Empty>}
+      >
         {(rows) => (
           <ul className="card-list">
             {rows.map((w) => (
@@ -34,10 +38,16 @@ export function Webhooks() {
                   <div className="webhook-url">
                     <strong className="mono break">{w.config.url}</strong>
                     <div className="muted small">
-                      id <code>{w.id}</code> · {w.config.has_secret ? <span className="badge badge-accent">signed</span> : <span className="badge">no secret</span>}
+                      id <code>{w.id}</code> ·{' '}
+                      {w.config.has_secret ? <span className="badge badge-accent">signed</span> : <span className="badge">no secret</span>}
                     </div>
                   </div>
-                  <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Delete webhook ${w.config.url}`} onClick={() => del.ask(w)}>
+                  <button
+                    type="button"
+                    className="btn btn-small btn-danger-outline"
+                    aria-label={`Delete webhook ${w.config.url}`}
+                    onClick={() => del.ask(w)}
+                  >
                     Delete
                   </button>
                 </div>
@@ -75,7 +85,8 @@ function WebhookHealth({ webhook }: { webhook: Webhook }) {
     <div className={`webhook-health ${h.status === 'paused' ? 'is-paused' : 'is-failing'}`} role="status" aria-label="Delivery health">
       {h.status === 'paused' ? (
         <>
-          <span className="badge status-failed">paused</span> Deliveries failed since {h.failing_since && dateTime(h.failing_since)}; paused {h.paused_at && relativeTime(h.paused_at)}. New events wait in its queue.
+          <span className="badge status-failed">paused</span> Deliveries failed since {h.failing_since && dateTime(h.failing_since)}; paused{' '}
+          {h.paused_at && relativeTime(h.paused_at)}. New events wait in its queue.
           <button type="button" className="btn btn-small" onClick={() => resume.mutate()} disabled={resume.isPending}>
             {resume.isPending ? 'Resuming…' : 'Resume'}
           </button>
@@ -83,7 +94,13 @@ function WebhookHealth({ webhook }: { webhook: Webhook }) {
       ) : (
         <>
           <span className="badge status-pending">failing</span> {plural(h.consecutive_failures, 'failed attempt')} in a row
-          {h.next_attempt_at && <>; backing off, {Date.parse(h.next_attempt_at) > Date.now() ? `next try ${relativeTime(h.next_attempt_at)}` : 'next try due now'}</>}. Paused if it keeps failing for 24 hours.
+          {h.next_attempt_at && (
+            <>
+              ; backing off,{' '}
+              {Date.parse(h.next_attempt_at) > Date.now() ? `next try ${relativeTime(h.next_attempt_at)}` : 'next try due now'}
+            </>
+          )}
+          . Paused if it keeps failing for 24 hours.
         </>
       )}
       <ErrorMessage error={resume.error} title="Could not resume" />
@@ -113,7 +130,11 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
         ) : (
           <>
             <ErrorMessage error={redeliver.error} title="Could not redeliver" />
-            <DataTable caption={`Deliveries to ${webhook.config.url}`} className="compact" columns={['Event', 'Status', 'Attempts', 'Last response', 'When', { label: 'Actions', hidden: true }]}>
+            <DataTable
+              caption={`Deliveries to ${webhook.config.url}`}
+              className="compact"
+              columns={['Event', 'Status', 'Attempts', 'Last response', 'When', { label: 'Actions', hidden: true }]}
+            >
               {deliveries.data.map((d) => (
                 <tr key={d.id}>
                   <td data-label="Event">
@@ -187,13 +208,24 @@ function CreateWebhook() {
         <div className="checkbox-grid events-grid">
           {EVENT_KINDS.map((k) => (
             <label key={k} className="checkbox">
-              <input type="checkbox" disabled={all} checked={all || events.includes(k)} onChange={(e) => setEvents(e.target.checked ? [...events, k] : events.filter((x) => x !== k))} />
+              <input
+                type="checkbox"
+                disabled={all}
+                checked={all || events.includes(k)}
+                onChange={(e) => setEvents(e.target.checked ? [...events, k] : events.filter((x) => x !== k))}
+              />
               <code>{k}</code>
             </label>
           ))}
         </div>
       </fieldset>
-      <FormActions mutation={create} errorTitle="Could not register the webhook" label="Register webhook" pendingLabel="Registering…" disabled={!url.trim() || chosen.length === 0} />
+      <FormActions
+        mutation={create}
+        errorTitle="Could not register the webhook"
+        label="Register webhook"
+        pendingLabel="Registering…"
+        disabled={!url.trim() || chosen.length === 0}
+      />
     </FormCard>
   )
 }

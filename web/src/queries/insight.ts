@@ -53,7 +53,11 @@ export const staleQueries = {
 
 export const scheduleQueries = {
   flag: (key: string) =>
-    queryOptions({ queryKey: keys.flagSchedules(key), queryFn: () => insightApi.flagSchedules(key), refetchInterval: (q) => scheduleRefetchDelay(q.state.data?.schedules) }),
+    queryOptions({
+      queryKey: keys.flagSchedules(key),
+      queryFn: () => insightApi.flagSchedules(key),
+      refetchInterval: (q) => scheduleRefetchDelay(q.state.data?.schedules),
+    }),
   project: (status: ScheduleStatus | undefined, p: PageParams) =>
     queryOptions({
       queryKey: keys.projectSchedules(status, p),

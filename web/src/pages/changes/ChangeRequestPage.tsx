@@ -36,15 +36,23 @@ function RequestView({ cr }: { cr: ChangeRequest }) {
   const { person } = useSession()
   // The author never approves their own request (by any credential); reviews are made by people.
   const own = !!person && cr.author.id === person.user.id
-  const whyNoReview = !person ? 'Reviews are made by people: sign in with your account to approve or reject.'
-    : own ? 'You wrote this request: someone else must approve it (four eyes).' : null
+  const whyNoReview = !person
+    ? 'Reviews are made by people: sign in with your account to approve or reject.'
+    : own
+      ? 'You wrote this request: someone else must approve it (four eyes).'
+      : null
   const [comment, setComment] = useState('')
   const done = (next: ChangeRequest) => {
     qc.setQueryData(crKeys.one(cr.id), next)
     setComment('')
   }
   const invalidate = [crKeys.all]
-  const review = useApiMutation((decision: 'approve' | 'reject' | 'comment') => crApi.review(cr.id, { decision, revision: cr.revision, ...(comment.trim() && { comment: comment.trim() }) }), invalidate, done)
+  const review = useApiMutation(
+    (decision: 'approve' | 'reject' | 'comment') =>
+      crApi.review(cr.id, { decision, revision: cr.revision, ...(comment.trim() && { comment: comment.trim() }) }),
+    invalidate,
+    done,
+  )
   const apply = useApiMutation(() => crApi.apply(cr.id, cr.revision), invalidate, done)
   const cancel = useApiMutation(() => crApi.cancel(cr.id), invalidate, done)
   const stale = staleItemsOf(cr)
@@ -56,33 +64,56 @@ function RequestView({ cr }: { cr: ChangeRequest }) {
       <PageHeader
         title={cr.title}
         back={<Link to="/changes">← Changes</Link>}
-        subtitle={<>
-          <span className="chip" aria-label="State">{cr.state}</span> by {cr.author.email ?? cr.author.name} · revision {cr.revision} ·{' '}
-          <span aria-label="Approvals">{cr.approvals} of {cr.approvals_required} approvals</span>
-          {cr.environments.length > 0 && <> · protects {cr.environments.join(', ')}</>}
-          {cr.apply_at && <> · applies at <time dateTime={cr.apply_at}>{dateTime(cr.apply_at)}</time></>}
-        </>}
+        subtitle={
+          <>
+            <span className="chip" aria-label="State">
+              {cr.state}
+            </span>{' '}
+            by {cr.author.email ?? cr.author.name} · revision {cr.revision} ·{' '}
+            <span aria-label="Approvals">
+              {cr.approvals} of {cr.approvals_required} approvals
+            </span>
+            {cr.environments.length > 0 && <> · protects {cr.environments.join(', ')}</>}
+            {cr.apply_at && (
+              <>
+                {' '}
+                · applies at <time dateTime={cr.apply_at}>{dateTime(cr.apply_at)}</time>
+              </>
+            )}
+          </>
+        }
       />
       {cr.description && <p className="card">{cr.description}</p>}
       {open && stale.length > 0 && (
         <div className="alert alert-warning" role="alert" aria-label="Stale">
-          <strong>Changed underneath:</strong> this request can no longer be applied as written. The author must edit it (approvals are then needed again).
+          <strong>Changed underneath:</strong> this request can no longer be applied as written. The author must edit it (approvals are then
+          needed again).
           <ul className="issues">
             {stale.map((i) => (
               <li key={`${i.resource_type}:${i.key}`}>
-                {i.resource_type} <code>{i.key}</code>: written against version {i.base_version ?? 'none'}, now {i.current_version ?? 'deleted'}
+                {i.resource_type} <code>{i.key}</code>: written against version {i.base_version ?? 'none'}, now{' '}
+                {i.current_version ?? 'deleted'}
               </li>
             ))}
           </ul>
         </div>
       )}
-      {cr.error && <div className="alert alert-error" role="alert">Failed: {cr.error.code} — {cr.error.message}</div>}
+      {cr.error && (
+        <div className="alert alert-error" role="alert">
+          Failed: {cr.error.code} — {cr.error.message}
+        </div>
+      )}
 
       {cr.items.map((item, n) => (
         <section key={n} className="card" aria-label={`Item ${n + 1}`}>
           <h2 className="card-title">
             {item.action.replace('_', ' ')} {item.resource_type} <Link to={itemLink(item)}>{item.key}</Link>
-            {item.environment && <> in <code>{item.environment}</code></>}
+            {item.environment && (
+              <>
+                {' '}
+                in <code>{item.environment}</code>
+              </>
+            )}
           </h2>
           <DiffView before={withoutStamps(item.before)} after={withoutStamps(item.after)} caption={`Item ${n + 1} changes`} />
         </section>
@@ -94,24 +125,45 @@ function RequestView({ cr }: { cr: ChangeRequest }) {
         <ol className="timeline">
           {cr.reviews.map((r, n) => (
             <li key={n}>
-              <strong>{r.reviewer.email ?? r.reviewer.name}</strong> {r.decision === 'approve' ? 'approved' : r.decision === 'reject' ? 'rejected' : 'commented'} revision {r.revision}{' '}
-              <time className="muted small" dateTime={r.at}>{relativeTime(r.at)}</time>
+              <strong>{r.reviewer.email ?? r.reviewer.name}</strong>{' '}
+              {r.decision === 'approve' ? 'approved' : r.decision === 'reject' ? 'rejected' : 'commented'} revision {r.revision}{' '}
+              <time className="muted small" dateTime={r.at}>
+                {relativeTime(r.at)}
+              </time>
               {r.comment && <p>{r.comment}</p>}
             </li>
           ))}
         </ol>
-        {open && !person && whyNoReview && <p className="hint" role="note" aria-label="Why no approval">{whyNoReview}</p>}
+        {open && !person && whyNoReview && (
+          <p className="hint" role="note" aria-label="Why no approval">
+            {whyNoReview}
+          </p>
+        )}
         {open && person && (
           <>
             <label className="field">
               <span className="field-label">Comment</span>
               <textarea value={comment} onChange={(e) => setComment(e.target.value)} rows={2} />
             </label>
-            {whyNoReview && <p className="hint" role="note" aria-label="Why no approval">{whyNoReview}</p>}
+            {whyNoReview && (
+              <p className="hint" role="note" aria-label="Why no approval">
+                {whyNoReview}
+              </p>
+            )}
             <div className="btn-group">
-              {!whyNoReview && <button type="button" className="btn btn-primary" disabled={busy} onClick={() => review.mutate('approve')}>Approve</button>}
-              {!whyNoReview && <button type="button" className="btn btn-danger-outline" disabled={busy} onClick={() => review.mutate('reject')}>Reject</button>}
-              <button type="button" className="btn" disabled={busy || !comment.trim()} onClick={() => review.mutate('comment')}>Comment</button>
+              {!whyNoReview && (
+                <button type="button" className="btn btn-primary" disabled={busy} onClick={() => review.mutate('approve')}>
+                  Approve
+                </button>
+              )}
+              {!whyNoReview && (
+                <button type="button" className="btn btn-danger-outline" disabled={busy} onClick={() => review.mutate('reject')}>
+                  Reject
+                </button>
+              )}
+              <button type="button" className="btn" disabled={busy || !comment.trim()} onClick={() => review.mutate('comment')}>
+                Comment
+              </button>
             </div>
             <ErrorMessage error={review.error} title="Could not review" />
           </>
@@ -121,10 +173,17 @@ function RequestView({ cr }: { cr: ChangeRequest }) {
       {open && (
         <section className="card" aria-label="Apply">
           <div className="btn-group">
-            <button type="button" className="btn btn-primary" disabled={busy || cr.state === 'open' || stale.length > 0} onClick={() => apply.mutate(undefined)}>
+            <button
+              type="button"
+              className="btn btn-primary"
+              disabled={busy || cr.state === 'open' || stale.length > 0}
+              onClick={() => apply.mutate(undefined)}
+            >
               Apply now
             </button>
-            <button type="button" className="btn btn-danger-outline" disabled={busy} onClick={() => cancel.mutate(undefined)}>Cancel request</button>
+            <button type="button" className="btn btn-danger-outline" disabled={busy} onClick={() => cancel.mutate(undefined)}>
+              Cancel request
+            </button>
           </div>
           <ErrorMessage error={apply.error} title="Could not apply" />
           <ErrorMessage error={cancel.error} title="Could not cancel" />
@@ -132,7 +191,8 @@ function RequestView({ cr }: { cr: ChangeRequest }) {
       )}
       {cr.state === 'applied' && cr.applied_at && (
         <p className="alert alert-success" role="status">
-          Applied <time dateTime={cr.applied_at}>{relativeTime(cr.applied_at)}</time>{cr.approvers?.length ? <>, approved by {cr.approvers.map((a) => a.email ?? a.name).join(', ')}</> : null}.
+          Applied <time dateTime={cr.applied_at}>{relativeTime(cr.applied_at)}</time>
+          {cr.approvers?.length ? <>, approved by {cr.approvers.map((a) => a.email ?? a.name).join(', ')}</> : null}.
         </p>
       )}
     </>

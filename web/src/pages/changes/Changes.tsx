@@ -25,18 +25,34 @@ export const awaitingCountQuery = () => ({
 export function Changes() {
   const [inbox, setInbox] = useState<Inbox | 'unreviewed'>('awaiting')
   const requests = inbox !== 'unreviewed'
-  const query = useQuery({ queryKey: crKeys.list(requests ? inbox : 'recent'), queryFn: () => crApi.list(requests ? inbox : 'recent'), refetchInterval: 10_000, enabled: requests })
+  const query = useQuery({
+    queryKey: crKeys.list(requests ? inbox : 'recent'),
+    queryFn: () => crApi.list(requests ? inbox : 'recent'),
+    refetchInterval: 10_000,
+    enabled: requests,
+  })
   return (
     <>
       <PageHeader title="Changes" subtitle="Change requests for protected environments" />
       <div className="toolbar">
         <div className="segmented" role="group" aria-label="Show">
           {TABS.map((t) => (
-            <button key={t.inbox} type="button" className={inbox === t.inbox ? 'btn btn-small active' : 'btn btn-small'} aria-pressed={inbox === t.inbox} onClick={() => setInbox(t.inbox)}>
+            <button
+              key={t.inbox}
+              type="button"
+              className={inbox === t.inbox ? 'btn btn-small active' : 'btn btn-small'}
+              aria-pressed={inbox === t.inbox}
+              onClick={() => setInbox(t.inbox)}
+            >
               {t.label}
             </button>
           ))}
-          <button type="button" className={inbox === 'unreviewed' ? 'btn btn-small active' : 'btn btn-small'} aria-pressed={inbox === 'unreviewed'} onClick={() => setInbox('unreviewed')}>
+          <button
+            type="button"
+            className={inbox === 'unreviewed' ? 'btn btn-small active' : 'btn btn-small'}
+            aria-pressed={inbox === 'unreviewed'}
+            onClick={() => setInbox('unreviewed')}
+          >
             Applied without review
           </button>
         </div>
@@ -49,10 +65,10 @@ export function Changes() {
         <ul className="cr-list" aria-label="Change requests">
           {query.data.change_requests.map((cr) => (
             <li key={cr.id} className="card cr-row">
-              <Link to={`/changes/${cr.id}`}>{cr.title}</Link>{' '}
-              <span className="chip">{cr.state}</span>{' '}
+              <Link to={`/changes/${cr.id}`}>{cr.title}</Link> <span className="chip">{cr.state}</span>{' '}
               <span className="muted small">
-                by {cr.author.email ?? cr.author.name} · {cr.approvals}/{cr.approvals_required} approvals · {cr.environments.join(', ') || 'no protected environment'} · changed {relativeTime(cr.updated_at)}
+                by {cr.author.email ?? cr.author.name} · {cr.approvals}/{cr.approvals_required} approvals ·{' '}
+                {cr.environments.join(', ') || 'no protected environment'} · changed {relativeTime(cr.updated_at)}
               </span>
             </li>
           ))}
@@ -62,7 +78,8 @@ export function Changes() {
   )
 }
 
-const linkOf = (type: string, key: string) => (type === 'flag' ? pathFor.flag(key) : type === 'config' ? pathFor.config(key) : pathFor.segment(key))
+const linkOf = (type: string, key: string) =>
+  type === 'flag' ? pathFor.flag(key) : type === 'config' ? pathFor.config(key) : pathFor.segment(key)
 
 /** Changes made through a protected environment without a request: an emergency off (it only stopped
  *  serving) or a project admin's break glass (with their reason). */
@@ -75,10 +92,11 @@ function WithoutReview() {
     <ul className="cr-list" aria-label="Applied without review">
       {query.data.map((c) => (
         <li key={c.id} className="card cr-row">
-          <span className="chip">applied without review</span>{' '}
-          {c.resource_type} <Link to={linkOf(c.resource_type, c.resource_key)}>{c.resource_key}</Link>{' '}
+          <span className="chip">applied without review</span> {c.resource_type}{' '}
+          <Link to={linkOf(c.resource_type, c.resource_key)}>{c.resource_key}</Link>{' '}
           <span className="muted small">
-            {c.reason === 'emergency_off' ? 'emergency off (it only stopped serving)' : <>break glass: “{c.bypass_reason}”</>} · by {c.actor} · {relativeTime(c.timestamp)}
+            {c.reason === 'emergency_off' ? 'emergency off (it only stopped serving)' : <>break glass: “{c.bypass_reason}”</>} · by{' '}
+            {c.actor} · {relativeTime(c.timestamp)}
           </span>
         </li>
       ))}

@@ -30,7 +30,13 @@ export function ProposeDialog({ name, item, onClose }: Props) {
   const [at, setAt] = useState('')
   const mayBreakGlass = useMayBreakGlass()
   const create = useApiMutation(
-    () => crApi.create({ title: title.trim(), ...(description.trim() && { description }), items: [item], ...(at && { apply_at: localInputToIso(at) ?? undefined }) }),
+    () =>
+      crApi.create({
+        title: title.trim(),
+        ...(description.trim() && { description }),
+        items: [item],
+        ...(at && { apply_at: localInputToIso(at) ?? undefined }),
+      }),
     [crKeys.all],
     (cr) => navigate(`/changes/${cr.id}`, { force: true }),
   )
@@ -40,8 +46,15 @@ export function ProposeDialog({ name, item, onClose }: Props) {
       onClose={onClose}
       footer={
         <div className="btn-group">
-          <button type="button" className="btn" onClick={onClose}>Cancel</button>
-          <button type="button" className="btn btn-primary" disabled={!title.trim() || create.isPending} onClick={() => create.mutate(undefined)}>
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={!title.trim() || create.isPending}
+            onClick={() => create.mutate(undefined)}
+          >
             {create.isPending ? 'Proposing…' : 'Propose'}
           </button>
         </div>
@@ -75,8 +88,14 @@ export function WhyNotPropose({ error }: { error: unknown }) {
   return (
     <p className="hint" role="note" aria-label="Why you cannot propose">
       Proposing a change takes the same rights as making it: write rights in every environment it affects
-      {envs.length > 0 ? <> (you have none in <strong>{envs.join(', ')}</strong>)</> : null}. A project admin can change your role or
-      environment rights under <strong>Members</strong>; a token needs the write permissions for what it proposes.
+      {envs.length > 0 ? (
+        <>
+          {' '}
+          (you have none in <strong>{envs.join(', ')}</strong>)
+        </>
+      ) : null}
+      . A project admin can change your role or environment rights under <strong>Members</strong>; a token needs the write permissions for
+      what it proposes.
     </p>
   )
 }

@@ -45,8 +45,16 @@ export function Experiments() {
       />
       <nav className="tabs" aria-label="Experiment states">
         {STATES.map((s) => (
-          <button key={s.label} type="button" className={s.value === state ? 'tab active' : 'tab'} aria-pressed={s.value === state}
-            onClick={() => { setState(s.value); setPage((p) => ({ ...p, offset: 0 })) }}>
+          <button
+            key={s.label}
+            type="button"
+            className={s.value === state ? 'tab active' : 'tab'}
+            aria-pressed={s.value === state}
+            onClick={() => {
+              setState(s.value)
+              setPage((p) => ({ ...p, offset: 0 }))
+            }}
+          >
             {s.label}
           </button>
         ))}
@@ -64,8 +72,14 @@ export function Experiments() {
         paging={{ page, total: (d) => d.total, onChange: setPage, label: 'Experiment pages' }}
       >
         {({ items }) => (
-          <DataTable caption="Experiments" className="experiments-table" columns={['Experiment', 'State', 'Flag', 'Environment', 'Units', 'Days running', 'Decision']}>
-            {items.map((e) => <ExperimentRow key={e.key} e={e} />)}
+          <DataTable
+            caption="Experiments"
+            className="experiments-table"
+            columns={['Experiment', 'State', 'Flag', 'Environment', 'Units', 'Days running', 'Decision']}
+          >
+            {items.map((e) => (
+              <ExperimentRow key={e.key} e={e} />
+            ))}
           </DataTable>
         )}
       </ListStates>
@@ -79,11 +93,19 @@ function ExperimentRow({ e }: { e: Experiment }) {
   return (
     <tr>
       <td data-label="Experiment">
-        <Link to={experimentPath(e.key)} className="row-title">{e.name}</Link>
+        <Link to={experimentPath(e.key)} className="row-title">
+          {e.name}
+        </Link>
         <div className="muted small mono">{e.key}</div>
       </td>
-      <td data-label="State"><StatePill state={e.state} /></td>
-      <td data-label="Flag"><Link to={pathFor.flag(e.flag)} className="mono">{e.flag}</Link></td>
+      <td data-label="State">
+        <StatePill state={e.state} />
+      </td>
+      <td data-label="Flag">
+        <Link to={pathFor.flag(e.flag)} className="mono">
+          {e.flag}
+        </Link>
+      </td>
       <td data-label="Environment">{e.environment}</td>
       <td data-label="Units">{e.state === 'draft' ? <span className="muted">—</span> : <UnitsCell experiment={e.key} />}</td>
       <td data-label="Days running">{days === null ? <span className="muted">—</span> : days}</td>
@@ -96,10 +118,21 @@ function ExperimentRow({ e }: { e: Experiment }) {
 function UnitsCell({ experiment }: { experiment: string }) {
   const count = useQuery({ queryKey: experimentKeys.units(experiment), queryFn: () => experimentsApi.units(experiment), staleTime: 30_000 })
   if (count.isPending) return <span className="muted">…</span>
-  if (!count.data) return <span className="muted" title="Could not read the units">?</span>
+  if (!count.data)
+    return (
+      <span className="muted" title="Could not read the units">
+        ?
+      </span>
+    )
   const units = count.data.units
   const total = Object.values(units).reduce((s, n) => s + n, 0)
   return (
-    <span title={Object.entries(units).map(([v, n]) => `${v}: ${n}`).join(', ')}>{formatNumber(total)}</span>
+    <span
+      title={Object.entries(units)
+        .map(([v, n]) => `${v}: ${n}`)
+        .join(', ')}
+    >
+      {formatNumber(total)}
+    </span>
   )
 }

@@ -13,7 +13,9 @@ import { ListStates } from '../../components/ListStates'
 import { Empty, PageHeader } from '../../components/State'
 
 /** What a metric measures per unit, in words. */
-export function describeMetric(m: Pick<Metric, 'kind' | 'event' | 'aggregation' | 'denominator_event' | 'denominator_aggregation'>): string {
+export function describeMetric(
+  m: Pick<Metric, 'kind' | 'event' | 'aggregation' | 'denominator_event' | 'denominator_aggregation'>,
+): string {
   const of = (agg: Aggregation | undefined, event: string) => (agg === 'sum' ? `sum of ${event} values` : `${event} events`)
   if (m.kind === 'proportion') return `has at least one ${m.event}`
   if (m.kind === 'mean') return `${of(m.aggregation, m.event)} per unit`
@@ -26,17 +28,49 @@ export function Metrics() {
   const [creating, setCreating] = useState(false)
   const [deleting, setDeleting] = useState<string | null>(null)
   const remove = useApiMutation(experimentsApi.deleteMetric, [experimentKeys.metrics], () => setDeleting(null))
-  const newButton = (label: string) => <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>{label}</button>
+  const newButton = (label: string) => (
+    <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+      {label}
+    </button>
+  )
   return (
     <>
-      <PageHeader title="Metrics" subtitle={query.data ? plural(query.data.length, 'metric') : 'What experiments measure'} actions={can.writeFlags && newButton('New metric')} />
-      <ListStates query={query} what="the metrics" none={(d) => d.length === 0}
-        empty={<Empty title="No metrics yet"><p>A metric turns track events into one number per unit: whether it converted, how much, or a ratio.</p>{can.writeFlags && newButton('Define your first metric')}</Empty>}>
+      <PageHeader
+        title="Metrics"
+        subtitle={query.data ? plural(query.data.length, 'metric') : 'What experiments measure'}
+        actions={can.writeFlags && newButton('New metric')}
+      />
+      <ListStates
+        query={query}
+        what="the metrics"
+        none={(d) => d.length === 0}
+        empty={
+          <Empty title="No metrics yet">
+            <p>A metric turns track events into one number per unit: whether it converted, how much, or a ratio.</p>
+            {can.writeFlags && newButton('Define your first metric')}
+          </Empty>
+        }
+      >
         {(rows) => (
-          <DataTable caption="Metrics" columns={['Metric', 'Measures', 'Kind', 'Window', 'Cap', 'Good when', ...(can.writeFlags ? [{ label: 'Actions', hidden: true as const }] : [])]}>
+          <DataTable
+            caption="Metrics"
+            columns={[
+              'Metric',
+              'Measures',
+              'Kind',
+              'Window',
+              'Cap',
+              'Good when',
+              ...(can.writeFlags ? [{ label: 'Actions', hidden: true as const }] : []),
+            ]}
+          >
             {rows.map((m) => (
               <tr key={m.key}>
-                <td data-label="Metric"><strong>{m.name}</strong><div className="muted small mono">{m.key}</div>{m.description && <div className="small">{m.description}</div>}</td>
+                <td data-label="Metric">
+                  <strong>{m.name}</strong>
+                  <div className="muted small mono">{m.key}</div>
+                  {m.description && <div className="small">{m.description}</div>}
+                </td>
                 <td data-label="Measures">{describeMetric(m)}</td>
                 <td data-label="Kind">{m.kind}</td>
                 <td data-label="Window">{m.window_hours ? `${m.window_hours} h after exposure` : 'since exposure'}</td>
@@ -44,7 +78,14 @@ export function Metrics() {
                 <td data-label="Good when">{m.higher_is_better ? 'higher' : 'lower'}</td>
                 {can.writeFlags && (
                   <td className="cell-actions">
-                    <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Delete ${m.key}`} onClick={() => setDeleting(m.key)}>Delete</button>
+                    <button
+                      type="button"
+                      className="btn btn-small btn-danger-outline"
+                      aria-label={`Delete ${m.key}`}
+                      onClick={() => setDeleting(m.key)}
+                    >
+                      Delete
+                    </button>
                   </td>
                 )}
               </tr>
@@ -54,7 +95,17 @@ export function Metrics() {
       </ListStates>
       {creating && <NewMetricDialog onClose={() => setCreating(false)} />}
       {deleting && (
-        <ConfirmDialog title={`Delete ${deleting}?`} confirmLabel="Delete metric" onConfirm={() => remove.mutate(deleting)} onCancel={() => { setDeleting(null); remove.reset() }} pending={remove.isPending} error={remove.error}>
+        <ConfirmDialog
+          title={`Delete ${deleting}?`}
+          confirmLabel="Delete metric"
+          onConfirm={() => remove.mutate(deleting)}
+          onCancel={() => {
+            setDeleting(null)
+            remove.reset()
+          }}
+          pending={remove.isPending}
+          error={remove.error}
+        >
           <p>Experiments that name it must drop it first.</p>
         </ConfirmDialog>
       )}
@@ -77,7 +128,11 @@ function NewMetricDialog({ onClose }: { onClose: () => void }) {
   const create = useApiMutation(experimentsApi.createMetric, [experimentKeys.metrics], onClose)
   const submit = () => {
     const body: MetricInput = {
-      key: key.trim(), name: name.trim() || key.trim(), kind, event: event.trim(), higher_is_better: higherIsBetter,
+      key: key.trim(),
+      name: name.trim() || key.trim(),
+      kind,
+      event: event.trim(),
+      higher_is_better: higherIsBetter,
       ...(description.trim() && { description: description.trim() }),
       ...(kind !== 'proportion' && { aggregation }),
       ...(kind === 'ratio' && { denominator_event: denominatorEvent.trim(), denominator_aggregation: denominatorAggregation }),
@@ -96,10 +151,22 @@ function NewMetricDialog({ onClose }: { onClose: () => void }) {
     </label>
   )
   return (
-    <CreateDialog noun="metric" mutation={create} onClose={onClose} disabled={!key.trim() || !event.trim() || (kind === 'ratio' && !denominatorEvent.trim())} onSubmit={submit}>
+    <CreateDialog
+      noun="metric"
+      mutation={create}
+      onClose={onClose}
+      disabled={!key.trim() || !event.trim() || (kind === 'ratio' && !denominatorEvent.trim())}
+      onSubmit={submit}
+    >
       <KeyField value={key} onChange={setKey} placeholder="purchase" />
-      <label className="field"><span className="field-label">Name</span><input value={name} onChange={(e) => setName(e.target.value)} placeholder="Purchased" /></label>
-      <label className="field"><span className="field-label">Description</span><input value={description} onChange={(e) => setDescription(e.target.value)} /></label>
+      <label className="field">
+        <span className="field-label">Name</span>
+        <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Purchased" />
+      </label>
+      <label className="field">
+        <span className="field-label">Description</span>
+        <input value={description} onChange={(e) => setDescription(e.target.value)} />
+      </label>
       <div className="row-fields">
         <label className="field">
           <span className="field-label">Kind</span>
@@ -109,20 +176,47 @@ function NewMetricDialog({ onClose }: { onClose: () => void }) {
             <option value="ratio">ratio: per-unit numerator over denominator</option>
           </select>
         </label>
-        <label className="field"><span className="field-label">Event</span><input value={event} onChange={(e) => setEvent(e.target.value)} className="mono" placeholder="purchase" required /></label>
+        <label className="field">
+          <span className="field-label">Event</span>
+          <input value={event} onChange={(e) => setEvent(e.target.value)} className="mono" placeholder="purchase" required />
+        </label>
         {kind !== 'proportion' && aggregationSelect('Per unit', aggregation, setAggregation)}
       </div>
       {kind === 'ratio' && (
         <div className="row-fields">
-          <label className="field"><span className="field-label">Denominator event</span><input value={denominatorEvent} onChange={(e) => setDenominatorEvent(e.target.value)} className="mono" placeholder="session_start" /></label>
+          <label className="field">
+            <span className="field-label">Denominator event</span>
+            <input
+              value={denominatorEvent}
+              onChange={(e) => setDenominatorEvent(e.target.value)}
+              className="mono"
+              placeholder="session_start"
+            />
+          </label>
           {aggregationSelect('Denominator per unit', denominatorAggregation, setDenominatorAggregation)}
         </div>
       )}
       <div className="row-fields">
-        <label className="field"><span className="field-label">Window (hours)</span><input type="number" min="0" step="any" value={windowHours} onChange={(e) => setWindowHours(e.target.value)} placeholder="every event after exposure" /></label>
-        <label className="field"><span className="field-label">Cap per unit</span><input type="number" min="0" step="any" value={cap} onChange={(e) => setCap(e.target.value)} placeholder="none" /></label>
+        <label className="field">
+          <span className="field-label">Window (hours)</span>
+          <input
+            type="number"
+            min="0"
+            step="any"
+            value={windowHours}
+            onChange={(e) => setWindowHours(e.target.value)}
+            placeholder="every event after exposure"
+          />
+        </label>
+        <label className="field">
+          <span className="field-label">Cap per unit</span>
+          <input type="number" min="0" step="any" value={cap} onChange={(e) => setCap(e.target.value)} placeholder="none" />
+        </label>
       </div>
-      <label className="checkbox"><input type="checkbox" checked={higherIsBetter} onChange={(e) => setHigherIsBetter(e.target.checked)} /> Higher is better (clear it for errors, latency, churn)</label>
+      <label className="checkbox">
+        <input type="checkbox" checked={higherIsBetter} onChange={(e) => setHigherIsBetter(e.target.checked)} /> Higher is better (clear it
+        for errors, latency, churn)
+      </label>
     </CreateDialog>
   )
 }

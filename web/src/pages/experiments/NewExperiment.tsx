@@ -38,14 +38,26 @@ export function NewExperimentDialog({ onClose }: { onClose: () => void }) {
   const flag = withVariants.find((f) => f.key === flagKey)
   const env = environment || environments[0] || ''
   const split = flag ? splitOf(flag, env) : []
-  const chosen = (role: Role) => Object.entries(roles).filter(([, r]) => r === role).map(([k]) => k)
+  const chosen = (role: Role) =>
+    Object.entries(roles)
+      .filter(([, r]) => r === role)
+      .map(([k]) => k)
 
   const create = useApiMutation(experimentsApi.createExperiment, [experimentKeys.all], (r) => navigate(experimentPath(r.experiment.key)))
   const submit = () => {
     const body: ExperimentInput = {
-      key: key.trim(), name: name.trim() || key.trim(), flag: flagKey, environment: env,
-      goal_metrics: chosen('goal'), guardrail_metrics: chosen('guardrail'), secondary_metrics: chosen('secondary'),
-      engine, alpha: Number(alpha), correction, cuped, unit: unit.trim() || 'user_id',
+      key: key.trim(),
+      name: name.trim() || key.trim(),
+      flag: flagKey,
+      environment: env,
+      goal_metrics: chosen('goal'),
+      guardrail_metrics: chosen('guardrail'),
+      secondary_metrics: chosen('secondary'),
+      engine,
+      alpha: Number(alpha),
+      correction,
+      cuped,
+      unit: unit.trim() || 'user_id',
       ...(engine === 'frequentist' && { sequential }),
       ...(control && { control }),
       ...(hypothesis.trim() && { hypothesis: hypothesis.trim() }),
@@ -54,7 +66,13 @@ export function NewExperimentDialog({ onClose }: { onClose: () => void }) {
   }
 
   return (
-    <CreateDialog noun="experiment" mutation={create} onClose={onClose} disabled={!key.trim() || !flagKey || !env || chosen('goal').length === 0} onSubmit={submit}>
+    <CreateDialog
+      noun="experiment"
+      mutation={create}
+      onClose={onClose}
+      disabled={!key.trim() || !flagKey || !env || chosen('goal').length === 0}
+      onSubmit={submit}
+    >
       <KeyField value={key} onChange={setKey} placeholder="checkout-button-colour" />
       <label className="field">
         <span className="field-label">Name</span>
@@ -67,32 +85,55 @@ export function NewExperimentDialog({ onClose }: { onClose: () => void }) {
       <div className="row-fields">
         <label className="field">
           <span className="field-label">Flag</span>
-          <select value={flagKey} onChange={(e) => { setFlagKey(e.target.value); setControl('') }} required>
-            <option value="">{flags.isPending ? 'Loading flags…' : withVariants.length ? 'Choose a flag with variants' : 'No flag has variants yet'}</option>
-            {withVariants.map((f) => <option key={f.key} value={f.key}>{f.key}</option>)}
+          <select
+            value={flagKey}
+            onChange={(e) => {
+              setFlagKey(e.target.value)
+              setControl('')
+            }}
+            required
+          >
+            <option value="">
+              {flags.isPending ? 'Loading flags…' : withVariants.length ? 'Choose a flag with variants' : 'No flag has variants yet'}
+            </option>
+            {withVariants.map((f) => (
+              <option key={f.key} value={f.key}>
+                {f.key}
+              </option>
+            ))}
           </select>
         </label>
         <label className="field">
           <span className="field-label">Environment</span>
           <select value={env} onChange={(e) => setEnvironment(e.target.value)}>
-            {environments.map((e) => <option key={e} value={e}>{e}</option>)}
+            {environments.map((e) => (
+              <option key={e} value={e}>
+                {e}
+              </option>
+            ))}
           </select>
         </label>
       </div>
-      {flag && (split.length ? (
-        <p className="hint" aria-label="Split">
-          Split in {env}: {split.map((s) => `${s.variant} ${s.weight} %`).join(' · ')}
-        </p>
-      ) : (
-        <p className="alert alert-warning" role="status">
-          <strong className="mono">{flag.key}</strong> has no split in {env}: give it a weighted split of its variants on the flag page first.
-        </p>
-      ))}
+      {flag &&
+        (split.length ? (
+          <p className="hint" aria-label="Split">
+            Split in {env}: {split.map((s) => `${s.variant} ${s.weight} %`).join(' · ')}
+          </p>
+        ) : (
+          <p className="alert alert-warning" role="status">
+            <strong className="mono">{flag.key}</strong> has no split in {env}: give it a weighted split of its variants on the flag page
+            first.
+          </p>
+        ))}
       {split.length > 0 && (
         <label className="field">
           <span className="field-label">Control</span>
           <select value={control || split[0]!.variant} onChange={(e) => setControl(e.target.value)}>
-            {split.map((s) => <option key={s.variant} value={s.variant}>{s.variant}</option>)}
+            {split.map((s) => (
+              <option key={s.variant} value={s.variant}>
+                {s.variant}
+              </option>
+            ))}
           </select>
           <span className="hint">The variant every other one is compared with.</span>
         </label>
@@ -105,9 +146,15 @@ export function NewExperimentDialog({ onClose }: { onClose: () => void }) {
             <tbody>
               {metrics.data.map((m) => (
                 <tr key={m.key}>
-                  <th scope="row"><span className="mono">{m.key}</span> <span className="muted small">{m.kind}</span></th>
+                  <th scope="row">
+                    <span className="mono">{m.key}</span> <span className="muted small">{m.kind}</span>
+                  </th>
                   <td>
-                    <select aria-label={`Role of ${m.key}`} value={roles[m.key] ?? ''} onChange={(e) => setRoles({ ...roles, [m.key]: e.target.value as Role | '' })}>
+                    <select
+                      aria-label={`Role of ${m.key}`}
+                      value={roles[m.key] ?? ''}
+                      onChange={(e) => setRoles({ ...roles, [m.key]: e.target.value as Role | '' })}
+                    >
                       <option value="">not measured</option>
                       <option value="goal">goal</option>
                       <option value="guardrail">guardrail</option>
@@ -143,7 +190,8 @@ export function NewExperimentDialog({ onClose }: { onClose: () => void }) {
       {engine === 'frequentist' && (
         <div className="row-fields">
           <label className="checkbox">
-            <input type="checkbox" checked={sequential} onChange={(e) => setSequential(e.target.checked)} /> Sequential test (safe to look at any time)
+            <input type="checkbox" checked={sequential} onChange={(e) => setSequential(e.target.checked)} /> Sequential test (safe to look
+            at any time)
           </label>
           <label className="field">
             <span className="field-label">Correction over goals × variants</span>
@@ -156,7 +204,8 @@ export function NewExperimentDialog({ onClose }: { onClose: () => void }) {
         </div>
       )}
       <label className="checkbox">
-        <input type="checkbox" checked={cuped} onChange={(e) => setCuped(e.target.checked)} /> CUPED (use the 14 days before exposure to narrow the intervals)
+        <input type="checkbox" checked={cuped} onChange={(e) => setCuped(e.target.checked)} /> CUPED (use the 14 days before exposure to
+        narrow the intervals)
       </label>
     </CreateDialog>
   )

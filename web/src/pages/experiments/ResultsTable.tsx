@@ -14,7 +14,10 @@ export function MetricResults({ m, engine }: { m: MetricResult; engine: 'bayesia
     <section className="section metric-results" aria-labelledby={`metric-${m.metric}`}>
       <h3 id={`metric-${m.metric}`} className="section-title">
         <span className="mono">{m.metric}</span> <span className={`pill role-${m.role}`}>{m.role}</span>{' '}
-        <span className="muted small">{m.kind}{m.cuped_applied ? ' · CUPED' : ''}</span>
+        <span className="muted small">
+          {m.kind}
+          {m.cuped_applied ? ' · CUPED' : ''}
+        </span>
       </h3>
       <div className="table-wrap">
         <table className="table responsive results-table">
@@ -42,7 +45,9 @@ export function MetricResults({ m, engine }: { m: MetricResult; engine: 'bayesia
                 <td data-label="Lift">{v.control || !v.lift ? '' : formatPercent(v.lift.relative)}</td>
                 <td data-label="Interval">{!v.control && v.ci && <IntervalBar row={v} domain={domain} />}</td>
                 <td data-label={engine === 'bayesian' ? 'Chance to win' : 'p-value'}>{v.control ? '' : statistic(v)}</td>
-                <td data-label="Verdict"><span className={`verdict verdict-${tone(v)}`}>{verdict(v)}</span></td>
+                <td data-label="Verdict">
+                  <span className={`verdict verdict-${tone(v)}`}>{verdict(v)}</span>
+                </td>
               </tr>
             ))}
           </tbody>
@@ -67,8 +72,15 @@ export function IntervalBar({ row, domain }: { row: VariantResult; domain: [numb
   const mid = position(row.lift!.relative, domain, BAR_WIDTH)
   const t = tone(row)
   return (
-    <svg className={`interval-bar interval-${t}`} width={BAR_WIDTH} height={BAR_HEIGHT} viewBox={`0 0 ${BAR_WIDTH} ${BAR_HEIGHT}`} role="img"
-      aria-label={`${formatPercent(row.lift!.relative)}, interval ${formatPercent(low)} to ${formatPercent(high)}: ${verdict(row)}`} data-tone={t}>
+    <svg
+      className={`interval-bar interval-${t}`}
+      width={BAR_WIDTH}
+      height={BAR_HEIGHT}
+      viewBox={`0 0 ${BAR_WIDTH} ${BAR_HEIGHT}`}
+      role="img"
+      aria-label={`${formatPercent(row.lift!.relative)}, interval ${formatPercent(low)} to ${formatPercent(high)}: ${verdict(row)}`}
+      data-tone={t}
+    >
       <rect className="interval-range" x={x0} y={8} width={Math.max(2, x1 - x0)} height={10} rx={3} />
       <line className="interval-zero" x1={zero} x2={zero} y1={2} y2={BAR_HEIGHT - 2} />
       <circle className="interval-point" cx={mid} cy={13} r={3.5} />

@@ -14,13 +14,24 @@ import { Switch } from '../../components/Switch'
 import { copyOfTargeting, fromDraft, toDraft, type TargetingDraft } from './draft'
 import { TargetingEditor } from './TargetingEditor'
 
-export function EnvironmentAccess({ flag, environments, writeEnv }: { flag: Flag; environments: string[]; writeEnv: (env: string) => boolean }) {
+export function EnvironmentAccess({
+  flag,
+  environments,
+  writeEnv,
+}: {
+  flag: Flag
+  environments: string[]
+  writeEnv: (env: string) => boolean
+}) {
   return (
     <section className="card" aria-labelledby="env-access-title">
       <h2 className="card-title" id="env-access-title">
         Environments you may change
       </h2>
-      <p className="hint">You may change this flag only in some environments; the rest of the flag is read-only for you. Changing the rest, or proposing a change to it, takes write rights there: a project admin can give you them under Members.</p>
+      <p className="hint">
+        You may change this flag only in some environments; the rest of the flag is read-only for you. Changing the rest, or proposing a
+        change to it, takes write rights there: a project admin can give you them under Members.
+      </p>
       <ul className="env-list">
         {environments.map((env) =>
           writeEnv(env) ? (
@@ -30,12 +41,15 @@ export function EnvironmentAccess({ flag, environments, writeEnv }: { flag: Flag
               <strong>{env}</strong> <span className="badge">read-only</span>{' '}
               {flag.environments?.[env] ? (
                 <>
-                  <StatusPill on={flag.environments[env].enabled} /> {flag.environments[env].value !== undefined && <code>{preview(flag.environments[env].value)}</code>}
+                  <StatusPill on={flag.environments[env].enabled} />{' '}
+                  {flag.environments[env].value !== undefined && <code>{preview(flag.environments[env].value)}</code>}
                 </>
               ) : (
                 <span className="muted small">Follows the flag</span>
               )}{' '}
-              <span className="badge" data-testid={`env-rules-${env}`}>{flag.environments?.[env]?.targeting ? 'own rules' : 'uses the flag’s rules'}</span>
+              <span className="badge" data-testid={`env-rules-${env}`}>
+                {flag.environments?.[env]?.targeting ? 'own rules' : 'uses the flag’s rules'}
+              </span>
             </li>
           ),
         )}
@@ -54,7 +68,8 @@ function EnvironmentForm({ flag, env }: { flag: Flag; env: string }) {
   // The environment's own rules as a draft of the whole flag (the rule editor's shape); null: the flag's.
   const [rules, setRules] = useState(() => toDraft(flag, [env]))
   const own = rules.envs[env]?.own ?? null
-  const setOwn = (o: TargetingDraft | null) => setRules({ ...rules, envs: { ...rules.envs, [env]: { ...rules.envs[env]!, overridden: true, own: o } } })
+  const setOwn = (o: TargetingDraft | null) =>
+    setRules({ ...rules, envs: { ...rules.envs, [env]: { ...rules.envs[env]!, overridden: true, own: o } } })
   const save = useApiMutation(() => {
     const override: EnvironmentOverride = { enabled }
     if (variants.length && variant) override.variant = variant
@@ -84,7 +99,14 @@ function EnvironmentForm({ flag, env }: { flag: Flag; env: string }) {
             </select>
           </label>
         ) : (
-          <JsonEditor label={`Value in ${env}`} value={valueText} onChange={setValueText} rows={1} hint="Empty: the flag's value." optional />
+          <JsonEditor
+            label={`Value in ${env}`}
+            value={valueText}
+            onChange={setValueText}
+            rows={1}
+            hint="Empty: the flag's value."
+            optional
+          />
         )}
         <div className="env-rules" data-testid={`env-rules-${env}`}>
           <span className="badge">{own ? 'own rules' : 'uses the flag’s rules'}</span>{' '}
@@ -101,7 +123,12 @@ function EnvironmentForm({ flag, env }: { flag: Flag; env: string }) {
         {own && <TargetingEditor draft={{ ...rules, ...own }} set={(p) => setOwn({ ...own, ...p })} scope={env} />}
         <ErrorMessage error={save.error ?? clear.error} title={`Not saved in ${env}`} />
         <div className="btn-group">
-          <button type="button" className="btn btn-primary btn-small" disabled={save.isPending || parsed?.ok === false} onClick={() => save.mutate(undefined)}>
+          <button
+            type="button"
+            className="btn btn-primary btn-small"
+            disabled={save.isPending || parsed?.ok === false}
+            onClick={() => save.mutate(undefined)}
+          >
             Save {env}
           </button>
           {current && (

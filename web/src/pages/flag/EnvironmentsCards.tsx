@@ -6,14 +6,26 @@ import { VariantPicker } from './VariantsCard'
 import { copyOfTargeting, type EnvDraft, type FlagDraft } from './draft'
 import { TargetingEditor } from './TargetingEditor'
 
-export function EnvironmentsCards({ draft, set, environments }: { draft: FlagDraft; set: (p: Partial<FlagDraft>) => void; environments: string[] }) {
+export function EnvironmentsCards({
+  draft,
+  set,
+  environments,
+}: {
+  draft: FlagDraft
+  set: (p: Partial<FlagDraft>) => void
+  environments: string[]
+}) {
   const withVariants = draft.variants.length > 0
   const setEnv = (env: string, p: Partial<EnvDraft>) => set({ envs: { ...draft.envs, [env]: { ...draft.envs[env]!, ...p } } })
   return (
     <>
       <section className="card">
         <h2 className="card-title">Environments</h2>
-        <p className="hint">An override gives an environment its own switch: it replaces the main switch there (and optionally the value) when the context’s environment matches. Without one, the environment follows the main switch. An environment uses the flag’s rules unless it has its own, which replace them there, whole.</p>
+        <p className="hint">
+          An override gives an environment its own switch: it replaces the main switch there (and optionally the value) when the context’s
+          environment matches. Without one, the environment follows the main switch. An environment uses the flag’s rules unless it has its
+          own, which replace them there, whole.
+        </p>
         <ul className="env-list">
           {Object.entries(draft.envs).map(([env, e]) => (
             <li key={env} className="env-row">
@@ -29,8 +41,22 @@ export function EnvironmentsCards({ draft, set, environments }: { draft: FlagDra
                     <input type="checkbox" checked={e.hasValue} onChange={(ev) => setEnv(env, { hasValue: ev.target.checked })} />
                     Serve a different {withVariants ? 'variant' : 'value'} in {env}
                   </label>
-                  {e.hasValue && !withVariants && <JsonEditor label={`Value in ${env}`} value={e.valueText} onChange={(valueText) => setEnv(env, { valueText })} rows={1} />}
-                  {e.hasValue && withVariants && <VariantPicker draft={draft} label={`Variant in ${env}`} value={e.variant} onChange={(variant) => setEnv(env, { variant })} />}
+                  {e.hasValue && !withVariants && (
+                    <JsonEditor
+                      label={`Value in ${env}`}
+                      value={e.valueText}
+                      onChange={(valueText) => setEnv(env, { valueText })}
+                      rows={1}
+                    />
+                  )}
+                  {e.hasValue && withVariants && (
+                    <VariantPicker
+                      draft={draft}
+                      label={`Variant in ${env}`}
+                      value={e.variant}
+                      onChange={(variant) => setEnv(env, { variant })}
+                    />
+                  )}
                 </div>
               ) : (
                 <span className="muted small">Follows the main switch</span>
@@ -43,7 +69,11 @@ export function EnvironmentsCards({ draft, set, environments }: { draft: FlagDra
                   </button>
                 ) : (
                   // Own rules live in the environment's override: giving them makes one (the switch as it is now).
-                  <button type="button" className="btn btn-small" onClick={() => setEnv(env, { overridden: true, own: copyOfTargeting(draft) })}>
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    onClick={() => setEnv(env, { overridden: true, own: copyOfTargeting(draft) })}
+                  >
                     Give {env} its own rules
                   </button>
                 )}
@@ -60,10 +90,18 @@ export function EnvironmentsCards({ draft, set, environments }: { draft: FlagDra
 
       <section className="card">
         <h2 className="card-title">Active window</h2>
-        <p className="hint">Outside this window the flag evaluates as disabled. Times are in your local time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).</p>
+        <p className="hint">
+          Outside this window the flag evaluates as disabled. Times are in your local time zone (
+          {Intl.DateTimeFormat().resolvedOptions().timeZone}).
+        </p>
         <div className="row-fields">
           <DateTimeField id="active-from" label="Active from" value={draft.activeFrom} onChange={(activeFrom) => set({ activeFrom })} />
-          <DateTimeField id="active-until" label="Active until" value={draft.activeUntil} onChange={(activeUntil) => set({ activeUntil })} />
+          <DateTimeField
+            id="active-until"
+            label="Active until"
+            value={draft.activeUntil}
+            onChange={(activeUntil) => set({ activeUntil })}
+          />
         </div>
       </section>
     </>

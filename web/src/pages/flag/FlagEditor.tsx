@@ -33,7 +33,9 @@ export function FlagEditor({ flag, environments, fetchCurrent, deleted, onDraft 
   const build = (d: FlagDraft, b: Flag) => {
     const built = fromDraft(d, b)
     const cycle = draftCycle(flag.key, d, flags.data)
-    return cycle ? { ok: false as const, problems: [...(built.ok ? [] : built.problems), `Prerequisites: would create a cycle: ${cycle.join(' → ')}`] } : built
+    return cycle
+      ? { ok: false as const, problems: [...(built.ok ? [] : built.problems), `Prerequisites: would create a cycle: ${cycle.join(' → ')}`] }
+      : built
   }
   const { draft, base, setDraft, form } = useDocumentEditor({
     resource: { type: 'flag', key: flag.key },
@@ -55,7 +57,9 @@ export function FlagEditor({ flag, environments, fetchCurrent, deleted, onDraft 
 
   if (!base || !draft) return null
   const withVariants = draft.variants.length > 0
-  const ownSwitches = Object.entries(draft.envs).filter(([, e]) => e.overridden).map(([env]) => env)
+  const ownSwitches = Object.entries(draft.envs)
+    .filter(([, e]) => e.overridden)
+    .map(([env]) => env)
   const set = (p: Partial<FlagDraft>) => setDraft({ ...draft, ...p })
 
   return (
@@ -64,17 +68,43 @@ export function FlagEditor({ flag, environments, fetchCurrent, deleted, onDraft 
         <h2 className="card-title">Status and value</h2>
         <Switch checked={draft.enabled} onChange={(enabled) => set({ enabled })} label="Main switch" showLabel />
         <p className="hint">
-          On or off in every environment without a switch of its own{ownSwitches.length > 0 ? <> (<strong>{ownSwitches.join(', ')}</strong> {ownSwitches.length === 1 ? 'has its own and keeps it' : 'have their own and keep them'}: see Environments, or use Turn off everywhere)</> : ''}. Where
-          it is off, evaluation returns the off value ({valueType(jsonOr(draft.valueText, null)) === 'boolean' ? 'false' : 'null'}) with reason “disabled”.
+          On or off in every environment without a switch of its own
+          {ownSwitches.length > 0 ? (
+            <>
+              {' '}
+              (<strong>{ownSwitches.join(', ')}</strong>{' '}
+              {ownSwitches.length === 1 ? 'has its own and keeps it' : 'have their own and keep them'}: see Environments, or use Turn off
+              everywhere)
+            </>
+          ) : (
+            ''
+          )}
+          . Where it is off, evaluation returns the off value ({valueType(jsonOr(draft.valueText, null)) === 'boolean' ? 'false' : 'null'})
+          with reason “disabled”.
         </p>
-        {!withVariants && <JsonEditor label="Value" value={draft.valueText} onChange={(valueText) => set({ valueText })} hint="Served when the flag is on and no override, rule or rollout decides otherwise." />}
+        {!withVariants && (
+          <JsonEditor
+            label="Value"
+            value={draft.valueText}
+            onChange={(valueText) => set({ valueText })}
+            hint="Served when the flag is on and no override, rule or rollout decides otherwise."
+          />
+        )}
       </section>
 
       <VariantsCard draft={draft} set={set} />
 
       <TargetingEditor draft={draft} set={set} />
       <EnvironmentsCards draft={draft} set={set} environments={environments} />
-      <PrerequisitesCard flagKey={flag.key} draft={draft} set={(p) => { if (p.prerequisites?.length) setNeedFlags(true); set(p) }} flags={flags.data} />
+      <PrerequisitesCard
+        flagKey={flag.key}
+        draft={draft}
+        set={(p) => {
+          if (p.prerequisites?.length) setNeedFlags(true)
+          set(p)
+        }}
+        flags={flags.data}
+      />
       <MetadataCard draft={draft} set={set} />
     </DocumentForm>
   )

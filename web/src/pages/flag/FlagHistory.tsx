@@ -20,7 +20,11 @@ const definition = (f: Record<string, unknown>) => {
 export function FlagHistory({ flag, canWrite }: { flag: Flag; canWrite: boolean }) {
   const history = useQuery({ queryKey: [...keys.flags, 'history', flag.key, flag.version], queryFn: () => lifecycleApi.history(flag.key) })
   const [chosen, setChosen] = useState<number | null>(null)
-  const rollback = useConfirmAction((version: number) => lifecycleApi.rollback({ key: flag.key, version, current: flag.version }), [keys.flags], () => setChosen(null))
+  const rollback = useConfirmAction(
+    (version: number) => lifecycleApi.rollback({ key: flag.key, version, current: flag.version }),
+    [keys.flags],
+    () => setChosen(null),
+  )
   const versions = history.data?.versions ?? []
   const picked = versions.find((v) => v.version === chosen)
   const diffRef = useRef<HTMLDivElement>(null)
@@ -41,7 +45,12 @@ export function FlagHistory({ flag, canWrite }: { flag: Flag; canWrite: boolean 
         <ol className="history-list">
           {versions.map((v) => (
             <li key={v.version} className={v.version === chosen ? 'history-row selected' : 'history-row'}>
-              <button type="button" className="btn-link" aria-label={`Version ${v.version}`} onClick={() => setChosen(v.version === chosen ? null : v.version)}>
+              <button
+                type="button"
+                className="btn-link"
+                aria-label={`Version ${v.version}`}
+                onClick={() => setChosen(v.version === chosen ? null : v.version)}
+              >
                 v{v.version}
               </button>
               <span className="badge">{v.action}</span>
@@ -76,7 +85,8 @@ export function FlagHistory({ flag, canWrite }: { flag: Flag; canWrite: boolean 
       {rollback.target !== null && (
         <ConfirmDialog title={`Roll back to version ${rollback.target}?`} confirmLabel="Roll back" {...rollback.dialogProps}>
           <p>
-            Writes version {flag.version + 1} with the definition of version {rollback.target}. Applications get it at once; the history keeps every version.
+            Writes version {flag.version + 1} with the definition of version {rollback.target}. Applications get it at once; the history
+            keeps every version.
           </p>
         </ConfirmDialog>
       )}

@@ -4,7 +4,13 @@ import { dateTime, preview, toJsonText } from '../../format'
 import { describeCondition } from '../../components/ConditionEditor'
 import { StatusPill } from '../../components/State'
 
-export function FlagReadOnly({ flag, note = 'Read-only: this token can read flags but not change them.' }: { flag: Flag; note?: string | null }) {
+export function FlagReadOnly({
+  flag,
+  note = 'Read-only: this token can read flags but not change them.',
+}: {
+  flag: Flag
+  note?: string | null
+}) {
   const t = flag.targeting ?? {}
   return (
     <div className="form">
@@ -20,7 +26,8 @@ export function FlagReadOnly({ flag, note = 'Read-only: this token can read flag
             {Object.entries(flag.variants).map(([name, v]) => (
               <li key={name}>
                 <code>{name}</code> = <code>{preview(v)}</code>
-                {name === flag.default_variant && <span className="badge">default</span>} {name === flag.off_variant && <span className="badge">when off</span>}
+                {name === flag.default_variant && <span className="badge">default</span>}{' '}
+                {name === flag.off_variant && <span className="badge">when off</span>}
               </li>
             ))}
           </ul>
@@ -78,7 +85,9 @@ export function FlagReadOnly({ flag, note = 'Read-only: this token can read flag
         <p>
           {t.rollout?.distribution
             ? `Split by ${t.rollout.attribute}: ${t.rollout.distribution.map((d) => `${d.variant} ${d.weight}%`).join(', ')}.`
-            : t.rollout ? `Rolled out to ${t.rollout.percentage}% by ${t.rollout.attribute}.` : 'No percentage rollout.'}
+            : t.rollout
+              ? `Rolled out to ${t.rollout.percentage}% by ${t.rollout.attribute}.`
+              : 'No percentage rollout.'}
         </p>
         <p>
           Active from {dateTime(flag.active_from ?? null)} until {dateTime(flag.active_until ?? null)}
@@ -90,10 +99,17 @@ export function FlagReadOnly({ flag, note = 'Read-only: this token can read flag
           <ul>
             {Object.entries(flag.environments).map(([env, o]) => (
               <li key={env}>
-                <strong>{env}</strong>: <StatusPill on={o.enabled} /> {o.value !== undefined && <code>{preview(o.value)}</code>} {o.variant !== undefined && <code>{o.variant}</code>}{' '}
-                <span className="badge" data-testid={`env-rules-${env}`}>{o.targeting ? 'own rules' : 'uses the flag’s rules'}</span>
+                <strong>{env}</strong>: <StatusPill on={o.enabled} /> {o.value !== undefined && <code>{preview(o.value)}</code>}{' '}
+                {o.variant !== undefined && <code>{o.variant}</code>}{' '}
+                <span className="badge" data-testid={`env-rules-${env}`}>
+                  {o.targeting ? 'own rules' : 'uses the flag’s rules'}
+                </span>
                 {/* An environment's own rules replace the flag's there (docs/flag-switches.md). */}
-                {o.targeting && <pre className="mono small" aria-label={`${env}’s own rules`}>{JSON.stringify(o.targeting, null, 2)}</pre>}
+                {o.targeting && (
+                  <pre className="mono small" aria-label={`${env}’s own rules`}>
+                    {JSON.stringify(o.targeting, null, 2)}
+                  </pre>
+                )}
               </li>
             ))}
           </ul>

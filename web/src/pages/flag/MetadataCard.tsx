@@ -25,7 +25,13 @@ export function MetadataCard({ draft, set }: { draft: FlagDraft; set: (p: Partia
       <h2 className="card-title">About this flag</h2>
       <label className="field">
         <span className="field-label">Description</span>
-        <textarea aria-label="Description" rows={2} maxLength={2000} value={draft.description} onChange={(e) => set({ description: e.target.value })} />
+        <textarea
+          aria-label="Description"
+          rows={2}
+          maxLength={2000}
+          value={draft.description}
+          onChange={(e) => set({ description: e.target.value })}
+        />
       </label>
       <div className="field">
         <span className="field-label">Tags</span>
@@ -33,14 +39,27 @@ export function MetadataCard({ draft, set }: { draft: FlagDraft; set: (p: Partia
           {draft.tags.map((t) => (
             <li key={t} className="chip">
               {t}
-              <button type="button" className="chip-remove" aria-label={`Remove tag ${t}`} onClick={() => set({ tags: draft.tags.filter((x) => x !== t) })}>
+              <button
+                type="button"
+                className="chip-remove"
+                aria-label={`Remove tag ${t}`}
+                onClick={() => set({ tags: draft.tags.filter((x) => x !== t) })}
+              >
                 ×
               </button>
             </li>
           ))}
         </ul>
         <div className="input-row">
-          <input aria-label="New tag" value={tagText} onChange={(e) => setTagText(e.target.value)} onKeyDown={onKey} placeholder="e.g. checkout" className="mono" aria-invalid={tagText !== '' && !tagOk} />
+          <input
+            aria-label="New tag"
+            value={tagText}
+            onChange={(e) => setTagText(e.target.value)}
+            onKeyDown={onKey}
+            placeholder="e.g. checkout"
+            className="mono"
+            aria-invalid={tagText !== '' && !tagOk}
+          />
           <button type="button" className="btn btn-small" disabled={!tagOk} onClick={add}>
             Add tag
           </button>
@@ -49,7 +68,13 @@ export function MetadataCard({ draft, set }: { draft: FlagDraft; set: (p: Partia
       </div>
       <label className="field">
         <span className="field-label">Owner</span>
-        <input aria-label="Owner" maxLength={200} value={draft.owner} onChange={(e) => set({ owner: e.target.value })} placeholder="a person or a team" />
+        <input
+          aria-label="Owner"
+          maxLength={200}
+          value={draft.owner}
+          onChange={(e) => set({ owner: e.target.value })}
+          placeholder="a person or a team"
+        />
       </label>
       <label className="checkbox">
         <input type="checkbox" checked={draft.clientSide} onChange={(e) => set({ clientSide: e.target.checked })} />

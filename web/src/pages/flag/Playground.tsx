@@ -29,12 +29,14 @@ const REASON_TEXT: Record<Reason, string> = {
 function reasonText(reason: Reason, trace: readonly Record<string, unknown>[] | undefined): string {
   // Whose rules decided (docs/flag-switches.md): an environment's own rules say so in the trace.
   const own = trace?.find((s) => s.step === 'environment_override' && typeof s.rules === 'string')?.rules
-  if ((reason === 'override' || reason === 'targeting' || reason === 'rollout') && trace) return `${REASON_TEXT[reason]} Decided by ${typeof own === 'string' ? own : 'the flag’s rules'}.`
+  if ((reason === 'override' || reason === 'targeting' || reason === 'rollout') && trace)
+    return `${REASON_TEXT[reason]} Decided by ${typeof own === 'string' ? own : 'the flag’s rules'}.`
   if (reason !== 'disabled' || !trace) return REASON_TEXT[reason]
   const env = trace.find((s) => s.step === 'environment_override')
   const decided = trace.find((s) => s.decided)
   if (decided?.step === 'active_window') return 'Now is outside the flag’s active window, so it is off.'
-  if (env?.applied === true) return `The ${String(env.environment)} override is off: ${String(env.environment)} has its own switch, which decides there (the main switch does not).`
+  if (env?.applied === true)
+    return `The ${String(env.environment)} override is off: ${String(env.environment)} has its own switch, which decides there (the main switch does not).`
   return `The main switch is off${typeof env?.environment === 'string' ? ` and ${env.environment} has no switch of its own` : ''}.`
 }
 
@@ -60,7 +62,7 @@ export function Playground({ flagKey, environments, draft }: Props) {
     enabled: context !== null,
     staleTime: 0,
   })
-  const result = { ...explained, data: explained.data?.result as (EvaluationResultView | undefined) }
+  const result = { ...explained, data: explained.data?.result as EvaluationResultView | undefined }
 
   const submit = (e: FormEvent) => {
     e.preventDefault()
@@ -95,7 +97,13 @@ export function Playground({ flagKey, environments, draft }: Props) {
             <Options values={environments} />
           </select>
         </label>
-        <JsonEditor label="Custom attributes" value={customText} onChange={setCustomText} rows={2} hint='An object, e.g. {"country": "NL"}' />
+        <JsonEditor
+          label="Custom attributes"
+          value={customText}
+          onChange={setCustomText}
+          rows={2}
+          hint='An object, e.g. {"country": "NL"}'
+        />
         {custom.ok && !customOk && <p className="field-error">Custom attributes must be a JSON object.</p>}
         <button type="submit" className="btn btn-primary" disabled={!customOk}>
           Evaluate
@@ -115,13 +123,17 @@ export function Playground({ flagKey, environments, draft }: Props) {
               </dd>
               <dt>Type</dt>
               <dd>
-                <span className="badge" data-testid="eval-type">{result.data.type}</span>
+                <span className="badge" data-testid="eval-type">
+                  {result.data.type}
+                </span>
               </dd>
               {result.data.variant !== undefined && (
                 <>
                   <dt>Variant</dt>
                   <dd>
-                    <span className="badge" data-testid="eval-variant">{result.data.variant ?? '(off value)'}</span>
+                    <span className="badge" data-testid="eval-variant">
+                      {result.data.variant ?? '(off value)'}
+                    </span>
                   </dd>
                 </>
               )}
@@ -130,13 +142,19 @@ export function Playground({ flagKey, environments, draft }: Props) {
                 <span className={`badge reason reason-${result.data.reason}`} data-testid="eval-reason">
                   {result.data.reason}
                 </span>
-                <div className="muted small" data-testid="eval-reason-text">{reasonText(result.data.reason, explained.data?.trace as Record<string, unknown>[] | undefined)}</div>
+                <div className="muted small" data-testid="eval-reason-text">
+                  {reasonText(result.data.reason, explained.data?.trace as Record<string, unknown>[] | undefined)}
+                </div>
               </dd>
             </dl>
           ) : null}
           {explained.data && <TraceList trace={explained.data.trace} />}
           <p className="muted small">
-            {draft === null ? 'The draft has problems: this is the saved flag. ' : draft ? 'Evaluated: the draft (unsaved edits included). ' : ''}
+            {draft === null
+              ? 'The draft has problems: this is the saved flag. '
+              : draft
+                ? 'Evaluated: the draft (unsaved edits included). '
+                : ''}
             Context sent: <code>{JSON.stringify(context)}</code>
           </p>
         </div>

@@ -30,14 +30,21 @@ export function ServingCard({ flag, environments, canWrite }: { flag: Flag; envi
           Serving now
         </h2>
         {canWrite && !flag.archived && (
-          <button type="button" className="btn btn-danger-outline" disabled={!anyOn} onClick={() => (turnOff.reset(), setAsking(true))} title={anyOn ? undefined : 'Off in every environment already'}>
+          <button
+            type="button"
+            className="btn btn-danger-outline"
+            disabled={!anyOn}
+            onClick={() => (turnOff.reset(), setAsking(true))}
+            title={anyOn ? undefined : 'Off in every environment already'}
+          >
             Turn off everywhere
           </button>
         )}
       </div>
       {!flag.archived && !flag.enabled && stillOn.length > 0 && (
         <p className="alert alert-warning" role="status">
-          The main switch is off, but {stillOn.join(', ')} {stillOn.length === 1 ? 'has its own switch, which is' : 'have their own switches, which are'} on: the flag is served there.
+          The main switch is off, but {stillOn.join(', ')}{' '}
+          {stillOn.length === 1 ? 'has its own switch, which is' : 'have their own switches, which are'} on: the flag is served there.
         </p>
       )}
       {flag.archived ? (
@@ -56,7 +63,9 @@ export function ServingCard({ flag, environments, canWrite }: { flag: Flag; envi
           <tbody>
             {rows.map((r) => (
               <tr key={r.environment} data-testid={`serving-${r.environment || 'none'}`}>
-                <th scope="row" className="mono">{r.environment || <span className="muted">no environment</span>}</th>
+                <th scope="row" className="mono">
+                  {r.environment || <span className="muted">no environment</span>}
+                </th>
                 <td>
                   <StatusPill on={r.on} />
                 </td>
@@ -67,11 +76,18 @@ export function ServingCard({ flag, environments, canWrite }: { flag: Flag; envi
           </tbody>
         </table>
       )}
-      {(flag.active_from || flag.active_until) && <p className="hint">An active window also applies: outside it every environment serves the off value.</p>}
+      {(flag.active_from || flag.active_until) && (
+        <p className="hint">An active window also applies: outside it every environment serves the off value.</p>
+      )}
       {undoable && undoable.after === flag.version && (
         <div className="alert alert-success" role="status">
           Turned off everywhere (version {undoable.after}).{' '}
-          <button type="button" className="btn btn-small" disabled={undo.isPending} onClick={() => undo.mutate({ key: flag.key, version: undoable.before, current: undoable.after })}>
+          <button
+            type="button"
+            className="btn btn-small"
+            disabled={undo.isPending}
+            onClick={() => undo.mutate({ key: flag.key, version: undoable.before, current: undoable.after })}
+          >
             Undo
           </button>
         </div>
@@ -87,10 +103,16 @@ export function ServingCard({ flag, environments, canWrite }: { flag: Flag; envi
           error={turnOff.error}
         >
           <p>
-            One change switches off the main switch{flag.environments && Object.keys(flag.environments).length > 0 ? ` and the own switch of ${Object.keys(flag.environments).join(', ')}` : ''}: every environment serves the off value at once. Values, rules and
-            environment values stay as they are, and Undo (or the history) brings the switches back.
+            One change switches off the main switch
+            {flag.environments && Object.keys(flag.environments).length > 0
+              ? ` and the own switch of ${Object.keys(flag.environments).join(', ')}`
+              : ''}
+            : every environment serves the off value at once. Values, rules and environment values stay as they are, and Undo (or the
+            history) brings the switches back.
           </p>
-          <p className="muted small">Scheduled changes still run when due: cancel them under Scheduled changes if they would switch it on again.</p>
+          <p className="muted small">
+            Scheduled changes still run when due: cancel them under Scheduled changes if they would switch it on again.
+          </p>
         </ConfirmDialog>
       )}
     </section>

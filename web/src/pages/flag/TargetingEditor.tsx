@@ -13,7 +13,8 @@ export function TargetingEditor({ draft, set, scope }: { draft: FlagDraft; set: 
   const withVariants = draft.variants.length > 0
   const L = (label: string) => (scope ? `${scope} ${label}` : label)
   const setRule = (i: number, p: Partial<RuleDraft>) => set({ rules: draft.rules.map((r, n) => (n === i ? { ...r, ...p } : r)) })
-  const setOverride = (i: number, p: Partial<OverrideDraft>) => set({ overrides: draft.overrides.map((o, n) => (n === i ? { ...o, ...p } : o)) })
+  const setOverride = (i: number, p: Partial<OverrideDraft>) =>
+    set({ overrides: draft.overrides.map((o, n) => (n === i ? { ...o, ...p } : o)) })
   return (
     <>
       <section className="card">
@@ -26,13 +27,30 @@ export function TargetingEditor({ draft, set, scope }: { draft: FlagDraft; set: 
               <div className="rule-head">
                 <h3>{L(`Rule ${i + 1}`)}</h3>
                 <div className="btn-group">
-                  <button type="button" className="btn-icon" aria-label={L(`Move rule ${i + 1} up`)} disabled={i === 0} onClick={() => set({ rules: move(draft.rules, i, -1) })}>
+                  <button
+                    type="button"
+                    className="btn-icon"
+                    aria-label={L(`Move rule ${i + 1} up`)}
+                    disabled={i === 0}
+                    onClick={() => set({ rules: move(draft.rules, i, -1) })}
+                  >
                     ↑
                   </button>
-                  <button type="button" className="btn-icon" aria-label={L(`Move rule ${i + 1} down`)} disabled={i === draft.rules.length - 1} onClick={() => set({ rules: move(draft.rules, i, 1) })}>
+                  <button
+                    type="button"
+                    className="btn-icon"
+                    aria-label={L(`Move rule ${i + 1} down`)}
+                    disabled={i === draft.rules.length - 1}
+                    onClick={() => set({ rules: move(draft.rules, i, 1) })}
+                  >
                     ↓
                   </button>
-                  <button type="button" className="btn btn-small btn-danger-outline" aria-label={L(`Remove rule ${i + 1}`)} onClick={() => set({ rules: draft.rules.filter((_, n) => n !== i) })}>
+                  <button
+                    type="button"
+                    className="btn btn-small btn-danger-outline"
+                    aria-label={L(`Remove rule ${i + 1}`)}
+                    onClick={() => set({ rules: draft.rules.filter((_, n) => n !== i) })}
+                  >
                     Remove
                   </button>
                 </div>
@@ -41,10 +59,21 @@ export function TargetingEditor({ draft, set, scope }: { draft: FlagDraft; set: 
               {withVariants ? (
                 <label className="field">
                   <span className="field-label">Serves</span>
-                  <VariantPicker draft={draft} label={L(`Rule ${i + 1} variant`)} value={r.variant} onChange={(variant) => setRule(i, { variant })} />
+                  <VariantPicker
+                    draft={draft}
+                    label={L(`Rule ${i + 1} variant`)}
+                    value={r.variant}
+                    onChange={(variant) => setRule(i, { variant })}
+                  />
                 </label>
               ) : (
-                <JsonEditor label={L(`Rule ${i + 1} value`)} value={r.valueText} onChange={(valueText) => setRule(i, { valueText })} rows={1} hint="Served when every condition holds." />
+                <JsonEditor
+                  label={L(`Rule ${i + 1} value`)}
+                  value={r.valueText}
+                  onChange={(valueText) => setRule(i, { valueText })}
+                  rows={1}
+                  hint="Served when every condition holds."
+                />
               )}
             </li>
           ))}
@@ -52,7 +81,19 @@ export function TargetingEditor({ draft, set, scope }: { draft: FlagDraft; set: 
         <button
           type="button"
           className="btn"
-          onClick={() => set({ rules: [...draft.rules, { id: newDraftId(), conditions: [emptyCondition()], valueText: toJsonText(jsonOr(draft.valueText, true)), variant: draft.defaultVariant }] })}
+          onClick={() =>
+            set({
+              rules: [
+                ...draft.rules,
+                {
+                  id: newDraftId(),
+                  conditions: [emptyCondition()],
+                  valueText: toJsonText(jsonOr(draft.valueText, true)),
+                  variant: draft.defaultVariant,
+                },
+              ],
+            })
+          }
         >
           + Add rule
         </button>
@@ -69,20 +110,41 @@ export function TargetingEditor({ draft, set, scope }: { draft: FlagDraft; set: 
                 <li key={o.id} className="override-row">
                   <label className="field">
                     <span className="field-label">User id</span>
-                    <input aria-label={L(`Override ${i + 1} user id`)} value={o.userId} onChange={(e) => setOverride(i, { userId: e.target.value })} className="mono" />
+                    <input
+                      aria-label={L(`Override ${i + 1} user id`)}
+                      value={o.userId}
+                      onChange={(e) => setOverride(i, { userId: e.target.value })}
+                      className="mono"
+                    />
                   </label>
                   {withVariants ? (
                     <label className="field">
                       <span className="field-label">Variant</span>
-                      <VariantPicker draft={draft} label={L(`Override ${i + 1} variant`)} value={o.variant} onChange={(variant) => setOverride(i, { variant })} />
+                      <VariantPicker
+                        draft={draft}
+                        label={L(`Override ${i + 1} variant`)}
+                        value={o.variant}
+                        onChange={(variant) => setOverride(i, { variant })}
+                      />
                     </label>
                   ) : (
                     <label className="field">
                       <span className="field-label">Value (JSON)</span>
-                      <input aria-label={L(`Override ${i + 1} value`)} value={o.valueText} onChange={(e) => setOverride(i, { valueText: e.target.value })} className="mono" aria-invalid={!parsed.ok} />
+                      <input
+                        aria-label={L(`Override ${i + 1} value`)}
+                        value={o.valueText}
+                        onChange={(e) => setOverride(i, { valueText: e.target.value })}
+                        className="mono"
+                        aria-invalid={!parsed.ok}
+                      />
                     </label>
                   )}
-                  <button type="button" className="btn-icon btn-icon-danger" aria-label={L(`Remove override ${i + 1}`)} onClick={() => set({ overrides: draft.overrides.filter((_, n) => n !== i) })}>
+                  <button
+                    type="button"
+                    className="btn-icon btn-icon-danger"
+                    aria-label={L(`Remove override ${i + 1}`)}
+                    onClick={() => set({ overrides: draft.overrides.filter((_, n) => n !== i) })}
+                  >
                     ✕
                   </button>
                   {!withVariants && !parsed.ok && <p className="field-error override-error">{parsed.error}</p>}
@@ -91,7 +153,23 @@ export function TargetingEditor({ draft, set, scope }: { draft: FlagDraft; set: 
             })}
           </ul>
         )}
-        <button type="button" className="btn" onClick={() => set({ overrides: [...draft.overrides, { id: newDraftId(), userId: '', valueText: toJsonText(jsonOr(draft.valueText, true), false), variant: draft.defaultVariant }] })}>
+        <button
+          type="button"
+          className="btn"
+          onClick={() =>
+            set({
+              overrides: [
+                ...draft.overrides,
+                {
+                  id: newDraftId(),
+                  userId: '',
+                  valueText: toJsonText(jsonOr(draft.valueText, true), false),
+                  variant: draft.defaultVariant,
+                },
+              ],
+            })
+          }
+        >
           + Add user override
         </button>
       </section>

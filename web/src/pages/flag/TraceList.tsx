@@ -7,7 +7,9 @@ const text = (v: unknown) => (v === undefined ? '—' : JSON.stringify(v))
 function summary(s: TraceStep): string {
   switch (s.step) {
     case 'environment_override':
-      return s.applied ? `environment “${String(s.environment)}” overrides: ${s.enabled ? 'on' : 'off'}${typeof s.rules === 'string' ? `, with ${s.rules}` : ''}` : `no override for environment ${s.environment === null ? '(none)' : `“${String(s.environment)}”`}`
+      return s.applied
+        ? `environment “${String(s.environment)}” overrides: ${s.enabled ? 'on' : 'off'}${typeof s.rules === 'string' ? `, with ${s.rules}` : ''}`
+        : `no override for environment ${s.environment === null ? '(none)' : `“${String(s.environment)}”`}`
     case 'enabled':
       return s.enabled ? 'the flag is on' : 'the flag is off'
     case 'active_window':
@@ -20,7 +22,9 @@ function summary(s: TraceStep): string {
       return `rule ${String(s.rule)} ${s.matched ? 'matches' : 'does not match'}`
     case 'rollout':
       if (s.seen === null) return `no “${String(s.attribute)}” in the context: outside the rollout`
-      return Array.isArray(s.ranges) ? `bucket ${String(s.bucket)} falls in variant ${String(s.variant)}` : `bucket ${String(s.bucket)} ${s.inside ? '<' : '≥'} ${String(s.percentage)}%: ${s.inside ? 'inside' : 'outside'}`
+      return Array.isArray(s.ranges)
+        ? `bucket ${String(s.bucket)} falls in variant ${String(s.variant)}`
+        : `bucket ${String(s.bucket)} ${s.inside ? '<' : '≥'} ${String(s.percentage)}%: ${s.inside ? 'inside' : 'outside'}`
     default:
       return 'nothing else applied: the default'
   }
@@ -37,7 +41,10 @@ export function TraceList({ trace }: { trace: TraceStep[] }) {
             <ul className="trace-conditions">
               {(s.conditions as Record<string, unknown>[]).map((c, n) => (
                 <li key={n} className={c.result ? 'ok' : 'fail'}>
-                  {c.segment !== undefined ? `in segment ${String(c.segment)}` : `${String(c.property)} = ${text(c.seen)}, ${String(c.operator)} ${text(c.expected)}`}: {c.result ? 'yes' : 'no'}
+                  {c.segment !== undefined
+                    ? `in segment ${String(c.segment)}`
+                    : `${String(c.property)} = ${text(c.seen)}, ${String(c.operator)} ${text(c.expected)}`}
+                  : {c.result ? 'yes' : 'no'}
                 </li>
               ))}
             </ul>

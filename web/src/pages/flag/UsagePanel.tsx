@@ -56,7 +56,9 @@ export function UsagePanel({ flagKey, environments }: { flagKey: string; environ
       ) : query.isError ? (
         <ErrorMessage error={query.error} title="Could not load the usage" />
       ) : query.data.total === 0 ? (
-        <Empty title={`No evaluations in the ${period}`}>Evaluations through the API, OFREP and the SDKs’ reports are counted per hour; they show here within a minute.</Empty>
+        <Empty title={`No evaluations in the ${period}`}>
+          Evaluations through the API, OFREP and the SDKs’ reports are counted per hour; they show here within a minute.
+        </Empty>
       ) : (
         <figure className="usage-figure">
           <UsageChart series={query.data} />

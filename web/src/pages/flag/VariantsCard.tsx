@@ -8,11 +8,25 @@ import type { FlagDraft } from './draft'
 type Set = (p: Partial<FlagDraft>) => void
 
 /** A select of the draft's variant names. */
-export function VariantPicker({ draft, label, value, onChange, allowNone }: { draft: FlagDraft; label: string; value: string; onChange: (name: string) => void; allowNone?: string }) {
+export function VariantPicker({
+  draft,
+  label,
+  value,
+  onChange,
+  allowNone,
+}: {
+  draft: FlagDraft
+  label: string
+  value: string
+  onChange: (name: string) => void
+  allowNone?: string
+}) {
   return (
     <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)}>
       {allowNone !== undefined && <option value="">{allowNone}</option>}
-      {!allowNone && !draft.variants.some((v) => v.name === value) && <option value={value}>{value ? `${value} (unknown)` : 'Choose…'}</option>}
+      {!allowNone && !draft.variants.some((v) => v.name === value) && (
+        <option value={value}>{value ? `${value} (unknown)` : 'Choose…'}</option>
+      )}
       {draft.variants.map((v) => (
         <option key={v.id} value={v.name}>
           {v.name}
@@ -32,7 +46,10 @@ export function VariantsCard({ draft, set }: { draft: FlagDraft; set: Set }) {
       { id: newDraftId(), name: 'treatment', valueText: toJsonText(typeof current === 'boolean' ? !current : current) },
     ]
     set({
-      variants, defaultVariant: 'control', offVariant: '', split: evenly(['control', 'treatment']),
+      variants,
+      defaultVariant: 'control',
+      offVariant: '',
+      split: evenly(['control', 'treatment']),
       rules: draft.rules.map((r) => ({ ...r, variant: 'control' })),
       overrides: draft.overrides.map((o) => ({ ...o, variant: 'control' })),
     })
@@ -45,7 +62,8 @@ export function VariantsCard({ draft, set }: { draft: FlagDraft; set: Set }) {
     set({
       variants,
       ...(p.name !== undefined && {
-        defaultVariant: rename(draft.defaultVariant), offVariant: rename(draft.offVariant),
+        defaultVariant: rename(draft.defaultVariant),
+        offVariant: rename(draft.offVariant),
         rules: draft.rules.map((r) => ({ ...r, variant: rename(r.variant) })),
         overrides: draft.overrides.map((o) => ({ ...o, variant: rename(o.variant) })),
         split: draft.split.map((s) => ({ ...s, variant: rename(s.variant) })),
@@ -57,7 +75,9 @@ export function VariantsCard({ draft, set }: { draft: FlagDraft; set: Set }) {
       <h2 className="card-title">Variants</h2>
       {!on ? (
         <>
-          <p className="hint">Name the values this flag can serve (A/B/n tests, weighted splits). Rules, overrides and environments then pick a variant.</p>
+          <p className="hint">
+            Name the values this flag can serve (A/B/n tests, weighted splits). Rules, overrides and environments then pick a variant.
+          </p>
           <button type="button" className="btn" onClick={start}>
             Use variants
           </button>
@@ -71,33 +91,74 @@ export function VariantsCard({ draft, set }: { draft: FlagDraft; set: Set }) {
                 <li key={v.id} className="variant-row">
                   <label className="field">
                     <span className="field-label">Name</span>
-                    <input aria-label={`Variant ${i + 1} name`} value={v.name} onChange={(e) => setVariant(i, { name: e.target.value })} className="mono" />
+                    <input
+                      aria-label={`Variant ${i + 1} name`}
+                      value={v.name}
+                      onChange={(e) => setVariant(i, { name: e.target.value })}
+                      className="mono"
+                    />
                   </label>
                   <label className="field">
                     <span className="field-label">Value (JSON)</span>
-                    <input aria-label={`Variant ${i + 1} value`} value={v.valueText} onChange={(e) => setVariant(i, { valueText: e.target.value })} className="mono" aria-invalid={!parsed.ok} />
+                    <input
+                      aria-label={`Variant ${i + 1} value`}
+                      value={v.valueText}
+                      onChange={(e) => setVariant(i, { valueText: e.target.value })}
+                      className="mono"
+                      aria-invalid={!parsed.ok}
+                    />
                   </label>
-                  <button type="button" className="btn-icon btn-icon-danger" aria-label={`Remove variant ${i + 1}`} onClick={() => set({ variants: draft.variants.filter((_, n) => n !== i) })}>
+                  <button
+                    type="button"
+                    className="btn-icon btn-icon-danger"
+                    aria-label={`Remove variant ${i + 1}`}
+                    onClick={() => set({ variants: draft.variants.filter((_, n) => n !== i) })}
+                  >
                     ✕
                   </button>
                 </li>
               )
             })}
           </ul>
-          <button type="button" className="btn" onClick={() => set({ variants: [...draft.variants, { id: newDraftId(), name: `variant-${draft.variants.length + 1}`, valueText: draft.variants[0]?.valueText ?? 'true' }] })}>
+          <button
+            type="button"
+            className="btn"
+            onClick={() =>
+              set({
+                variants: [
+                  ...draft.variants,
+                  { id: newDraftId(), name: `variant-${draft.variants.length + 1}`, valueText: draft.variants[0]?.valueText ?? 'true' },
+                ],
+              })
+            }
+          >
             + Add variant
           </button>
           <div className="row-fields">
             <label className="field">
               <span className="field-label">Default variant</span>
-              <VariantPicker draft={draft} label="Default variant" value={draft.defaultVariant} onChange={(defaultVariant) => set({ defaultVariant })} />
+              <VariantPicker
+                draft={draft}
+                label="Default variant"
+                value={draft.defaultVariant}
+                onChange={(defaultVariant) => set({ defaultVariant })}
+              />
             </label>
             <label className="field">
               <span className="field-label">When disabled</span>
-              <VariantPicker draft={draft} label="Off variant" value={draft.offVariant} onChange={(offVariant) => set({ offVariant })} allowNone="the off value" />
+              <VariantPicker
+                draft={draft}
+                label="Off variant"
+                value={draft.offVariant}
+                onChange={(offVariant) => set({ offVariant })}
+                allowNone="the off value"
+              />
             </label>
           </div>
-          <p className="hint">Variants: {names.join(', ')}. A variant still used by a rule, an override, the split or an environment cannot be removed until that use is changed.</p>
+          <p className="hint">
+            Variants: {names.join(', ')}. A variant still used by a rule, an override, the split or an environment cannot be removed until
+            that use is changed.
+          </p>
         </>
       )}
     </section>

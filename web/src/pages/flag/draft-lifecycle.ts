@@ -8,8 +8,17 @@ import { evenly, type Slice } from '../../split'
 import { KEY_PATTERN } from '../../../../server/engine/names'
 import { typeOf } from '../../../../server/engine/value-type'
 
-export interface VariantDraft { id: string; name: string; valueText: string }
-export interface PrerequisiteDraft { id: string; key: string; /** '' requires `valueText` instead */ variant: string; valueText: string }
+export interface VariantDraft {
+  id: string
+  name: string
+  valueText: string
+}
+export interface PrerequisiteDraft {
+  id: string
+  key: string /** '' requires `valueText` instead */
+  variant: string
+  valueText: string
+}
 export interface LifecycleDraft {
   variants: VariantDraft[]
   defaultVariant: string
@@ -31,7 +40,9 @@ export interface LifecycleDraft {
 export function toLifecycleDraft(f: Flag): LifecycleDraft {
   const variants = Object.entries(f.variants ?? {}).map(([name, v]) => ({ id: newDraftId(), name, valueText: toJsonText(v) }))
   const distribution = f.targeting?.rollout?.distribution
-  const split = distribution ? distribution.map((s) => ({ variant: s.variant, hundredths: Math.round(s.weight * 100) })) : evenly(variants.map((v) => v.name))
+  const split = distribution
+    ? distribution.map((s) => ({ variant: s.variant, hundredths: Math.round(s.weight * 100) }))
+    : evenly(variants.map((v) => v.name))
   return {
     variants,
     defaultVariant: f.default_variant ?? variants[0]?.name ?? '',
@@ -39,7 +50,12 @@ export function toLifecycleDraft(f: Flag): LifecycleDraft {
     splitOn: !!distribution,
     split,
     savedSplit: distribution ? split : [],
-    prerequisites: (f.prerequisites ?? []).map((p) => ({ id: newDraftId(), key: p.key, variant: p.variant ?? '', valueText: p.variant === undefined ? toJsonText(p.value as Json) : 'true' })),
+    prerequisites: (f.prerequisites ?? []).map((p) => ({
+      id: newDraftId(),
+      key: p.key,
+      variant: p.variant ?? '',
+      valueText: p.variant === undefined ? toJsonText(p.value as Json) : 'true',
+    })),
     description: f.description ?? '',
     tags: f.tags ?? [],
     owner: f.owner ?? '',
@@ -65,7 +81,8 @@ export function fromLifecycleDraft(d: LifecycleDraft, problems: string[]) {
       else if (name in variants) problems.push(`Variant "${name}" is there twice.`)
       const value = json(v.valueText, `Variant "${name}"`)
       variants[name] = value
-      if (value !== null && (type ??= typeOf(value)) !== typeOf(value)) problems.push(`Variant "${name}": every variant must be a ${type}, like the first.`)
+      if (value !== null && (type ??= typeOf(value)) !== typeOf(value))
+        problems.push(`Variant "${name}": every variant must be a ${type}, like the first.`)
     }
     if (!(d.defaultVariant in variants)) problems.push('Variants: choose the default variant.')
     if (d.offVariant && !(d.offVariant in variants)) problems.push(`Variants: the off variant "${d.offVariant}" is not one of them.`)

@@ -8,12 +8,32 @@ import { flagValueTypeIssues } from '../../../../server/engine/validate'
 import { fromLifecycleDraft, toLifecycleDraft, unknownVariant, type LifecycleDraft } from './draft-lifecycle'
 
 // `variant`: what the rule, override or environment serves when the flag has variants (instead of the value).
-export interface RuleDraft { id: string; conditions: ConditionDraft[]; valueText: string; variant: string }
-export interface OverrideDraft { id: string; userId: string; valueText: string; variant: string }
+export interface RuleDraft {
+  id: string
+  conditions: ConditionDraft[]
+  valueText: string
+  variant: string
+}
+export interface OverrideDraft {
+  id: string
+  userId: string
+  valueText: string
+  variant: string
+}
 /** The parts of a draft one `targeting` is made of: the flag's, or an environment's own rules. */
-export type TargetingDraft = Pick<FlagDraft, 'rules' | 'overrides' | 'rolloutOn' | 'percentage' | 'attribute' | 'splitOn' | 'split' | 'savedSplit'>
+export type TargetingDraft = Pick<
+  FlagDraft,
+  'rules' | 'overrides' | 'rolloutOn' | 'percentage' | 'attribute' | 'splitOn' | 'split' | 'savedSplit'
+>
 /** `own`: the environment's own rules (docs/flag-switches.md), null while it uses the flag's. */
-export interface EnvDraft { overridden: boolean; enabled: boolean; hasValue: boolean; valueText: string; variant: string; own: TargetingDraft | null }
+export interface EnvDraft {
+  overridden: boolean
+  enabled: boolean
+  hasValue: boolean
+  valueText: string
+  variant: string
+  own: TargetingDraft | null
+}
 export interface FlagDraft extends LifecycleDraft {
   enabled: boolean
   valueText: string
@@ -28,8 +48,19 @@ export interface FlagDraft extends LifecycleDraft {
 }
 
 /** The editable fields of a flag, with empty optional parts normalised so equal flags compare equal. */
-export type FlagBody = Pick<Flag, 'enabled' | 'value' | 'targeting' | 'environments' | 'active_from' | 'active_until' | 'variants' | 'default_variant' | 'off_variant' | 'prerequisites'>
-  & { description: string | null; tags: string[] | null; owner: string | null; client_side: boolean | null }
+export type FlagBody = Pick<
+  Flag,
+  | 'enabled'
+  | 'value'
+  | 'targeting'
+  | 'environments'
+  | 'active_from'
+  | 'active_until'
+  | 'variants'
+  | 'default_variant'
+  | 'off_variant'
+  | 'prerequisites'
+> & { description: string | null; tags: string[] | null; owner: string | null; client_side: boolean | null }
 
 function normaliseTargeting(t: Targeting | null | undefined): Targeting | null {
   if (!t) return null
@@ -64,12 +95,24 @@ export function targetingDraftOf(f: Flag, targeting: Targeting | null | undefine
   const t = targeting ?? {}
   const { splitOn, split, savedSplit } = toLifecycleDraft({ ...f, targeting: t })
   return {
-    rules: (t.rules ?? []).map((r) => ({ id: newDraftId(), conditions: r.conditions.map(conditionToDraft), valueText: toJsonText(r.value ?? f.value), variant: r.variant ?? '' })),
-    overrides: Object.entries(t.overrides ?? {}).map(([userId, v]) => ({ id: newDraftId(), userId, valueText: toJsonText(v, false), variant: typeof v === 'string' ? v : '' })),
+    rules: (t.rules ?? []).map((r) => ({
+      id: newDraftId(),
+      conditions: r.conditions.map(conditionToDraft),
+      valueText: toJsonText(r.value ?? f.value),
+      variant: r.variant ?? '',
+    })),
+    overrides: Object.entries(t.overrides ?? {}).map(([userId, v]) => ({
+      id: newDraftId(),
+      userId,
+      valueText: toJsonText(v, false),
+      variant: typeof v === 'string' ? v : '',
+    })),
     rolloutOn: !!t.rollout,
     percentage: t.rollout?.percentage !== undefined ? String(t.rollout.percentage) : '50',
     attribute: t.rollout?.attribute ?? 'user_id',
-    splitOn, split, savedSplit,
+    splitOn,
+    split,
+    savedSplit,
   }
 }
 
@@ -77,7 +120,12 @@ export function targetingDraftOf(f: Flag, targeting: Targeting | null | undefine
 export const copyOfTargeting = (d: FlagDraft): TargetingDraft => ({
   rules: d.rules.map((r) => ({ ...r, id: newDraftId(), conditions: r.conditions.map((c) => ({ ...c, id: newDraftId() })) })),
   overrides: d.overrides.map((o) => ({ ...o, id: newDraftId() })),
-  rolloutOn: d.rolloutOn, percentage: d.percentage, attribute: d.attribute, splitOn: d.splitOn, split: [...d.split], savedSplit: [],
+  rolloutOn: d.rolloutOn,
+  percentage: d.percentage,
+  attribute: d.attribute,
+  splitOn: d.splitOn,
+  split: [...d.split],
+  savedSplit: [],
 })
 
 export function toDraft(f: Flag, environments: string[]): FlagDraft {
@@ -85,7 +133,14 @@ export function toDraft(f: Flag, environments: string[]): FlagDraft {
   for (const env of new Set([...environments, ...Object.keys(f.environments ?? {})])) {
     const o = f.environments?.[env]
     const hasValue = o?.value !== undefined || o?.variant !== undefined
-    envs[env] = { overridden: !!o, enabled: o?.enabled ?? f.enabled, hasValue, valueText: toJsonText(o?.value !== undefined ? o.value : f.value), variant: o?.variant ?? f.default_variant ?? '', own: o?.targeting ? targetingDraftOf(f, o.targeting) : null }
+    envs[env] = {
+      overridden: !!o,
+      enabled: o?.enabled ?? f.enabled,
+      hasValue,
+      valueText: toJsonText(o?.value !== undefined ? o.value : f.value),
+      variant: o?.variant ?? f.default_variant ?? '',
+      own: o?.targeting ? targetingDraftOf(f, o.targeting) : null,
+    }
   }
   return {
     enabled: f.enabled,
@@ -117,7 +172,9 @@ export function fromDraft(d: FlagDraft, base: Flag): Built<FlagBody> {
       const c = draftsToConditions(r.conditions, `${where}Rule ${i + 1}`)
       if (!c.ok) problems.push(c.error)
       if (variants) unknownVariant(variants, r.variant, `${where}Rule ${i + 1}`, problems)
-      return variants ? { conditions: c.ok ? c.conditions : [], variant: r.variant } : { conditions: c.ok ? c.conditions : [], value: json(r.valueText, `${where}Rule ${i + 1} value`) }
+      return variants
+        ? { conditions: c.ok ? c.conditions : [], variant: r.variant }
+        : { conditions: c.ok ? c.conditions : [], value: json(r.valueText, `${where}Rule ${i + 1} value`) }
     })
     const overrides: Record<string, Json> = {}
     for (const o of t.overrides) {
@@ -135,7 +192,8 @@ export function fromDraft(d: FlagDraft, base: Flag): Built<FlagBody> {
         rollout = { attribute: t.attribute.trim(), distribution: t.split.map((s) => ({ variant: s.variant, weight: s.hundredths / 100 })) }
       } else {
         const pct = Number(t.percentage)
-        if (t.percentage.trim() === '' || !Number.isFinite(pct) || pct < 0 || pct > 100) problems.push(`${where}Rollout: percentage must be a number from 0 to 100.`)
+        if (t.percentage.trim() === '' || !Number.isFinite(pct) || pct < 0 || pct > 100)
+          problems.push(`${where}Rollout: percentage must be a number from 0 to 100.`)
         rollout = { percentage: pct, attribute: t.attribute.trim() }
       }
     }
@@ -146,7 +204,11 @@ export function fromDraft(d: FlagDraft, base: Flag): Built<FlagBody> {
   for (const [env, e] of Object.entries(d.envs)) {
     if (!e.overridden) continue
     if (e.hasValue && variants) unknownVariant(variants, e.variant, `${env} variant`, problems)
-    environments[env] = !e.hasValue ? { enabled: e.enabled } : variants ? { enabled: e.enabled, variant: e.variant } : { enabled: e.enabled, value: json(e.valueText, `${env} value`) }
+    environments[env] = !e.hasValue
+      ? { enabled: e.enabled }
+      : variants
+        ? { enabled: e.enabled, variant: e.variant }
+        : { enabled: e.enabled, value: json(e.valueText, `${env} value`) }
     // Own rules, even none at all (`{}`: nobody targeted there), replace the flag's in the environment.
     if (e.own) {
       const own = targetingOf(e.own, `${env}'s own rules, `)
@@ -158,10 +220,13 @@ export function fromDraft(d: FlagDraft, base: Flag): Built<FlagBody> {
     local && local === isoToLocalInput(original) ? (original as string) : localInputToIso(local)
   const active_from = date(d.activeFrom, base.active_from)
   const active_until = date(d.activeUntil, base.active_until)
-  if (active_from && active_until && Date.parse(active_from) >= Date.parse(active_until)) problems.push('Active window: "until" must be after "from".')
+  if (active_from && active_until && Date.parse(active_from) >= Date.parse(active_until))
+    problems.push('Active window: "until" must be after "from".')
   // Every answer has the flag value's type (null aside), as the server requires, said as it says it.
-  if (!problems.length && !variants) problems.push(...flagValueTypeIssues({ value, targeting: { rules, overrides }, environments }).map((i) => i.message))
-  for (const own of ownRulesForTypes) if (!problems.length) problems.push(...flagValueTypeIssues({ value, targeting: own }).map((i) => `Own rules: ${i.message}`))
+  if (!problems.length && !variants)
+    problems.push(...flagValueTypeIssues({ value, targeting: { rules, overrides }, environments }).map((i) => i.message))
+  for (const own of ownRulesForTypes)
+    if (!problems.length) problems.push(...flagValueTypeIssues({ value, targeting: own }).map((i) => `Own rules: ${i.message}`))
   if (problems.length) return { ok: false, problems }
   return {
     ok: true,

@@ -32,7 +32,10 @@ function servedWhenOn(flag: Flag, o: EnvOverride | undefined, environment: strin
   const base = flag.variants ? `variant “${o?.variant ?? flag.default_variant}”` : preview(own ? o!.value : flag.value)
   const whose = own ? 'this environment’s value' : 'the flag’s value'
   // An environment with its own rules: they decide there, not the flag's (docs/flag-switches.md).
-  if (o?.targeting) return hasTargeting(o.targeting) ? `${environment}’s own rules first, else ${base} (${whose})` : `${base} (${whose}; ${environment}’s own rules are empty)`
+  if (o?.targeting)
+    return hasTargeting(o.targeting)
+      ? `${environment}’s own rules first, else ${base} (${whose})`
+      : `${base} (${whose}; ${environment}’s own rules are empty)`
   return hasTargeting(flag.targeting) ? `the flag’s rules first, else ${base} (${whose})` : `${base} (${whose})`
 }
 
@@ -42,15 +45,26 @@ export function servingByEnvironment(flag: Flag, environments: readonly string[]
   const rows = [...environments, ''].map((environment): Serving => {
     const o = environment === '' || !Object.hasOwn(overrides, environment) ? undefined : overrides[environment]
     const on = o ? o.enabled : flag.enabled
-    const why = o ? `its own switch is ${on ? 'on' : 'off'}${o.enabled !== flag.enabled ? ` (the main switch is ${flag.enabled ? 'on' : 'off'})` : ''}` : `follows the main switch (${flag.enabled ? 'on' : 'off'})`
-    return { environment, on, own: !!o, why, serves: on ? servedWhenOn(flag, o, environment) : `the off value, ${offValueOf(flag)}`, rules: o?.targeting ? 'own' : 'flag' }
+    const why = o
+      ? `its own switch is ${on ? 'on' : 'off'}${o.enabled !== flag.enabled ? ` (the main switch is ${flag.enabled ? 'on' : 'off'})` : ''}`
+      : `follows the main switch (${flag.enabled ? 'on' : 'off'})`
+    return {
+      environment,
+      on,
+      own: !!o,
+      why,
+      serves: on ? servedWhenOn(flag, o, environment) : `the off value, ${offValueOf(flag)}`,
+      rules: o?.targeting ? 'own' : 'flag',
+    }
   })
   return rows
 }
 
 /** Environments whose own switch keeps them on while the main switch is off: what the main switch cannot stop. */
 export const onDespiteMainSwitch = (flag: Flag): string[] =>
-  Object.entries((flag.environments ?? {}) as Record<string, EnvOverride>).filter(([, o]) => o.enabled).map(([env]) => env)
+  Object.entries((flag.environments ?? {}) as Record<string, EnvOverride>)
+    .filter(([, o]) => o.enabled)
+    .map(([env]) => env)
 
 /** Environment names that read as production: switching them asks first. */
 export const isProductionLike = (env: string): boolean => /^(prod|production|live)([-_.].*)?$/i.test(env)

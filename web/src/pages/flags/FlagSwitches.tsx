@@ -31,7 +31,10 @@ function explainRefusal({ flag, enabled, env }: Flip, now: Flag | null): string 
   const wanted = env === undefined ? `switching it ${onOff(enabled)}` : `switching it ${onOff(enabled)} in ${env}`
   if (!now) return `Flag “${flag.key}” was deleted by someone else, so ${wanted} was not applied.`
   const o = env === undefined ? undefined : now.environments?.[env]
-  const state = env === undefined ? `the flag is ${onOff(now.enabled)}` : `${env} is ${onOff(o ? o.enabled : now.enabled)}${o ? '' : ' (follows the flag)'}`
+  const state =
+    env === undefined
+      ? `the flag is ${onOff(now.enabled)}`
+      : `${env} is ${onOff(o ? o.enabled : now.enabled)}${o ? '' : ' (follows the flag)'}`
   return (
     `Flag “${flag.key}” was changed by someone else: it is at version ${now.version}, this list showed version ${flag.version}. ` +
     `${wanted[0].toUpperCase()}${wanted.slice(1)} was not applied; ${state} now. The row shows the current state: switch again if you still want the change.`
@@ -75,7 +78,11 @@ export function useFlagSwitches() {
       setBusy((b) => new Set([...b].filter((k) => k !== v.flag.key)))
     },
   })
-  const undo = useApiMutation((v: Flip) => lifecycleApi.rollback({ key: v.flag.key, version: v.flag.version, current: v.flag.version + 1 }), [keys.flags], () => setDone(null))
+  const undo = useApiMutation(
+    (v: Flip) => lifecycleApi.rollback({ key: v.flag.key, version: v.flag.version, current: v.flag.version + 1 }),
+    [keys.flags],
+    () => setDone(null),
+  )
   const what = (v: Flip) => `${v.flag.key} ${onOff(v.enabled)}${v.env === undefined ? '' : ` in ${v.env}`}`
   return {
     flip: (flag: Flag, enabled: boolean, env?: string) => {
@@ -120,10 +127,14 @@ export function useFlagSwitches() {
           >
             {asking.env !== undefined && !asking.flag.environments?.[asking.env] && (
               <p>
-                {asking.env} follows the main switch ({onOff(asking.flag.enabled)}) now. Switching gives {asking.env} a switch of its own, {onOff(asking.enabled)}: from then on the main switch no longer turns it on or off (Turn off everywhere, on the flag’s page, still does).
+                {asking.env} follows the main switch ({onOff(asking.flag.enabled)}) now. Switching gives {asking.env} a switch of its own,{' '}
+                {onOff(asking.enabled)}: from then on the main switch no longer turns it on or off (Turn off everywhere, on the flag’s page,
+                still does).
               </p>
             )}
-            {asking.env !== undefined && isProductionLike(asking.env) && <p>{asking.env} serves your users: applications see the change within seconds. You can undo it right after.</p>}
+            {asking.env !== undefined && isProductionLike(asking.env) && (
+              <p>{asking.env} serves your users: applications see the change within seconds. You can undo it right after.</p>
+            )}
           </ConfirmDialog>
         )}
       </>

@@ -6,7 +6,14 @@ export function TagFilter({ selected, onChange, seen }: { selected: string[]; on
   return (
     <div className="tag-filter" role="group" aria-label="Filter by tag">
       {selected.map((t) => (
-        <button key={t} type="button" className="chip chip-selected" aria-pressed="true" aria-label={`Stop filtering by tag ${t}`} onClick={() => onChange(selected.filter((x) => x !== t))}>
+        <button
+          key={t}
+          type="button"
+          className="chip chip-selected"
+          aria-pressed="true"
+          aria-label={`Stop filtering by tag ${t}`}
+          onClick={() => onChange(selected.filter((x) => x !== t))}
+        >
           {t} ×
         </button>
       ))}

@@ -10,7 +10,11 @@ const count = new Intl.NumberFormat('en')
 
 export function UsageCell({ flagKey, usage }: { flagKey: string; usage: UseQueryResult<Map<string, UsageSeries>> }) {
   const series = usage.data?.get(flagKey)
-  const label = series ? `${count.format(series.total)} evaluations in the last 24 hours` : usage.isError ? 'Usage could not be read' : 'Loading usage'
+  const label = series
+    ? `${count.format(series.total)} evaluations in the last 24 hours`
+    : usage.isError
+      ? 'Usage could not be read'
+      : 'Loading usage'
   return (
     <td data-label="Last 24 h">
       <div className="usage-cell" role="img" aria-label={`${flagKey}: ${label}`} title={label}>
@@ -23,13 +27,5 @@ export function UsageCell({ flagKey, usage }: { flagKey: string; usage: UseQuery
 
 export function LastEvaluatedCell({ flag }: { flag: ListedFlag }) {
   const at = flag.last_evaluated_at
-  return (
-    <td data-label="Last evaluated">
-      {at ? (
-        <RelativeTime at={at} />
-      ) : (
-        <span className="muted">Never</span>
-      )}
-    </td>
-  )
+  return <td data-label="Last evaluated">{at ? <RelativeTime at={at} /> : <span className="muted">Never</span>}</td>
 }

@@ -33,23 +33,48 @@ function PasswordCard() {
   const qc = useQueryClient()
   const [current, setCurrent] = useState('')
   const [next, setNext] = useState('')
-  const change = useApiMutation(() => teamsApi.changePassword({ current_password: current, new_password: next }), [teamsKeys.sessions], () => {
-    setCurrent('')
-    setNext('')
-    void qc.invalidateQueries({ queryKey: keys.me })
-  })
+  const change = useApiMutation(
+    () => teamsApi.changePassword({ current_password: current, new_password: next }),
+    [teamsKeys.sessions],
+    () => {
+      setCurrent('')
+      setNext('')
+      void qc.invalidateQueries({ queryKey: keys.me })
+    },
+  )
   const submit = (e: FormEvent) => {
     e.preventDefault()
     change.mutate(undefined)
   }
   return (
     <section className="card" aria-labelledby="password-title">
-      <h2 className="card-title" id="password-title">Password</h2>
+      <h2 className="card-title" id="password-title">
+        Password
+      </h2>
       <form className="form" onSubmit={submit} aria-label="Change password" noValidate>
-        <Field id="pw-current" label="Current password" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
-        <Field id="pw-new" label="New password" type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} hint="At least 12 characters, not your email. Your other sessions end when it changes." />
+        <Field
+          id="pw-current"
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          value={current}
+          onChange={(e) => setCurrent(e.target.value)}
+        />
+        <Field
+          id="pw-new"
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          value={next}
+          onChange={(e) => setNext(e.target.value)}
+          hint="At least 12 characters, not your email. Your other sessions end when it changes."
+        />
         <ErrorMessage error={change.error} title="Password not changed" />
-        {change.isSuccess && <p className="alert alert-success" role="status">Password changed. Your other sessions were signed out.</p>}
+        {change.isSuccess && (
+          <p className="alert alert-success" role="status">
+            Password changed. Your other sessions were signed out.
+          </p>
+        )}
         <button type="submit" className="btn btn-primary" disabled={change.isPending}>
           Change password
         </button>
@@ -65,17 +90,29 @@ function TwoFactorCard({ enabled }: { enabled: boolean }) {
   const [code, setCode] = useState('')
   const [recovery, setRecovery] = useState<string[] | null>(null)
   const refreshMe = () => qc.invalidateQueries({ queryKey: keys.me })
-  const start = useApiMutation(() => teamsApi.startTotp(), [], (p) => setPending(p))
-  const confirm = useApiMutation(() => teamsApi.confirmTotp(code.trim()), [], (r) => {
-    setRecovery(r.recovery_codes)
-    setPending(null)
-    setCode('')
-    void refreshMe()
-  })
-  const disable = useApiMutation(() => teamsApi.disableTotp(code.trim()), [], () => {
-    setCode('')
-    void refreshMe()
-  })
+  const start = useApiMutation(
+    () => teamsApi.startTotp(),
+    [],
+    (p) => setPending(p),
+  )
+  const confirm = useApiMutation(
+    () => teamsApi.confirmTotp(code.trim()),
+    [],
+    (r) => {
+      setRecovery(r.recovery_codes)
+      setPending(null)
+      setCode('')
+      void refreshMe()
+    },
+  )
+  const disable = useApiMutation(
+    () => teamsApi.disableTotp(code.trim()),
+    [],
+    () => {
+      setCode('')
+      void refreshMe()
+    },
+  )
   useEffect(() => {
     if (!pending) return setQr(null)
     let live = true
@@ -87,11 +124,14 @@ function TwoFactorCard({ enabled }: { enabled: boolean }) {
 
   return (
     <section className="card" aria-labelledby="totp-title">
-      <h2 className="card-title" id="totp-title">Two-factor sign-in</h2>
+      <h2 className="card-title" id="totp-title">
+        Two-factor sign-in
+      </h2>
       {recovery && (
         <div className="callout" role="status">
           <p>
-            <strong>Two-factor sign-in is on. Save these recovery codes now — they are shown once.</strong> Each works once when you have no authenticator at hand.
+            <strong>Two-factor sign-in is on. Save these recovery codes now — they are shown once.</strong> Each works once when you have no
+            authenticator at hand.
           </p>
           <ul className="recovery-codes mono" aria-label="Recovery codes">
             {recovery.map((c) => (
@@ -106,7 +146,15 @@ function TwoFactorCard({ enabled }: { enabled: boolean }) {
           <p>
             <span className="badge badge-ok">On</span> Sign-in asks for a code from your authenticator app.
           </p>
-          <Field id="totp-off-code" label="Current code to turn it off" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} className="mono" />
+          <Field
+            id="totp-off-code"
+            label="Current code to turn it off"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            value={code}
+            onChange={(e) => setCode(e.target.value)}
+            className="mono"
+          />
           <ErrorMessage error={disable.error} title="Two-factor sign-in stays on" />
           <button type="submit" className="btn btn-danger-outline" disabled={disable.isPending}>
             Turn off two-factor sign-in
@@ -115,11 +163,23 @@ function TwoFactorCard({ enabled }: { enabled: boolean }) {
       ) : pending ? (
         <form className="form" onSubmit={(e) => (e.preventDefault(), confirm.mutate(undefined))} aria-label="Confirm two-factor sign-in">
           <p>Scan this code with your authenticator app, then enter the code it shows.</p>
-          {qr ? <img src={qr} width={200} height={200} alt="QR code for your authenticator app" /> : <Loading label="Drawing the QR code…" />}
+          {qr ? (
+            <img src={qr} width={200} height={200} alt="QR code for your authenticator app" />
+          ) : (
+            <Loading label="Drawing the QR code…" />
+          )}
           <p className="small">
             Or enter this key by hand: <code aria-label="Two-factor secret">{pending.secret}</code>
           </p>
-          <Field id="totp-code" label="Code from the app" inputMode="numeric" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} className="mono" />
+          <Field
+            id="totp-code"
+            label="Code from the app"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            value={code}
+            onChange={(e) => setCode(e.target.value)}
+            className="mono"
+          />
           <ErrorMessage error={confirm.error} title="Code not accepted" />
           <div className="btn-group">
             <button type="submit" className="btn btn-primary" disabled={confirm.isPending}>
@@ -148,10 +208,15 @@ function SessionsCard() {
   const revoke = useApiMutation((id: string) => teamsApi.revokeSession(id), [teamsKeys.sessions])
   return (
     <section className="card" aria-labelledby="sessions-title">
-      <h2 className="card-title" id="sessions-title">Where you are signed in</h2>
+      <h2 className="card-title" id="sessions-title">
+        Where you are signed in
+      </h2>
       <ListStates query={sessions} what="sessions">
         {(rows) => (
-          <DataTable caption="Your sessions" columns={['Browser', 'Address', 'Signed in', 'Last active', { label: 'Actions', hidden: true }]}>
+          <DataTable
+            caption="Your sessions"
+            columns={['Browser', 'Address', 'Signed in', 'Last active', { label: 'Actions', hidden: true }]}
+          >
             {rows.map((s) => (
               <tr key={s.id}>
                 <td data-label="Browser">
@@ -162,7 +227,12 @@ function SessionsCard() {
                 <td data-label="Last active">{relativeTime(s.last_seen_at)}</td>
                 <td>
                   {!s.current && (
-                    <button type="button" className="btn btn-small btn-danger-outline" onClick={() => revoke.mutate(s.id)} disabled={revoke.isPending}>
+                    <button
+                      type="button"
+                      className="btn btn-small btn-danger-outline"
+                      onClick={() => revoke.mutate(s.id)}
+                      disabled={revoke.isPending}
+                    >
                       Sign out
                     </button>
                   )}
@@ -186,7 +256,13 @@ function PersonalTokensCard() {
   const [days, setDays] = useState('90')
   const [created, setCreated] = useState<string | null>(null)
   const create = useApiMutation(
-    () => teamsApi.createMyToken({ name: name.trim(), project, permissions, expires_at: new Date(Date.now() + Number(days) * 86_400_000).toISOString() }),
+    () =>
+      teamsApi.createMyToken({
+        name: name.trim(),
+        project,
+        permissions,
+        expires_at: new Date(Date.now() + Number(days) * 86_400_000).toISOString(),
+      }),
     [teamsKeys.myTokens],
     (r) => {
       setCreated(r.token)
@@ -198,7 +274,9 @@ function PersonalTokensCard() {
 
   return (
     <section className="card" aria-labelledby="my-tokens-title">
-      <h2 className="card-title" id="my-tokens-title">Personal access tokens</h2>
+      <h2 className="card-title" id="my-tokens-title">
+        Personal access tokens
+      </h2>
       <p className="hint">A personal token can do at most what you can do in its project, and stops working when you lose that right.</p>
       {created && (
         <div className="callout" role="status">
@@ -218,7 +296,15 @@ function PersonalTokensCard() {
               </option>
             ))}
           </SelectField>
-          <Field id="pat-days" label="Expires in (days)" type="number" min={1} max={365} value={days} onChange={(e) => setDays(e.target.value)} />
+          <Field
+            id="pat-days"
+            label="Expires in (days)"
+            type="number"
+            min={1}
+            max={365}
+            value={days}
+            onChange={(e) => setDays(e.target.value)}
+          />
         </div>
         <fieldset className="field">
           <legend>Permissions</legend>
@@ -237,7 +323,10 @@ function PersonalTokensCard() {
       {tokens.isError ? (
         <ErrorMessage error={tokens.error} title="Could not load your tokens" />
       ) : tokens.data?.length ? (
-        <DataTable caption="Your personal tokens" columns={['Name', 'Prefix', 'Project', 'Permissions', 'Expires', { label: 'Actions', hidden: true }]}>
+        <DataTable
+          caption="Your personal tokens"
+          columns={['Name', 'Prefix', 'Project', 'Permissions', 'Expires', { label: 'Actions', hidden: true }]}
+        >
           {tokens.data.map((t) => (
             <tr key={t.id ?? t.hash ?? t.token_prefix}>
               <td data-label="Name">{t.name}</td>
@@ -248,7 +337,12 @@ function PersonalTokensCard() {
               <td data-label="Permissions">{t.permissions.join(', ')}</td>
               <td data-label="Expires">{t.expires_at ? dateTime(t.expires_at) : 'never'}</td>
               <td>
-                <button type="button" className="btn btn-small btn-danger-outline" onClick={() => remove.mutate(t.id ?? t.hash ?? '')} disabled={remove.isPending}>
+                <button
+                  type="button"
+                  className="btn btn-small btn-danger-outline"
+                  onClick={() => remove.mutate(t.id ?? t.hash ?? '')}
+                  disabled={remove.isPending}
+                >
                   Revoke
                 </button>
               </td>

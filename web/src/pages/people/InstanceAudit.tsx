@@ -12,10 +12,33 @@ import { RelativeTime } from '../../components/RelativeTime'
 import { Empty, PageHeader } from '../../components/State'
 
 /** What the service records (identity/, routes/projects.ts); the filter also takes any other word typed. */
-const ACTIONS = ['sign_in', 'sign_in_failed', 'sign_out', 'setup', 'link_identity', 'sso_grants', 'password_change', 'password_reset', 'password_reset_link', 'totp_begin', 'totp_enable', 'totp_disable', 'create', 'update', 'delete', 'accept'] as const
+const ACTIONS = [
+  'sign_in',
+  'sign_in_failed',
+  'sign_out',
+  'setup',
+  'link_identity',
+  'sso_grants',
+  'password_change',
+  'password_reset',
+  'password_reset_link',
+  'totp_begin',
+  'totp_enable',
+  'totp_disable',
+  'create',
+  'update',
+  'delete',
+  'accept',
+] as const
 const KINDS = ['session', 'user', 'invitation', 'project', 'member'] as const
 
-interface FilterForm { action: string; resource_type: string; actor: string; since: string; until: string }
+interface FilterForm {
+  action: string
+  resource_type: string
+  actor: string
+  since: string
+  until: string
+}
 const EMPTY: FilterForm = { action: '', resource_type: '', actor: '', since: '', until: '' }
 const PAGE = 50
 
@@ -26,14 +49,26 @@ function toFilter(f: FilterForm, offset: number): InstanceAuditFilter {
     const [y, m, dd] = d.split('-').map(Number)
     return new Date(y!, m! - 1, dd! + plusDays).toISOString()
   }
-  return { action: f.action || undefined, resource_type: f.resource_type || undefined, actor: f.actor.trim() || undefined, since: day(f.since), until: day(f.until, 1), limit: PAGE, offset }
+  return {
+    action: f.action || undefined,
+    resource_type: f.resource_type || undefined,
+    actor: f.actor.trim() || undefined,
+    since: day(f.since),
+    until: day(f.until, 1),
+    limit: PAGE,
+    offset,
+  }
 }
 
 export function InstanceAudit() {
   const [form, setForm] = useState<FilterForm>(EMPTY)
   const [applied, setApplied] = useState<{ form: FilterForm; offset: number }>({ form: EMPTY, offset: 0 })
   const filter = toFilter(applied.form, applied.offset)
-  const audit = useQuery({ queryKey: teamsKeys.instanceAudit(filter), queryFn: () => teamsApi.instanceAudit(filter), placeholderData: keepPreviousData })
+  const audit = useQuery({
+    queryKey: teamsKeys.instanceAudit(filter),
+    queryFn: () => teamsApi.instanceAudit(filter),
+    placeholderData: keepPreviousData,
+  })
   const users = useQuery({ queryKey: teamsKeys.users, queryFn: teamsApi.users })
   const byId = new Map((users.data ?? []).map((u) => [u.id, u]))
   const set = (p: Partial<FilterForm>) => setForm({ ...form, ...p })
@@ -44,7 +79,10 @@ export function InstanceAudit() {
   const filtered = JSON.stringify(applied.form) !== JSON.stringify(EMPTY)
   return (
     <>
-      <PageHeader title="Instance audit log" subtitle="Sign-ins (and failed ones), single sign-on, sign-outs, users, invitations and projects. Newest first." />
+      <PageHeader
+        title="Instance audit log"
+        subtitle="Sign-ins (and failed ones), single sign-on, sign-outs, users, invitations and projects. Newest first."
+      />
       <form className="card filters" onSubmit={submit} aria-label="Instance audit filters">
         <Choice label="Action" value={form.action} values={ACTIONS} onChange={(action) => set({ action })} />
         <Choice label="Kind" value={form.resource_type} values={KINDS} onChange={(resource_type) => set({ resource_type })} />
@@ -74,10 +112,19 @@ export function InstanceAudit() {
         what="the instance audit log"
         none={(data) => !data.entries.length}
         empty={<Empty title={filtered ? 'No entries match these filters' : 'Nothing recorded yet'} />}
-        paging={{ page: { offset: applied.offset, limit: PAGE }, total: (data) => data.total, onChange: (p) => setApplied({ ...applied, offset: p.offset }), label: 'Instance audit pages' }}
+        paging={{
+          page: { offset: applied.offset, limit: PAGE },
+          total: (data) => data.total,
+          onChange: (p) => setApplied({ ...applied, offset: p.offset }),
+          label: 'Instance audit pages',
+        }}
       >
         {({ entries }) => (
-          <DataTable caption="Instance audit entries" className={audit.isPlaceholderData ? 'loading' : undefined} columns={['When', 'Action', 'About', 'Who', 'Address']}>
+          <DataTable
+            caption="Instance audit entries"
+            className={audit.isPlaceholderData ? 'loading' : undefined}
+            columns={['When', 'Action', 'About', 'Who', 'Address']}
+          >
             {entries.map((e) => (
               <tr key={e.id}>
                 <td data-label="When">
@@ -117,14 +164,20 @@ function About({ entry, user }: { entry: InstanceAuditEntry; user: User | undefi
     )
   }
   const said = ['email', 'slug', 'method', 'reason'].map((k) => details[k]).filter((v): v is string => typeof v === 'string')
-  return (
-    <span>
-      {said.length ? <strong>{said.join(' · ')}</strong> : <code className="small">{entry.resource_key}</code>}
-    </span>
-  )
+  return <span>{said.length ? <strong>{said.join(' · ')}</strong> : <code className="small">{entry.resource_key}</code>}</span>
 }
 
-function Choice({ label, value, values, onChange }: { label: string; value: string; values: readonly string[]; onChange: (value: string) => void }) {
+function Choice({
+  label,
+  value,
+  values,
+  onChange,
+}: {
+  label: string
+  value: string
+  values: readonly string[]
+  onChange: (value: string) => void
+}) {
   return (
     <label className="field">
       <span className="field-label">{label}</span>

@@ -24,7 +24,10 @@ export function Members() {
       <PageHeader title="Members" subtitle={`Who can work on ${project.data?.name ?? 'this project'}, and where they may change things.`} />
       <ListSection query={members} noun={{ one: 'member', many: 'members' }} counted={false} empty={<Empty title="No members yet" />}>
         {(rows) => (
-          <DataTable caption="Project members" columns={['Person', 'Role', ...environments.map((e) => `In ${e}`), { label: 'Actions', hidden: true }]}>
+          <DataTable
+            caption="Project members"
+            columns={['Person', 'Role', ...environments.map((e) => `In ${e}`), { label: 'Actions', hidden: true }]}
+          >
             {rows.map((m) => (
               <MemberRow key={m.user.id} member={m} environments={environments} self={m.user.id === person?.user.id} />
             ))}
@@ -43,11 +46,17 @@ function AddMember({ memberIds }: { memberIds: Set<string> }) {
   const candidates = (users.data ?? []).filter((u) => !memberIds.has(u.id) && !u.disabled)
   const [userId, setUserId] = useState('')
   const [role, setRole] = useState<ProjectRole>('viewer')
-  const add = useApiMutation(() => teamsApi.putMember(userId, { role }), [teamsKeys.members], () => setUserId(''))
+  const add = useApiMutation(
+    () => teamsApi.putMember(userId, { role }),
+    [teamsKeys.members],
+    () => setUserId(''),
+  )
   if (!candidates.length) return null
   return (
     <section className="card" aria-labelledby="add-member-title">
-      <h2 className="card-title" id="add-member-title">Add a member</h2>
+      <h2 className="card-title" id="add-member-title">
+        Add a member
+      </h2>
       <form className="form row-fields" onSubmit={(e) => (e.preventDefault(), add.mutate(undefined))} aria-label="Add a member">
         <SelectField id="add-member-user" label="Person" value={userId} onChange={(e) => setUserId(e.target.value)}>
           <option value="">Choose…</option>
@@ -68,7 +77,17 @@ function AddMember({ memberIds }: { memberIds: Set<string> }) {
 }
 
 /** The role a form gives someone in this project (adding a member, inviting one). */
-function RoleField({ id, label, value, onChange }: { id: string; label: string; value: ProjectRole; onChange: (role: ProjectRole) => void }) {
+function RoleField({
+  id,
+  label,
+  value,
+  onChange,
+}: {
+  id: string
+  label: string
+  value: ProjectRole
+  onChange: (role: ProjectRole) => void
+}) {
   return (
     <SelectField id={id} label={label} value={value} onChange={(e) => onChange(e.target.value as ProjectRole)}>
       <Options values={PROJECT_ROLES} />
@@ -86,7 +105,8 @@ function MemberRow({ member, environments, self }: { member: Member; environment
   return (
     <tr>
       <td data-label="Person">
-        <strong>{who}</strong> <span className="muted small">{member.user.email}</span> {member.via === 'sso' && <span className="badge">from SSO group</span>}
+        <strong>{who}</strong> <span className="muted small">{member.user.email}</span>{' '}
+        {member.via === 'sso' && <span className="badge">from SSO group</span>}
         <ErrorMessage error={save.error ?? remove.error} title="Not saved" />
       </td>
       <td data-label="Role">
@@ -115,11 +135,22 @@ function MemberRow({ member, environments, self }: { member: Member; environment
       ))}
       <td>
         <div className="btn-group">
-          <button type="button" className="btn btn-small btn-primary" disabled={!dirty || save.isPending} onClick={() => save.mutate(undefined)}>
+          <button
+            type="button"
+            className="btn btn-small btn-primary"
+            disabled={!dirty || save.isPending}
+            onClick={() => save.mutate(undefined)}
+          >
             Save
           </button>
           {!self && (
-            <button type="button" className="btn btn-small btn-danger-outline" disabled={remove.isPending} onClick={() => remove.mutate(undefined)} aria-label={`Remove ${who}`}>
+            <button
+              type="button"
+              className="btn btn-small btn-danger-outline"
+              disabled={remove.isPending}
+              onClick={() => remove.mutate(undefined)}
+              aria-label={`Remove ${who}`}
+            >
               Remove
             </button>
           )}
@@ -148,7 +179,9 @@ function Invitations() {
   const open = (invitations.data ?? []).filter((i) => !i.accepted_at && Date.parse(i.expires_at) > Date.now())
   return (
     <section className="card" aria-labelledby="invite-title">
-      <h2 className="card-title" id="invite-title">Invitations</h2>
+      <h2 className="card-title" id="invite-title">
+        Invitations
+      </h2>
       {created && (
         <div className="callout" role="status">
           <p>
@@ -172,7 +205,12 @@ function Invitations() {
               <td data-label="Email">{i.email}</td>
               <td data-label="Expires">{dateTime(i.expires_at)}</td>
               <td>
-                <button type="button" className="btn btn-small btn-danger-outline" onClick={() => revoke.ask(i)} aria-label={`Revoke the invitation of ${i.email}`}>
+                <button
+                  type="button"
+                  className="btn btn-small btn-danger-outline"
+                  onClick={() => revoke.ask(i)}
+                  aria-label={`Revoke the invitation of ${i.email}`}
+                >
                   Revoke
                 </button>
               </td>

@@ -18,7 +18,15 @@ export function Projects() {
   const [slug, setSlug] = useState('')
   const [environments, setEnvironments] = useState('development, staging, production')
   const create = useApiMutation(
-    () => teamsApi.createProject({ name: name.trim(), slug: slug.trim(), environments: environments.split(',').map((e) => e.trim()).filter(Boolean) }),
+    () =>
+      teamsApi.createProject({
+        name: name.trim(),
+        slug: slug.trim(),
+        environments: environments
+          .split(',')
+          .map((e) => e.trim())
+          .filter(Boolean),
+      }),
     [teamsKeys.projects],
     () => {
       setName('')
@@ -31,10 +39,19 @@ export function Projects() {
     <>
       <PageHeader title="Projects" subtitle="Each project has its own flags, configs, segments, tokens and members." />
       <section className="card" aria-labelledby="new-project-title">
-        <h2 className="card-title" id="new-project-title">New project</h2>
+        <h2 className="card-title" id="new-project-title">
+          New project
+        </h2>
         <form className="form row-fields" onSubmit={(e) => (e.preventDefault(), create.mutate(undefined))} aria-label="New project">
           <Field id="project-name" label="Name" value={name} onChange={(e) => setName(e.target.value)} />
-          <Field id="project-slug" label="Slug" value={slug} onChange={(e) => setSlug(e.target.value)} className="mono" placeholder="web-shop" />
+          <Field
+            id="project-slug"
+            label="Slug"
+            value={slug}
+            onChange={(e) => setSlug(e.target.value)}
+            className="mono"
+            placeholder="web-shop"
+          />
           <Field id="project-envs" label="Environments" value={environments} onChange={(e) => setEnvironments(e.target.value)} />
           <button type="submit" className="btn btn-primary" disabled={create.isPending || !name.trim() || !slug.trim()}>
             Create project
@@ -57,9 +74,15 @@ export function Projects() {
 
 function ProjectRow({ project }: { project: ProjectSummary }) {
   const qc = useQueryClient()
-  const remove = useApiMutation(() => teamsApi.deleteProject(project.id, project.slug), [teamsKeys.projects], () => void qc.invalidateQueries({ queryKey: keys.me }))
+  const remove = useApiMutation(
+    () => teamsApi.deleteProject(project.id, project.slug),
+    [teamsKeys.projects],
+    () => void qc.invalidateQueries({ queryKey: keys.me }),
+  )
   const ask = () => {
-    const typed = window.prompt(`Delete project “${project.name}” with all its flags, configs, segments and tokens? Type its slug (${project.slug}) to confirm.`)
+    const typed = window.prompt(
+      `Delete project “${project.name}” with all its flags, configs, segments and tokens? Type its slug (${project.slug}) to confirm.`,
+    )
     if (typed === project.slug) remove.mutate(undefined)
   }
   return (

@@ -21,7 +21,9 @@ function signedIn(qc: QueryClient) {
 function SignInNext({ title, intro }: { title: string; intro: string }) {
   return (
     <PublicCard title={title} intro={intro}>
-      <a className="btn btn-primary btn-block" href="/signin">Go to sign-in</a>
+      <a className="btn btn-primary btn-block" href="/signin">
+        Go to sign-in
+      </a>
     </PublicCard>
   )
 }
@@ -39,12 +41,31 @@ export function Setup() {
     return <SignInNext title="Already set up" intro="This Flagship has its first owner already." />
   }
   return (
-    <PublicCard title="Set up Flagship" intro="Create the first owner account. The setup code is printed in the service’s log on its first start (or is the SETUP_CODE it was given).">
+    <PublicCard
+      title="Set up Flagship"
+      intro="Create the first owner account. The setup code is printed in the service’s log on its first start (or is the SETUP_CODE it was given)."
+    >
       <form className="form" onSubmit={submit} aria-label="First-run setup" noValidate>
-        <Field id="setup-code" label="Setup code" value={f.setup_code} onChange={set('setup_code')} autoComplete="off" className="mono" autoFocus />
+        <Field
+          id="setup-code"
+          label="Setup code"
+          value={f.setup_code}
+          onChange={set('setup_code')}
+          autoComplete="off"
+          className="mono"
+          autoFocus
+        />
         <Field id="setup-name" label="Your name" value={f.name} onChange={set('name')} autoComplete="name" />
         <Field id="setup-email" label="Email" type="email" value={f.email} onChange={set('email')} autoComplete="username" />
-        <Field id="setup-password" label="Password" type="password" value={f.password} onChange={set('password')} autoComplete="new-password" hint="At least 12 characters, not your email." />
+        <Field
+          id="setup-password"
+          label="Password"
+          type="password"
+          value={f.password}
+          onChange={set('password')}
+          autoComplete="new-password"
+          hint="At least 12 characters, not your email."
+        />
         <SubmitRow error={error} errorTitle="Setup failed" pending={pending} label="Create owner account" pendingLabel="Creating…" />
       </form>
     </PublicCard>
@@ -65,14 +86,27 @@ export function AcceptInvitation({ token }: { token: string }) {
   // Gone (used, withdrawn, expired or never issued): nothing to fill in. Anything else (a throttled or failed
   // lookup) keeps the form, which says what went wrong when sent.
   if (invitation.error instanceof ApiError && invitation.error.code === 'INVITATION_GONE') {
-    return <SignInNext title="Invitation not valid" intro="This invitation was used, withdrawn or has expired. Ask whoever invited you for a new one, or sign in if you already joined." />
+    return (
+      <SignInNext
+        title="Invitation not valid"
+        intro="This invitation was used, withdrawn or has expired. Ask whoever invited you for a new one, or sign in if you already joined."
+      />
+    )
   }
   return (
     <PublicCard title="Accept your invitation" intro="Choose your name and a password to join. The invitation works once.">
       {invitation.data && <InvitationSummary invitation={invitation.data} />}
       <form className="form" onSubmit={submit} aria-label="Accept invitation" noValidate>
         <Field id="invite-name" label="Your name" value={name} onChange={(e) => setName(e.target.value)} autoComplete="name" autoFocus />
-        <Field id="invite-password" label="Password" type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" hint="At least 12 characters, not your email." />
+        <Field
+          id="invite-password"
+          label="Password"
+          type="password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          autoComplete="new-password"
+          hint="At least 12 characters, not your email."
+        />
         <SubmitRow error={error} errorTitle="Could not accept the invitation" pending={pending} label="Join" pendingLabel="Joining…" />
       </form>
       {sso.map((p) => (
@@ -123,7 +157,16 @@ export function ResetPassword({ token }: { token: string }) {
   return (
     <PublicCard title="Set a new password" intro="An administrator sent you this link. It works once, for 24 hours.">
       <form className="form" onSubmit={submit} aria-label="Set a new password" noValidate>
-        <Field id="reset-password" label="New password" type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" autoFocus hint="At least 12 characters, not your email." />
+        <Field
+          id="reset-password"
+          label="New password"
+          type="password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          autoComplete="new-password"
+          autoFocus
+          hint="At least 12 characters, not your email."
+        />
         <SubmitRow error={error} errorTitle="Password not set" pending={pending} label="Set password" pendingLabel="Saving…" />
       </form>
     </PublicCard>

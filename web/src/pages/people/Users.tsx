@@ -42,19 +42,32 @@ export function Users() {
 
 function UserRow({ user, onReset }: { user: User; onReset: (r: { email: string; url: string }) => void }) {
   const { person } = useSession()
-  const patch = useApiMutation((body: { instance_role?: InstanceRole; disabled?: boolean }) => teamsApi.patchUser(user.id, body), [teamsKeys.users])
+  const patch = useApiMutation(
+    (body: { instance_role?: InstanceRole; disabled?: boolean }) => teamsApi.patchUser(user.id, body),
+    [teamsKeys.users],
+  )
   const remove = useApiMutation(() => teamsApi.deleteUser(user.id), [teamsKeys.users])
-  const reset = useApiMutation(() => teamsApi.resetPassword(user.id), [], (r) => onReset({ email: user.email, url: r.url }))
+  const reset = useApiMutation(
+    () => teamsApi.resetPassword(user.id),
+    [],
+    (r) => onReset({ email: user.email, url: r.url }),
+  )
   const self = person?.user.id === user.id
   const who = user.name || user.email
   return (
     <tr className={user.disabled ? 'row-muted' : undefined}>
       <td data-label="Person">
-        <strong>{who}</strong> <span className="muted small">{user.email}</span> {user.disabled && <span className="badge badge-warn">disabled</span>}
+        <strong>{who}</strong> <span className="muted small">{user.email}</span>{' '}
+        {user.disabled && <span className="badge badge-warn">disabled</span>}
         <ErrorMessage error={patch.error ?? remove.error ?? reset.error} title="Not changed" />
       </td>
       <td data-label="Instance role">
-        <select aria-label={`Instance role of ${who}`} value={user.instance_role} disabled={patch.isPending} onChange={(e) => patch.mutate({ instance_role: e.target.value as InstanceRole })}>
+        <select
+          aria-label={`Instance role of ${who}`}
+          value={user.instance_role}
+          disabled={patch.isPending}
+          onChange={(e) => patch.mutate({ instance_role: e.target.value as InstanceRole })}
+        >
           <Options values={INSTANCE_ROLES} />
         </select>
       </td>
@@ -65,13 +78,28 @@ function UserRow({ user, onReset }: { user: User; onReset: (r: { email: string; 
       <td>
         {!self && (
           <div className="btn-group">
-            <button type="button" className="btn btn-small" onClick={() => patch.mutate({ disabled: !user.disabled })} aria-label={`${user.disabled ? 'Enable' : 'Disable'} ${who}`}>
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => patch.mutate({ disabled: !user.disabled })}
+              aria-label={`${user.disabled ? 'Enable' : 'Disable'} ${who}`}
+            >
               {user.disabled ? 'Enable' : 'Disable'}
             </button>
-            <button type="button" className="btn btn-small" onClick={() => reset.mutate(undefined)} aria-label={`Password-reset link for ${who}`}>
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => reset.mutate(undefined)}
+              aria-label={`Password-reset link for ${who}`}
+            >
               Reset link
             </button>
-            <button type="button" className="btn btn-small btn-danger-outline" onClick={() => window.confirm(`Delete ${user.email}? This cannot be undone.`) && remove.mutate(undefined)} aria-label={`Delete ${who}`}>
+            <button
+              type="button"
+              className="btn btn-small btn-danger-outline"
+              onClick={() => window.confirm(`Delete ${user.email}? This cannot be undone.`) && remove.mutate(undefined)}
+              aria-label={`Delete ${who}`}
+            >
               Delete
             </button>
           </div>

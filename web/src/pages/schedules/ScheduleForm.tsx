@@ -18,7 +18,8 @@ function changeOf(kind: Kind, flag: Flag, jsonText: string): { change?: Schedule
   if (kind === 'json') {
     const parsed = parseJson(jsonText)
     if (!parsed.ok) return {} // (the JSON editor says what is wrong)
-    if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) return { error: 'Enter a JSON object: the fields to change.' }
+    if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))
+      return { error: 'Enter a JSON object: the fields to change.' }
     return { change: parsed.value as Schedule['change'] }
   }
   const [, state, environment] = /^env:(on|off):(.*)$/.exec(kind)!
@@ -33,7 +34,11 @@ export function ScheduleForm({ flag, environments, onClose }: { flag: Flag; envi
   const [kind, setKind] = useState<Kind>(flag.enabled ? 'off' : 'on')
   const [jsonText, setJsonText] = useState('{\n  "value": true\n}')
   const [note, setNote] = useState('')
-  const create = useApiMutation((input: Parameters<typeof insightApi.createSchedule>[1]) => insightApi.createSchedule(flag.key, input), [keys.schedules], onClose)
+  const create = useApiMutation(
+    (input: Parameters<typeof insightApi.createSchedule>[1]) => insightApi.createSchedule(flag.key, input),
+    [keys.schedules],
+    onClose,
+  )
   const { change, error } = changeOf(kind, flag, jsonText)
   const atIso = localInputToIso(at)
   const id = useId()
@@ -48,7 +53,9 @@ export function ScheduleForm({ flag, environments, onClose }: { flag: Flag; envi
         <div className="field">
           <label htmlFor={`${id}-at`}>When</label>
           <input id={`${id}-at`} type="datetime-local" step={1} value={at} onChange={(e) => setAt(e.target.value)} required />
-          <span className="hint">Your local time ({Intl.DateTimeFormat().resolvedOptions().timeZone}); at most 365 days ahead. Applied within 2 seconds of it.</span>
+          <span className="hint">
+            Your local time ({Intl.DateTimeFormat().resolvedOptions().timeZone}); at most 365 days ahead. Applied within 2 seconds of it.
+          </span>
         </div>
         <div className="field">
           <label htmlFor={`${id}-change`}>Change</label>
@@ -81,7 +88,14 @@ export function ScheduleForm({ flag, environments, onClose }: { flag: Flag; envi
         </label>
         {change && <p className="muted small">Will apply: {changeText(change)}.</p>}
         {error && <p className="field-error">{error}</p>}
-        <FormActions mutation={create} errorTitle="Could not schedule the change" label="Schedule change" pendingLabel="Scheduling…" disabled={!change || !atIso} onCancel={onClose} />
+        <FormActions
+          mutation={create}
+          errorTitle="Could not schedule the change"
+          label="Schedule change"
+          pendingLabel="Scheduling…"
+          disabled={!change || !atIso}
+          onCancel={onClose}
+        />
       </form>
     </Dialog>
   )

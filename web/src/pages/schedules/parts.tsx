@@ -21,7 +21,11 @@ const fieldName = (f: string) => f.replace(/_/g, ' ')
 export function changeText(change: Schedule['change']): string {
   if ('override' in change && change.override && typeof change.environment === 'string') {
     const { enabled, value, variant } = change.override
-    const parts = [`switch ${onOff(enabled)}`, ...(variant !== undefined ? [`variant ${variant}`] : []), ...(value !== undefined ? [`value → ${preview(value, 32)}`] : [])]
+    const parts = [
+      `switch ${onOff(enabled)}`,
+      ...(variant !== undefined ? [`variant ${variant}`] : []),
+      ...(value !== undefined ? [`value → ${preview(value, 32)}`] : []),
+    ]
     return `${change.environment}: ${sentence(parts).toLowerCase()}`
   }
   const parts: string[] = []
@@ -75,16 +79,22 @@ export function useCancelSchedule() {
   const cancel = useConfirmAction((s: Schedule) => insightApi.cancelSchedule(s.id), [keys.schedules])
   return {
     button: (s: Schedule) =>
-      can.writeFlags && s.status === 'pending' && (
-        <button type="button" className="btn btn-small btn-danger-outline" aria-label={`Cancel the change to ${s.flag_key} at ${dateTime(s.at)}`} onClick={() => cancel.ask(s)}>
+      can.writeFlags &&
+      s.status === 'pending' && (
+        <button
+          type="button"
+          className="btn btn-small btn-danger-outline"
+          aria-label={`Cancel the change to ${s.flag_key} at ${dateTime(s.at)}`}
+          onClick={() => cancel.ask(s)}
+        >
           Cancel
         </button>
       ),
     dialog: cancel.target !== null && (
       <ConfirmDialog title="Cancel this scheduled change?" confirmLabel="Cancel the change" cancelLabel="Keep it" {...cancel.dialogProps}>
         <p>
-          “{changeText(cancel.target.change)}” on <strong className="mono">{cancel.target.flag_key}</strong>, due {dateTime(cancel.target.at)}, will not be applied. The flag stays as
-          it is.
+          “{changeText(cancel.target.change)}” on <strong className="mono">{cancel.target.flag_key}</strong>, due{' '}
+          {dateTime(cancel.target.at)}, will not be applied. The flag stays as it is.
         </p>
       </ConfirmDialog>
     ),
