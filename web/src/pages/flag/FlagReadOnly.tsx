@@ -101,7 +101,7 @@ export function FlagReadOnly({
               <li key={env}>
                 <strong>{env}</strong>: <StatusPill on={o.enabled} /> {o.value !== undefined && <code>{preview(o.value)}</code>}{' '}
                 {o.variant !== undefined && <code>{o.variant}</code>}{' '}
-                <span className="badge" data-testid={`env-rules-${env}`}>
+                <span className="badge" data-testid={`read-only-rules-${env}`}>
                   {o.targeting ? 'own rules' : 'uses the flag’s rules'}
                 </span>
                 {/* An environment's own rules replace the flag's there (docs/flag-switches.md). */}
