@@ -47,19 +47,12 @@ export function tokenView(row: TokenRow) {
     ...(row.createdByUserId !== null && { created_by: row.createdByUserId }),
   }
 }
-/** What the audit log keeps of a token: no hash, no plaintext. */
-const auditView = (row: TokenRow) => ({
-  name: row.name,
-  token_prefix: row.tokenPrefix,
-  project_id: row.projectId,
-  permissions: row.permissions,
-  expires_at: row.expiresAt,
-  created_at: row.createdAt,
-  ...(row.environments !== null && { environments: row.environments }),
-  ...(row.environment !== null && { environment: row.environment }),
-  ...(row.ownerUserId !== null && { owner: row.ownerUserId }),
-  ...(row.createdByUserId !== null && { created_by: row.createdByUserId }),
-})
+/** What the audit log keeps of a token: its view without the hash (and without the last use, which is no
+ *  change); never the plaintext. */
+const auditView = (row: TokenRow) => {
+  const { hash: _hash, last_used_at: _lastUsed, ...kept } = tokenView(row)
+  return kept
+}
 const eventData = (row: TokenRow) => ({ name: row.name, token_prefix: row.tokenPrefix, permissions: row.permissions })
 
 export interface NewToken {
