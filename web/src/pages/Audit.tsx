@@ -10,7 +10,7 @@ import { DataTable } from '../components/DataTable'
 import { Dialog } from '../components/Dialog'
 import { DiffView } from '../components/DiffView'
 import { ListStates } from '../components/ListStates'
-import { Options } from '../components/Options'
+import { AnyOf } from '../components/Options'
 import { RelativeTime } from '../components/RelativeTime'
 import { Empty, PageHeader } from '../components/State'
 
@@ -238,29 +238,6 @@ export function Audit() {
         </Dialog>
       )}
     </>
-  )
-}
-
-/** A filter that is one of `values`, or none ("Any"). */
-function AnyOf({
-  label,
-  value,
-  values,
-  onChange,
-}: {
-  label: string
-  value: string
-  values: readonly string[]
-  onChange: (value: string) => void
-}) {
-  return (
-    <label className="field">
-      <span className="field-label">{label}</span>
-      <select value={value} onChange={(e) => onChange(e.target.value)}>
-        <option value="">Any</option>
-        <Options values={values} />
-      </select>
-    </label>
   )
 }
 

@@ -7,7 +7,7 @@ import { teamsApi, teamsKeys, type InstanceAuditEntry, type InstanceAuditFilter,
 import { dateTime } from '../../format'
 import { DataTable } from '../../components/DataTable'
 import { ListStates } from '../../components/ListStates'
-import { Options } from '../../components/Options'
+import { AnyOf } from '../../components/Options'
 import { RelativeTime } from '../../components/RelativeTime'
 import { Empty, PageHeader } from '../../components/State'
 
@@ -84,8 +84,8 @@ export function InstanceAudit() {
         subtitle="Sign-ins (and failed ones), single sign-on, sign-outs, users, invitations and projects. Newest first."
       />
       <form className="card filters" onSubmit={submit} aria-label="Instance audit filters">
-        <Choice label="Action" value={form.action} values={ACTIONS} onChange={(action) => set({ action })} />
-        <Choice label="Kind" value={form.resource_type} values={KINDS} onChange={(resource_type) => set({ resource_type })} />
+        <AnyOf label="Action" value={form.action} values={ACTIONS} onChange={(action) => set({ action })} />
+        <AnyOf label="Kind" value={form.resource_type} values={KINDS} onChange={(resource_type) => set({ resource_type })} />
         <label className="field">
           <span className="field-label">Person (email)</span>
           <input value={form.actor} onChange={(e) => set({ actor: e.target.value })} placeholder="someone@example.com" />
@@ -165,26 +165,4 @@ function About({ entry, user }: { entry: InstanceAuditEntry; user: User | undefi
   }
   const said = ['email', 'slug', 'method', 'reason'].map((k) => details[k]).filter((v): v is string => typeof v === 'string')
   return <span>{said.length ? <strong>{said.join(' · ')}</strong> : <code className="small">{entry.resource_key}</code>}</span>
-}
-
-function Choice({
-  label,
-  value,
-  values,
-  onChange,
-}: {
-  label: string
-  value: string
-  values: readonly string[]
-  onChange: (value: string) => void
-}) {
-  return (
-    <label className="field">
-      <span className="field-label">{label}</span>
-      <select value={value} onChange={(e) => onChange(e.target.value)}>
-        <option value="">Any</option>
-        <Options values={values} />
-      </select>
-    </label>
-  )
 }
