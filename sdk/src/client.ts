@@ -8,7 +8,8 @@ import { typeOf } from '../../server/engine/value-type'
 import { hasRegexEngine } from '../../server/engine/regex'
 import { loadRegexEngine } from '../../server/engine/regex-loader'
 import { buildState, checkDefinitions, usesRegex, type FlagEntry, type State } from './state'
-import { HttpError, Sync } from './sync'
+import { Readiness } from './readiness'
+import { Sync } from './sync'
 import type { ChangeEvent, ClientOptions, Context, Definitions, Evaluation, FetchLike, UsageCount } from './types'
 import { UsageSender, UsageTally, type FlagCounter } from './usage'
 import { EventRecorder, type EventItem } from './events'
@@ -25,15 +26,12 @@ type Listeners = { change: Set<(e: ChangeEvent) => void>; error: Set<(e: unknown
 const EMPTY_STATE: State = { version: 0, environments: new Set(), flags: new Map(), configs: new Map() }
 
 /** Answers that retrying cannot fix: a bad token, a missing permission or project, an unknown environment. */
-const isFatal = (e: unknown): boolean => e instanceof HttpError && [400, 401, 403, 404].includes(e.status)
 
 export class FlagshipClient {
   private state: State = EMPTY_STATE
   /** Prerequisites are looked up in the current state whenever they are evaluated. */
   private readonly resolveFlag = (key: string) => this.state.flags.get(key)?.compiled
-  private loaded = false
-  private failure: unknown
-  private readonly waiters = new Set<{ resolve(): void; reject(e: unknown): void }>()
+  private readonly readiness = new Readiness()
   private readonly listeners: Listeners = { change: new Set(), error: new Set() }
   private readonly tally = new UsageTally()
   private readonly sync: Sync | undefined
@@ -108,22 +106,7 @@ export class FlagshipClient {
   /** Resolves once definitions are loaded (at once with `bootstrap`); rejects on an answer retrying cannot
    *  fix (401, 403, 404, unknown environment) or after `timeoutMs`. The client keeps trying either way. */
   ready(): Promise<void> {
-    if (this.loaded) return Promise.resolve()
-    if (isFatal(this.failure)) return Promise.reject(this.failure)
-    return new Promise((resolve, reject) => {
-      const waiter = {
-        resolve: () => (clearTimeout(timer), resolve()),
-        reject: (e: unknown) => (clearTimeout(timer), this.waiters.delete(waiter), reject(e)),
-      }
-      const timer = setTimeout(
-        () =>
-          waiter.reject(
-            new Error(`no definitions within ${this.timeoutMs} ms${this.failure instanceof Error ? `: ${this.failure.message}` : ''}`),
-          ),
-        this.timeoutMs,
-      )
-      this.waiters.add(waiter)
-    })
+    return this.readiness.wait(this.timeoutMs, 'definitions')
   }
 
   /** The flag's evaluation for `context`, as GET /api/v1/flags/:key answers it; an unknown key (or no
@@ -286,20 +269,17 @@ export class FlagshipClient {
       this.environment = doc.environment
       this.emptyContext = Object.freeze({ environment: doc.environment })
     }
-    const { state, change, retired } = buildState(doc, this.loaded ? this.state : undefined, this.resolveFlag)
+    const { state, change, retired } = buildState(doc, this.readiness.loaded ? this.state : undefined, this.resolveFlag)
     retired.forEach((c: FlagCounter) => c.drainInto(this.tally))
-    const first = !this.loaded
+    const first = !this.readiness.loaded
     this.state = state
     this.events.watch(doc.experiments, doc.release_plans)
-    this.loaded = true
-    for (const w of this.waiters) w.resolve()
-    this.waiters.clear()
+    this.readiness.markLoaded()
     if (!first && (change.flags.length > 0 || change.configs.length > 0)) this.emit('change', change)
   }
 
   private fail(error: unknown): void {
-    this.failure = error
-    if (!this.loaded && isFatal(error)) for (const w of [...this.waiters]) w.reject(error)
+    this.readiness.fail(error)
     this.emit('error', error)
   }
 

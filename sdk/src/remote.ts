@@ -6,6 +6,7 @@
 import type { Json, ValueType } from '../../server/engine/types'
 import { typeOf } from '../../server/engine/value-type'
 import { readEvents } from './sse'
+import { isFatal, Readiness } from './readiness'
 import { HttpError } from './sync'
 import type { Context, FetchLike } from './types'
 
@@ -63,14 +64,10 @@ export function ofrepContextOf(context: Context | undefined): Record<string, unk
   return out
 }
 
-const isFatal = (e: unknown): boolean => e instanceof HttpError && [400, 401, 403, 404].includes(e.status)
-
 export class RemoteClient {
   private values = new Map<string, RemoteEvaluation>()
   private context: Context | undefined
   private etag: string | undefined
-  private loaded = false
-  private failure: unknown
   private closed = false
   private inFlight: Promise<void> | undefined
   private again = false
@@ -82,7 +79,7 @@ export class RemoteClient {
     retry?: ReturnType<typeof setTimeout>
     silence?: ReturnType<typeof setTimeout>
   } = {}
-  private readonly waiters = new Set<{ resolve(): void; reject(e: unknown): void }>()
+  private readonly readiness = new Readiness()
   private readonly listeners = { change: new Set<(keys: string[]) => void>(), error: new Set<(e: unknown) => void>() }
   private readonly base: string
   private readonly fetchImpl: FetchLike
@@ -105,22 +102,7 @@ export class RemoteClient {
   /** Resolves once the first values are in; rejects on an answer retrying cannot fix (401, 403, 404, a
    *  context the service refuses) or after `timeoutMs`. */
   ready(): Promise<void> {
-    if (this.loaded) return Promise.resolve()
-    if (isFatal(this.failure)) return Promise.reject(this.failure)
-    return new Promise((resolve, reject) => {
-      const waiter = {
-        resolve: () => (clearTimeout(timer), resolve()),
-        reject: (e: unknown) => (clearTimeout(timer), this.waiters.delete(waiter), reject(e)),
-      }
-      const timer = setTimeout(
-        () =>
-          waiter.reject(
-            new Error(`no values within ${this.timeoutMs} ms${this.failure instanceof Error ? `: ${this.failure.message}` : ''}`),
-          ),
-        this.timeoutMs,
-      )
-      this.waiters.add(waiter)
-    })
+    return this.readiness.wait(this.timeoutMs, 'values')
   }
 
   /** The flag's value for the client's context, as last received; `fallback` (reason `missing`) for a key
@@ -139,7 +121,7 @@ export class RemoteClient {
     this.context = context
     this.etag = undefined
     await this.refresh()
-    if (this.failure !== undefined && isFatal(this.failure)) throw this.failure
+    if (isFatal(this.readiness.failure)) throw this.readiness.failure
   }
 
   /** `change`: the keys whose value changed; `error`: a failure to reach the service. Returns the
@@ -199,7 +181,7 @@ export class RemoteClient {
       const etag = response.headers.get('etag') ?? undefined
       this.install(((await response.json()) as { flags?: OfrepEntry[] }).flags ?? [])
       this.etag = etag
-      this.failure = undefined
+      this.readiness.failure = undefined
     } catch (error) {
       if (!this.closed) this.fail(error)
     }
@@ -220,11 +202,9 @@ export class RemoteClient {
     const changed = [...new Set([...next.keys(), ...this.values.keys()])].filter(
       (k) => JSON.stringify(next.get(k)) !== JSON.stringify(this.values.get(k)),
     )
-    const first = !this.loaded
+    const first = !this.readiness.loaded
     this.values = next
-    this.loaded = true
-    for (const w of this.waiters) w.resolve()
-    this.waiters.clear()
+    this.readiness.markLoaded()
     if (!first && changed.length) this.emit('change', changed)
   }
 
@@ -270,8 +250,7 @@ export class RemoteClient {
   }
 
   private fail(error: unknown): void {
-    this.failure = error
-    if (!this.loaded && isFatal(error)) for (const w of [...this.waiters]) w.reject(error)
+    this.readiness.fail(error)
     this.emit('error', error)
   }
 
