@@ -3,6 +3,7 @@
 // Retry-After; read:flags needed; CORS like the evaluation routes; events older than EVENTS_RETENTION_DAYS
 // pruned; exposures recorded in memory reach the store at shutdown.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { ordersByVariant, setUpOrdersExperiment } from '../helpers/orders-experiment'
 import { api, createToken, startServer, type TestServer } from '../helpers/server'
 
 let srv: TestServer
@@ -17,51 +18,12 @@ const track = (user_id: string, key = 'order', extra: object = {}) => ({
 })
 const iso = (ms: number) => new Date(ms).toISOString()
 
-async function setUp(server: TestServer) {
-  const c = (method: string, path: string, body?: unknown) => api(server, method, path, { token: server.adminToken, body })
-  await c('POST', '/api/v1/flags', {
-    key: 'f',
-    enabled: true,
-    variants: { a: 1, b: 2 },
-    default_variant: 'a',
-    targeting: {
-      rollout: {
-        attribute: 'user_id',
-        distribution: [
-          { variant: 'a', weight: 50 },
-          { variant: 'b', weight: 50 },
-        ],
-      },
-    },
-  })
-  await c('POST', '/api/v1/metrics', { key: 'orders', name: 'Orders', kind: 'mean', event: 'order' })
-  await c('POST', '/api/v1/experiments', {
-    key: 'x',
-    name: 'X',
-    flag: 'f',
-    environment: 'production',
-    goal_metrics: ['orders'],
-    cuped: false,
-  })
-  await c('POST', '/api/v1/experiments/x/start')
-  // u1 in a, u2 in b, exposed an hour ago
-  const at = iso(Date.now() - 3_600_000)
-  await c('POST', '/api/v1/events', {
-    events: [
-      { type: 'exposure', flag: 'f', variant: 'a', context: { user_id: 'u1', environment: 'production' }, timestamp: at },
-      { type: 'exposure', flag: 'f', variant: 'b', context: { user_id: 'u2', environment: 'production' }, timestamp: at },
-    ],
-  })
-}
-const orders = async (server = srv) => {
-  const r = await api(server, 'GET', '/api/v1/experiments/x/results?refresh=true', { token: server.adminToken })
-  return Object.fromEntries(r.body.metrics[0].variants.map((v: any) => [v.variant, v.sum]))
-}
+const orders = (server = srv) => ordersByVariant(server)
 
 beforeAll(async () => {
   srv = await startServer({ env: { EVENTS_PER_MINUTE: '3000' } })
   admin = srv.adminToken
-  await setUp(srv)
+  await setUpOrdersExperiment(srv)
 }, 60_000)
 afterAll(() => srv?.stop())
 
@@ -175,7 +137,7 @@ describe('retention and shutdown', () => {
   test('events older than EVENTS_RETENTION_DAYS are pruned; exposures in memory are written at shutdown', async () => {
     const first = await startServer({ env: { EXPOSURE_FLUSH_MS: '60000' } })
     try {
-      await setUp(first)
+      await setUpOrdersExperiment(first)
       const c = (method: string, path: string, body?: unknown) => api(first, method, path, { token: first.adminToken, body })
       // u1 exposed 3 days ago, then ordered 2 days ago and just now
       await c('POST', '/api/v1/events', {

@@ -3,6 +3,7 @@
 // between; a batch id sent twice to the origin stores nothing the second time; an environment key is bound
 // at the relay as at the origin.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { ordersByVariant, setUpOrdersExperiment } from '../helpers/orders-experiment'
 import { api, createToken, startServer, type TestServer } from '../helpers/server'
 import { until } from '../helpers/until'
 
@@ -21,49 +22,13 @@ let relayKey: string
 let reader: string
 
 /** The `orders` metric's sum per variant at the origin. */
-async function orders(): Promise<Record<string, number>> {
-  const r = await api(origin, 'GET', '/api/v1/experiments/x/results?refresh=true', { token: origin.adminToken })
-  if (r.status !== 200) throw new Error(`results: ${r.status} ${r.text}`)
-  return Object.fromEntries(r.body.metrics[0].variants.map((v: { variant: string; sum: number }) => [v.variant, v.sum]))
-}
+const orders = () => ordersByVariant(origin)
 
 beforeAll(async () => {
   origin = await startServer()
   relayKey = await createToken(origin, ['relay'])
   reader = await createToken(origin, ['read:flags'])
-  const c = (method: string, path: string, body?: unknown) => api(origin, method, path, { token: origin.adminToken, body })
-  await c('POST', '/api/v1/flags', {
-    key: 'f',
-    enabled: true,
-    variants: { a: 1, b: 2 },
-    default_variant: 'a',
-    targeting: {
-      rollout: {
-        attribute: 'user_id',
-        distribution: [
-          { variant: 'a', weight: 50 },
-          { variant: 'b', weight: 50 },
-        ],
-      },
-    },
-  })
-  await c('POST', '/api/v1/metrics', { key: 'orders', name: 'Orders', kind: 'mean', event: 'order' })
-  await c('POST', '/api/v1/experiments', {
-    key: 'x',
-    name: 'X',
-    flag: 'f',
-    environment: 'production',
-    goal_metrics: ['orders'],
-    cuped: false,
-  })
-  await c('POST', '/api/v1/experiments/x/start')
-  const at = new Date(Date.now() - 3_600_000).toISOString()
-  await c('POST', '/api/v1/events', {
-    events: [
-      { type: 'exposure', flag: 'f', variant: 'a', context: { user_id: 'u1', environment: 'production' }, timestamp: at },
-      { type: 'exposure', flag: 'f', variant: 'b', context: { user_id: 'u2', environment: 'production' }, timestamp: at },
-    ],
-  })
+  await setUpOrdersExperiment(origin)
   relay = await startServer({ env: relayEnv(origin, relayKey) })
   await relayReady(relay)
   second = await startServer({ env: relayEnv(relay, relayKey) })
