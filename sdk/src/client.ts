@@ -41,6 +41,8 @@ export class FlagshipClient {
   /** an environment key's environment (from its definitions): a context naming another gets the fallback */
   private bound: string | undefined
   private emptyContext: EvaluationContext
+  /** the context environment evaluate() last let through for the current definitions (install() forgets it) */
+  private accepted: string | undefined
   private readonly timeoutMs: number
   private applying: Promise<void> = Promise.resolve()
   /** documents waiting for the regex engine */
@@ -116,16 +118,21 @@ export class FlagshipClient {
     if (entry === undefined) return { value: fallback, type: typeOf(fallback), reason: 'missing' }
     try {
       let ctx = context === undefined || context === null ? this.emptyContext : context
-      // An environment key's definitions hold its environment only: another one cannot be answered here
-      // (the service refuses it: 403 ENVIRONMENT_MISMATCH).
-      if (this.bound !== undefined && ctx.environment !== undefined && ctx.environment !== this.bound)
-        return { value: fallback, type: typeOf(fallback), reason: 'error' }
-      // An environment the project does not list is refused by the service (400 UNKNOWN_ENVIRONMENT), never
-      // answered with the main switch: here, the fallback (an empty name names none).
-      const environments = this.state.environments
-      if (ctx.environment !== undefined && ctx.environment !== '' && environments.size > 0 && !environments.has(ctx.environment))
-        return { value: fallback, type: typeOf(fallback), reason: 'error' }
-      if (this.environment !== undefined && ctx.environment === undefined) ctx = this.withEnvironment(ctx)
+      const environment = ctx.environment
+      if (environment === undefined) {
+        if (this.environment !== undefined) ctx = this.withEnvironment(ctx)
+      } else if (environment !== this.accepted) {
+        // An environment key's definitions hold its environment only: another one cannot be answered here
+        // (the service refuses it: 403 ENVIRONMENT_MISMATCH).
+        if (this.bound !== undefined && environment !== this.bound) return { value: fallback, type: typeOf(fallback), reason: 'error' }
+        // An environment the project does not list is refused by the service (400 UNKNOWN_ENVIRONMENT), never
+        // answered with the main switch: here, the fallback (an empty name names none).
+        const environments = this.state.environments
+        if (environment !== '' && environments.size > 0 && !environments.has(environment as string))
+          return { value: fallback, type: typeOf(fallback), reason: 'error' }
+        // Contexts of one application name the same environment call after call: checked once per definitions.
+        if (typeof environment === 'string') this.accepted = environment
+      }
       const result = entry.compiled.evaluate(ctx)
       entry.counter.record(ctx.environment, result)
       this.events.exposure(key, entry.compiled, result, ctx)
@@ -269,6 +276,7 @@ export class FlagshipClient {
       this.environment = doc.environment
       this.emptyContext = Object.freeze({ environment: doc.environment })
     }
+    this.accepted = undefined
     const { state, change, retired } = buildState(doc, this.readiness.loaded ? this.state : undefined, this.resolveFlag)
     retired.forEach((c: FlagCounter) => c.drainInto(this.tally))
     const first = !this.readiness.loaded

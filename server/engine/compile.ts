@@ -103,6 +103,10 @@ class CompiledFlagImpl implements CompiledFlag {
   private readonly base: Outcomes
   private readonly environments: ReadonlyMap<string, Outcomes> | null
   private readonly own: ReadonlyMap<string, CompiledFlagImpl> | null
+  /** `own` as two arrays for evaluate(): a project has a handful of environments, and comparing the context's
+   *  environment with each name (the same interned string, mostly) costs less than hashing it into a Map */
+  private readonly ownNames: readonly string[] | null
+  private readonly ownFlags: readonly CompiledFlagImpl[]
   private readonly activeFrom: number
   private readonly activeUntil: number
   private readonly windowed: boolean
@@ -128,6 +132,8 @@ class CompiledFlagImpl implements CompiledFlag {
     this.base = parts.base
     this.environments = parts.environments
     this.own = parts.own
+    this.ownNames = parts.own === null ? null : [...parts.own.keys()]
+    this.ownFlags = parts.own === null ? [] : [...parts.own.values()]
     this.activeFrom = parts.activeFrom
     this.activeUntil = parts.activeUntil
     this.windowed = parts.activeFrom !== -Infinity || parts.activeUntil !== Infinity
@@ -194,6 +200,13 @@ class CompiledFlagImpl implements CompiledFlag {
     // below can; only hostile objects (throwing getters, proxies) could, and they get the off value. The
     // guard sits outside the hot function.
     try {
+      // An environment with its own rules evaluates them instead of the flag's (its compiled form has them,
+      // with its outcomes): chosen here, so run() is the same straight path for both.
+      const names = this.ownNames
+      if (names !== null) {
+        const env = ctx.environment
+        for (let i = 0; i < names.length; i++) if (names[i] === env) return this.ownFlags[i]!.run(ctx, now)
+      }
       return this.run(ctx, now)
     } catch (e) {
       if (e instanceof EvaluationBudgetExceeded) throw e
@@ -229,17 +242,11 @@ class CompiledFlagImpl implements CompiledFlag {
 
   run(context: EvaluationContext, now: number | undefined): EvaluationResult {
     // 1. An override for the context's environment replaces enabled (and value or variant, when it gives one).
-    // An environment with its own rules evaluates them instead of the flag's (its compiled form has them).
+    // (An environment with its own rules never gets here: evaluate() runs its compiled form instead.)
     let v = this.base
     if (this.environments !== null) {
       const env = context.environment
-      if (typeof env === 'string') {
-        if (this.own !== null) {
-          const o = this.own.get(env)
-          if (o !== undefined) return o.run(context, now)
-        }
-        v = this.environments.get(env) ?? v
-      }
+      if (typeof env === 'string') v = this.environments.get(env) ?? v
     }
     // 2. Disabled, or outside [active_from, active_until).
     if (!v.enabled) return v.disabled
