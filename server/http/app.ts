@@ -276,7 +276,8 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
         }
       }
     })
-    // Registered before the plugin so it applies to its route. The OpenAPI document is a cacheable public read like any other (spec: max-age 3600, swr 86400).
+    // Registered before the plugin so it applies to its route. The OpenAPI document is a cacheable public read
+    // like any other (spec: max-age 3600, swr 86400).
     .onAfterHandle({ as: 'global' }, async ({ request, response }) => {
       if (pathOf(request.url) !== '/openapi.json') return
       const doc = response instanceof Response ? await response.clone().json() : response
