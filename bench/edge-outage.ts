@@ -68,7 +68,9 @@ export async function benchOutage(
   await Bun.sleep(2000)
   arrived = await usage(restarted)
   log(
-    `  relay under load through the outage: ${line(load)}; usage reports ${fmtInt(reported)} sent, ${fmtInt(arrived)} arrived (${Number.isNaN(drainedMs) ? 'not all' : `all within ${fmtInt(drainedMs)} ms of the restart`})`,
+    `  relay under load through the outage: ${line(load)}; ` +
+      `usage reports ${fmtInt(reported)} sent, ${fmtInt(arrived)} arrived ` +
+      `(${Number.isNaN(drainedMs) ? 'not all' : `all within ${fmtInt(drainedMs)} ms of the restart`})`,
   )
   return { figures: { seconds: OUTAGE_SECONDS, load, reported, arrived, drainedMs }, origin: restarted }
 }

@@ -91,7 +91,8 @@ function raiseFileLimit(): number {
 
 function subscribe(url: string, token: string, sub: Sub): Promise<void> {
   const { hostname, port } = new URL(url)
-  const request = `GET /api/v1/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`
+  const request =
+    `GET /api/v1/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\n` + `Authorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`
   let buffer = ''
   return new Promise((resolve, reject) => {
     Bun.connect({
@@ -148,7 +149,8 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
   const limit = raiseFileLimit()
   if (limit < EDGE_SUBSCRIBERS + 1000)
     throw new Error(
-      `open-file limit ${limit} is too low for ${EDGE_SUBSCRIBERS} subscribers (one socket each, in this process and in the relay): raise it (ulimit -n) to ${EDGE_SUBSCRIBERS + 1000}`,
+      `open-file limit ${limit} is too low for ${EDGE_SUBSCRIBERS} subscribers (one socket each, in this process and in the relay): ` +
+        `raise it (ulimit -n) to ${EDGE_SUBSCRIBERS + 1000}`,
     )
   const dir = mkdtempSync(join(tmpdir(), 'flagship-bench-edge-'))
   tempDirs.push(dir)
@@ -200,7 +202,9 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
     const cpuOrigin = median(cpuPerRequest[0]!)
     const cpuRelay = median(cpuPerRequest[1]!)
     log(
-      `  relay / origin: ${ratio.toFixed(3)} requests/s (median of per-round ratios); CPU per request origin ${cpuOrigin.toFixed(1)} µs, relay ${cpuRelay.toFixed(1)} µs (origin/relay ${(cpuOrigin / cpuRelay).toFixed(3)})`,
+      `  relay / origin: ${ratio.toFixed(3)} requests/s (median of per-round ratios); ` +
+        `CPU per request origin ${cpuOrigin.toFixed(1)} µs, relay ${cpuRelay.toFixed(1)} µs ` +
+        `(origin/relay ${(cpuOrigin / cpuRelay).toFixed(3)})`,
     )
 
     // The subscribers' side (this process) on the load generator's core, the relay alone on its own, as
@@ -212,7 +216,8 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
     for (let i = 0; i < FIRST; i += 100) await Promise.all(subs.slice(i, i + 100).map((s) => subscribe(relayUrl, origin.token, s)))
     const small = await measure(origin, subs.slice(0, FIRST))
     log(
-      `  ${fmtInt(FIRST)} relay subscribers, ${CHANGES} changes made at the origin: p50 ${fmtMs(percentile(small.latencies, 50))}, p99 ${fmtMs(percentile(small.latencies, 99))}`,
+      `  ${fmtInt(FIRST)} relay subscribers, ${CHANGES} changes made at the origin: ` +
+        `p50 ${fmtMs(percentile(small.latencies, 50))}, p99 ${fmtMs(percentile(small.latencies, 99))}`,
     )
     for (let i = FIRST; i < subs.length; i += 200)
       await Promise.all(subs.slice(i, i + 200).map((s) => subscribe(relayUrl, origin.token, s)))
@@ -220,7 +225,8 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
     const rssIdle = rssKiB(proc.pid)
     const bytesPerSubscriber = ((rssIdle - rssBefore) * 1024) / EDGE_SUBSCRIBERS
     log(
-      `  ${fmtInt(EDGE_SUBSCRIBERS)} subscribers open on the relay; its RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssIdle / 1024)} MiB (${fmtInt(bytesPerSubscriber)} bytes each)`,
+      `  ${fmtInt(EDGE_SUBSCRIBERS)} subscribers open on the relay; its RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssIdle / 1024)} MiB ` +
+        `(${fmtInt(bytesPerSubscriber)} bytes each)`,
     )
     const cpuBefore = cpuMs(proc.pid)
     const all = await measure(origin, subs)
@@ -244,7 +250,10 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
       load,
     }
     log(
-      `  ${CHANGES} changes x ${fmtInt(EDGE_SUBSCRIBERS)} subscribers: p50 ${fmtMs(figures.p50)}, p99 ${fmtMs(figures.p99)}, max ${fmtMs(figures.max)}; subscribers missing a change: ${figures.incomplete}; relay CPU ${fmtMs(cpuMsPerChange)} per change (load average ${load})`,
+      `  ${CHANGES} changes x ${fmtInt(EDGE_SUBSCRIBERS)} subscribers: ` +
+        `p50 ${fmtMs(figures.p50)}, p99 ${fmtMs(figures.p99)}, max ${fmtMs(figures.max)}; ` +
+        `subscribers missing a change: ${figures.incomplete}; ` +
+        `relay CPU ${fmtMs(cpuMsPerChange)} per change (load average ${load})`,
     )
     subs.forEach((s) => s.socket?.end())
     if (OUTAGE_SECONDS > 0) {

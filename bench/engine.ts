@@ -145,7 +145,8 @@ function worstAllowed(): void {
   }
   const ordinary = ordinaryTimes.sort((a, b) => a - b)[4]!
   console.log(
-    `engine worst allowed flag: ${(worst.ms * 1000).toFixed(1)} us per evaluation vs ordinary ${(ordinary * 1000).toFixed(2)} us (${Math.round(worst.ms / ordinary).toLocaleString('en-US')}x; ${worst.what})`,
+    `engine worst allowed flag: ${(worst.ms * 1000).toFixed(1)} us per evaluation vs ordinary ${(ordinary * 1000).toFixed(2)} us ` +
+      `(${Math.round(worst.ms / ordinary).toLocaleString('en-US')}x; ${worst.what})`,
   )
 }
 worstAllowed()

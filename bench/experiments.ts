@@ -113,14 +113,19 @@ async function ingest(srv: FlagServer): Promise<number> {
 /** The exposures and events of the results part, written straight into the store (through HTTP it would
  *  take minutes and measure ingest, which (1) does): units `u0000000…`, half in each variant, exposed over the
  *  last 14 days; events over the last 28 days (so CUPED's covariate has some), in unit order. */
-const seedSql = (experimentId: string, now: number, range: (n: number) => string) => [
-  `insert into exposures (experiment_id, phase, unit, first_at, variant, multiple)
-   select '${experimentId}', 1, 'u' || lpad(cast(i as text), 7, '0'), ${now - 14 * DAY} + (i * 1009) % ${14 * DAY}, case when i % 2 = 0 then 'a' else 'b' end, false
+const seedSql = (experimentId: string, now: number, range: (n: number) => string) => {
+  const variant = "case when i % 2 = 0 then 'a' else 'b' end"
+  const key = "case when i % 5 < 3 then 'order' else 'visit' end"
+  const unitOfEvent = `'u' || lpad(cast(i / ${Math.max(1, Math.round(EVENTS / UNITS))} as text), 7, '0')`
+  return [
+    `insert into exposures (experiment_id, phase, unit, first_at, variant, multiple)
+   select '${experimentId}', 1, 'u' || lpad(cast(i as text), 7, '0'), ${now - 14 * DAY} + (i * 1009) % ${14 * DAY}, ${variant}, false
    from ${range(UNITS)}`,
-  `insert into track_events (project_id, key, attribute, unit, environment, at, value)
-   select 'default', case when i % 5 < 3 then 'order' else 'visit' end, 'user_id', 'u' || lpad(cast(i / ${Math.max(1, Math.round(EVENTS / UNITS))} as text), 7, '0'), '', ${now - 28 * DAY} + (i * 7919) % ${28 * DAY}, (i % 100) / 4.0
+    `insert into track_events (project_id, key, attribute, unit, environment, at, value)
+   select 'default', ${key}, 'user_id', ${unitOfEvent}, '', ${now - 28 * DAY} + (i * 7919) % ${28 * DAY}, (i % 100) / 4.0
    from ${range(EVENTS)}`,
-]
+  ]
+}
 
 async function results(
   srv: FlagServer,
@@ -151,7 +156,9 @@ async function results(
     )
     .join('; ')
   console.log(
-    `  ${store}: seeded ${fmtInt(UNITS)} units and ${fmtInt(EVENTS)} events in ${seedSeconds.toFixed(1)} s; results ${fmtMs(resultsMs)} (${resultsMs <= 15_000 ? 'within' : 'OVER'} 15 s), cached ${fmtMs(resultsCachedMs)}; RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssAfter / 1024)} MiB (${sums})`,
+    `  ${store}: seeded ${fmtInt(UNITS)} units and ${fmtInt(EVENTS)} events in ${seedSeconds.toFixed(1)} s; ` +
+      `results ${fmtMs(resultsMs)} (${resultsMs <= 15_000 ? 'within' : 'OVER'} 15 s), cached ${fmtMs(resultsCachedMs)}; ` +
+      `RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssAfter / 1024)} MiB (${sums})`,
   )
   return { store, ingestPerSecond, resultsMs, resultsCachedMs, rssBeforeMiB: rssBefore / 1024, rssAfterMiB: rssAfter / 1024, seedSeconds }
 }
@@ -251,7 +258,8 @@ export async function benchExposureHotPath(): Promise<{ withExperiment: WrkResul
           'local n = 0',
           'request = function()',
           '  n = n + 1',
-          `  return wrk.format("GET", "/api/v1/flags/${key}?context=" .. "%7B%22user_id%22%3A%22u" .. n .. "%22%2C%22environment%22%3A%22production%22%7D")`,
+          `  return wrk.format("GET", "/api/v1/flags/${key}?context=" .. "%7B%22user_id%22%3A%22u" .. n .. ` +
+            `"%22%2C%22environment%22%3A%22production%22%7D")`,
           'end',
           '',
         ].join('\n'),
@@ -277,7 +285,8 @@ export async function benchExposureHotPath(): Promise<{ withExperiment: WrkResul
     console.log(`  in an experiment ${line(withExperiment)}`)
     console.log(`  without          ${line(without)}`)
     console.log(
-      `  ratio per round: ${withExperiment.rounds!.map((v, i) => (v / without.rounds![i]!).toFixed(2)).join(', ')}; median ${ratio.toFixed(2)} (target >= 0.9)`,
+      `  ratio per round: ${withExperiment.rounds!.map((v, i) => (v / without.rounds![i]!).toFixed(2)).join(', ')}; ` +
+        `median ${ratio.toFixed(2)} (target >= 0.9)`,
     )
     return { withExperiment, without, ratio }
   } finally {

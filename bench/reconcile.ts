@@ -20,7 +20,8 @@ try {
     const started = performance.now()
     await snapshots.reconcile()
     console.log(
-      `reconcile of ${fmtInt(LARGE)} flags, pass ${pass}${pass === 1 ? ' (builds everything)' : ' (nothing changed)'}: ${(performance.now() - started).toFixed(0)} ms`,
+      `reconcile of ${fmtInt(LARGE)} flags, pass ${pass}${pass === 1 ? ' (builds everything)' : ' (nothing changed)'}: ` +
+        `${(performance.now() - started).toFixed(0)} ms`,
     )
   }
   await database.close()

@@ -30,7 +30,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 async function main(): Promise<void> {
   requireWrk()
   console.log(
-    `request path: wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} interleaved rounds; instructions per request ${hasPerf ? 'from perf stat' : 'not counted (no perf)'}`,
+    `request path: wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} interleaved rounds; ` +
+      `instructions per request ${hasPerf ? 'from perf stat' : 'not counted (no perf)'}`,
   )
   const srv = await startFlagServer('server')
   await populate(srv, 10)

@@ -234,7 +234,8 @@ async function main(): Promise<void> {
   console.log(`    (b)/(a'') per round: ${sameRounds}; median ${ratioSame.toFixed(2)}`)
   console.log(`    (v) GET, 5 variants + 3-deep chain   ${line(v)}; (v)/(a'') ${ratioVariants.toFixed(2)}`)
   console.log(
-    `    (e) GET, production's own rules     ${line(e)}; (e)/(a') ${roundRatio(e, aFloor).toFixed(2)}, (b)/(a') ${roundRatio(b, aFloor).toFixed(2)}`,
+    `    (e) GET, production's own rules     ${line(e)}; ` +
+      `(e)/(a') ${roundRatio(e, aFloor).toFixed(2)}, (b)/(a') ${roundRatio(b, aFloor).toFixed(2)}`,
   )
 
   // Latency without queueing: one connection.
@@ -278,13 +279,15 @@ async function main(): Promise<void> {
   const listed = JSON.parse((await call(large, 'GET', '/api/v1/flags?limit=1')).text).total
   if (listed !== LARGE) throw new Error(`expected ${LARGE} flags, the server lists ${listed}`)
   console.log(
-    `  created ${fmtInt(LARGE)} flags through the API in ${createSeconds.toFixed(1)} s (${fmtInt(LARGE / createSeconds)} creates/s, 16 in flight)`,
+    `  created ${fmtInt(LARGE)} flags through the API in ${createSeconds.toFixed(1)} s ` +
+      `(${fmtInt(LARGE / createSeconds)} creates/s, 16 in flight)`,
   )
   await Bun.sleep(1000)
   const rssSmall = rssKiB(small.pid)
   const rssLarge = rssKiB(large.pid)
   console.log(
-    `  RSS: empty project ${fmtInt(rssEmpty / 1024)} MiB, 10 flags ${fmtInt(rssSmall / 1024)} MiB, ${fmtInt(LARGE)} flags ${fmtInt(rssLarge / 1024)} MiB`,
+    `  RSS: empty project ${fmtInt(rssEmpty / 1024)} MiB, 10 flags ${fmtInt(rssSmall / 1024)} MiB, ` +
+      `${fmtInt(LARGE)} flags ${fmtInt(rssLarge / 1024)} MiB`,
   )
   const sizeTargets: Target[] = [
     { name: 'GET /flags/:key, 10 flags', url: small.url + evalPath('bench-flag'), token: small.token, pid: small.pid },
@@ -297,7 +300,8 @@ async function main(): Promise<void> {
   console.log(`    ${pad('10 flags', 12)} ${line(s10)}`)
   console.log(`    ${pad(`${fmtInt(LARGE)} flags`, 12)} ${line(sLarge)}`)
   console.log(
-    `    ${fmtInt(LARGE)}/10 per round: ${sLarge.rounds!.map((v, i) => (v / s10.rounds![i]!).toFixed(2)).join(', ')}; median ${sizeRatio.toFixed(2)}`,
+    `    ${fmtInt(LARGE)}/10 per round: ${sLarge.rounds!.map((v, i) => (v / s10.rounds![i]!).toFixed(2)).join(', ')}; ` +
+      `median ${sizeRatio.toFixed(2)}`,
   )
   console.log(`  RSS of the ${fmtInt(LARGE)}-flag server after the load: ${fmtInt(rssLargeAfter / 1024)} MiB`)
   await small.stop()
@@ -307,7 +311,8 @@ async function main(): Promise<void> {
   console.log(`\n[${elapsed()}] flags as code: plan and apply of ${fmtInt(LARGE)} flags (bench/as-code.ts)`)
   const asCode = await benchAsCode(LARGE)
   console.log(
-    `  ${fmtInt(asCode.flags)} flags, ${(asCode.bytes / 1024 / 1024).toFixed(1)} MiB of JSON: plan ${fmtMs(asCode.planMs)}, apply ${fmtMs(asCode.applyMs)}, plan again (unchanged) ${fmtMs(asCode.replanMs)}`,
+    `  ${fmtInt(asCode.flags)} flags, ${(asCode.bytes / 1024 / 1024).toFixed(1)} MiB of JSON: ` +
+      `plan ${fmtMs(asCode.planMs)}, apply ${fmtMs(asCode.applyMs)}, plan again (unchanged) ${fmtMs(asCode.replanMs)}`,
   )
 
   // --- change stream -----------------------------------------------------------------------------------
@@ -331,7 +336,8 @@ async function main(): Promise<void> {
 
   // --- experiments ---------------------------------------------------------------------------------
   console.log(
-    `\n[${elapsed()}] experiments: ingest, results of ${fmtInt(EXPERIMENT_UNITS)} units and ${fmtInt(EXPERIMENT_EVENTS)} events, the hot path (bench/experiments.ts)`,
+    `\n[${elapsed()}] experiments: ` +
+      `ingest, results of ${fmtInt(EXPERIMENT_UNITS)} units and ${fmtInt(EXPERIMENT_EVENTS)} events, the hot path (bench/experiments.ts)`,
   )
   const xpHot = await benchExposureHotPath()
   const xpSqlite = await benchExperimentsSqlite()
@@ -342,7 +348,8 @@ async function main(): Promise<void> {
         [`experiments ingest, ${x.store}`, `${fmtInt(x.ingestPerSecond)} events/s (POST /events, batches of 1,000)`, ''],
         [
           `experiments results, ${x.store}`,
-          `${fmtMs(x.resultsMs)} (${fmtInt(EXPERIMENT_UNITS)} units, ${fmtInt(EXPERIMENT_EVENTS)} events, 2 metrics); RSS ${fmtInt(x.rssBeforeMiB)} -> ${fmtInt(x.rssAfterMiB)} MiB`,
+          `${fmtMs(x.resultsMs)} (${fmtInt(EXPERIMENT_UNITS)} units, ${fmtInt(EXPERIMENT_EVENTS)} events, 2 metrics); ` +
+            `RSS ${fmtInt(x.rssBeforeMiB)} -> ${fmtInt(x.rssAfterMiB)} MiB`,
           `target <= 15 s  ${verdict(x.resultsMs <= 15_000)}`,
         ],
       ] as [string, string, string][],
@@ -374,7 +381,8 @@ async function main(): Promise<void> {
     ],
     [
       "(v)/(a''): 5 variants + 3-deep prerequisites",
-      `${ratioVariants.toFixed(2)} (${fmtInt(v.rps)} req/s; (a'') sends (b)'s answer, ${bResponse.text.length} vs ${vResponse.text.length} bytes)`,
+      `${ratioVariants.toFixed(2)} (${fmtInt(v.rps)} req/s; ` +
+        `(a'') sends (b)'s answer, ${bResponse.text.length} vs ${vResponse.text.length} bytes)`,
       `target >= 0.85  ${verdict(ratioVariants >= 0.85)}`,
     ],
     [
@@ -418,7 +426,8 @@ async function main(): Promise<void> {
     ['engine worst allowed flag + context', engineWorst, ''],
     [
       `RSS, ${fmtInt(LARGE)} flags`,
-      `${fmtInt(rssLarge / 1024)} MiB (10 flags: ${fmtInt(rssSmall / 1024)} MiB; 100-flag server after load: ${fmtInt(rssMain / 1024)} MiB)`,
+      `${fmtInt(rssLarge / 1024)} MiB (10 flags: ${fmtInt(rssSmall / 1024)} MiB; ` +
+        `100-flag server after load: ${fmtInt(rssMain / 1024)} MiB)`,
       '',
     ],
     ['eval req/s 10 flags', `${fmtInt(s10.rps)}`, ''],
@@ -445,7 +454,8 @@ async function main(): Promise<void> {
     ['stream: memory per idle subscriber', `${fmtInt(stream.bytesPerSubscriber)} bytes (server RSS growth / subscribers)`, ''],
     [
       'relay / origin evaluation GET',
-      `${edge.ratio.toFixed(2)} (${fmtInt(edge.relay.rps)} vs ${fmtInt(edge.origin.rps)} req/s; CPU/request ${edge.cpuRelay.toFixed(1)} vs ${edge.cpuOrigin.toFixed(1)} µs)`,
+      `${edge.ratio.toFixed(2)} (${fmtInt(edge.relay.rps)} vs ${fmtInt(edge.origin.rps)} req/s; ` +
+        `CPU/request ${edge.cpuRelay.toFixed(1)} vs ${edge.cpuOrigin.toFixed(1)} µs)`,
       `target >= 0.95  ${verdict(edge.ratio >= 0.95)}`,
     ],
     [
@@ -519,7 +529,8 @@ async function main(): Promise<void> {
     ],
     [
       `as code: plan / apply ${fmtInt(asCode.flags)} flags`,
-      `${fmtMs(asCode.planMs)} / ${fmtMs(asCode.applyMs)} (${(asCode.bytes / 1024 / 1024).toFixed(1)} MiB JSON; re-plan ${fmtMs(asCode.replanMs)})`,
+      `${fmtMs(asCode.planMs)} / ${fmtMs(asCode.applyMs)} (${(asCode.bytes / 1024 / 1024).toFixed(1)} MiB JSON; ` +
+        `re-plan ${fmtMs(asCode.replanMs)})`,
       '',
     ],
     ...xpRows,

@@ -132,8 +132,21 @@ const m = Object.fromEntries(Object.entries(rates).map(([name, xs]) => [name, me
 // The per-round ratios too: rounds are interleaved, so a ratio within a round is the least disturbed.
 const perRound = (a, b) => median(rates[a].map((x, i) => x / rates[b][i]))
 const runtime = typeof Bun !== 'undefined' ? `bun ${Bun.version}` : `node ${process.version.slice(1)}`
-console.log(
-  `COMPARE ${JSON.stringify({ runtime, rounds: ROUNDS, contexts: CONTEXTS, servedTrue: share, sdk: m.sdk, flagd: m.flagd, hand: m.hand, ratio: perRound('sdk', 'flagd'), handRatio: perRound('sdk', 'hand'), flagRules: m.flagRules, ownRules: m.ownRules, ownRatio: perRound('ownRules', 'flagRules'), sink: sink > 0 })}`,
-)
+const figures = {
+  runtime,
+  rounds: ROUNDS,
+  contexts: CONTEXTS,
+  servedTrue: share,
+  sdk: m.sdk,
+  flagd: m.flagd,
+  hand: m.hand,
+  ratio: perRound('sdk', 'flagd'),
+  handRatio: perRound('sdk', 'hand'),
+  flagRules: m.flagRules,
+  ownRules: m.ownRules,
+  ownRatio: perRound('ownRules', 'flagRules'),
+  sink: sink > 0,
+}
+console.log(`COMPARE ${JSON.stringify(figures)}`)
 sdk.close()
 sdkOwn.close()

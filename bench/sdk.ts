@@ -97,11 +97,13 @@ export async function benchSdk(log: (line: string) => void = console.log): Promi
     const c = JSON.parse(json) as Comparison
     compared.push(c)
     log(
-      `${c.runtime}: SDK ${fmtInt(c.sdk)}, flagd-core ${fmtInt(c.flagd)}, hand-written ${fmtInt(c.hand)} evals/s (${fmtInt(CONTEXTS)} contexts, ${(c.servedTrue * 100).toFixed(1)} % served true, medians of ${ROUNDS} rounds)`,
+      `${c.runtime}: SDK ${fmtInt(c.sdk)}, flagd-core ${fmtInt(c.flagd)}, hand-written ${fmtInt(c.hand)} evals/s ` +
+        `(${fmtInt(CONTEXTS)} contexts, ${(c.servedTrue * 100).toFixed(1)} % served true, medians of ${ROUNDS} rounds)`,
     )
     log(`${c.runtime}: SDK / flagd-core ${c.ratio.toFixed(2)}x, SDK / hand-written ${c.handRatio.toFixed(2)}`)
     log(
-      `${c.runtime}: the same rules as production's own ${fmtInt(c.ownRules)} vs the flag's ${fmtInt(c.flagRules)} evals/s: own / flag ${c.ownRatio.toFixed(3)} (target >= 0.95)`,
+      `${c.runtime}: the same rules as production's own ${fmtInt(c.ownRules)} vs the flag's ${fmtInt(c.flagRules)} evals/s: ` +
+        `own / flag ${c.ownRatio.toFixed(3)} (target >= 0.95)`,
     )
   }
   if (node === null) log('node not found: the Node rows are missing')
@@ -123,16 +125,19 @@ export async function benchSdk(log: (line: string) => void = console.log): Promi
   })
   log(`SDK, 10 flags loaded:     ${fmtInt(size.ten!)} evals/s`)
   log(
-    `SDK, ${fmtInt(MANY)} flags loaded: ${fmtInt(size.many!)} evals/s (${((size.many! / size.ten! - 1) * 100).toFixed(1)}%), the same 10 keys`,
+    `SDK, ${fmtInt(MANY)} flags loaded: ${fmtInt(size.many!)} evals/s ` +
+      `(${((size.many! / size.ten! - 1) * 100).toFixed(1)}%), the same 10 keys`,
   )
   log(
-    `SDK, ${fmtInt(MANY)} flags, 1,024 keys in turn: ${fmtInt(size.spread!)} evals/s (${((size.spread! / size.ten! - 1) * 100).toFixed(1)}%)`,
+    `SDK, ${fmtInt(MANY)} flags, 1,024 keys in turn: ${fmtInt(size.spread!)} evals/s ` +
+      `(${((size.spread! / size.ten! - 1) * 100).toFixed(1)}%)`,
   )
 
   // 3. Bundle sizes (built in 1).
   const s = sizes()
   log(
-    `browser bundle:           ${(s.upFront / 1024).toFixed(1)} kB up front, ${(s.onDemand / 1024).toFixed(1)} kB regex chunk on demand (min+gzip)`,
+    `browser bundle:           ${(s.upFront / 1024).toFixed(1)} kB up front, ` +
+      `${(s.onDemand / 1024).toFixed(1)} kB regex chunk on demand (min+gzip)`,
   )
 
   // 4. Change to served, through the stream.

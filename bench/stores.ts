@@ -47,7 +47,8 @@ try {
   console.log(`${pad('evaluation GET /flags/:key, SQLite', 40)} ${line(evSqlite)}`)
   console.log(`${pad('evaluation GET /flags/:key, PostgreSQL', 40)} ${line(evPg)}`)
   console.log(
-    `${pad('evaluation PostgreSQL / SQLite', 40)} ${roundRatio(evPg, evSqlite).toFixed(2)}   (target ~1.0: the hot path never touches the store)`,
+    `${pad('evaluation PostgreSQL / SQLite', 40)} ${roundRatio(evPg, evSqlite).toFixed(2)}   ` +
+      `(target ~1.0: the hot path never touches the store)`,
   )
   console.log(`${pad('flag updates (PUT), SQLite', 40)} ${line(wSqlite)}`)
   console.log(`${pad('flag updates (PUT), PostgreSQL', 40)} ${line(wPg)}`)

@@ -32,7 +32,9 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 function subscribe(srv: FlagServer, sub: Sub): Promise<void> {
   const { hostname, port } = new URL(srv.url)
-  const request = `GET /api/v1/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${srv.token}\r\nAccept: text/event-stream\r\n\r\n`
+  const request =
+    `GET /api/v1/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\n` +
+    `Authorization: Bearer ${srv.token}\r\nAccept: text/event-stream\r\n\r\n`
   let buffer = ''
   return new Promise((resolve, reject) => {
     Bun.connect({
@@ -90,7 +92,8 @@ export async function benchStream(log: (line: string) => void = console.log): Pr
     const rssIdle = rssKiB(srv.pid)
     const bytesPerSubscriber = ((rssIdle - rssBefore) * 1024) / SUBSCRIBERS
     log(
-      `  ${fmtInt(SUBSCRIBERS)} subscribers open; server RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssIdle / 1024)} MiB (${fmtInt(bytesPerSubscriber)} bytes each)`,
+      `  ${fmtInt(SUBSCRIBERS)} subscribers open; ` +
+        `server RSS ${fmtInt(rssBefore / 1024)} -> ${fmtInt(rssIdle / 1024)} MiB (${fmtInt(bytesPerSubscriber)} bytes each)`,
     )
 
     const latencies: number[] = []
@@ -128,7 +131,9 @@ export async function benchStream(log: (line: string) => void = console.log): Pr
       bytesPerSubscriber,
     }
     log(
-      `  ${CHANGES} changes x ${fmtInt(SUBSCRIBERS)} subscribers: p50 ${fmtMs(figures.p50)}, p99 ${fmtMs(figures.p99)}, max ${fmtMs(figures.max)}; subscribers missing a change: ${incomplete}`,
+      `  ${CHANGES} changes x ${fmtInt(SUBSCRIBERS)} subscribers: ` +
+        `p50 ${fmtMs(figures.p50)}, p99 ${fmtMs(figures.p99)}, max ${fmtMs(figures.max)}; ` +
+        `subscribers missing a change: ${incomplete}`,
     )
     return figures
   } finally {

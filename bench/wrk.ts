@@ -151,7 +151,8 @@ export const fmtInstructions = (r: WrkResult) =>
     ? `${fmtInt((r.instructions.user + r.instructions.kernel) / 1000)}k instr/req (user ${fmtInt(r.instructions.user / 1000)}k)`
     : ''
 export const line = (r: WrkResult) =>
-  `${pad(fmtInt(r.rps) + ' req/s', 16)} p50 ${pad(fmtMs(r.p50), 9)} p99 ${pad(fmtMs(r.p99), 9)}${r.errors ? `  (${r.errors} errors!)` : ''}${r.instructions ? ` ${fmtInstructions(r)}` : ''}`
+  `${pad(fmtInt(r.rps) + ' req/s', 16)} p50 ${pad(fmtMs(r.p50), 9)} p99 ${pad(fmtMs(r.p99), 9)}` +
+  `${r.errors ? `  (${r.errors} errors!)` : ''}${r.instructions ? ` ${fmtInstructions(r)}` : ''}`
 export const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS')
 export const t0 = Date.now()
 export const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(0)}s`

@@ -71,6 +71,7 @@ if (import.meta.main) {
   await buildBinary(values.outfile!, values.target)
   const size = Bun.file(values.outfile!).size
   console.log(
-    `built ${relative(process.cwd(), values.outfile!) || values.outfile} (Flagship ${VERSION}, ${(size / 1024 / 1024).toFixed(1)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    `built ${relative(process.cwd(), values.outfile!) || values.outfile} (Flagship ${VERSION}, ${(size / 1024 / 1024).toFixed(1)} MB) ` +
+      `in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   )
 }

@@ -20,7 +20,11 @@ const SHIPPED_IN: Record<string, string> = {
 
 /** What a package's files do not say but its users must know. */
 const NOTES: Record<string, string> = {
-  bun: "The single binary embeds the Bun runtime. Bun itself is MIT-licensed; it statically links JavaScriptCore and WebKit (LGPL-2; the patched source Bun uses: https://github.com/oven-sh/webkit) and further open-source libraries (BoringSSL, mimalloc, zstd, uSockets and others), listed with their licences in Bun's LICENSE.md and at https://bun.com/docs/project/license.",
+  bun:
+    'The single binary embeds the Bun runtime. Bun itself is MIT-licensed; ' +
+    'it statically links JavaScriptCore and WebKit (LGPL-2; the patched source Bun uses: https://github.com/oven-sh/webkit) ' +
+    'and further open-source libraries (BoringSSL, mimalloc, zstd, uSockets and others), ' +
+    "listed with their licences in Bun's LICENSE.md and at https://bun.com/docs/project/license.",
 }
 
 interface Pkg {
@@ -87,7 +91,8 @@ export function renderNotices(): string {
     const files = licenceFiles(p.dir)
     if (!files.length)
       out.push(
-        `The package carries no licence file; its package.json declares ${p.license}${p.license === 'Apache-2.0' ? " (the text is in this repository's LICENSE)" : ''}.`,
+        `The package carries no licence file; its package.json declares ${p.license}` +
+          `${p.license === 'Apache-2.0' ? " (the text is in this repository's LICENSE)" : ''}.`,
         '',
       )
     const ids: number[] = []

@@ -123,6 +123,7 @@ if (import.meta.main) {
   const s = sizes()
   const kB = (n: number) => `${(n / 1024).toFixed(1)} kB`
   console.log(
-    `flagship-sdk built into ${DIST}: up front ${kB(s.upFront)} min+gzip (${s.upFrontFiles.length} files), on demand ${kB(s.onDemand)} (the regex engine)`,
+    `flagship-sdk built into ${DIST}: up front ${kB(s.upFront)} min+gzip (${s.upFrontFiles.length} files), ` +
+      `on demand ${kB(s.onDemand)} (the regex engine)`,
   )
 }

@@ -1,7 +1,8 @@
 // Operator commands for when the API cannot help (no admin token left, a new project):
 //   npm run cli -- projects list
 //   npm run cli -- projects create --name "Shop" --slug shop
-//   npm run cli -- tokens create --project <id or slug> --name ops --permissions '*' [--expires-at 2027-01-01T00:00:00Z] [--environment production]
+//   npm run cli -- tokens create --project <id or slug> --name ops --permissions '*'
+//                    [--expires-at 2027-01-01T00:00:00Z] [--environment production]
 //   npm run cli -- users create --email ops@example.com --name Ops --owner   (a lost owner: prints a one-time link)
 //   npm run cli -- backup --to <file>     (a consistent copy of the live SQLite database)
 //   npm run cli -- restore --from <file>  (with the service stopped)
@@ -140,7 +141,8 @@ function backupOrRestore(command: 'backup' | 'restore', databaseUrl: string, val
     } else {
       const keptAs = restoreSqlite(file, path)
       console.log(
-        `restored ${file} to ${path}${keptAs ? `; the database it replaced is kept as ${keptAs}` : ''}. Start the service: it migrates the restored database if it is older.`,
+        `restored ${file} to ${path}${keptAs ? `; the database it replaced is kept as ${keptAs}` : ''}. ` +
+          `Start the service: it migrates the restored database if it is older.`,
       )
     }
     return 0

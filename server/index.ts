@@ -46,7 +46,8 @@ export async function startService(settings: Settings) {
   }
   if (settings.webhookAllowPrivateTargets) {
     log(
-      'WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may target plain http and private or loopback addresses. Never use this in production.',
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may target plain http and private or loopback addresses. ' +
+        'Never use this in production.',
       {},
       'warn',
     )

@@ -30,11 +30,14 @@ export function postgresStartupError(e: unknown, url: string): StartupError | un
   const code = codeOf(e)
   if (code === '3D000')
     return new StartupError(
-      `PostgreSQL database "${database}" does not exist on ${where}: create it (createdb -h ${where.split(':')[0]} -p ${where.split(':')[1]} ${database}) or point DATABASE_URL at an existing database`,
+      `PostgreSQL database "${database}" does not exist on ${where}: ` +
+        `create it (createdb -h ${where.split(':')[0]} -p ${where.split(':')[1]} ${database}) ` +
+        `or point DATABASE_URL at an existing database`,
     )
   if (code === '28000' || code === '28P01')
     return new StartupError(
-      `PostgreSQL on ${where} refused user "${user}" (${(e as Error).message}): fix the user or password in DATABASE_URL, or create the role`,
+      `PostgreSQL on ${where} refused user "${user}" (${(e as Error).message}): ` +
+        `fix the user or password in DATABASE_URL, or create the role`,
     )
   if (
     code === 'ECONNREFUSED' ||
@@ -56,7 +59,8 @@ export function sqliteStartupError(e: unknown, path: string, folder: string): St
   const code = codeOf(e)
   if (code && /^(EACCES|EPERM|EROFS|ENOENT|ENOTDIR|EEXIST|SQLITE_CANTOPEN|SQLITE_READONLY|SQLITE_PERM|SQLITE_IOERR)/.test(code)) {
     return new StartupError(
-      `cannot write the SQLite database ${path} in ${folder} (${code}): make that folder writable for this user, or set DATABASE_URL=sqlite:<a writable folder>/flags.db`,
+      `cannot write the SQLite database ${path} in ${folder} (${code}): ` +
+        `make that folder writable for this user, or set DATABASE_URL=sqlite:<a writable folder>/flags.db`,
     )
   }
   return undefined

@@ -94,7 +94,9 @@ export class Sync {
         if (response.status === 403 && text.includes('"client_key":true')) {
           throw new HttpError(
             403,
-            'This token is a client key: it cannot download definitions for local evaluation. Create the client with mode: "remote" (createClient({ url, token, context, mode: "remote" })), or use a server token with read:flags in local mode.',
+            'This token is a client key: it cannot download definitions for local evaluation. ' +
+              'Create the client with mode: "remote" (createClient({ url, token, context, mode: "remote" })), ' +
+              'or use a server token with read:flags in local mode.',
           )
         }
         throw new HttpError(response.status, `GET /api/v1/definitions answered ${response.status}: ${text}`)

@@ -17,7 +17,8 @@ export const BULK_EVALUATION_BUDGET = 400_000
 export class EvaluationBudgetExceeded extends Error {
   constructor(readonly budget: number) {
     super(
-      `evaluating this flag for this context needs more than ${budget} work units (long attribute values tested by many patterns); send shorter attribute values`,
+      `evaluating this flag for this context needs more than ${budget} work units (long attribute values tested by many patterns); ` +
+        `send shorter attribute values`,
     )
     this.name = 'EvaluationBudgetExceeded'
   }

@@ -1,7 +1,8 @@
 // Reading a condition property (or rollout attribute) out of an evaluation context (docs/behaviour.md §4): a
 // top-level field of the context (`user_id`, `plan`, `environment`, or any other attribute the client put
-// there) is checked first, then `custom`; the `custom.<name>` form reads only `custom`. Contexts arrive from clients, so every read here tolerates
-// garbage (a non-object context or custom, inherited names such as `toString` or `__proto__`).
+// there) is checked first, then `custom`; the `custom.<name>` form reads only `custom`. Contexts arrive from
+// clients, so every read here tolerates garbage (a non-object context or custom, inherited names such as
+// `toString` or `__proto__`).
 import type { EvaluationContext } from './types'
 
 /** Reads one property from a context; `undefined` when missing. JSON `null` counts as missing. */

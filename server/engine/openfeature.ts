@@ -71,7 +71,8 @@ export function resolveOpenFeature(
   ) {
     return {
       errorCode: 'TARGETING_KEY_MISSING',
-      errorDetails: `Flag "${key}" rolls out by "${compiled.rolloutAttribute}", which the context does not hold (send targetingKey for user_id)`,
+      errorDetails:
+        `Flag "${key}" rolls out by "${compiled.rolloutAttribute}", ` + `which the context does not hold (send targetingKey for user_id)`,
     }
   }
   const fixed = (result.reason === 'default' || result.reason === 'environment_override') && compiled.isStatic

@@ -13,8 +13,14 @@ export interface SemVer {
 }
 
 // The official semver.org pattern, with an optional leading `v`.
-const SEMVER =
-  /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/
+// Spelled in its parts: a numeric identifier, and a pre-release identifier (numeric, or with a letter or `-`).
+const NUMERIC_ID = String.raw`0|[1-9]\d*`
+const PRERELEASE_ID = String.raw`${NUMERIC_ID}|\d*[a-zA-Z-][0-9a-zA-Z-]*`
+const SEMVER = new RegExp(
+  String.raw`^v?(${NUMERIC_ID})\.(${NUMERIC_ID})\.(${NUMERIC_ID})` +
+    String.raw`(?:-((?:${PRERELEASE_ID})(?:\.(?:${PRERELEASE_ID}))*))?` +
+    String.raw`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`,
+)
 const NUMERIC = /^\d+$/
 const MAX_LENGTH = 256
 

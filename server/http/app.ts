@@ -18,6 +18,7 @@ import { bodyLimitOf, IMPORT_PATH, readDocumentBody, readJsonBody } from './json
 import { countRequests } from './count-requests'
 import { routeTemplates } from './route-templates'
 import { undeclaredRoutes } from './route-inventory'
+import { rateClassOf, routeContracts, takesNoCaller, type RouteContracts } from './route-contract'
 import { rateHeaders, rateLimited, type RateClass } from './rate-limit'
 import * as S from '../schemas'
 import { checkUrl, pathOf } from './url-input'
@@ -42,7 +43,7 @@ import { usageRoutes } from './routes/usage'
 import { metricsRoutes } from './routes/metrics'
 import { documentStreamMediaType, publicBase, STREAM_PATHS, streamRoutes } from './routes/stream'
 import { finishOpenApi } from './openapi-document'
-import { authRoutes, PUBLIC_AUTH_PATHS } from './routes/auth'
+import { authRoutes } from './routes/auth'
 import { oidcRoutes } from './routes/oidc'
 import { meRoutes } from './routes/me'
 import { peopleRoutes } from './routes/people'
@@ -56,7 +57,7 @@ import { noteAccess } from './request-access'
 import { clientAddress as notedClientAddress, noteClientAddress } from '../identity/request-meta'
 import { clientAddressResolver, peerOfCopy } from './client-address'
 import { createAccessLog } from './access-log'
-import type { FastAccessLog } from './fast-admission'
+import type { FastAccessLog, Meter } from './fast-admission'
 import { callerIfAny } from './auth'
 import { asCodeRoutes } from './routes/as-code'
 import { promotionRoutes } from './routes/promotion'
@@ -76,19 +77,6 @@ export type { AppDeps } from './deps'
 
 const PAGING_BOUNDS = { limit: S.Page.properties.limit, offset: S.Page.properties.offset } as const
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-
-/** Evaluation endpoints get the larger budget (docs/behaviour.md §7); everything else under /api is management. */
-export function rateClassOf(method: string, path: string): RateClass {
-  // The SDK's usage reports ride with its evaluations (browsers sharing one token send them too).
-  if (
-    method === 'POST' &&
-    (path === '/api/v1/evaluate' || path === '/api/v1/usage' || path === '/api/v1/events' || path.startsWith('/ofrep/'))
-  )
-    return 'evaluation'
-  if (method === 'GET' && /^\/api\/v1\/(flags|configs)\/[^/]+$/.test(path)) return 'evaluation'
-  if (method === 'GET' ? STREAM_PATHS.has(path) || path === '/api/v1/definitions' : path === '/api/v1/stream/tickets') return 'evaluation'
-  return 'management'
-}
 
 export function createApp(deps: AppDeps | RelayAppDeps) {
   const { settings, authenticator, limiter } = deps
@@ -114,7 +102,8 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
     management: settings.rateLimitManagementPerMinute,
   }
 
-  let details: Map<string, Record<string, unknown> | undefined> | undefined
+  // Every route's declaration (route-contract.ts), read by the gates below; set once the routes are registered.
+  let contracts: RouteContracts | undefined
   const offline: OfflineGateDeps = {
     offlineProject: settings.flagsFile ? settings.flagsProject : undefined,
     projectOf: (request) => {
@@ -123,10 +112,7 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
       const ref = request.headers.get('flagship-project')
       return ref === null ? undefined : deps.snapshots.projectByRef(ref)?.project.id
     },
-    detailOf: (method, route) =>
-      (details ??= new Map(
-        app.routes.map((r) => [`${r.method} ${r.path}`, (r as { hooks?: { detail?: Record<string, unknown> } }).hooks?.detail]),
-      )).get(`${method} ${route}`),
+    detailOf: (method, route) => contracts?.of(method, route),
   }
 
   // What the fast path hands back goes through Elysia's own fetch (assigned once `app` exists).
@@ -138,21 +124,6 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
     // `/api/v1/tokens` while the hooks below saw `/xyz/…`. From the 8th on (after `http://`; Bun's URLs here
     // always start so), routing and hooks read the same path whatever the Host.
     handler: { standardHostname: false },
-    // Bun's router answers the evaluation GETs and OFREP's single-flag POST before Elysia when it can
-    // (fast-evaluation.ts, fast-ofrep.ts); Elysia merges these over its own route table, so those paths'
-    // other methods stay Elysia's.
-    serve: {
-      routes: {
-        ...fastEvaluationRoutes(
-          { ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests, accessLog: fastAccessLog },
-          (request) => elysiaFetch(request),
-        ),
-        ...fastOfrepRoutes(
-          { ...deps, evaluationLimit: limits.evaluation, requests: deps.metrics.requests, accessLog: fastAccessLog },
-          (request) => elysiaFetch(request),
-        ),
-      },
-    },
   })
     // Every answer Elysia gives (refusals in onRequest and errors included) is counted under its route
     // template; the fast path counts its own (metrics.ts).
@@ -192,6 +163,9 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
       }
       if (corsHeaders) Object.assign(set.headers, corsHeaders)
       if (!routeExists(request.method, path)) return early((relay && relayRefusal(relay, request)) || notFoundOrMethod(request))
+      // What the route declares (route-contract.ts): whether it takes a caller, and its rate class.
+      const declared = contracts?.ofRequest(request.method, path)
+      const rateClass = rateClassOf(declared)
       if (relay && !relay.ready())
         return early(
           errorResponse(
@@ -202,9 +176,9 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
             { 'Retry-After': '5' },
           ),
         )
-      // Sign-in routes take no caller (their own per-address and per-account limits apply), but the
-      // cross-site rules do.
-      if (PUBLIC_AUTH_PATHS.has(path)) {
+      // Sign-in routes (`public`) take no caller (their own per-address and per-account limits apply), but
+      // the cross-site rules do.
+      if (takesNoCaller(declared)) {
         noteClientAddress(request, address())
         const refusal = csrfRefusal(request, path, false, settings)
         return refusal ? fromAppError(refusal) : undefined
@@ -217,13 +191,7 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
           request.method === 'GET' && STREAM_PATHS.has(path) && !request.headers.has('authorization') && !request.headers.has('x-api-key')
             ? new URL(request.url).searchParams.get('ticket')
             : null
-        ;({ caller, cookieAuthenticated } = await authenticateRequest(
-          deps,
-          request,
-          ticket,
-          address,
-          rateClassOf(request.method, path) === 'evaluation',
-        ))
+        ;({ caller, cookieAuthenticated } = await authenticateRequest(deps, request, ticket, address, rateClass === 'evaluation'))
       } catch (e) {
         if (e instanceof AppError) return early(fromAppError(e))
         throw e
@@ -231,7 +199,6 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
       const csrf = csrfRefusal(request, path, cookieAuthenticated, settings)
       if (csrf) return early(fromAppError(csrf))
       noteAccess(request, deps.access)
-      const rateClass = rateClassOf(request.method, path)
       const verdict = await limiter.hit(caller.rateKeys[rateClass], limits[rateClass])
       if (!verdict.allowed) return early(rateLimited(verdict))
       const limitHeaders = rateHeaders(verdict)
@@ -309,7 +276,8 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
         }
       }
     })
-    // Registered before the plugin so it applies to its route. The OpenAPI document is a cacheable public read like any other (spec: max-age 3600, swr 86400).
+    // Registered before the plugin so it applies to its route. The OpenAPI document is a cacheable public read
+    // like any other (spec: max-age 3600, swr 86400).
     .onAfterHandle({ as: 'global' }, async ({ request, response }) => {
       if (pathOf(request.url) !== '/openapi.json') return
       const doc = response instanceof Response ? await response.clone().json() : response
@@ -400,9 +368,29 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
       .use(relayRoutes(deps))
 
   elysiaFetch = (request) => app.fetch(request)
-  // Every route declares its permission (route-inventory.ts); a route without one is a bug, found here.
+  // Every route declares its permission, and its rate class if it takes a caller (route-inventory.ts); a
+  // route without them is a bug, found here.
   const undeclared = undeclaredRoutes(app.routes as never)
-  if (undeclared.length) throw new Error(`routes without a declared permission: ${undeclared.join(', ')}`)
+  if (undeclared.length) throw new Error(`routes without a declared permission or rate class: ${undeclared.join(', ')}`)
+  const declarations = routeContracts(app.routes as never)
+  contracts = declarations
+
+  // Bun's router answers the evaluation GETs and OFREP's single-flag POST before Elysia when it can
+  // (fast-evaluation.ts, fast-ofrep.ts), metered as their routes declare (read here, once). Elysia reads
+  // `serve` when it listens and merges these routes over its own table, so those paths' other methods stay
+  // Elysia's.
+  const meter = (method: string, route: string): Meter => {
+    const rateClass = rateClassOf(declarations.of(method, route))
+    return { rateClass, limit: limits[rateClass] }
+  }
+  const fast = { ...deps, meter, requests: deps.metrics.requests, accessLog: fastAccessLog }
+  app.config.serve = {
+    ...app.config.serve,
+    routes: {
+      ...fastEvaluationRoutes(fast, (request) => elysiaFetch(request)),
+      ...fastOfrepRoutes(fast, (request) => elysiaFetch(request)),
+    },
+  }
 
   /** Unknown path: 404 JSON, or 405 + Allow when the path exists under other methods; the console's
    *  client-side routes fall back to its index.html. */

@@ -15,7 +15,8 @@ export function etagOf(body: string): string {
 }
 
 export const cacheControl = (p: CachePolicy): string =>
-  `${p.public ? 'public' : 'private'}, max-age=${p.maxAge}${p.staleWhileRevalidate ? `, stale-while-revalidate=${p.staleWhileRevalidate}` : ''}`
+  `${p.public ? 'public' : 'private'}, max-age=${p.maxAge}` +
+  `${p.staleWhileRevalidate ? `, stale-while-revalidate=${p.staleWhileRevalidate}` : ''}`
 
 export function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
   if (!ifNoneMatch) return false

@@ -6,7 +6,14 @@ import type { Server } from 'bun'
 import type { Permission } from '../services/tokens'
 import { canEvaluate, type Authenticator, type Caller } from './auth'
 import type { RouteSeries } from '../metrics/requests'
-import { rateLimited, type RateLimiter, type RateVerdict } from './rate-limit'
+import { rateLimited, type RateClass, type RateLimiter, type RateVerdict } from './rate-limit'
+
+/** How a fast route is metered: the rate class its route declares (route-contract.ts, read once when the
+ *  fast routes are built) and that class's requests per minute. */
+export interface Meter {
+  rateClass: RateClass
+  limit: number
+}
 
 /** An answer computed before admission (pure: nothing counted yet); `serve` counts it and builds the response. */
 export interface PendingAnswer {
@@ -41,12 +48,8 @@ export type FastAccessLog = (
   caller: Caller,
 ) => void
 
-export function fastAdmission(
-  authenticator: Authenticator,
-  limiter: RateLimiter,
-  evaluationLimit: number,
-  accessLog?: FastAccessLog,
-): FastAdmission {
+export function fastAdmission(authenticator: Authenticator, limiter: RateLimiter, meter: Meter, accessLog?: FastAccessLog): FastAdmission {
+  const { rateClass, limit } = meter
   function finish(
     request: Request,
     caller: Caller,
@@ -76,7 +79,7 @@ export function fastAdmission(
       return caller
     },
     admit(request, caller, answer, now, series, started, server) {
-      const verdict = limiter.hit(caller.rateKeys.evaluation, evaluationLimit, now)
+      const verdict = limiter.hit(caller.rateKeys[rateClass], limit, now)
       return verdict instanceof Promise
         ? verdict.then((v) => finish(request, caller, answer, v, now, series, started, server))
         : finish(request, caller, answer, verdict, now, series, started, server)

@@ -13,7 +13,7 @@ import type { Authenticator, Caller } from './auth'
 import { isClientKey } from '../access/client-keys'
 import type { PreparedResponse } from './caching'
 import { configResponse, flagEvaluation } from './evaluation-responses'
-import { fastAdmission, type FastAccessLog, type PendingAnswer } from './fast-admission'
+import { fastAdmission, type FastAccessLog, type Meter, type PendingAnswer } from './fast-admission'
 import type { RequestMetrics } from '../metrics/requests'
 import type { RateLimiter, RateVerdict } from './rate-limit'
 import { decodeQueryValue, hasControlCharacter } from './url-input'
@@ -22,8 +22,8 @@ export interface FastEvaluationDeps {
   snapshots: Snapshots
   authenticator: Authenticator
   limiter: RateLimiter
-  /** requests per minute of the evaluation class */
-  evaluationLimit: number
+  /** how the route at `method` and `route` (its template) is metered: its declared rate class and limit */
+  meter(method: string, route: string): Meter
   /** where the answers given here are counted (what is handed to Elysia is counted there) */
   requests: RequestMetrics
   /** ACCESS_LOG's lines for the answers given here; undefined when it is off */
@@ -45,7 +45,9 @@ const CONTEXT_QUERY = '?context='
 /** Bun `routes` for Elysia's `serve` option; Bun sends these paths' other methods to Elysia as before. */
 export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallback) {
   const { snapshots } = deps
-  const admission = fastAdmission(deps.authenticator, deps.limiter, deps.evaluationLimit, deps.accessLog)
+  // Each admission meters as its route declares (route-contract.ts), read here once.
+  const flagAdmission = fastAdmission(deps.authenticator, deps.limiter, deps.meter('GET', FLAG_PATH), deps.accessLog)
+  const configAdmission = fastAdmission(deps.authenticator, deps.limiter, deps.meter('GET', CONFIG_PATH), deps.accessLog)
   // Resolved once: per answer, counting is a few number increments (metrics.ts).
   const flagSeries = deps.requests.series(FLAG_PATH, 'GET')
   const configSeries = deps.requests.series(CONFIG_PATH, 'GET')
@@ -56,7 +58,8 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     // Requests from browsers (an Origin header) get their CORS headers on Elysia's path (cors.ts).
     const headers = request.headers
     if (request.method !== 'GET' || headers.get('content-length') !== null || headers.get('origin') !== null) return undefined
-    return admission.caller(headers.get('authorization'), permission, now)
+    // Who the caller is does not depend on the route's meter: either admission answers it.
+    return flagAdmission.caller(headers.get('authorization'), permission, now)
   }
 
   const flag: Handler = (request, server) => {
@@ -82,7 +85,7 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     } catch {
       return fallback(request) // unknown flag or a malformed context: Elysia's route words the error
     }
-    return admission.admit(request, caller, answer, now, flagSeries, started, server)
+    return flagAdmission.admit(request, caller, answer, now, flagSeries, started, server)
   }
 
   const config: Handler = (request, server) => {
@@ -115,7 +118,8 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     } catch {
       return fallback(request)
     }
-    return admission.admit(request, caller, { serve: (r, verdict) => respond(r, prepared, verdict) }, now, configSeries, started, server)
+    const answer = { serve: (r: Request, verdict: RateVerdict) => respond(r, prepared, verdict) }
+    return configAdmission.admit(request, caller, answer, now, configSeries, started, server)
   }
 
   return { [FLAG_PATH]: { GET: flag }, [CONFIG_PATH]: { GET: config } }

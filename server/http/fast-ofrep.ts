@@ -40,7 +40,8 @@ const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
 /** Bun `routes` for Elysia's `serve` option; Bun sends the path's other methods to Elysia as before. */
 export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
   const { snapshots } = deps
-  const admission = fastAdmission(deps.authenticator, deps.limiter, deps.evaluationLimit, deps.accessLog)
+  // Meters as its route declares (route-contract.ts), read here once.
+  const admission = fastAdmission(deps.authenticator, deps.limiter, deps.meter('POST', PATH), deps.accessLog)
   // Resolved once: per answer, counting is a few number increments (metrics.ts).
   const series = deps.requests.series(PATH, 'POST')
   // The route's headers (Content-Type, then the X-RateLimit-* the app's hook adds), in the same order.

@@ -12,6 +12,7 @@ import { checkUsageReport, MAX_REPORTED } from '../services/usage'
 import { VERSION } from '../version'
 import * as S from '../schemas'
 import { guard, jsonBody, routeModule } from './routes/common'
+import { withRateClass } from './route-contract'
 import { sdkRoutes } from './routes/sdk'
 import { docsRoutes } from './routes/docs'
 import { flagEvaluationRoute } from './routes/flags'
@@ -112,7 +113,10 @@ const relayUsageRoute = ({ relay, snapshots }: Pick<RelayAppDeps, 'relay' | 'sna
       return { success: true as const, accepted, ignored }
     },
     {
-      ...guard('read:flags', 'usage', 'Report evaluation counts made in process (SDKs); a relay forwards them upstream'),
+      ...withRateClass(
+        'evaluation',
+        guard('read:flags', 'usage', 'Report evaluation counts made in process (SDKs); a relay forwards them upstream'),
+      ),
       ...jsonBody(t.Object({ counts: t.Array(ReportedCount, { maxItems: MAX_REPORTED }) }, { title: 'UsageReport' })),
       response: { 200: UsageAnswer, ...S.errors(400, 401, 403, 413, 415, 429) },
     },
@@ -138,7 +142,7 @@ const relayEventsRoute = ({ relay, snapshots }: Pick<RelayAppDeps, 'relay' | 'sn
       return { accepted: items.length }
     },
     {
-      ...guard('read:flags', 'experiments', 'Send track and exposure events; a relay forwards them upstream'),
+      ...withRateClass('evaluation', guard('read:flags', 'experiments', 'Send track and exposure events; a relay forwards them upstream')),
       ...jsonBody(EventBatch),
       response: { 202: EventsAccepted, ...S.errors(400, 401, 403, 413, 415, 429) },
     },

@@ -115,7 +115,8 @@ export async function signInWithOidc(
   // sign-in (most often the scope that releases the claim was not asked for).
   if (verified.groupsClaimMissing && Object.keys(settings.roleMap).length) {
     deps.log(
-      `oidc: the provider sent no "${settings.groupsClaim}" claim, so OIDC_ROLE_MAP granted nothing; ask for the scope that releases it (often "groups" in OIDC_SCOPES) or have the provider add the claim`,
+      `oidc: the provider sent no "${settings.groupsClaim}" claim, so OIDC_ROLE_MAP granted nothing; ` +
+        `ask for the scope that releases it (often "groups" in OIDC_SCOPES) or have the provider add the claim`,
       { claim: settings.groupsClaim, scopes: settings.scopes, user: user.id },
       'warn',
     )

@@ -114,7 +114,9 @@ export function createExposition(sources: MetricsSources): MetricsExposition {
 
   new Counter({
     name: 'flagship_evaluations_total',
-    help: 'Evaluation requests answered (200 or 304), by surface: flag and config (GET one), bulk (POST /api/v1/evaluate), ofrep_single, ofrep_bulk; a bulk request counts once',
+    help:
+      'Evaluation requests answered (200 or 304), by surface: ' +
+      'flag and config (GET one), bulk (POST /api/v1/evaluate), ofrep_single, ofrep_bulk; a bulk request counts once',
     labelNames: ['surface'],
     registers: [registry],
     collect() {

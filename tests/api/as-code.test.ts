@@ -218,7 +218,9 @@ configs:
     expect(JSON.parse(await exportText(srv, 'format=json&keys=base')).flags[0]).toMatchObject({ enabled: false, owner: 'team-b' })
   })
 
-  test('prune deletes only what the document omits, of the kinds it lists (an empty list counts; an absent kind is untouched)', async () => {
+  const PRUNE_TITLE =
+    'prune deletes only what the document omits, of the kinds it lists ' + '(an empty list counts; an absent kind is untouched)'
+  test(PRUNE_TITLE, async () => {
     const doc = 'flagship: 1\nconfigs: []\n'
     const noPrune = await send(srv, '/api/v1/import?mode=plan', doc)
     expect(noPrune.body.summary).toEqual({ create: 0, update: 0, delete: 0, unchanged: 0 })

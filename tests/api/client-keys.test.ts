@@ -189,7 +189,8 @@ describe('the client_side field', () => {
     expect(doc.flags.find((f: { key: string }) => f.key === 'banner').client_side).toBe(true)
     expect(doc.configs.find((c: { key: string }) => c.key === 'theme').client_side).toBe(true)
     const yaml =
-      'flagship: 1\nflags:\n  - key: from-file\n    enabled: true\n    value: true\n    client_side: true\nconfigs:\n  - key: cfg-file\n    value: 1\n    client_side: true\n'
+      'flagship: 1\nflags:\n  - key: from-file\n    enabled: true\n    value: true\n    client_side: true\n' +
+      'configs:\n  - key: cfg-file\n    value: 1\n    client_side: true\n'
     const applied = await api(srv, 'POST', '/api/v1/import?mode=apply', {
       token: admin,
       rawBody: yaml,

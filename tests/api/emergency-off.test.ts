@@ -42,7 +42,9 @@ describe('emergency off', () => {
   }, 120_000)
   afterAll(() => p.stop(), 60_000)
 
-  test("production's switch turned off by an editor: applied without review, audited, announced, listed; turning it on again is refused", async () => {
+  const EDITOR_TURNS_OFF =
+    "production's switch turned off by an editor: applied without review, audited, announced, listed; " + 'turning it on again is refused'
+  test(EDITOR_TURNS_OFF, async () => {
     const res = await as(EDITOR, 'PUT', '/api/v1/flags/checkout/environments/production', { enabled: false })
     expect(res.status).toBe(200)
     expect((await definition('checkout')).environments.production).toEqual({ enabled: false })

@@ -146,7 +146,9 @@ describe('evaluation fast path', () => {
     expect(encoded.body.value).toBe('on')
   })
 
-  test('configs: the environment override, the base value for none, an unknown name refused, repeated parameters as Elysia reads them', async () => {
+  const CONFIG_CASES =
+    'configs: the environment override, the base value for none, an unknown name refused, ' + 'repeated parameters as Elysia reads them'
+  test(CONFIG_CASES, async () => {
     const token = await createToken(srv, ['read:configs'])
     const value = async (query: string) => (await api(srv, 'GET', `/api/v1/configs/cfg${query}`, { token })).body.value
     expect(await value('')).toBe(1)

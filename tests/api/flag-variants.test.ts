@@ -230,7 +230,9 @@ describe('prerequisites', () => {
     }
   })
 
-  test('unknown flags and variants; a required variant cannot be removed; a required flag cannot be deleted or archived (409 IN_USE)', async () => {
+  const IN_USE_CASES =
+    'unknown flags and variants; a required variant cannot be removed; ' + 'a required flag cannot be deleted or archived (409 IN_USE)'
+  test(IN_USE_CASES, async () => {
     expect((await create({ key: 'p-x', prerequisites: [{ key: 'nope', value: true }] })).status).toBe(400)
     const badVariant = await create({ key: 'p-x', prerequisites: [{ key: 'p-mid', variant: 'maybe' }] })
     expect(badVariant.status).toBe(400)

@@ -67,7 +67,9 @@ describe('four eyes are two people', () => {
   }, 120_000)
   afterAll(() => p.stop(), 60_000)
 
-  test('an admin proposing with a machine token they made cannot approve it with their session, a second session or a personal token', async () => {
+  const OWN_MACHINE_TOKEN =
+    'an admin proposing with a machine token they made cannot approve it ' + 'with their session, a second session or a personal token'
+  test(OWN_MACHINE_TOKEN, async () => {
     const ci = await machineToken({ cookie: p.cookies[ADMIN] })
     const listed = (await asToken('GET', '/api/v1/tokens?limit=100')).body.tokens.find((t: { token_prefix: string }) =>
       ci.startsWith(t.token_prefix),
@@ -116,7 +118,9 @@ describe('four eyes are two people', () => {
     expect((await review(ADMIN, res.body.change_request.id)).status).toBe(200)
   })
 
-  test('an author demoted to viewer cannot have their request applied: failed with AUTHOR_LACKS_RIGHTS, audited, nothing written', async () => {
+  const DEMOTED_AUTHOR =
+    'an author demoted to viewer cannot have their request applied: ' + 'failed with AUTHOR_LACKS_RIGHTS, audited, nothing written'
+  test(DEMOTED_AUTHOR, async () => {
     const cr = await proposeAs(ALICE, 'search', 'by alice')
     expect((await review(BOB, cr.id)).body.change_request.state).toBe('approved')
     expect((await as(ADMIN, 'PUT', `/api/v1/project/members/${p.ids[ALICE]}`, { role: 'viewer' })).status).toBe(200)

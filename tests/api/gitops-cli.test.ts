@@ -40,21 +40,24 @@ describe('flagship CLI', () => {
     const bad = tempDir()
     writeFileSync(
       join(bad, 'x.yaml'),
-      'flagship: 1\nflags:\n  - key: a\n    prerequisites: [{ key: b, value: true }]\n  - key: b\n    prerequisites: [{ key: a, value: true }]\n  - key: c\n    colour: red\n',
+      'flagship: 1\nflags:\n  - key: a\n    prerequisites: [{ key: b, value: true }]\n' +
+        '  - key: b\n    prerequisites: [{ key: a, value: true }]\n  - key: c\n    colour: red\n',
     )
     const res = flagship('validate', '-f', join(bad, 'x.yaml'))
     expect(res.code).toBe(1)
     expect(res.err).toContain('flags[2].colour (line 8): is not a known field')
     writeFileSync(
       join(bad, 'x.yaml'),
-      'flagship: 1\nflags:\n  - key: a\n    prerequisites: [{ key: b, value: true }]\n  - key: b\n    prerequisites: [{ key: a, value: true }]\n',
+      'flagship: 1\nflags:\n  - key: a\n    prerequisites: [{ key: b, value: true }]\n' +
+        '  - key: b\n    prerequisites: [{ key: a, value: true }]\n',
     )
     expect(flagship('validate', '-f', bad).err).toContain('cycle')
     // A problem found in the merged files is reported in its own file, at its own index and line.
     writeFileSync(join(bad, 'x.yaml'), 'flagship: 1\nflags:\n  - key: a\n    enabled: true\n')
     writeFileSync(
       join(bad, 'y.yaml'),
-      'flagship: 1\nenvironments: [production]\nflags:\n  - key: b\n    enabled: true\n  - key: c\n    enabled: true\n    environments: { moon: { enabled: true } }\n',
+      'flagship: 1\nenvironments: [production]\nflags:\n  - key: b\n    enabled: true\n' +
+        '  - key: c\n    enabled: true\n    environments: { moon: { enabled: true } }\n',
     )
     const located = flagship('validate', '-f', bad, '--json')
     expect(JSON.parse(located.out).errors).toEqual([

@@ -188,7 +188,9 @@ describe('bytes, charset and size', () => {
 
   const raw = (request: string) => rawHttp(srv.port, request)
 
-  test('what the runtime answers before the service runs, as docs/api.md documents: NUL in a header 400, headers over 16 KiB 431', async () => {
+  const BEFORE_THE_SERVICE =
+    'what the runtime answers before the service runs, as docs/api.md documents: ' + 'NUL in a header 400, headers over 16 KiB 431'
+  test(BEFORE_THE_SERVICE, async () => {
     const nul = await raw(
       `GET /api/v1/flags/f HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`,
     )

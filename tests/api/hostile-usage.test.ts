@@ -167,7 +167,8 @@ describe('routing and authentication', () => {
       )
       expect({ host, status: rawStatus(listed), tokens: listed.includes('"tokens":') }).toEqual({ host, status: 200, tokens: true })
       const flag = await raw(
-        `GET /api/v1/flags/ordinary?context=${ctx({ user_id: 'u' })} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`,
+        `GET /api/v1/flags/ordinary?context=${ctx({ user_id: 'u' })} HTTP/1.1\r\n` +
+          `Host: ${host}\r\nAuthorization: Bearer ${admin}\r\nConnection: close\r\n\r\n`,
       )
       expect({ host, status: rawStatus(flag) }).toEqual({ host, status: 200 })
     }

@@ -109,7 +109,10 @@ describe('import mode=propose', () => {
     expect(await requestCount()).toBe(before)
   })
 
-  test('direct apply is refused; propose opens one request with every change; approved and applied, the state is the document; again, nothing is opened', async () => {
+  const PROPOSE_INSTEAD =
+    'direct apply is refused; propose opens one request with every change; ' +
+    'approved and applied, the state is the document; again, nothing is opened'
+  test(PROPOSE_INSTEAD, async () => {
     const refused = await sapi(p.srv, 'POST', '/api/v1/import?mode=apply&prune=true', {
       cookie: p.cookies[AUTHOR],
       project: 'default',

@@ -123,7 +123,10 @@ test('a promotion into staging only is allowed for a writer in staging only', as
   ).toBe(403)
 })
 
-test("an import touching staging's overrides only is a change to staging: a writer in staging only applies it, not one touching production", async () => {
+const STAGING_ONLY_IMPORT =
+  "an import touching staging's overrides only is a change to staging: " +
+  'a writer in staging only applies it, not one touching production'
+test(STAGING_ONLY_IMPORT, async () => {
   const token = (
     await admin('POST', '/api/v1/tokens', {
       name: 'staging-import',
@@ -174,7 +177,9 @@ test("an import touching staging's overrides only is a change to staging: a writ
   expect((await admin('GET', '/api/v1/flags/search/definition')).body.flag).toEqual(before)
 })
 
-test('a protected production is untouched by an import or a promotion that changes staging only; one changing production needs review', async () => {
+const STAGING_ONLY_UNPROTECTED =
+  'a protected production is untouched by an import or a promotion that changes staging only; ' + 'one changing production needs review'
+test(STAGING_ONLY_UNPROTECTED, async () => {
   const policy = (p: boolean) =>
     sapi(srv, 'PUT', '/api/v1/project/environments/production/policy', {
       cookie: owner,

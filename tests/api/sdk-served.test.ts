@@ -52,7 +52,8 @@ test('npm install <service>/sdk/flagship-sdk.tgz in a fresh project, then a .mjs
     `import { createClient } from 'flagship-sdk'
 const flags = createClient({ url: process.env.FLAGSHIP_URL, token: process.env.FLAGSHIP_TOKEN })
 await flags.ready()
-console.log(JSON.stringify([flags.evaluate('new-checkout', { user_id: 'u-42', plan: 'pro' }, false), flags.evaluate('new-checkout', { plan: 'free' }, false).value]))
+console.log(JSON.stringify([flags.evaluate('new-checkout', { user_id: 'u-42', plan: 'pro' }, false), ` +
+      `flags.evaluate('new-checkout', { plan: 'free' }, false).value]))
 await flags.close()
 `,
   )

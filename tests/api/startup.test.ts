@@ -78,7 +78,10 @@ describe('friendly failures', () => {
     const run = await startFailing({ PORT: '0', DATABASE_URL: 'sqlite:/proc/flagship-data/flags.db' })
     expectOneLine(
       run,
-      /cannot write the SQLite database \/proc\/flagship-data\/flags\.db in \/proc\/flagship-data \(\w+\): make that folder writable for this user, or set DATABASE_URL=sqlite:/,
+      new RegExp(
+        String.raw`cannot write the SQLite database \/proc\/flagship-data\/flags\.db in \/proc\/flagship-data \(\w+\): ` +
+          'make that folder writable for this user, or set DATABASE_URL=sqlite:',
+      ),
     )
   })
 
@@ -101,7 +104,8 @@ describe('friendly failures', () => {
     expectOneLine(
       run,
       new RegExp(
-        `PostgreSQL database "${name}" does not exist on ${url.hostname}:${url.port || 5432}: create it \\(createdb -h ${url.hostname} -p ${url.port || 5432} ${name}\\) or point DATABASE_URL at an existing database`,
+        `PostgreSQL database "${name}" does not exist on ${url.hostname}:${url.port || 5432}: ` +
+          `create it \\(createdb -h ${url.hostname} -p ${url.port || 5432} ${name}\\) or point DATABASE_URL at an existing database`,
       ),
     )
     expect(run.err + run.out).not.toContain('secret-password')
@@ -115,7 +119,8 @@ describe('friendly failures', () => {
     expectOneLine(
       run,
       new RegExp(
-        `PostgreSQL on ${url.hostname}:${url.port || 5432} refused user "flagship_no_such_role" \\(.+\\): fix the user or password in DATABASE_URL, or create the role`,
+        `PostgreSQL on ${url.hostname}:${url.port || 5432} refused user "flagship_no_such_role" \\(.+\\): ` +
+          `fix the user or password in DATABASE_URL, or create the role`,
       ),
     )
   })

@@ -40,7 +40,9 @@ for (const variant of FANOUT_VARIANTS) {
     const everything = async (srv: TestServer) =>
       (await api(srv, 'POST', '/api/v1/evaluate', { token: c.admin, body: { context: { user_id: 'u1', plan: 'pro' } } })).body.flags
 
-    test('1,500 creates, then 1,000 updates and 500 deletes: the other instance serves them and every subscriber gets every change', async () => {
+    const LARGE_IMPORT =
+      '1,500 creates, then 1,000 updates and 500 deletes: ' + 'the other instance serves them and every subscriber gets every change'
+    test(LARGE_IMPORT, async () => {
       const { a, b, admin } = c
       const auth = { authorization: `Bearer ${admin}` }
       const streams = await Promise.all([a, b, b].map((srv) => openSse(`${srv.url}/api/v1/stream`, auth)))

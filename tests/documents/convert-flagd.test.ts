@@ -334,7 +334,8 @@ test('starts_with / ends_with with the text first list its prefixes / suffixes; 
     rules: [{ conditions: [{ property: 'x', operator: 'in', value: ['', 'c', 'bc', 'abc'] }], variant: 'a' }],
   })
   expect(out.report).toEqual([
-    'flag long: targeting not converted (starts_with of a text longer than 256 characters against an attribute has no equivalent): everyone gets the default variant',
+    'flag long: targeting not converted (starts_with of a text longer than 256 characters against an attribute has no equivalent): ' +
+      'everyone gets the default variant',
   ])
 })
 

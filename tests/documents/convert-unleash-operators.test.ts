@@ -138,7 +138,8 @@ test('every operator answers as unleash-client, for 2,000 seeded contexts', () =
   expect(report.filter((l) => !l.startsWith('feature types'))).toEqual([
     'segment Staff members: renamed Staff-members (segment keys are letters, digits, . _ -)',
     'segment not testers: renamed not-testers (segment keys are letters, digits, . _ -)',
-    'segment not testers: not kept as a segment (its constraints need OR or NOT, which segments cannot hold); its conditions are written into the rules that use it',
+    'segment not testers: not kept as a segment (its constraints need OR or NOT, which segments cannot hold); ' +
+      'its conditions are written into the rules that use it',
   ])
   const flags = compileDocument(document)
   const features = new Map(clientFeatures.map((f) => [f.name, f]))
@@ -204,10 +205,12 @@ test('operators and strategies without an equivalent are reported, never dropped
   expect(report).toEqual(
     expect.arrayContaining([
       expect.stringContaining(
-        'flag cidr: production: strategy flexibleRollout not converted (it reaches nobody here): constraint on remoteAddress: operator IN_CIDR has no equivalent',
+        'flag cidr: production: strategy flexibleRollout not converted (it reaches nobody here): ' +
+          'constraint on remoteAddress: operator IN_CIDR has no equivalent',
       ),
       expect.stringContaining(
-        'flag hostname: production: strategy applicationHostname not converted (it reaches nobody here): strategy applicationHostname has no equivalent',
+        'flag hostname: production: strategy applicationHostname not converted (it reaches nobody here): ' +
+          'strategy applicationHostname has no equivalent',
       ),
       expect.stringContaining('flag random: production: strategy flexibleRollout not converted (it reaches nobody here): a random rollout'),
     ]),

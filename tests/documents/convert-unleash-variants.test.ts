@@ -105,7 +105,8 @@ test('the converted project is accepted, and says what is not exact', () => {
   expect(report).toEqual(
     expect.arrayContaining([
       'flag disabled-strategy: production: strategy flexibleRollout is disabled in Unleash and was left out',
-      'flag needs-plain-off: its dependency on plain requires it off: here a plain that is disabled in the environment fails the requirement, while Unleash counts it as off',
+      'flag needs-plain-off: its dependency on plain requires it off: ' +
+        'here a plain that is disabled in the environment fails the requirement, while Unleash counts it as off',
       expect.stringMatching(/^flag two-partials: production: strategy flexibleRollout not converted .*one rollout/),
     ]),
   )

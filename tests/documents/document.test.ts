@@ -79,7 +79,8 @@ describe('documents', () => {
 
   test('YAML 1.2 core: no, on, yes, off stay strings; 0o17 and 1e3 are numbers', () => {
     const parsed = parseDocumentText(
-      'flagship: 1\nflags:\n  - key: f\n    enabled: true\n    tags: [no, on, yes, off]\n    value: 0o17\nconfigs:\n  - key: c\n    value: 1e3\n',
+      'flagship: 1\nflags:\n  - key: f\n    enabled: true\n    tags: [no, on, yes, off]\n    value: 0o17\n' +
+        'configs:\n  - key: c\n    value: 1e3\n',
     )
     expect(parsed.errors).toEqual([])
     expect(parsed.document!.flags![0]!.tags).toEqual(['no', 'on', 'yes', 'off'])

@@ -155,7 +155,8 @@ browserSuite('admin console', () => {
       expect(reads.seen).toContain('/api/v1/flags/checkout-v2/definition')
       expect(reads.seen.filter((u) => u.startsWith('/api/v1/flags?'))).toEqual([])
       const flags = await api(srv, 'GET', '/api/v1/flags', { token: srv.adminToken })
-      expect(flags.body.flags[0].flag.targeting.rules[0].conditions[0]).toEqual({ operator: 'in_segment', value: 'beta-testers' }) // a segment condition tests no property
+      // a segment condition tests no property
+      expect(flags.body.flags[0].flag.targeting.rules[0].conditions[0]).toEqual({ operator: 'in_segment', value: 'beta-testers' })
 
       await go(page, '/settings')
       await page.getByRole('button', { name: 'Remove environment staging' }).click()

@@ -41,7 +41,9 @@ browserSuite('console: flags as code', () => {
     await page
       .getByRole('textbox', { name: 'Document', exact: true })
       .fill(
-        'flagship: 1\nflags:\n  - key: checkout\n    enabled: false\n    value: 1\n    environments:\n      staging: { enabled: true, value: 2 }\n  - key: from-console\n    enabled: true\n',
+        'flagship: 1\nflags:\n  - key: checkout\n    enabled: false\n    value: 1\n' +
+          '    environments:\n      staging: { enabled: true, value: 2 }\n' +
+          '  - key: from-console\n    enabled: true\n',
       )
     await page.getByRole('button', { name: 'Plan' }).click()
     const plan = page.getByRole('region', { name: 'Plan' })

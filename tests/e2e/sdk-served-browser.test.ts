@@ -36,7 +36,8 @@ browserSuite('flagship.js imported from the service by a page on another origin'
     const readme = readFileSync(join(import.meta.dir, '..', '..', 'README.md'), 'utf8')
     const snippet = /```html\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('\n### 5. In process, with the SDK\n')))![1]!
     expect(snippet).toContain("'ff_defa_…'")
-    const page = `<!doctype html><title>shop</title><body>\n${snippet.replaceAll('http://localhost:8080', srv.url).replace("'ff_defa_…'", `'${token}'`)}</body>`
+    const served = snippet.replaceAll('http://localhost:8080', srv.url).replace("'ff_defa_…'", `'${token}'`)
+    const page = `<!doctype html><title>shop</title><body>\n${served}</body>`
     site = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(page, { headers: { 'content-type': 'text/html' } }) })
     browser = await launchChromium()
   }, 60_000)

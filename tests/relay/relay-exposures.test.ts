@@ -165,7 +165,9 @@ describe('exposures at a relay', () => {
     expect(await units('y')).toEqual(before)
   }, 60_000)
 
-  test('restarted from its cache file with the origin down: the experiment is known, and exposures recorded before a shutdown arrive once', async () => {
+  const RESTARTED_FROM_CACHE =
+    'restarted from its cache file with the origin down: ' + 'the experiment is known, and exposures recorded before a shutdown arrive once'
+  test(RESTARTED_FROM_CACHE, async () => {
     const before = total((await units('x')).units)
     const port = origin.port
     await origin.kill()

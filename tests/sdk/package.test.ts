@@ -25,19 +25,23 @@ beforeAll(() => {
   writeFileSync(join(consumer, 'package.json'), '{ "type": "module" }')
 }, 120_000)
 
-const SCRIPT = `
+const SCRIPT =
+  `
 import { createClient } from 'flagship-sdk'
 import { FlagshipProvider } from 'flagship-sdk/openfeature'
 import { OpenFeature } from '@openfeature/server-sdk'
 const out = (line) => process.stdout.write(JSON.stringify(line) + '\\n')
 const boot = createClient({ bootstrap: { version: 1, environments: [], configs: [], segments: [], flags: [
-  { key: 'mail', enabled: true, value: 'no', targeting: { rules: [{ conditions: [{ property: 'email', operator: 'matches', value: '^[a-z]+@example\\\\.com$' }], value: 'yes' }] } }] } })
+  { key: 'mail', enabled: true, value: 'no', ` +
+  `targeting: { rules: [{ conditions: [{ property: 'email', operator: 'matches', ` +
+  `value: '^[a-z]+@example\\\\.com$' }], value: 'yes' }] } }] } })
 await boot.ready()
 out({ bootstrap: [boot.evaluate('mail', { email: 'ann@example.com' }), boot.evaluate('mail', { email: 'Ann@example.com' }).value] })
 const live = createClient({ url: process.env.URL, token: process.env.TOKEN })
 await live.ready()
 await OpenFeature.setProviderAndWait(new FlagshipProvider(live))
-out({ live: live.evaluate('live', { user_id: 'u' }), openfeature: await OpenFeature.getClient().getNumberDetails('live', -1, { targetingKey: 'u' }) })
+out({ live: live.evaluate('live', { user_id: 'u' }), ` +
+  `openfeature: await OpenFeature.getClient().getNumberDetails('live', -1, { targetingKey: 'u' }) })
 live.on('change', async () => {
   out({ changed: live.evaluate('live') })
   await OpenFeature.close()
@@ -46,7 +50,9 @@ live.on('change', async () => {
 `
 
 describe('the built package', () => {
-  test(`imported by name in ${RUNTIME.endsWith('node') ? 'Node' : 'Bun'}: bootstrap with matches, a live server, a change, OpenFeature`, async () => {
+  const PACKAGE_TITLE =
+    `imported by name in ${RUNTIME.endsWith('node') ? 'Node' : 'Bun'}: ` + `bootstrap with matches, a live server, a change, OpenFeature`
+  test(PACKAGE_TITLE, async () => {
     const srv = await startServer()
     try {
       expect(
@@ -87,7 +93,9 @@ describe('the built package', () => {
 
   test('its type declarations compile for a consumer (and catch a wrong call)', () => {
     const file = (body: string) =>
-      `import { createClient, type Evaluation } from 'flagship-sdk'\nimport { FlagshipProvider, FlagshipWebProvider } from 'flagship-sdk/openfeature'\nimport { OpenFeature } from '@openfeature/server-sdk'\nimport { OpenFeature as Web } from '@openfeature/web-sdk'\n${body}\n`
+      `import { createClient, type Evaluation } from 'flagship-sdk'\n` +
+      `import { FlagshipProvider, FlagshipWebProvider } from 'flagship-sdk/openfeature'\n` +
+      `import { OpenFeature } from '@openfeature/server-sdk'\nimport { OpenFeature as Web } from '@openfeature/web-sdk'\n${body}\n`
     const tsconfig = {
       compilerOptions: {
         target: 'ES2022',

@@ -56,7 +56,9 @@ describe('remote mode', () => {
     expect(client.evaluate('banner').value).toBe('prod')
   })
 
-  test("a change arrives within a second over OFREP's stream; re-fetches carry the ETag (304 when nothing changed for this context)", async () => {
+  const CHANGE_OVER_OFREP =
+    "a change arrives within a second over OFREP's stream; " + 're-fetches carry the ETag (304 when nothing changed for this context)'
+  test(CHANGE_OVER_OFREP, async () => {
     const { fetch, calls } = recordingFetch()
     const client = track(createClient({ url: srv.url, token: clientKey, context: { user_id: 'u1' }, mode: 'remote', fetch }))
     await client.ready()

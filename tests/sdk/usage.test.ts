@@ -126,7 +126,9 @@ describe('sending', () => {
     }
   })
 
-  test('on: batches { counts: [{ key, environment, variant, count, from, to }] } with the token; a failed batch goes with the next', async () => {
+  const BATCHES =
+    'on: batches { counts: [{ key, environment, variant, count, from, to }] } with the token; ' + 'a failed batch goes with the next'
+  test(BATCHES, async () => {
     const batches: { counts: UsageCount[] }[] = []
     let failNext = true
     const stub = Bun.serve({

@@ -41,7 +41,9 @@ for (const dialect of DIALECTS) {
       ])
     })
 
-    test('an archived flag leaves the snapshot (no surface evaluates it) and refuses changes but a restore; a refusal leaves no trace', async () => {
+    const ARCHIVED_FLAG =
+      'an archived flag leaves the snapshot (no surface evaluates it) ' + 'and refuses changes but a restore; a refusal leaves no trace'
+    test(ARCHIVED_FLAG, async () => {
       await fx.services.flags.create(actor, { key: 'shelved', enabled: true, value: 1 })
       const snapshots = new Snapshots(fx.store)
       await snapshots.reconcile()

@@ -97,7 +97,9 @@ describe('buildResults', () => {
   })
 
   for (const correction of ['holm', 'bh'] as const) {
-    test(`${correction}: goal metrics × treatments adjusted together; the raw value kept; intervals, guardrails and secondaries untouched`, () => {
+    const title =
+      `${correction}: goal metrics × treatments adjusted together; ` + `the raw value kept; intervals, guardrails and secondaries untouched`
+    test(title, () => {
       const r = buildResults({ ...analysis, correction }, units, metrics)
       const raw = [0, 1].flatMap((i) => [0, 2].map((j) => plain.metrics[i]!.variants[j]!.p_value!))
       const adjusted = adjustPValues(raw, correction)
@@ -138,7 +140,8 @@ describe('results.csv', () => {
     const lines = resultsCsv(r.metrics).split('\r\n')
     expect(lines.at(-1)).toBe('')
     expect(lines[0]).toBe(
-      'metric,role,kind,variant,control,units,mean,sum,denominator_sum,lift_relative,lift_absolute,ci_low,ci_high,p_value,p_value_unadjusted,chance_to_win,significant,direction',
+      'metric,role,kind,variant,control,units,mean,sum,denominator_sum,lift_relative,' +
+        'lift_absolute,ci_low,ci_high,p_value,p_value_unadjusted,chance_to_win,significant,direction',
     )
     expect(lines.length - 2).toBe(r.metrics.reduce((s, m) => s + m.variants.length, 0))
     const learned = lines[2]!.split(',')

@@ -67,7 +67,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect([archived.rows.map((r) => r.key), archived.total]).toEqual([['f3', 'f4'], 2])
     })
 
-    test('documents: a page filtered on tags (every one; exact, case-sensitive; quotes and SQL wildcards are plain text), in either archived state', async () => {
+    const TAG_FILTER =
+      'documents: a page filtered on tags (every one; exact, case-sensitive; quotes and SQL wildcards are plain text), ' +
+      'in either archived state'
+    test(TAG_FILTER, async () => {
       const tagged: [string, Record<string, unknown>][] = [
         ['t1', { tags: ['a', 'b'] }],
         ['t2', { tags: ['b'] }],
@@ -137,7 +140,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(await store.flags.getMany(store.db, 'p-bulk', ['fresh-1', 'fresh-2'])).toEqual([])
     })
 
-    test('documents in bulk: updateMany writes each document still at its version (body, version + 1, updated_at), and no other', async () => {
+    const BULK_UPDATE =
+      'documents in bulk: updateMany writes each document still at its version ' + '(body, version + 1, updated_at), and no other'
+    test(BULK_UPDATE, async () => {
       const keys = [...Array.from({ length: 700 }, (_, i) => `upd-${i}`), "it's", 'a"b', 'ü 🚩']
       await store.transaction((tx) =>
         store.configs.insertMany(
@@ -331,7 +336,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect((await store.schedules.page(store.db, 'p1', {}, 100, 0)).rows.map((r) => r.id)).toEqual(['still-pending'])
     })
 
-    test("webhook deliveries: claims that overlap take different webhooks' rows, none waits for another and none comes back empty", async () => {
+    const OVERLAPPING_CLAIMS =
+      "webhook deliveries: claims that overlap take different webhooks' rows, " + 'none waits for another and none comes back empty'
+    test(OVERLAPPING_CLAIMS, async () => {
       const hooks = ['h-0', 'h-1', 'h-2', 'h-3']
       const past = new Date(Date.now() - 1000).toISOString()
       await store.transaction(async (tx) => {

@@ -60,10 +60,13 @@ function setup(limit = 1000, limiter: RateLimiter = new MemoryRateLimiter()) {
     touch: (c: Caller) => void touched.push(c),
   } as unknown as Authenticator
   const requests = new RequestMetrics()
-  const routes = fastOfrepRoutes({ snapshots, authenticator, limiter, evaluationLimit: limit, requests }, async (request) => {
-    handedOver.push({ method: request.method, url: request.url, headers: request.headers, body: await request.bytes() })
-    return new Response('elysia', { status: 599 })
-  })
+  const routes = fastOfrepRoutes(
+    { snapshots, authenticator, limiter, meter: () => ({ rateClass: 'evaluation', limit }), requests },
+    async (request) => {
+      handedOver.push({ method: request.method, url: request.url, headers: request.headers, body: await request.bytes() })
+      return new Response('elysia', { status: 599 })
+    },
+  )
   const handler = routes['/ofrep/v1/evaluate/flags/:key'].POST
   const call = (key: string, init: { body?: BodyInit | null; headers?: Record<string, string>; url?: string } = {}) => {
     const body = init.body === undefined ? BODY : init.body

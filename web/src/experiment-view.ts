@@ -22,14 +22,18 @@ export function healthIssues(r: ExperimentResults, minUnits = MIN_UNITS): Health
     issues.push({
       kind: 'srm',
       title: 'Sample-ratio mismatch',
-      detail: `The units per variant do not match the split (p = ${formatP(r.srm.p_value)}). Assignment or exposure logging is broken; do not trust these results until the cause is fixed.`,
+      detail:
+        `The units per variant do not match the split (p = ${formatP(r.srm.p_value)}). ` +
+        `Assignment or exposure logging is broken; do not trust these results until the cause is fixed.`,
     })
   }
   if (r.multiple_exposures > 0) {
     issues.push({
       kind: 'multiple_exposures',
       title: 'Multiple exposures',
-      detail: `${r.multiple_exposures} ${r.multiple_exposures === 1 ? 'unit was' : 'units were'} served more than one variant (${share(r.multiple_exposures, counted + r.multiple_exposures)} of all) and left out.`,
+      detail:
+        `${r.multiple_exposures} ${r.multiple_exposures === 1 ? 'unit was' : 'units were'} served more than one variant ` +
+        `(${share(r.multiple_exposures, counted + r.multiple_exposures)} of all) and left out.`,
     })
   }
   const few = Object.entries(r.units).filter(([, n]) => n < minUnits)
@@ -37,7 +41,9 @@ export function healthIssues(r: ExperimentResults, minUnits = MIN_UNITS): Health
     issues.push({
       kind: 'too_few_units',
       title: 'Too few units',
-      detail: `${few.map(([v, n]) => `${v}: ${n}`).join(', ')}. With fewer than ${minUnits} units per variant the intervals are too wide to decide.`,
+      detail:
+        `${few.map(([v, n]) => `${v}: ${n}`).join(', ')}. ` +
+        `With fewer than ${minUnits} units per variant the intervals are too wide to decide.`,
     })
   }
   return issues

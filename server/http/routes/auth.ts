@@ -1,4 +1,4 @@
-// /api/v1/auth: first-run setup, password sign-in and sign-out (teams.md §3). Sign-in routes take no
+// /api/v1/auth: first-run setup, password sign-in and sign-out (teams.md §3). Sign-in routes (`public`) take no
 // caller; the app applies the cross-site rules to them (csrf.ts) and they throttle per address and account.
 import { t } from 'elysia'
 import type { AppDeps } from '../deps'
@@ -7,18 +7,6 @@ import { userView } from '../../identity/service'
 import { clearedSessionCookie } from '../../identity/cookies'
 import * as S from '../../schemas'
 import { guard, jsonBody, routeModule } from './common'
-
-/** Paths answered without a caller (the OpenID Connect routes included, when they are there). */
-export const PUBLIC_AUTH_PATHS: ReadonlySet<string> = new Set([
-  '/api/v1/auth/methods',
-  '/api/v1/auth/setup',
-  '/api/v1/auth/login',
-  '/api/v1/auth/invitations/accept',
-  '/api/v1/auth/invitations/lookup',
-  '/api/v1/auth/oidc/start',
-  '/api/v1/auth/oidc/callback',
-  '/api/v1/auth/password-reset',
-])
 
 export const authRoutes = ({ identity, settings }: Pick<AppDeps, 'identity' | 'settings'>) =>
   routeModule('auth')

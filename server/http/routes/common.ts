@@ -5,6 +5,7 @@ import type { Affected, RouteAction } from '../../access/authorize'
 import { affectedByParams, authorizeRoute } from '../request-access'
 import { strict } from '../strict-schema'
 import type { DocumentWrites } from '../offline-gate'
+import type { RateClass } from '../rate-limit'
 
 export type RoutePermission = RouteAction
 
@@ -26,7 +27,8 @@ interface GuardContext {
 /** Route options: the one authorization function (access/authorize.ts) runs in `transform`, before
  *  validation (403 wins over 400), with the environments the request changes (by default `:env` of the
  *  path, else all); `x-permission` declares the permission in the OpenAPI document (the route inventory
- *  test requires one on every route). */
+ *  test requires one on every route), and `x-rate-class` the rate class of a route that takes a caller
+ *  (`management` here; withRateClass() in route-contract.ts declares another). */
 export function guard(permission: RoutePermission, tag: string, summary: string, affects?: (ctx: GuardContext) => Affected) {
   return {
     // Destructured, not passed on whole: Elysia's source analysis (Sucrose) of this function in the minified
@@ -40,6 +42,7 @@ export function guard(permission: RoutePermission, tag: string, summary: string,
       ...(permission !== 'public' && { security: [{ bearer: [] }] }),
       description: `Permission: \`${DESCRIBED[permission] ?? permission}\``,
       'x-permission': permission,
+      ...(permission !== 'public' && { 'x-rate-class': 'management' as RateClass }),
     },
   }
 }
@@ -47,11 +50,16 @@ export function guard(permission: RoutePermission, tag: string, summary: string,
 /** OpenAPI metadata with the permission declared (`x-permission`, which the route inventory requires), for
  *  a route that checks its permissions in its handler because what it needs depends on the request (the
  *  kinds a document holds, the environment named): its description says what a caller needs;
- *  `x-writes-documents` tells offline mode's gate that it writes flags, configs or segments. Elysia's
- *  type for `detail` knows no `x-` fields; this one does. */
-export const openApiDetail = (
-  detail: DocumentDecoration & { 'x-permission': RoutePermission; 'x-writes-documents'?: DocumentWrites },
-): DocumentDecoration => detail
+ *  `x-writes-documents` tells offline mode's gate that it writes flags, configs or segments; the rate class
+ *  is guard()'s default unless declared. Elysia's type for `detail` knows no `x-` fields; this one does. */
+export const openApiDetail = (detail: DeclaredDetail): DocumentDecoration =>
+  detail['x-permission'] === 'public' ? detail : ({ ...detail, 'x-rate-class': detail['x-rate-class'] ?? 'management' } as DeclaredDetail)
+
+type DeclaredDetail = DocumentDecoration & {
+  'x-permission': RoutePermission
+  'x-writes-documents'?: DocumentWrites
+  'x-rate-class'?: RateClass
+}
 
 export function paging(query: { limit?: number; offset?: number }): { limit: number; offset: number } {
   return { limit: query.limit ?? 100, offset: query.offset ?? 0 }

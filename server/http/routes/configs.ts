@@ -8,6 +8,7 @@ import { isClientKey } from '../../access/client-keys'
 import { configResponse } from '../evaluation-responses'
 import * as S from '../../schemas'
 import { guard, routeModule } from './common'
+import { withRateClass } from '../route-contract'
 import { documentListRoute, versionedDocumentRoutes } from './versioned-document-routes'
 
 /** GET /api/v1/configs/:key, a config's value: an origin's and a relay's (server/relay/) alike. */
@@ -29,7 +30,10 @@ export const configEvaluationRoute = ({ snapshots }: Pick<AppDeps, 'snapshots'>)
         ).send(request)
       },
       {
-        ...guard('read:configs', 'evaluation', "A config's value (the environment's override when `environment` has one)"),
+        ...withRateClass(
+          'evaluation',
+          guard('read:configs', 'evaluation', "A config's value (the environment's override when `environment` has one)"),
+        ),
         params: S.KeyParam,
         query: t.Object({ environment: t.Optional(t.String()) }),
         response: { 200: t.Object({ value: t.Any() }), ...S.errors(400, 401, 403, 404, 429) },

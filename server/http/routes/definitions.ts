@@ -118,6 +118,7 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
         summary: 'Everything needed to evaluate locally (SDKs, bootstrap)',
         security: [{ bearer: [] }],
         'x-permission': 'read:flags|read:configs',
+        'x-rate-class': 'evaluation',
         description:
           "Permission: `read:flags` (flags, and the segments they use) and/or `read:configs` (configs); the kinds the token may not read are empty lists. `version` is the project's change number (the change stream's ids). Strong ETag; 304 on If-None-Match.",
       },

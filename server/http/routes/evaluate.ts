@@ -91,6 +91,7 @@ export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
         description:
           'Permission: `read:flags` and/or `read:configs`, or a client key (client_side flags and configs only). An environment key evaluates in its environment.',
         'x-permission': 'read:flags|read:configs',
+        'x-rate-class': 'evaluation',
       },
       parse: 'json',
       query: t.Object({}),

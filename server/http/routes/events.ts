@@ -9,6 +9,7 @@ import { eventsInKeyEnvironment } from '../key-environment'
 import { batchIdOf } from '../relay-batch'
 import * as S from '../../schemas'
 import { guard, jsonBody, routeModule } from './common'
+import { withRateClass } from '../route-contract'
 
 /** The answer to an accepted batch (a relay's resent batch: `duplicate`, nothing stored again). */
 export const EventsAccepted = t.Object({
@@ -31,7 +32,10 @@ export const eventRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
       return result
     },
     {
-      ...guard('read:flags', 'experiments', 'Send track and exposure events (all stored, or none: 400 names the bad item)'),
+      ...withRateClass(
+        'evaluation',
+        guard('read:flags', 'experiments', 'Send track and exposure events (all stored, or none: 400 names the bad item)'),
+      ),
       ...jsonBody(EventBatch),
       response: { 202: EventsAccepted, ...S.errors(400, 401, 403, 413, 415, 429) },
     },

@@ -14,9 +14,10 @@ import { cachedJson } from '../caching'
 import { flagResponse } from '../evaluation-responses'
 import * as S from '../../schemas'
 import { guard, listBody, paging, routeModule } from './common'
+import { withRateClass } from '../route-contract'
 import { versionedDocumentRoutes } from './versioned-document-routes'
 
-const EVALUATE_GUARD = guard('read:flags', 'evaluation', 'Evaluate one flag for a context')
+const EVALUATE_GUARD = withRateClass('evaluation', guard('read:flags', 'evaluation', 'Evaluate one flag for a context'))
 
 /** The list's filters as one test of a stored row (docs/lifecycle.md §3). Checked here rather than with
  *  t.UnionEnum: Elysia fills an absent optional enum with its first member. */

@@ -49,6 +49,7 @@ const detail = (summary: string) => ({
   description:
     'OpenFeature Remote Evaluation Protocol v0.3.0. Permission: `read:flags`. Auth: `Authorization: Bearer {token}` or `X-API-Key: {token}`.',
   'x-permission': 'read:flags',
+  'x-rate-class': 'evaluation',
 })
 const ErrorEntry = t.Object({ key: t.Optional(t.String()), errorCode: t.String(), errorDetails: t.String() }, { title: 'OfrepError' })
 const Success = t.Object(

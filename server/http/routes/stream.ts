@@ -69,6 +69,7 @@ const streamDoc = (summary: string, description: string) => ({
   description,
   security: [{ bearer: [] }],
   'x-permission': 'read:flags|read:configs',
+  'x-rate-class': 'evaluation',
 })
 const SseBody = t.String({ description: 'Server-Sent Events (text/event-stream)' })
 
@@ -151,6 +152,7 @@ export const streamRoutes = (deps: Pick<AppDeps, 'hub' | 'settings' | 'tickets'>
           description:
             'Permission: `read:flags` or `read:configs`. The ticket is bound to this token and project, expires within 10 minutes and opens only the streams.',
           'x-permission': 'read:flags|read:configs',
+          'x-rate-class': 'evaluation',
         },
         response: {
           200: t.Object(

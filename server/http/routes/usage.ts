@@ -8,6 +8,7 @@ import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import * as S from '../../schemas'
 import { guard, jsonBody, routeModule } from './common'
+import { withRateClass } from '../route-contract'
 import { batchIdOf } from '../relay-batch'
 
 export const UsageAnswer = t.Object({
@@ -67,7 +68,7 @@ export const usageRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
         return { success: true as const, ...result }
       },
       {
-        ...guard('read:flags', 'usage', 'Report evaluation counts made in process (SDKs)'),
+        ...withRateClass('evaluation', guard('read:flags', 'usage', 'Report evaluation counts made in process (SDKs)')),
         ...jsonBody(t.Object({ counts: t.Array(ReportedCount, { maxItems: MAX_REPORTED }) }, { title: 'UsageReport' })),
         response: { 200: UsageAnswer, ...S.errors(400, 401, 403, 413, 415, 429) },
       },

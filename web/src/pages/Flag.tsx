@@ -99,7 +99,8 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
                     flag={flag}
                     note={
                       person
-                        ? 'Read-only: your role can read flags but not change them or propose changes; a project admin can change your role under Members.'
+                        ? 'Read-only: your role can read flags but not change them or propose changes; ' +
+                          'a project admin can change your role under Members.'
                         : undefined
                     }
                   />

@@ -11,6 +11,9 @@ import { PageHeader } from '../components/State'
 
 const SIGN = { create: '+', update: '~', delete: '−' } as const
 const show = (v: unknown) => (v === undefined ? '' : JSON.stringify(v))
+/** "1 to create, 1 to update, 0 to delete, 0 unchanged" */
+const planSummary = (s: ImportPlan['summary']) =>
+  `${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.unchanged} unchanged`
 
 function ChangeRow({ change }: { change: PlanChange }) {
   return (
@@ -192,10 +195,7 @@ export function ImportExport() {
           )}
           {plan && (
             <div role="region" aria-label="Plan">
-              <p data-testid="plan-summary">
-                {plan.summary.create} to create, {plan.summary.update} to update, {plan.summary.delete} to delete, {plan.summary.unchanged}{' '}
-                unchanged
-              </p>
+              <p data-testid="plan-summary">{planSummary(plan.summary)}</p>
               {plan.errors.length > 0 && (
                 <ul className="plan-errors" aria-label="Errors">
                   {plan.errors.map((e, i) => (

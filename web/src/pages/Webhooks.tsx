@@ -81,12 +81,14 @@ function WebhookHealth({ webhook }: { webhook: Webhook }) {
   const resume = useApiMutation(() => api.resumeWebhook(webhook.id), [keys.webhooks, keys.deliveries(webhook.id)])
   const h = webhook.health
   if (h.status === 'active') return null
+  const failingSince = h.failing_since && dateTime(h.failing_since)
+  const pausedAt = h.paused_at && relativeTime(h.paused_at)
   return (
     <div className={`webhook-health ${h.status === 'paused' ? 'is-paused' : 'is-failing'}`} role="status" aria-label="Delivery health">
       {h.status === 'paused' ? (
         <>
-          <span className="badge status-failed">paused</span> Deliveries failed since {h.failing_since && dateTime(h.failing_since)}; paused{' '}
-          {h.paused_at && relativeTime(h.paused_at)}. New events wait in its queue.
+          <span className="badge status-failed">paused</span> Deliveries failed since {failingSince}; paused {pausedAt}. New events wait in
+          its queue.
           <button type="button" className="btn btn-small" onClick={() => resume.mutate()} disabled={resume.isPending}>
             {resume.isPending ? 'Resuming…' : 'Resume'}
           </button>

@@ -36,7 +36,10 @@ function reasonText(reason: Reason, trace: readonly Record<string, unknown>[] | 
   const decided = trace.find((s) => s.decided)
   if (decided?.step === 'active_window') return 'Now is outside the flag’s active window, so it is off.'
   if (env?.applied === true)
-    return `The ${String(env.environment)} override is off: ${String(env.environment)} has its own switch, which decides there (the main switch does not).`
+    return (
+      `The ${String(env.environment)} override is off: ` +
+      `${String(env.environment)} has its own switch, which decides there (the main switch does not).`
+    )
   return `The main switch is off${typeof env?.environment === 'string' ? ` and ${env.environment} has no switch of its own` : ''}.`
 }
 

@@ -8,14 +8,19 @@ function summary(s: TraceStep): string {
   switch (s.step) {
     case 'environment_override':
       return s.applied
-        ? `environment “${String(s.environment)}” overrides: ${s.enabled ? 'on' : 'off'}${typeof s.rules === 'string' ? `, with ${s.rules}` : ''}`
+        ? `environment “${String(s.environment)}” overrides: ` +
+            `${s.enabled ? 'on' : 'off'}${typeof s.rules === 'string' ? `, with ${s.rules}` : ''}`
         : `no override for environment ${s.environment === null ? '(none)' : `“${String(s.environment)}”`}`
     case 'enabled':
       return s.enabled ? 'the flag is on' : 'the flag is off'
     case 'active_window':
       return s.inside ? 'inside the active window' : 'outside the active window'
-    case 'prerequisite':
-      return `requires ${String(s.key)} to serve ${text((s.required as Record<string, unknown>).variant ?? (s.required as Record<string, unknown>).value)}: ${s.passed ? 'it does' : `it gives ${text((s.got as Record<string, unknown> | null)?.variant ?? (s.got as Record<string, unknown> | null)?.value)}`}`
+    case 'prerequisite': {
+      const required = s.required as Record<string, unknown>
+      const got = s.got as Record<string, unknown> | null
+      const answer = s.passed ? 'it does' : `it gives ${text(got?.variant ?? got?.value)}`
+      return `requires ${String(s.key)} to serve ${text(required.variant ?? required.value)}: ${answer}`
+    }
     case 'individual_override':
       return s.matched ? `user ${String(s.user_id)} has an individual override` : 'no individual override for this user'
     case 'rule':

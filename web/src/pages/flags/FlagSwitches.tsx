@@ -37,7 +37,8 @@ function explainRefusal({ flag, enabled, env }: Flip, now: Flag | null): string 
       : `${env} is ${onOff(o ? o.enabled : now.enabled)}${o ? '' : ' (follows the flag)'}`
   return (
     `Flag “${flag.key}” was changed by someone else: it is at version ${now.version}, this list showed version ${flag.version}. ` +
-    `${wanted[0].toUpperCase()}${wanted.slice(1)} was not applied; ${state} now. The row shows the current state: switch again if you still want the change.`
+    `${wanted[0].toUpperCase()}${wanted.slice(1)} was not applied; ${state} now. ` +
+    `The row shows the current state: switch again if you still want the change.`
   )
 }
 
@@ -126,11 +127,7 @@ export function useFlagSwitches() {
             pending={mutation.isPending}
           >
             {asking.env !== undefined && !asking.flag.environments?.[asking.env] && (
-              <p>
-                {asking.env} follows the main switch ({onOff(asking.flag.enabled)}) now. Switching gives {asking.env} a switch of its own,{' '}
-                {onOff(asking.enabled)}: from then on the main switch no longer turns it on or off (Turn off everywhere, on the flag’s page,
-                still does).
-              </p>
+              <OwnSwitchNote env={asking.env} mainEnabled={asking.flag.enabled} enabled={asking.enabled} />
             )}
             {asking.env !== undefined && isProductionLike(asking.env) && (
               <p>{asking.env} serves your users: applications see the change within seconds. You can undo it right after.</p>
@@ -143,3 +140,13 @@ export function useFlagSwitches() {
 }
 
 export type FlagSwitches = ReturnType<typeof useFlagSwitches>
+
+/** Switching an environment that follows the main switch gives it a switch of its own. */
+function OwnSwitchNote({ env, mainEnabled, enabled }: { env: string; mainEnabled: boolean; enabled: boolean }) {
+  return (
+    <p>
+      {env} follows the main switch ({onOff(mainEnabled)}) now. Switching gives {env} a switch of its own, {onOff(enabled)}: from then on
+      the main switch no longer turns it on or off (Turn off everywhere, on the flag’s page, still does).
+    </p>
+  )
+}

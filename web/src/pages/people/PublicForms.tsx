@@ -43,7 +43,10 @@ export function Setup() {
   return (
     <PublicCard
       title="Set up Flagship"
-      intro="Create the first owner account. The setup code is printed in the service’s log on its first start (or is the SETUP_CODE it was given)."
+      intro={
+        'Create the first owner account. The setup code is printed in the service’s log on its first start ' +
+        '(or is the SETUP_CODE it was given).'
+      }
     >
       <form className="form" onSubmit={submit} aria-label="First-run setup" noValidate>
         <Field

@@ -79,7 +79,10 @@ export function ScheduleForm({ flag, environments, onClose }: { flag: Flag; envi
             value={jsonText}
             onChange={setJsonText}
             rows={4}
-            hint='The fields to change, as PUT /flags/:key takes them (e.g. {"value": "b", "enabled": true}), or {"environment": "production", "override": {"enabled": false}}.'
+            hint={
+              'The fields to change, as PUT /flags/:key takes them (e.g. {"value": "b", "enabled": true}), ' +
+              'or {"environment": "production", "override": {"enabled": false}}.'
+            }
           />
         )}
         <label className="field">
