@@ -184,7 +184,7 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     async () => {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click()
       const card = page.getByRole('region', { name: 'Personal access tokens' })
-      await card.getByLabel('Name').fill('laptop script')
+      await card.getByLabel('Name', { exact: true }).fill('laptop script')
       await card.getByRole('button', { name: 'Create personal token' }).click()
       const token = await card.getByLabel('New personal token').inputValue()
       expect(token).toMatch(/^ff_[a-z0-9]{4}_[A-Za-z0-9]{20}$/)
@@ -192,6 +192,19 @@ browserSuite('console: people, sign-in and single sign-on', () => {
       // only read:flags was asked for
       expect((await api(srv, 'POST', '/api/v1/flags', { token, body: { key: 'nope', value: true } })).status).toBe(403)
       const row = card.getByRole('row').filter({ hasText: 'laptop script' })
+      // A read-only personal token is a production key by default, like the Tokens page's (environments.md §2).
+      await row.getByRole('cell', { name: 'production', exact: true }).waitFor()
+      const mismatch = await api(srv, 'POST', '/api/v1/evaluate', { token, body: { context: { environment: 'staging' } } })
+      expect([mismatch.status, mismatch.body.code]).toEqual([403, 'ENVIRONMENT_MISMATCH'])
+      // Another environment is picked, or none.
+      await card.getByLabel('Name', { exact: true }).fill('staging script')
+      await card.getByLabel('Environment of the key').selectOption('staging')
+      await card.getByRole('button', { name: 'Create personal token' }).click()
+      await card.getByRole('row').filter({ hasText: 'staging script' }).getByRole('cell', { name: 'staging', exact: true }).waitFor()
+      await card.getByLabel('Name', { exact: true }).fill('any script')
+      await card.getByRole('radio', { name: /Any environment/ }).check()
+      await card.getByRole('button', { name: 'Create personal token' }).click()
+      await card.getByRole('row').filter({ hasText: 'any script' }).getByRole('cell', { name: 'any', exact: true }).waitFor()
       await row.getByRole('button', { name: 'Revoke' }).click()
       await row.waitFor({ state: 'detached' })
       expect((await api(srv, 'GET', '/api/v1/flags', { token })).status).toBe(401)
@@ -203,6 +216,7 @@ browserSuite('console: people, sign-in and single sign-on', () => {
     'Projects: an instance admin creates a project; the switcher lists it',
     async () => {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click()
+      await page.getByRole('heading', { name: 'Projects' }).waitFor()
       await page.getByLabel('Name').fill('Shop')
       await page.getByLabel('Slug').fill('shop')
       await page.getByRole('button', { name: 'Create project' }).click()

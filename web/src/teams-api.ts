@@ -1,6 +1,6 @@
 // People: sign-in, setup, invitations, the signed-in user's account, members, users and projects
 // (teams.md §3, §6). Wire shapes as the API documents them; calls go through api.ts's one client.
-import { request, type Permission } from './api'
+import { request, type Permission, type Project } from './api'
 import type { EnvironmentGrants, InstanceRole, ProjectRole } from '../../server/store/vocabulary/roles'
 
 export type { EnvironmentGrants, InstanceRole, ProjectRole }
@@ -61,6 +61,8 @@ export interface PersonalToken {
   project_id?: string
   permissions: Permission[]
   environments?: string[] | null
+  /** an environment key's environment */
+  environment?: string
   expires_at: string | null
   created_at?: string
   last_used_at?: string | null
@@ -128,6 +130,7 @@ export const teamsKeys = {
   methods: ['auth-methods'] as const,
   sessions: ['me', 'sessions'] as const,
   myTokens: ['me', 'tokens'] as const,
+  projectBySlug: (slug: string) => ['project-by-slug', slug] as const,
   members: ['members'] as const,
   invitations: ['invitations'] as const,
   users: ['admin-users'] as const,
@@ -155,8 +158,16 @@ export const teamsApi = {
   confirmTotp: (code: string) => request<{ recovery_codes: string[] }>('PUT', '/me/totp', { body: { code }, ...noProject }),
   disableTotp: (code: string) => request<unknown>('DELETE', '/me/totp', { body: { code }, ...noProject }),
   myTokens: async () => (await request<{ tokens: PersonalToken[] }>('GET', '/me/tokens', noProject)).tokens,
-  createMyToken: (body: { name: string; project: string; permissions: Permission[]; environments?: string[]; expires_at?: string }) =>
-    request<{ token: string; meta?: PersonalToken }>('POST', '/me/tokens', { body, ...noProject }),
+  createMyToken: (body: {
+    name: string
+    project: string
+    permissions: Permission[]
+    environments?: string[]
+    environment?: string
+    expires_at?: string
+  }) => request<{ token: string; meta?: PersonalToken }>('POST', '/me/tokens', { body, ...noProject }),
+  /** A project the person belongs to, by slug (its environments, for the personal-token form). */
+  projectBySlug: (slug: string) => request<Project>('GET', '/project', { project: slug }),
   deleteMyToken: (id: string) => request<unknown>('DELETE', `/me/tokens/${enc(id)}`, noProject),
 
   members: async () => (await request<{ members: Member[] }>('GET', '/project/members')).members,

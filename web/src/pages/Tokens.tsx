@@ -9,6 +9,7 @@ import { useApiMutation } from '../mutations'
 import { ConfirmDialog, useConfirmAction } from '../components/ConfirmDialog'
 import { CopyField } from '../components/CopyButton'
 import { DataTable } from '../components/DataTable'
+import { EnvironmentKeyFieldset, useEnvironmentKeyChoice } from '../components/EnvironmentKeyChoice'
 import { FormActions } from '../components/FormActions'
 import { FormCard } from '../components/FormCard'
 import { ListSection } from '../components/ListStates'
@@ -128,10 +129,6 @@ export function Tokens() {
   )
 }
 
-/** The environment a new key is bound to by default: production when the project has one. */
-const defaultEnvironment = (environments: string[]): string =>
-  environments.includes('production') ? 'production' : (environments[0] ?? '')
-
 function CreateToken({
   projectId,
   environments,
@@ -144,13 +141,7 @@ function CreateToken({
   const [name, setName] = useState('')
   const [permissions, setPermissions] = useState<Permission[]>(['read:flags'])
   const [expires, setExpires] = useState('')
-  // An environment key is the default for a new read token (until a choice is made); a client key is always one.
-  const [choice, setBound] = useState<boolean | null>(null)
-  const bound = choice ?? permissions.every((p) => p === 'read:flags' || p === 'read:configs' || p === 'client')
-  const [picked, setPicked] = useState('')
-  const environment = picked || defaultEnvironment(environments)
-  const client = permissions.includes('client')
-  const envKey = (bound || client) && environment !== ''
+  const environmentKey = useEnvironmentKeyChoice(environments, permissions)
   const create = useApiMutation(api.createToken, [keys.tokens], (res, vars) => {
     onCreated({ token: res.token, name: vars.name })
     setName('')
@@ -163,7 +154,7 @@ function CreateToken({
       project_id: projectId,
       permissions,
       ...(expires_at ? { expires_at } : {}),
-      ...(envKey ? { environment } : {}),
+      ...environmentKey.body,
     })
   }
   // A client key holds the client permission only.
@@ -197,44 +188,7 @@ function CreateToken({
           ))}
         </div>
       </fieldset>
-      <fieldset className="fieldset">
-        <legend>Environment</legend>
-        <div className="checkbox-grid">
-          <div className="checkbox-card">
-            <label className="checkbox">
-              <input
-                type="radio"
-                name="token-environment"
-                checked={envKey}
-                disabled={environments.length === 0}
-                onChange={() => setBound(true)}
-              />
-              <span>
-                Environment key
-                <span className="muted small block">Every evaluation runs in this environment; write permissions apply to it only.</span>
-              </span>
-            </label>
-            <select aria-label="Environment of the key" value={environment} onChange={(e) => (setPicked(e.target.value), setBound(true))}>
-              {environments.map((env) => (
-                <option key={env} value={env}>
-                  {env}
-                </option>
-              ))}
-            </select>
-          </div>
-          <label className="checkbox checkbox-card">
-            <input type="radio" name="token-environment" checked={!envKey} disabled={client} onChange={() => setBound(false)} />
-            <span>
-              Any environment (the application names one)
-              <span className="muted small block">
-                {client
-                  ? 'A client key is always bound to one environment.'
-                  : 'The context’s environment decides; none means the main switch.'}
-              </span>
-            </span>
-          </label>
-        </div>
-      </fieldset>
+      <EnvironmentKeyFieldset choice={environmentKey} name="token-environment" />
       <FormActions
         mutation={create}
         errorTitle="Could not create the token"

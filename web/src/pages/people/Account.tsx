@@ -10,6 +10,7 @@ import { useApiMutation } from '../../mutations'
 import { teamsApi, teamsKeys } from '../../teams-api'
 import { CopyButton, CopyField } from '../../components/CopyButton'
 import { DataTable } from '../../components/DataTable'
+import { EnvironmentKeyFieldset, useEnvironmentKeyChoice } from '../../components/EnvironmentKeyChoice'
 import { ErrorMessage } from '../../components/ErrorMessage'
 import { Field, SelectField } from '../../components/Field'
 import { ListStates } from '../../components/ListStates'
@@ -255,12 +256,20 @@ function PersonalTokensCard() {
   const [permissions, setPermissions] = useState<Permission[]>(['read:flags'])
   const [days, setDays] = useState('90')
   const [created, setCreated] = useState<string | null>(null)
+  // The chosen project's environments: an environment key is bound to one of them.
+  const chosen = useQuery({
+    queryKey: teamsKeys.projectBySlug(project),
+    queryFn: () => teamsApi.projectBySlug(project),
+    enabled: !!project,
+  })
+  const environmentKey = useEnvironmentKeyChoice(chosen.data?.environments ?? [], permissions)
   const create = useApiMutation(
     () =>
       teamsApi.createMyToken({
         name: name.trim(),
         project,
         permissions,
+        ...environmentKey.body,
         expires_at: new Date(Date.now() + Number(days) * 86_400_000).toISOString(),
       }),
     [teamsKeys.myTokens],
@@ -315,6 +324,7 @@ function PersonalTokensCard() {
             </label>
           ))}
         </fieldset>
+        <EnvironmentKeyFieldset choice={environmentKey} name="pat-environment" />
         <ErrorMessage error={create.error} title="Token not created" />
         <button type="submit" className="btn btn-primary" disabled={create.isPending || !name.trim() || !project}>
           Create personal token
@@ -325,7 +335,7 @@ function PersonalTokensCard() {
       ) : tokens.data?.length ? (
         <DataTable
           caption="Your personal tokens"
-          columns={['Name', 'Prefix', 'Project', 'Permissions', 'Expires', { label: 'Actions', hidden: true }]}
+          columns={['Name', 'Prefix', 'Project', 'Permissions', 'Environment', 'Expires', { label: 'Actions', hidden: true }]}
         >
           {tokens.data.map((t) => (
             <tr key={t.id ?? t.hash ?? t.token_prefix}>
@@ -335,6 +345,7 @@ function PersonalTokensCard() {
               </td>
               <td data-label="Project">{t.project ?? t.project_id}</td>
               <td data-label="Permissions">{t.permissions.join(', ')}</td>
+              <td data-label="Environment">{t.environment ?? <span className="muted">any</span>}</td>
               <td data-label="Expires">{t.expires_at ? dateTime(t.expires_at) : 'never'}</td>
               <td>
                 <button
