@@ -6,23 +6,20 @@
 // what the plan said. Pure.
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
 import { segmentKeysOf } from '../engine'
+import type { AnyKind, BodyOf } from '../kinds'
 import { entryOf } from './entries'
 import { KINDS, RESOURCE_OF, type DocumentIssue, type FlagshipDocument, type Kind, type ResourceKind } from './model'
 import { canonicalEntry, entryText } from './serialize'
 import { documentEntries, prerequisiteOrder, validateState, type State } from './validate'
 
 type Body = Record<string, unknown>
-export interface StoredResource {
+export interface StoredResource<B extends Body = Body> {
   key: string
   version: number
-  body: Body
+  body: B
 }
-export interface CurrentState {
-  environments: readonly string[]
-  segments: StoredResource[]
-  flags: StoredResource[]
-  configs: StoredResource[]
-}
+/** The project's stored resources, each kind's with its kind's body. */
+export type CurrentState = { environments: readonly string[] } & { [K in AnyKind as K['plural']]: StoredResource<BodyOf<K>>[] }
 
 export type PlanAction = 'create' | 'update' | 'delete'
 export interface PlannedChange {
@@ -58,19 +55,21 @@ const withoutKey = (entry: Record<string, unknown>) => {
 /** The resource's document form without its key, in canonical order (what `diff` goes between). */
 const formOf = (kind: Kind, key: string, body: Body) => withoutKey(canonicalEntry(kind, entryOf(kind, key, body)))
 
-export function planImport(doc: FlagshipDocument, current: CurrentState, opts: { prune: boolean }): Plan {
+export function planImport(doc: FlagshipDocument, state_: CurrentState, opts: { prune: boolean }): Plan {
+  // Planned as JSON objects: the document's bodies meet the stored ones before either is checked as a kind's.
+  const current: Record<Kind, StoredResource[]> = state_
   const errors: DocumentIssue[] = []
   const { bodies, written } = documentEntries(doc, errors)
   const stored = Object.fromEntries(KINDS.map((k) => [k, new Map(current[k].map((r) => [r.key, r]))])) as Record<
     Kind,
     Map<string, StoredResource>
   >
-  const envs = new Set(current.environments)
+  const envs = new Set(state_.environments)
   ;(doc.environments ?? []).forEach((e, i) => {
     if (!envs.has(e))
       errors.push({
         path: `environments[${i}]`,
-        message: `the project has no environment "${e}" (it has: ${current.environments.join(', ')})`,
+        message: `the project has no environment "${e}" (it has: ${state_.environments.join(', ')})`,
       })
   })
 

@@ -104,11 +104,13 @@ export async function startFlagsFile(o: FlagsFileOptions) {
       for (const [key, was] of held[kind]) if (!next.has(key)) changes.push({ kind, key, action: 'delete', version: was.row.version })
       held[kind] = next
     }
-    const rows: DocumentRows = {
+    // The file's bodies were checked as each kind's (documents/validate.ts) before they were held: taken as
+    // the kinds' stored bodies here, where the document's JSON becomes rows.
+    const rows = {
       flags: [...held.flags.values()].map((h) => h.row),
       configs: [...held.configs.values()].map((h) => h.row),
       segments: [...held.segments.values()].map((h) => h.row),
-    }
+    } as DocumentRows
     o.snapshots.useDocuments(o.projectId, rows)
     if (initial || !changes.length) return
     // Numbered in the project's change stream (the store keeps the stream, as for every change), then

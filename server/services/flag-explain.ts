@@ -12,7 +12,7 @@ import {
 import type { Actor, ServiceDeps } from './context'
 import { notFound } from '../errors'
 import type { FlagPatchInput } from '../schemas'
-import { flagBodyOf, type FlagBody } from './flag-body'
+import type { FlagBody } from '../kinds'
 import type { FlagChange, FlagService } from './flags'
 
 export interface ExplainInput {
@@ -31,7 +31,7 @@ export function flagExplainer({ store, snapshots }: Pick<ServiceDeps, 'store' | 
     else {
       const row = snap?.flags.get(key)?.row
       if (!row) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
-      body = flagBodyOf(row)
+      body = row.body
     }
     const now = input.at ?? Date.now()
     if (input.at !== undefined) {

@@ -1,12 +1,12 @@
 // /api/v1/flags: list (with its filters) and evaluate one; the stored definition, create, partial update,
 // delete and environment overrides are every versioned document's routes (versioned-document-routes.ts).
 import { t } from 'elysia'
-import { flagBodyOf } from '../../services/flag-body'
 import { flagView, mergeFlagFields } from '../../services/flags'
 import { touchedEnvironment } from '../../access/affected-environments'
 import type { FlagPatchInput } from '../../schemas'
 import { validationError } from '../../errors'
 import type { BodyFilter, DocumentRow } from '../../store/documents'
+import type { FlagBody } from '../../kinds'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { isClientKey } from '../../access/client-keys'
@@ -23,7 +23,7 @@ const EVALUATE_GUARD = guard('read:flags', 'evaluation', 'Evaluate one flag for 
 function listFilter(
   url: string,
   query: { stale?: string; q?: string; archived?: string },
-): { matches: (row: DocumentRow) => boolean; inStore: BodyFilter | undefined } {
+): { matches: (row: DocumentRow<FlagBody>) => boolean; inStore: BodyFilter | undefined } {
   const issues = []
   if (query.stale !== undefined && query.stale !== 'true' && query.stale !== 'false')
     issues.push({ path: 'stale', message: 'must be true or false' })
@@ -37,8 +37,8 @@ function listFilter(
   // The archived state and tags are tests of the stored body the store can run (and page) itself; text is
   // matched here, case-insensitively as JavaScript folds case (the two databases fold only ASCII alike).
   const inStore = !q ? { archived: archived === 'all' ? undefined : archived === 'true', tags } : undefined
-  const matches = (row: DocumentRow) => {
-    const body = flagBodyOf(row)
+  const matches = (row: DocumentRow<FlagBody>) => {
+    const body = row.body
     if (archived !== 'all' && (body.archived === true) !== (archived === 'true')) return false
     if (tags.length && !tags.every((tag) => body.tags?.includes(tag))) return false
     return !q || row.key.toLowerCase().includes(q) || (body.description ?? '').toLowerCase().includes(q)
@@ -80,7 +80,7 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
         const { limit, offset } = paging(query)
         const { matches, inStore } = listFilter(request.url, query)
         const insight = await services.usage.insight(projectId)
-        const item = (r: DocumentRow) => ({ key: r.key, flag: flagView(r), last_evaluated_at: insight.lastEvaluatedAt(r.key) })
+        const item = (r: DocumentRow<FlagBody>) => ({ key: r.key, flag: flagView(r), last_evaluated_at: insight.lastEvaluatedAt(r.key) })
         // Archived state and tags only: one page in the store. Text and staleness (usage) are matched here on
         // every flag, so their page is cut here.
         if (inStore !== undefined && query.stale !== 'true') {
@@ -139,7 +139,7 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
           const row = snapshots.project(callerOf(request).actor.projectId)?.flags.get(key)?.row
           if (!row || input === null || typeof input !== 'object') return undefined
           try {
-            return touchedEnvironment(flagBodyOf(row), mergeFlagFields(flagBodyOf(row), input as FlagPatchInput)) || undefined
+            return touchedEnvironment(row.body, mergeFlagFields(row.body, input as FlagPatchInput)) || undefined
           } catch {
             return undefined // a body the service refuses anyway
           }

@@ -1,0 +1,39 @@
+// Configs: the kind's definition (kind.ts): JSON values with per-environment overrides.
+import type { ConfigDefinition } from '../engine/documents'
+import * as S from '../schemas'
+import { Empty, type DocumentKind, type StoredDocument } from './kind'
+
+/** A stored config's body (an object type, so that it is also an open record, as the store keeps bodies). */
+export type ConfigBody = Pick<ConfigDefinition, keyof ConfigDefinition>
+
+export function configView(row: StoredDocument<ConfigBody>) {
+  const b = row.body
+  return {
+    value: b.value,
+    environments: b.environments ?? {},
+    ...(b.client_side !== undefined && { client_side: b.client_side }),
+    version: row.version,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  }
+}
+
+export const configKind = {
+  type: 'config',
+  plural: 'configs',
+  label: 'Config',
+  notFoundCode: 'CONFIG_NOT_FOUND',
+  read: 'read:configs',
+  write: 'write:configs',
+  schemas: { view: S.Config, create: S.ConfigCreate, patch: S.ConfigPatch, override: S.ConfigEnvironmentOverride },
+  view: configView,
+  eventData: (row: StoredDocument<ConfigBody>) => ({ value: row.body.value, version: row.version }),
+  entryFields: ['key', 'value', 'environments', 'client_side'],
+  items: {
+    create: S.ConfigCreate,
+    update: S.ConfigPatch,
+    delete: Empty,
+    set_override: S.ConfigEnvironmentOverride,
+    delete_override: Empty,
+  },
+} as const satisfies DocumentKind<'config', ConfigBody>

@@ -1,0 +1,53 @@
+// Flags: the kind's definition (kind.ts). Its fields are declared once, in schemas/flag.ts (`flagFields`);
+// the stored body is the engine's definition plus the metadata fields and the archive mark, held to the
+// schema's fields by the compiler below.
+import { t, type Static } from 'elysia'
+import type { FlagDefinition } from '../engine/types'
+import * as S from '../schemas'
+import { agree, FLAG_FIELDS, type SameKeys } from '../schemas/flag'
+import { Empty, type DocumentKind, type StoredDocument } from './kind'
+
+/** A stored flag's body. */
+export type FlagBody = Omit<FlagDefinition, 'key'> & S.FlagMetadata & S.ArchiveMark
+/** A field added to the flag schema and not to the stored body (or the other way round) fails here. */
+agree<SameKeys<FlagBody, Omit<Static<typeof S.Flag>, 'key' | 'version' | 'created_at' | 'updated_at'>>>()
+
+/** The wire form of a stored flag. */
+export function flagView(row: StoredDocument<FlagBody>) {
+  return { key: row.key, ...row.body, version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
+}
+/** The `data` of a flag's webhook events. */
+export function flagEventData(row: StoredDocument<FlagBody>) {
+  const b = row.body
+  return {
+    enabled: b.enabled,
+    value: b.value,
+    version: row.version,
+    ...(b.variants && { default_variant: b.default_variant }),
+    ...(b.archived && { archived: true }),
+  }
+}
+
+export const flagKind = {
+  type: 'flag',
+  plural: 'flags',
+  label: 'Flag',
+  notFoundCode: 'FLAG_NOT_FOUND',
+  read: 'read:flags',
+  write: 'write:flags',
+  schemas: { view: S.Flag, create: S.FlagCreate, patch: S.FlagPatch, override: S.FlagEnvironmentOverride },
+  view: flagView,
+  eventData: flagEventData,
+  /** the schema's fields (FLAG_FIELDS), then the archive mark */
+  entryFields: ['key', ...FLAG_FIELDS, 'archived'],
+  items: {
+    create: S.FlagCreate,
+    update: S.FlagPatch,
+    delete: Empty,
+    set_override: S.FlagEnvironmentOverride,
+    delete_override: Empty,
+    archive: Empty,
+    restore: Empty,
+    rollback: t.Object({ version: t.Integer({ minimum: 1 }) }),
+  },
+} as const satisfies DocumentKind<'flag', FlagBody>

@@ -1,0 +1,28 @@
+// The kinds of versioned document, each defined once (kind.ts): everything generic iterates KINDS or looks
+// a kind up by its type or plural. The order is the as-code document's (segments before the flags that use
+// them, configs last), which is also the order an import writes them in.
+import { configKind } from './config'
+import { flagKind } from './flag'
+import type { BodyOf } from './kind'
+import { segmentKind } from './segment'
+
+export * from './kind'
+export { flagKind, flagView, flagEventData, type FlagBody } from './flag'
+export { configKind, configView, type ConfigBody } from './config'
+export { segmentKind, segmentView, type SegmentBody } from './segment'
+
+export const KINDS = [segmentKind, flagKind, configKind] as const
+export type AnyKind = (typeof KINDS)[number]
+export type KindType = AnyKind['type']
+/** An as-code document's section: a kind's plural. */
+export type KindPlural = AnyKind['plural']
+
+type ByType = { [K in AnyKind as K['type']]: K }
+type ByPlural = { [K in AnyKind as K['plural']]: K }
+// Built from KINDS; the mapped types say which kind each entry is (Object.fromEntries cannot).
+/** The kinds by resource type. */
+export const KIND = Object.fromEntries(KINDS.map((k) => [k.type, k])) as ByType
+/** The kinds by plural. */
+export const KIND_OF_PLURAL = Object.fromEntries(KINDS.map((k) => [k.plural, k])) as ByPlural
+/** The stored bodies by resource type. */
+export type Bodies = { [K in AnyKind as K['type']]: BodyOf<K> }

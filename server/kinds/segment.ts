@@ -1,0 +1,27 @@
+// Segments: the kind's definition (kind.ts): named condition lists that flag rules test (in_segment /
+// not_in_segment). Every route, reads included, needs write:flags (segments exist to target flags).
+import { t } from 'elysia'
+import type { Condition } from '../engine/types'
+import * as S from '../schemas'
+import type { DocumentKind, StoredDocument } from './kind'
+
+/** A stored segment's body (a type, not an interface, so that it is also the open record the store keeps). */
+export type SegmentBody = { conditions: Condition[] }
+
+export function segmentView(row: StoredDocument<SegmentBody>) {
+  return { conditions: row.body.conditions ?? [], version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
+}
+
+export const segmentKind = {
+  type: 'segment',
+  plural: 'segments',
+  label: 'Segment',
+  notFoundCode: 'SEGMENT_NOT_FOUND',
+  read: 'write:flags',
+  write: 'write:flags',
+  schemas: { view: S.Segment, create: S.SegmentCreate, patch: S.SegmentPatch },
+  view: segmentView,
+  eventData: (row: StoredDocument<SegmentBody>) => ({ conditions: row.body.conditions, version: row.version }),
+  entryFields: ['key', 'conditions'],
+  items: { create: S.SegmentCreate, update: S.SegmentPatch, delete: t.Object({ force: t.Optional(t.Boolean()) }) },
+} as const satisfies DocumentKind<'segment', SegmentBody>
