@@ -6,7 +6,7 @@ import { touchedEnvironment } from '../../access/affected-environments'
 import type { FlagPatchInput } from '../../schemas'
 import { validationError } from '../../errors'
 import type { BodyFilter, DocumentRow } from '../../store/documents'
-import type { FlagBody } from '../../kinds'
+import { flagKind, type FlagBody } from '../../kinds'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { isClientKey } from '../../access/client-keys'
@@ -123,15 +123,9 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
     )
     .use(flagEvaluationRoute({ snapshots }))
     .use(
-      versionedDocumentRoutes({
-        plural: 'flags',
-        name: 'flag',
-        read: 'read:flags',
-        write: 'write:flags',
+      versionedDocumentRoutes(flagKind, {
         definitionPath: '/:key/definition',
         definitionMaxAge: 0,
-        schemas: { view: S.Flag, create: S.FlagCreate, patch: S.FlagPatch },
-        view: flagView,
         get: services.flags.get,
         create: services.flags.create,
         update: services.flags.update,
@@ -153,7 +147,6 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
           delete: 'Delete a flag (409 IN_USE while other flags require it)',
         },
         overrides: {
-          schema: S.FlagEnvironmentOverride,
           set: async (actor, key, environment, override, ifMatch) =>
             (await services.flags.putOverride(actor, key, environment, override, ifMatch)).override,
           remove: services.flags.deleteOverride,
