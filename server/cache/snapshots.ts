@@ -3,6 +3,7 @@
 // and project row, plus a global token map. The evaluation hot path reads only from here; every change notice
 // reloads what it names from the store, and reconcile() compares every document's stamp with memory to heal a
 // missed notice.
+import { KIND_TYPES } from '../kinds'
 import type { Store } from '../store'
 import type { DocumentRepository, DocumentRow, DocumentStamp, StoredBody } from '../store/documents'
 import type { ProjectRow } from '../store/projects'
@@ -36,7 +37,7 @@ const sameAuthority = (a: TokenRow | undefined, b: TokenRow): boolean =>
   a.permissions.every((p, i) => p === b.permissions[i])
 
 /** The notices applyMany reloads in bulk: a project's documents. */
-const DOCUMENT_TYPES: ReadonlySet<ChangeNotice['resourceType']> = new Set(['flag', 'config', 'segment'])
+const DOCUMENT_TYPES: ReadonlySet<ChangeNotice['resourceType']> = new Set(KIND_TYPES)
 
 /** A project's flags, configs and segments as rows (offline mode hands them in from a file). */
 export interface DocumentRows {
@@ -321,8 +322,7 @@ export class Snapshots {
   private async applyDocument(snap: ProjectSnapshot, n: ChangeNotice): Promise<void> {
     const db = this.store.db
     // A file-backed project's documents are already in memory when its change notices go out.
-    if (this.fileBacked.has(n.projectId) && (n.resourceType === 'flag' || n.resourceType === 'config' || n.resourceType === 'segment'))
-      return
+    if (this.fileBacked.has(n.projectId) && DOCUMENT_TYPES.has(n.resourceType)) return
     switch (n.resourceType) {
       case 'flag': {
         const row = await this.store.flags.get(db, n.projectId, n.resourceKey)

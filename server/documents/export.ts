@@ -3,7 +3,7 @@
 // the document stands on its own. Pure: the route and offline mode hand it the stored rows.
 import { segmentKeysOf } from '../engine'
 import { entryOf } from './entries'
-import { FORMAT_VERSION, KINDS, type FlagshipDocument, type Kind } from './model'
+import { FORMAT_VERSION, KINDS, perSection, type FlagshipDocument, type Kind } from './model'
 import { canonicalDocument } from './serialize'
 
 type Body = Record<string, unknown>
@@ -27,7 +27,7 @@ export function exportDocument(
   const keys = sel.keys?.length ? new Set(sel.keys) : undefined
   const tags = sel.tags ?? []
   const flagsByKey = new Map(state.flags.map((r) => [r.key, r.body]))
-  const picked = Object.fromEntries(KINDS.map((k) => [k, new Set<string>()])) as Record<Kind, Set<string>>
+  const picked = perSection(() => new Set<string>())
 
   if (kinds.has('flags')) {
     for (const r of state.flags) {

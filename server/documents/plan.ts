@@ -8,7 +8,7 @@ import fastJsonPatch, { type Operation } from 'fast-json-patch'
 import { segmentKeysOf } from '../engine'
 import type { AnyKind, BodyOf } from '../kinds'
 import { entryOf } from './entries'
-import { KINDS, RESOURCE_OF, type DocumentIssue, type FlagshipDocument, type Kind, type ResourceKind } from './model'
+import { KINDS, RESOURCE_OF, perSection, type DocumentIssue, type FlagshipDocument, type Kind, type ResourceKind } from './model'
 import { canonicalEntry, entryText } from './serialize'
 import { documentEntries, prerequisiteOrder, validateState, type State } from './validate'
 
@@ -60,10 +60,7 @@ export function planImport(doc: FlagshipDocument, state_: CurrentState, opts: { 
   const current: Record<Kind, StoredResource[]> = state_
   const errors: DocumentIssue[] = []
   const { bodies, written } = documentEntries(doc, errors)
-  const stored = Object.fromEntries(KINDS.map((k) => [k, new Map(current[k].map((r) => [r.key, r]))])) as Record<
-    Kind,
-    Map<string, StoredResource>
-  >
+  const stored = perSection((k) => new Map(current[k].map((r) => [r.key, r])))
   const envs = new Set(state_.environments)
   ;(doc.environments ?? []).forEach((e, i) => {
     if (!envs.has(e))
@@ -75,7 +72,7 @@ export function planImport(doc: FlagshipDocument, state_: CurrentState, opts: { 
 
   // The state after the import: stored resources, overwritten by the document's, less the pruned ones.
   const state = {} as State
-  const deleted = {} as Record<Kind, string[]>
+  const deleted = perSection((): string[] => [])
   for (const kind of KINDS) {
     const map = new Map<string, Body>()
     const pruning = opts.prune && doc[kind] !== undefined
@@ -116,7 +113,7 @@ export function planImport(doc: FlagshipDocument, state_: CurrentState, opts: { 
   const steps: Step[] = []
   const versions = new Map<string, number | null>()
   let unchanged = 0
-  const upserts: Record<Kind, Step[]> = { segments: [], flags: [], configs: [] }
+  const upserts = perSection((): Step[] => [])
   for (const kind of KINDS) {
     const keys = kind === 'flags' ? prerequisiteOrder(bodies.flags.keys(), state.flags) : [...bodies[kind].keys()].sort()
     for (const key of keys) {
@@ -144,7 +141,7 @@ export function planImport(doc: FlagshipDocument, state_: CurrentState, opts: { 
       deletes.push({ kind, key, action: 'delete', fromVersion: was.version, body: null })
     }
   }
-  steps.push(...upserts.segments, ...upserts.flags, ...upserts.configs, ...deletes)
+  steps.push(...KINDS.flatMap((kind) => upserts[kind]), ...deletes)
   for (const s of steps) {
     const was = stored[s.kind].get(s.key)
     const from = was ? formOf(s.kind, s.key, was.body) : {}

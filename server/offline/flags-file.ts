@@ -6,7 +6,7 @@
 // state kept). What differs is numbered into the project's change stream, so SDKs and streams follow.
 import { readFileSync, statSync, unwatchFile, watchFile } from 'node:fs'
 import { bodyOf } from '../documents/entries'
-import { KINDS, RESOURCE_OF, type Kind } from '../documents/model'
+import { KINDS, RESOURCE_OF, perSection, type Kind } from '../documents/model'
 import { MAX_IMPORT_BYTES, parseDocumentText } from '../documents/parse'
 import { entryText } from '../documents/serialize'
 import { documentEntries, validateState } from '../documents/validate'
@@ -64,7 +64,7 @@ function readRows(
 }
 
 export async function startFlagsFile(o: FlagsFileOptions) {
-  const held: Record<Kind, Map<string, Held>> = { segments: new Map(), flags: new Map(), configs: new Map() }
+  const held = perSection(() => new Map<string, Held>())
   let lastText: string | undefined
   let loading = Promise.resolve()
 

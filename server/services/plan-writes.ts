@@ -5,7 +5,7 @@
 // still checked and recorded in the plan's order, and written in it.
 import type { Kind } from '../documents/model'
 import type { Step } from '../documents/plan'
-import { KINDS, type DocumentKind } from '../kinds'
+import { perKind, type DocumentKind } from '../kinds'
 import type { Db, Store } from '../store'
 import type { DocumentRepository, DocumentRow } from '../store/documents'
 import { eventKind, type Action, type DocumentType } from '../store/vocabulary/changes'
@@ -22,11 +22,7 @@ export interface KindOps {
 }
 
 /** Every kind with its repository (the store names them by plural). */
-export function kindOps(store: Store): Record<Kind, KindOps> {
-  const ops: Partial<Record<Kind, KindOps>> = {}
-  for (const kind of KINDS) ops[kind.plural] = { kind, repo: store[kind.plural] }
-  return ops as Record<Kind, KindOps>
-}
+export const kindOps = (store: Store): Record<Kind, KindOps> => perKind((kind) => ({ kind, repo: store[kind.plural] }))
 
 type Write = 'insert' | 'update' | 'delete'
 
