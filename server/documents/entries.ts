@@ -11,7 +11,7 @@ const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
 
 /** The stored body a flag entry creates (without the archive time, which the write adds). */
 export function flagBodyOf(entry: FlagEntry, issues: ValidationIssue[] = []): Body {
-  const input = entry as unknown as Body
+  const input: Body = entry
   const body: Body = { enabled: entry.enabled ?? false, value: entry.value === undefined ? true : entry.value }
   for (const f of FLAG_CLEARABLE_FIELDS) if (input[f] !== undefined && input[f] !== null) body[f] = input[f]
   // As the flag service does on create: with variants, `value` mirrors the default variant.

@@ -1,7 +1,7 @@
 // The flags-as-code document (docs/as-code.md): one model for YAML and JSON files, the export and import
 // routes, the CLI, promotion, offline mode (FLAGS_FILE) and the SDK's bootstrap. Each entry is a resource
 // as the API takes it on create, without ids, versions or timestamps. Pure types and orders only.
-import type { Condition, EnvironmentOverride, Json, Prerequisite, Targeting } from '../engine'
+import type { ConfigEntry, FlagEntry, SegmentEntry } from '../kinds'
 import { KINDS as DOCUMENT_KINDS, perKind, type KindPlural, type KindType } from '../kinds'
 
 export const FORMAT_VERSION = 1
@@ -14,35 +14,8 @@ export const perSection = <T>(f: (kind: Kind) => T): Record<Kind, T> => perKind(
 /** The resource type of each section's entries. */
 export const RESOURCE_OF: Record<Kind, ResourceKind> = perKind((k) => k.type)
 
-export interface SegmentEntry {
-  key: string
-  conditions: Condition[]
-}
-export interface FlagEntry {
-  key: string
-  enabled?: boolean
-  value?: Json
-  targeting?: Targeting | null
-  environments?: Record<string, EnvironmentOverride> | null
-  active_from?: string | null
-  active_until?: string | null
-  variants?: Record<string, Json> | null
-  default_variant?: string | null
-  off_variant?: string | null
-  prerequisites?: Prerequisite[] | null
-  description?: string | null
-  tags?: string[] | null
-  owner?: string | null
-  client_side?: boolean | null
-  /** written only when true: the flag is archived (not evaluated, kept) */
-  archived?: boolean
-}
-export interface ConfigEntry {
-  key: string
-  value: Json
-  environments?: Record<string, { value: Json }>
-  client_side?: boolean
-}
+// An entry is a resource as POST takes it: each kind's (kinds/).
+export type { ConfigEntry, FlagEntry, SegmentEntry } from '../kinds'
 
 export interface FlagshipDocument {
   /** the format version; always 1 */

@@ -6,6 +6,9 @@ import { Empty, type DocumentKind, type StoredDocument } from './kind'
 /** A stored config's body (an object type, so that it is also an open record, as the store keeps bodies). */
 export type ConfigBody = Pick<ConfigDefinition, keyof ConfigDefinition>
 
+/** A config in the as-code document: as POST /configs takes it. */
+export type ConfigEntry = { key: string } & ConfigBody
+
 export function configView(row: StoredDocument<ConfigBody>) {
   const b = row.body
   return {

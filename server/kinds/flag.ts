@@ -2,13 +2,18 @@
 // the stored body is the engine's definition plus the metadata fields and the archive mark, held to the
 // schema's fields by the compiler below.
 import { t, type Static } from 'elysia'
-import type { FlagDefinition } from '../engine/types'
+import type { FlagDefinition, Json } from '../engine/types'
 import * as S from '../schemas'
 import { agree, FLAG_FIELDS, type SameKeys } from '../schemas/flag'
 import { Empty, type DocumentKind, type StoredDocument } from './kind'
 
 /** A stored flag's body. */
 export type FlagBody = Omit<FlagDefinition, 'key'> & S.FlagMetadata & S.ArchiveMark
+/** A flag in the as-code document (docs/as-code.md): as POST /flags takes it, a null meaning "absent", and
+ *  the archive mark written only when true. */
+export type FlagEntry = { key: string; enabled?: boolean; value?: Json; archived?: boolean } & {
+  [F in Exclude<keyof FlagBody, 'enabled' | 'value' | 'archived' | 'archived_at'>]?: FlagBody[F] | null
+}
 /** A field added to the flag schema and not to the stored body (or the other way round) fails here. */
 agree<SameKeys<FlagBody, Omit<Static<typeof S.Flag>, 'key' | 'version' | 'created_at' | 'updated_at'>>>()
 

@@ -9,9 +9,9 @@ import type { DocumentType } from '../store/vocabulary/changes'
 import { segmentKind } from './segment'
 
 export * from './kind'
-export { flagKind, flagView, flagEventData, type FlagBody } from './flag'
-export { configKind, configView, type ConfigBody } from './config'
-export { segmentKind, segmentView, type SegmentBody } from './segment'
+export { flagKind, flagView, flagEventData, type FlagBody, type FlagEntry } from './flag'
+export { configKind, configView, type ConfigBody, type ConfigEntry } from './config'
+export { segmentKind, segmentView, type SegmentBody, type SegmentEntry } from './segment'
 
 export const KINDS = [segmentKind, flagKind, configKind] as const
 export type AnyKind = (typeof KINDS)[number]

@@ -8,6 +8,9 @@ import type { DocumentKind, StoredDocument } from './kind'
 /** A stored segment's body (a type, not an interface, so that it is also the open record the store keeps). */
 export type SegmentBody = { conditions: Condition[] }
 
+/** A segment in the as-code document: as POST /segments takes it. */
+export type SegmentEntry = { key: string } & SegmentBody
+
 export function segmentView(row: StoredDocument<SegmentBody>) {
   return { conditions: row.body.conditions ?? [], version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
 }
