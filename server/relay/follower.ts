@@ -29,7 +29,7 @@ function rowOf(projectId: string, doc: Record<string, unknown>): DocumentRow {
   return {
     projectId,
     key: doc.key as string,
-    body: body as DocumentRow['body'],
+    body,
     version: doc.version as number,
     createdAt: doc.created_at as string,
     updatedAt: doc.updated_at as string,
