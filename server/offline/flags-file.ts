@@ -56,10 +56,9 @@ function readRows(
   const { bodies, written } = documentEntries(parsed.document, issues)
   issues.push(...validateState(bodies, written, { environments: new Set(environments), checkSegments: true }))
   if (issues.length) return { error: describe(issues) }
-  const rows = {} as Record<Kind, Map<string, { body: Record<string, unknown>; text: string }>>
-  for (const kind of KINDS) {
-    rows[kind] = new Map([...bodies[kind]].map(([key, body]) => [key, { body, text: entryText(kind, { key, ...body }) }]))
-  }
+  const rows = perSection(
+    (kind) => new Map([...bodies[kind]].map(([key, body]) => [key, { body, text: entryText(kind, { key, ...body }) }])),
+  )
   return { rows }
 }
 
@@ -92,7 +91,7 @@ export async function startFlagsFile(o: FlagsFileOptions) {
             row: {
               projectId: o.projectId,
               key,
-              body: body as DocumentRow['body'],
+              body,
               version,
               createdAt: was?.row.createdAt ?? now,
               updatedAt: now,
