@@ -55,18 +55,18 @@ const withoutKey = (entry: Record<string, unknown>) => {
 /** The resource's document form without its key, in canonical order (what `diff` goes between). */
 const formOf = (kind: Kind, key: string, body: Body) => withoutKey(canonicalEntry(kind, entryOf(kind, key, body)))
 
-export function planImport(doc: FlagshipDocument, state_: CurrentState, opts: { prune: boolean }): Plan {
+export function planImport(doc: FlagshipDocument, currentState: CurrentState, opts: { prune: boolean }): Plan {
   // Planned as JSON objects: the document's bodies meet the stored ones before either is checked as a kind's.
-  const current: Record<Kind, StoredResource[]> = state_
+  const current: Record<Kind, StoredResource[]> = currentState
   const errors: DocumentIssue[] = []
   const { bodies, written } = documentEntries(doc, errors)
   const stored = perSection((k) => new Map(current[k].map((r) => [r.key, r])))
-  const envs = new Set(state_.environments)
+  const envs = new Set(currentState.environments)
   ;(doc.environments ?? []).forEach((e, i) => {
     if (!envs.has(e))
       errors.push({
         path: `environments[${i}]`,
-        message: `the project has no environment "${e}" (it has: ${state_.environments.join(', ')})`,
+        message: `the project has no environment "${e}" (it has: ${currentState.environments.join(', ')})`,
       })
   })
 

@@ -1,10 +1,15 @@
 // Configs: the kind's definition (kind.ts): JSON values with per-environment overrides.
 import type { ConfigDefinition } from '../engine/documents'
+import type { Static } from 'elysia'
 import * as S from '../schemas'
+import { agree, type SameKeys } from '../schemas/flag'
 import { Empty, type DocumentKind, type StoredDocument } from './kind'
 
 /** A stored config's body (an object type, so that it is also an open record, as the store keeps bodies). */
 export type ConfigBody = Pick<ConfigDefinition, keyof ConfigDefinition>
+
+/** A field added to the config schema and not to the stored body (or the other way round) fails here. */
+agree<SameKeys<ConfigBody, Omit<Static<typeof S.Config>, 'version' | 'created_at' | 'updated_at'>>>()
 
 /** A config in the as-code document: as POST /configs takes it. */
 export type ConfigEntry = { key: string } & ConfigBody

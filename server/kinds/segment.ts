@@ -1,12 +1,16 @@
 // Segments: the kind's definition (kind.ts): named condition lists that flag rules test (in_segment /
 // not_in_segment). Every route, reads included, needs write:flags (segments exist to target flags).
-import { t } from 'elysia'
+import { t, type Static } from 'elysia'
 import type { Condition } from '../engine/types'
 import * as S from '../schemas'
+import { agree, type SameKeys } from '../schemas/flag'
 import type { DocumentKind, StoredDocument } from './kind'
 
 /** A stored segment's body (a type, not an interface, so that it is also the open record the store keeps). */
 export type SegmentBody = { conditions: Condition[] }
+
+/** A field added to the segment schema and not to the stored body (or the other way round) fails here. */
+agree<SameKeys<SegmentBody, Omit<Static<typeof S.Segment>, 'version' | 'created_at' | 'updated_at'>>>()
 
 /** A segment in the as-code document: as POST /segments takes it. */
 export type SegmentEntry = { key: string } & SegmentBody
