@@ -173,8 +173,8 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
         const next: FlagBody = { ...body, enabled: false }
         if (body.environments) {
           next.environments = Object.fromEntries(
-            Object.entries(body.environments).map(([name, o]) => [name, { ...o, enabled: false }]),
-          ) as FlagBody['environments']
+            Object.entries(body.environments).map(([name, o]) => [name, { ...o, enabled: false }] as const),
+          )
         }
         return next
       })
