@@ -42,7 +42,7 @@ function closed(schema: unknown): JsonSchema {
   return copy
 }
 
-/** A kind's entry: its create schema, closed; a flag's with its archive mark (kinds/flag.ts `entryFields`). */
+/** A kind's entry: its create schema, closed; a flag's with its archive mark (kinds/flag.ts `entry.fields`). */
 function entry(kind: AnyKind): JsonSchema {
   const s = closed(kind.schemas.create)
   if (kind.type === 'flag') {

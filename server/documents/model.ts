@@ -40,5 +40,5 @@ export interface DocumentIssue {
 
 /** The top-level fields in their written order. */
 export const TOP_FIELDS = ['flagship', 'project', 'environments', ...KINDS] as const
-/** Each section's entry fields in their written order (each kind's `entryFields`). */
-export const ENTRY_FIELDS: Record<Kind, readonly string[]> = perKind((k) => k.entryFields)
+/** Each section's entry fields in their written order (each kind's `entry.fields`). */
+export const ENTRY_FIELDS: Record<Kind, readonly string[]> = perKind((k) => k.entry.fields)

@@ -3,7 +3,7 @@ import type { ConfigDefinition } from '../engine/documents'
 import type { Static } from 'elysia'
 import * as S from '../schemas'
 import { agree, type SameKeys } from '../schemas/flag'
-import { Empty, type DocumentKind, type StoredDocument } from './kind'
+import { Empty, type DocumentBody, type DocumentKind, type StoredDocument } from './kind'
 
 /** A stored config's body (an object type, so that it is also an open record, as the store keeps bodies). */
 export type ConfigBody = Pick<ConfigDefinition, keyof ConfigDefinition>
@@ -36,7 +36,20 @@ export const configKind = {
   schemas: { view: S.Config, create: S.ConfigCreate, patch: S.ConfigPatch, override: S.ConfigEnvironmentOverride },
   view: configView,
   eventData: (row: StoredDocument<ConfigBody>) => ({ value: row.body.value, version: row.version }),
-  entryFields: ['key', 'value', 'environments', 'client_side'],
+  entry: {
+    fields: ['key', 'value', 'environments', 'client_side'],
+    toBody: (entry: ConfigEntry) => ({
+      value: entry.value,
+      ...(entry.environments ? { environments: entry.environments } : {}),
+      ...(entry.client_side !== undefined && { client_side: entry.client_side }),
+    }),
+    of: (key: string, body: DocumentBody) => ({
+      key,
+      value: body.value,
+      ...(body.environments !== undefined && { environments: body.environments }),
+      ...(body.client_side !== undefined && { client_side: body.client_side }),
+    }),
+  },
   items: {
     create: S.ConfigCreate,
     update: S.ConfigPatch,

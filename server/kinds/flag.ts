@@ -2,10 +2,10 @@
 // the stored body is the engine's definition plus the metadata fields and the archive mark, held to the
 // schema's fields by the compiler below.
 import { t, type Static } from 'elysia'
-import type { FlagDefinition, Json } from '../engine/types'
+import type { FlagDefinition, Json, ValidationIssue } from '../engine/types'
 import * as S from '../schemas'
-import { agree, FLAG_FIELDS, type SameKeys } from '../schemas/flag'
-import { Empty, type DocumentKind, type StoredDocument } from './kind'
+import { agree, FLAG_CLEARABLE_FIELDS, FLAG_FIELDS, type SameKeys } from '../schemas/flag'
+import { Empty, type DocumentBody, type DocumentKind, type StoredDocument } from './kind'
 
 /** A stored flag's body. */
 export type FlagBody = Omit<FlagDefinition, 'key'> & S.FlagMetadata & S.ArchiveMark
@@ -16,6 +16,37 @@ export type FlagEntry = { key: string; enabled?: boolean; value?: Json; archived
 }
 /** A field added to the flag schema and not to the stored body (or the other way round) fails here. */
 agree<SameKeys<FlagBody, Omit<Static<typeof S.Flag>, 'key' | 'version' | 'created_at' | 'updated_at'>>>()
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+/** The stored body a flag entry creates, as POST /flags makes it: `enabled` false and `value` true unless
+ *  given, null fields left out, a flag with variants serving its default variant (without the archive
+ *  time, which the write adds). */
+function bodyOfEntry(entry: FlagEntry, issues: ValidationIssue[]): DocumentBody {
+  const input: DocumentBody = entry
+  const body: DocumentBody = { enabled: entry.enabled ?? false, value: entry.value === undefined ? true : entry.value }
+  for (const f of FLAG_CLEARABLE_FIELDS) if (input[f] !== undefined && input[f] !== null) body[f] = input[f]
+  // As the flag service does on create: with variants, `value` mirrors the default variant.
+  const variants = body.variants as DocumentBody | undefined
+  if (variants && typeof body.default_variant === 'string' && Object.hasOwn(variants, body.default_variant)) {
+    const value = variants[body.default_variant]
+    if (entry.value !== undefined && !sameJson(entry.value, value)) {
+      issues.push({
+        path: 'value',
+        message: `a flag with variants serves default_variant ("${body.default_variant}"); set that instead of value`,
+      })
+    }
+    body.value = value
+  }
+  if (entry.archived === true) body.archived = true
+  return body
+}
+
+/** A stored flag in document form: the archive mark only when archived, the archive time left out. */
+function entryOfBody(key: string, body: DocumentBody): DocumentBody {
+  const { archived, archived_at: _at, ...rest } = body
+  return { key, ...rest, ...(archived === true && { archived: true }) }
+}
 
 /** The wire form of a stored flag. */
 export function flagView(row: StoredDocument<FlagBody>) {
@@ -43,8 +74,12 @@ export const flagKind = {
   schemas: { view: S.Flag, create: S.FlagCreate, patch: S.FlagPatch, override: S.FlagEnvironmentOverride },
   view: flagView,
   eventData: flagEventData,
-  /** the schema's fields (FLAG_FIELDS), then the archive mark */
-  entryFields: ['key', ...FLAG_FIELDS, 'archived'],
+  entry: {
+    /** the schema's fields (FLAG_FIELDS), then the archive mark */
+    fields: ['key', ...FLAG_FIELDS, 'archived'],
+    toBody: bodyOfEntry,
+    of: entryOfBody,
+  },
   items: {
     create: S.FlagCreate,
     update: S.FlagPatch,

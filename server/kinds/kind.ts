@@ -3,6 +3,7 @@
 // change-request items (services/document-ops.ts), the store's repository (typed by the kind's Body), the
 // as-code document and its plan/apply all read a kind from here. Pure: types, names and schemas only.
 import { t, type Static, type TSchema } from 'elysia'
+import type { ValidationIssue } from '../engine/types'
 import type { ItemAction } from '../store/vocabulary/change-requests'
 import type { DocumentType } from '../store/vocabulary/changes'
 import type { Permission } from '../store/vocabulary/permissions'
@@ -50,11 +51,22 @@ export interface DocumentKind<
   view(row: StoredDocument<Body>): Static<Schemas['view']>
   /** the `data` of its webhook events */
   eventData(row: StoredDocument<Body>): Record<string, unknown>
-  /** a document entry's fields in their written order (docs/as-code.md) */
-  entryFields: readonly string[]
+  /** its entry in the as-code document (docs/as-code.md): a resource as POST takes it */
+  entry: {
+    /** the entry's fields in their written order */
+    fields: readonly string[]
+    /** the stored body an entry creates: what POST makes of it (its defaults); what it refuses goes to `issues` */
+    toBody(entry: { key: string }, issues: ValidationIssue[]): DocumentBody
+    /** a stored body in document form, with its key, without what is not the resource's content */
+    of(key: string, body: DocumentBody): DocumentBody
+  }
   /** the body each change-request action takes (docs/change-requests.md §2): exactly the direct route's */
   items: Items
 }
+
+/** A body as the as-code document holds it: a JSON object, checked as its kind's once the document is
+ *  validated (documents/validate.ts). */
+export type DocumentBody = Record<string, unknown>
 
 /** The stored body of a kind. */
 export type BodyOf<K> = K extends DocumentKind<DocumentType, infer Body> ? Body : never

@@ -4,7 +4,7 @@ import { t, type Static } from 'elysia'
 import type { Condition } from '../engine/types'
 import * as S from '../schemas'
 import { agree, type SameKeys } from '../schemas/flag'
-import type { DocumentKind, StoredDocument } from './kind'
+import type { DocumentBody, DocumentKind, StoredDocument } from './kind'
 
 /** A stored segment's body (a type, not an interface, so that it is also the open record the store keeps). */
 export type SegmentBody = { conditions: Condition[] }
@@ -29,6 +29,10 @@ export const segmentKind = {
   schemas: { view: S.Segment, create: S.SegmentCreate, patch: S.SegmentPatch },
   view: segmentView,
   eventData: (row: StoredDocument<SegmentBody>) => ({ conditions: row.body.conditions, version: row.version }),
-  entryFields: ['key', 'conditions'],
+  entry: {
+    fields: ['key', 'conditions'],
+    toBody: (entry: SegmentEntry) => ({ conditions: entry.conditions }),
+    of: (key: string, body: DocumentBody) => ({ key, conditions: body.conditions ?? [] }),
+  },
   items: { create: S.SegmentCreate, update: S.SegmentPatch, delete: t.Object({ force: t.Optional(t.Boolean()) }) },
 } as const satisfies DocumentKind<'segment', SegmentBody>

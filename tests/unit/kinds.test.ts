@@ -12,7 +12,7 @@ const entrySchema = (plural: string) =>
   (documentJsonSchema().properties as Record<string, { items: { properties: Record<string, unknown> } }>)[plural]!.items
 
 test("each kind's entry fields are its document section's, in the written order", () => {
-  for (const kind of KINDS) expect<string[]>([...kind.entryFields]).toEqual(Object.keys(entrySchema(kind.plural).properties))
+  for (const kind of KINDS) expect<string[]>([...kind.entry.fields]).toEqual(Object.keys(entrySchema(kind.plural).properties))
 })
 
 test("the document's sections are the kinds' plurals, in the kinds' order", () => {
