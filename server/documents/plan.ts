@@ -85,7 +85,8 @@ export function planImport(doc: FlagshipDocument, currentState: CurrentState, op
     state[kind] = map
   }
   errors.push(...validateState(state, written, { environments: envs, checkSegments: true }))
-  // A pruned segment must not be left referenced by a flag the document does not rewrite.
+  // A pruned segment must not be left referenced by a flag the document does not rewrite. Such a flag's body
+  // is the stored one (a flag's, as the store keeps it), read here from the planned state's JSON objects.
   for (const segment of deleted.segments) {
     const users = [...state.flags]
       .filter(([k, b]) => !written.index.flags.has(k) && segmentKeysOf(b as never).includes(segment))
