@@ -1,11 +1,16 @@
 // One project's in-memory read model (cache/snapshots.ts keeps one per project): its compiled live flags,
 // archived flags, configs and segments, and how a stored flag row takes its place among them.
-import { compileFlag, type CompiledFlag, type FlagDefinition, type FlagResolver, type SegmentDefinition } from '../engine'
+import { compileFlag, type CompiledFlag, type FlagResolver, type SegmentDefinition } from '../engine'
+import type { ConfigBody, FlagBody, SegmentBody } from '../kinds'
 import type { DocumentRow } from '../store/documents'
 import type { ProjectRow } from '../store/projects'
 
+export type FlagRow = DocumentRow<FlagBody>
+export type ConfigRow = DocumentRow<ConfigBody>
+export type SegmentRow = DocumentRow<SegmentBody>
+
 export interface CachedFlag {
-  row: DocumentRow
+  row: FlagRow
   compiled: CompiledFlag
 }
 
@@ -16,13 +21,13 @@ export interface ProjectSnapshot {
   /** the live flags: every evaluation surface reads only these */
   flags: Map<string, CachedFlag>
   /** archived flags (docs/lifecycle.md §3): kept apart, so no surface evaluates them */
-  archivedFlags: Map<string, DocumentRow>
-  configs: Map<string, DocumentRow>
-  segments: Map<string, DocumentRow>
+  archivedFlags: Map<string, FlagRow>
+  configs: Map<string, ConfigRow>
+  segments: Map<string, SegmentRow>
 }
 
-export const segmentDefs = (segments: Map<string, DocumentRow>): Map<string, SegmentDefinition> =>
-  new Map([...segments].map(([key, row]) => [key, { key, conditions: (row.body.conditions ?? []) as SegmentDefinition['conditions'] }]))
+export const segmentDefs = (segments: Map<string, SegmentRow>): Map<string, SegmentDefinition> =>
+  new Map([...segments].map(([key, row]) => [key, { key, conditions: row.body.conditions ?? [] }]))
 
 /** After a segment change: every flag of the project compiled again against its current segments. */
 export function recompileFlags(snap: ProjectSnapshot): void {
@@ -37,18 +42,18 @@ const resolverOf =
   (key) =>
     flags.get(key)?.compiled
 
-const compile = (row: DocumentRow, segments: ReadonlyMap<string, SegmentDefinition>, flags: Map<string, CachedFlag>): CachedFlag => ({
+const compile = (row: FlagRow, segments: ReadonlyMap<string, SegmentDefinition>, flags: Map<string, CachedFlag>): CachedFlag => ({
   row,
-  compiled: compileFlag({ ...(row.body as unknown as FlagDefinition), key: row.key }, segments, resolverOf(flags)),
+  compiled: compileFlag({ ...row.body, key: row.key }, segments, resolverOf(flags)),
 })
 
-const isArchived = (row: DocumentRow): boolean => (row.body as { archived?: unknown }).archived === true
+const isArchived = (row: FlagRow): boolean => row.body.archived === true
 
 /** Puts a stored flag row where it belongs: compiled among the live flags, or with the archived ones.
  *  `defs`: the project's segments as the engine takes them (passed in when placing many flags at once). */
 export function placeFlag(
   snap: Pick<ProjectSnapshot, 'flags' | 'archivedFlags' | 'segments'>,
-  row: DocumentRow,
+  row: FlagRow,
   defs?: ReadonlyMap<string, SegmentDefinition>,
 ): void {
   if (isArchived(row)) {
@@ -62,13 +67,13 @@ export function placeFlag(
 
 /** The live and archived flags of a snapshot as one table of rows (what refreshDocuments walks). Identities
  *  are stable: a row object stands for its entry until the entry is replaced. */
-export function flagRows(snap: ProjectSnapshot): DocumentTable<DocumentRow> {
+export function flagRows(snap: ProjectSnapshot): DocumentTable<FlagRow> {
   return {
     get: (key) => snap.flags.get(key)?.row ?? snap.archivedFlags.get(key),
     set: (_key, row) => placeFlag(snap, row),
     delete: (key) => snap.flags.delete(key) || snap.archivedFlags.delete(key),
     *[Symbol.iterator]() {
-      for (const [key, cached] of snap.flags) yield [key, cached.row] as [string, DocumentRow]
+      for (const [key, cached] of snap.flags) yield [key, cached.row] as [string, FlagRow]
       yield* snap.archivedFlags
     },
   }

@@ -3,14 +3,25 @@
 // and project row, plus a global token map. The evaluation hot path reads only from here; every change notice
 // reloads what it names from the store, and reconcile() compares every document's stamp with memory to heal a
 // missed notice.
+import { KIND_TYPES } from '../kinds'
 import type { Store } from '../store'
-import type { DocumentRepository, DocumentRow, DocumentStamp } from '../store/documents'
+import type { DocumentRepository, DocumentRow, DocumentStamp, StoredBody } from '../store/documents'
 import type { ProjectRow } from '../store/projects'
 import type { TokenRow } from '../store/tokens'
 import { STREAMED_TYPES, type ChangeNotice } from '../notices/changes'
-import { flagRows, placeFlag, recompileFlags, segmentDefs, type DocumentTable, type ProjectSnapshot } from './project-snapshot'
+import {
+  flagRows,
+  placeFlag,
+  recompileFlags,
+  segmentDefs,
+  type ConfigRow,
+  type DocumentTable,
+  type FlagRow,
+  type ProjectSnapshot,
+  type SegmentRow,
+} from './project-snapshot'
 
-export type { CachedFlag, ProjectSnapshot } from './project-snapshot'
+export type { CachedFlag, ConfigRow, FlagRow, ProjectSnapshot, SegmentRow } from './project-snapshot'
 
 const sameStamp = (row: DocumentRow, stamp: DocumentStamp): boolean =>
   row.version === stamp.version && row.createdAt === stamp.createdAt && row.updatedAt === stamp.updatedAt
@@ -26,13 +37,13 @@ const sameAuthority = (a: TokenRow | undefined, b: TokenRow): boolean =>
   a.permissions.every((p, i) => p === b.permissions[i])
 
 /** The notices applyMany reloads in bulk: a project's documents. */
-const DOCUMENT_TYPES: ReadonlySet<ChangeNotice['resourceType']> = new Set(['flag', 'config', 'segment'])
+const DOCUMENT_TYPES: ReadonlySet<ChangeNotice['resourceType']> = new Set(KIND_TYPES)
 
 /** A project's flags, configs and segments as rows (offline mode hands them in from a file). */
 export interface DocumentRows {
-  flags: DocumentRow[]
-  configs: DocumentRow[]
-  segments: DocumentRow[]
+  flags: FlagRow[]
+  configs: ConfigRow[]
+  segments: SegmentRow[]
 }
 
 export class Snapshots {
@@ -165,7 +176,7 @@ export class Snapshots {
     if (snap.project.updatedAt !== project.updatedAt) snap.revision++
     snap.project = project
     if (this.fileBacked.has(project.id)) return
-    const same = (row: DocumentRow) => row
+    const same = <R>(row: R) => row
     if (await this.refreshDocuments(snap.configs, this.store.configs, project.id, same, same)) snap.revision++
     if (await this.refreshDocuments(snap.segments, this.store.segments, project.id, same, same)) {
       recompileFlags(snap)
@@ -178,12 +189,12 @@ export class Snapshots {
   /** Reloads the documents of `into` whose stored stamp differs and drops those no longer stored; true when
    *  anything changed. Change notices may apply while this awaits: an entry a notice replaced, added or
    *  removed meanwhile is the notice's to keep, so it is left as it is. */
-  private async refreshDocuments<T>(
+  private async refreshDocuments<T, Body extends StoredBody>(
     into: DocumentTable<T>,
-    repository: DocumentRepository,
+    repository: DocumentRepository<Body>,
     projectId: string,
-    rowOf: (value: T) => DocumentRow,
-    make: (row: DocumentRow) => T,
+    rowOf: (value: T) => DocumentRow<Body>,
+    make: (row: DocumentRow<Body>) => T,
   ): Promise<boolean> {
     const db = this.store.db
     const before = new Map(into)
@@ -278,7 +289,7 @@ export class Snapshots {
    *  chunk of keys, at most one recompile of the project's flags, and no await between the changes. */
   private async applyDocuments(projectId: string, notices: readonly ChangeNotice[]): Promise<void> {
     const db = this.store.db
-    const read = async (type: string, repository: DocumentRepository) => {
+    const read = async <Body extends StoredBody>(type: string, repository: DocumentRepository<Body>) => {
       const keys = [...new Set(notices.filter((n) => n.resourceType === type).map((n) => n.resourceKey))]
       const rows = keys.length ? await repository.getMany(db, projectId, keys) : []
       return { keys, rows: new Map(rows.map((r) => [r.key, r])) }
@@ -311,8 +322,7 @@ export class Snapshots {
   private async applyDocument(snap: ProjectSnapshot, n: ChangeNotice): Promise<void> {
     const db = this.store.db
     // A file-backed project's documents are already in memory when its change notices go out.
-    if (this.fileBacked.has(n.projectId) && (n.resourceType === 'flag' || n.resourceType === 'config' || n.resourceType === 'segment'))
-      return
+    if (this.fileBacked.has(n.projectId) && DOCUMENT_TYPES.has(n.resourceType)) return
     switch (n.resourceType) {
       case 'flag': {
         const row = await this.store.flags.get(db, n.projectId, n.resourceKey)

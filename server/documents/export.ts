@@ -2,12 +2,13 @@
 // and tags, plus what the selected flags need (their segments and prerequisite flags, transitively), so
 // the document stands on its own. Pure: the route and offline mode hand it the stored rows.
 import { segmentKeysOf } from '../engine'
+import type { AnyKind, BodyOf } from '../kinds'
 import { entryOf } from './entries'
-import { FORMAT_VERSION, KINDS, type FlagshipDocument, type Kind } from './model'
+import { FORMAT_VERSION, KINDS, perSection, type FlagshipDocument, type Kind } from './model'
 import { canonicalDocument } from './serialize'
 
-type Body = Record<string, unknown>
-export interface ExportRow {
+/** A stored resource of a kind, with its kind's body. */
+export interface ExportRow<Body extends object = Record<string, unknown>> {
   key: string
   body: Body
 }
@@ -20,29 +21,29 @@ export interface ExportSelection {
 }
 
 export function exportDocument(
-  state: { project?: string; environments: readonly string[] } & Record<Kind, ExportRow[]>,
+  state: { project?: string; environments: readonly string[] } & { [K in AnyKind as K['plural']]: ExportRow<BodyOf<K>>[] },
   sel: ExportSelection = {},
 ): FlagshipDocument {
   const kinds = new Set(sel.kinds?.length ? sel.kinds : KINDS)
   const keys = sel.keys?.length ? new Set(sel.keys) : undefined
   const tags = sel.tags ?? []
   const flagsByKey = new Map(state.flags.map((r) => [r.key, r.body]))
-  const picked = Object.fromEntries(KINDS.map((k) => [k, new Set<string>()])) as Record<Kind, Set<string>>
+  const picked = perSection(() => new Set<string>())
 
   if (kinds.has('flags')) {
     for (const r of state.flags) {
-      const t = (r.body.tags ?? []) as string[]
+      const t = r.body.tags ?? []
       if ((!keys || keys.has(r.key)) && tags.every((tag) => t.includes(tag))) picked.flags.add(r.key)
     }
     // What the picked flags need: prerequisite flags (transitively) and every segment their rules test.
     const queue = [...picked.flags]
     while (queue.length) {
       const body = flagsByKey.get(queue.pop()!)
-      for (const p of (body?.prerequisites ?? []) as { key: string }[]) {
+      for (const p of body?.prerequisites ?? []) {
         if (flagsByKey.has(p.key) && !picked.flags.has(p.key)) picked.flags.add(p.key), queue.push(p.key)
       }
     }
-    for (const key of picked.flags) for (const s of segmentKeysOf(flagsByKey.get(key) as never)) picked.segments.add(s)
+    for (const key of picked.flags) for (const s of segmentKeysOf(flagsByKey.get(key)!)) picked.segments.add(s)
   }
   if (kinds.has('segments')) for (const r of state.segments) if (!keys || keys.has(r.key)) picked.segments.add(r.key)
   if (kinds.has('configs')) for (const r of state.configs) if (!keys || keys.has(r.key)) picked.configs.add(r.key)

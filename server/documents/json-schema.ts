@@ -3,8 +3,8 @@
 // segments, closed (unknown fields refused) and wrapped in the document's top level. The same schema is
 // what parse.ts checks documents against, so editors and the server agree. Pure.
 //   bun server/documents/json-schema.ts --write   rewrites the committed file after a schema change.
-import { ConfigCreate, FlagCreate, SegmentCreate } from '../schemas'
 import { MAX_JSON_DEPTH } from '../engine'
+import { perKind, type AnyKind } from '../kinds'
 
 export type JsonSchema = Record<string, unknown>
 
@@ -42,14 +42,15 @@ function closed(schema: unknown): JsonSchema {
   return copy
 }
 
-function flagEntry(): JsonSchema {
-  const s = closed(FlagCreate)
-  const props = s.properties as Record<string, JsonSchema>
-  props.archived = { type: 'boolean', description: 'true: the flag is archived (kept, not evaluated, not editable until restored)' }
-  s.title = 'FlagEntry'
-  return s
+/** A kind's entry: its create schema, closed; a flag's with its archive mark (kinds/flag.ts `entry.fields`). */
+function entry(kind: AnyKind): JsonSchema {
+  const s = closed(kind.schemas.create)
+  if (kind.type === 'flag') {
+    const props = s.properties as Record<string, JsonSchema>
+    props.archived = { type: 'boolean', description: 'true: the flag is archived (kept, not evaluated, not editable until restored)' }
+  }
+  return { ...s, title: `${kind.label}Entry` }
 }
-const entry = (schema: unknown, title: string): JsonSchema => ({ ...closed(schema), title })
 
 export const SCHEMA_ID = 'urn:flagship:schema:flagship-v1'
 
@@ -72,9 +73,7 @@ export function documentJsonSchema(): JsonSchema {
         items: { type: 'string' },
         description: "the environments it names (each must be one of the project's)",
       },
-      segments: keyed(entry(SegmentCreate, 'SegmentEntry')),
-      flags: keyed(flagEntry()),
-      configs: keyed(entry(ConfigCreate, 'ConfigEntry')),
+      ...perKind((kind) => keyed(entry(kind))),
     },
   }
 }

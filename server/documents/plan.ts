@@ -6,23 +6,20 @@
 // what the plan said. Pure.
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
 import { segmentKeysOf } from '../engine'
+import type { AnyKind, BodyOf } from '../kinds'
 import { entryOf } from './entries'
-import { KINDS, RESOURCE_OF, type DocumentIssue, type FlagshipDocument, type Kind, type ResourceKind } from './model'
+import { KINDS, RESOURCE_OF, perSection, type DocumentIssue, type FlagshipDocument, type Kind, type ResourceKind } from './model'
 import { canonicalEntry, entryText } from './serialize'
 import { documentEntries, prerequisiteOrder, validateState, type State } from './validate'
 
 type Body = Record<string, unknown>
-export interface StoredResource {
+export interface StoredResource<B extends Body = Body> {
   key: string
   version: number
-  body: Body
+  body: B
 }
-export interface CurrentState {
-  environments: readonly string[]
-  segments: StoredResource[]
-  flags: StoredResource[]
-  configs: StoredResource[]
-}
+/** The project's stored resources, each kind's with its kind's body. */
+export type CurrentState = { environments: readonly string[] } & { [K in AnyKind as K['plural']]: StoredResource<BodyOf<K>>[] }
 
 export type PlanAction = 'create' | 'update' | 'delete'
 export interface PlannedChange {
@@ -58,25 +55,24 @@ const withoutKey = (entry: Record<string, unknown>) => {
 /** The resource's document form without its key, in canonical order (what `diff` goes between). */
 const formOf = (kind: Kind, key: string, body: Body) => withoutKey(canonicalEntry(kind, entryOf(kind, key, body)))
 
-export function planImport(doc: FlagshipDocument, current: CurrentState, opts: { prune: boolean }): Plan {
+export function planImport(doc: FlagshipDocument, currentState: CurrentState, opts: { prune: boolean }): Plan {
+  // Planned as JSON objects: the document's bodies meet the stored ones before either is checked as a kind's.
+  const current: Record<Kind, StoredResource[]> = currentState
   const errors: DocumentIssue[] = []
   const { bodies, written } = documentEntries(doc, errors)
-  const stored = Object.fromEntries(KINDS.map((k) => [k, new Map(current[k].map((r) => [r.key, r]))])) as Record<
-    Kind,
-    Map<string, StoredResource>
-  >
-  const envs = new Set(current.environments)
+  const stored = perSection((k) => new Map(current[k].map((r) => [r.key, r])))
+  const envs = new Set(currentState.environments)
   ;(doc.environments ?? []).forEach((e, i) => {
     if (!envs.has(e))
       errors.push({
         path: `environments[${i}]`,
-        message: `the project has no environment "${e}" (it has: ${current.environments.join(', ')})`,
+        message: `the project has no environment "${e}" (it has: ${currentState.environments.join(', ')})`,
       })
   })
 
   // The state after the import: stored resources, overwritten by the document's, less the pruned ones.
   const state = {} as State
-  const deleted = {} as Record<Kind, string[]>
+  const deleted = perSection((): string[] => [])
   for (const kind of KINDS) {
     const map = new Map<string, Body>()
     const pruning = opts.prune && doc[kind] !== undefined
@@ -89,7 +85,8 @@ export function planImport(doc: FlagshipDocument, current: CurrentState, opts: {
     state[kind] = map
   }
   errors.push(...validateState(state, written, { environments: envs, checkSegments: true }))
-  // A pruned segment must not be left referenced by a flag the document does not rewrite.
+  // A pruned segment must not be left referenced by a flag the document does not rewrite. Such a flag's body
+  // is the stored one (a flag's, as the store keeps it), read here from the planned state's JSON objects.
   for (const segment of deleted.segments) {
     const users = [...state.flags]
       .filter(([k, b]) => !written.index.flags.has(k) && segmentKeysOf(b as never).includes(segment))
@@ -117,7 +114,7 @@ export function planImport(doc: FlagshipDocument, current: CurrentState, opts: {
   const steps: Step[] = []
   const versions = new Map<string, number | null>()
   let unchanged = 0
-  const upserts: Record<Kind, Step[]> = { segments: [], flags: [], configs: [] }
+  const upserts = perSection((): Step[] => [])
   for (const kind of KINDS) {
     const keys = kind === 'flags' ? prerequisiteOrder(bodies.flags.keys(), state.flags) : [...bodies[kind].keys()].sort()
     for (const key of keys) {
@@ -145,7 +142,7 @@ export function planImport(doc: FlagshipDocument, current: CurrentState, opts: {
       deletes.push({ kind, key, action: 'delete', fromVersion: was.version, body: null })
     }
   }
-  steps.push(...upserts.segments, ...upserts.flags, ...upserts.configs, ...deletes)
+  steps.push(...KINDS.flatMap((kind) => upserts[kind]), ...deletes)
   for (const s of steps) {
     const was = stored[s.kind].get(s.key)
     const from = was ? formOf(s.kind, s.key, was.body) : {}

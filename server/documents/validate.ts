@@ -5,7 +5,7 @@
 // no prerequisite cycle however long. Pure: the CLI's offline `validate` and the server's plan share it.
 import { checkJsonLimits, KEY_PATTERN, ENV_PATTERN, labelIssue, validateConditions, validateFlag, type ValidationIssue } from '../engine'
 import { bodyOf } from './entries'
-import { KINDS, type DocumentIssue, type FlagshipDocument, type Kind } from './model'
+import { KINDS, perSection, type DocumentIssue, type FlagshipDocument, type Kind } from './model'
 
 type Body = Record<string, unknown>
 /** The state being checked: each kind's bodies by key. */
@@ -26,8 +26,8 @@ export function documentEntries(
   doc: FlagshipDocument,
   issues: DocumentIssue[],
 ): { bodies: Record<Kind, Map<string, Body>>; written: Written } {
-  const bodies = { segments: new Map(), flags: new Map(), configs: new Map() } as Record<Kind, Map<string, Body>>
-  const index = { segments: new Map(), flags: new Map(), configs: new Map() } as Record<Kind, Map<string, number>>
+  const bodies = perSection(() => new Map<string, Body>())
+  const index = perSection(() => new Map<string, number>())
   for (const kind of KINDS) {
     ;(doc[kind] as { key: string }[] | undefined)?.forEach((entry, i) => {
       const at = `${kind}[${i}]`

@@ -2,7 +2,7 @@
 // from the in-memory snapshot: shared by their Elysia routes and the native fast path (fast-evaluation.ts).
 import type { Snapshots } from '../cache/snapshots'
 import type { DocumentRow } from '../store/documents'
-import { configBodyOf, configValue } from '../services/configs'
+import { configValue } from '../services/configs'
 import { notFound } from '../errors'
 import { cacheControl, preparedFor, PreparedResponse } from './caching'
 import { contextFromUrl } from './evaluation-context'
@@ -91,7 +91,7 @@ export function configResponse(
   const environment = environmentFor(keyEnvironment, requested, snap!.project.environments)
   let answers = configAnswers.get(row)
   if (answers === undefined) configAnswers.set(row, (answers = new Map()))
-  const environments = configBodyOf(row).environments
+  const environments = row.body.environments
   const slot = environment !== undefined && environments !== undefined && Object.hasOwn(environments, environment) ? environment : ''
   let answer = answers.get(slot)
   if (answer === undefined)

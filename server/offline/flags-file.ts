@@ -6,7 +6,7 @@
 // state kept). What differs is numbered into the project's change stream, so SDKs and streams follow.
 import { readFileSync, statSync, unwatchFile, watchFile } from 'node:fs'
 import { bodyOf } from '../documents/entries'
-import { KINDS, RESOURCE_OF, type Kind } from '../documents/model'
+import { KINDS, RESOURCE_OF, perSection, type Kind } from '../documents/model'
 import { MAX_IMPORT_BYTES, parseDocumentText } from '../documents/parse'
 import { entryText } from '../documents/serialize'
 import { documentEntries, validateState } from '../documents/validate'
@@ -56,15 +56,14 @@ function readRows(
   const { bodies, written } = documentEntries(parsed.document, issues)
   issues.push(...validateState(bodies, written, { environments: new Set(environments), checkSegments: true }))
   if (issues.length) return { error: describe(issues) }
-  const rows = {} as Record<Kind, Map<string, { body: Record<string, unknown>; text: string }>>
-  for (const kind of KINDS) {
-    rows[kind] = new Map([...bodies[kind]].map(([key, body]) => [key, { body, text: entryText(kind, { key, ...body }) }]))
-  }
+  const rows = perSection(
+    (kind) => new Map([...bodies[kind]].map(([key, body]) => [key, { body, text: entryText(kind, { key, ...body }) }])),
+  )
   return { rows }
 }
 
 export async function startFlagsFile(o: FlagsFileOptions) {
-  const held: Record<Kind, Map<string, Held>> = { segments: new Map(), flags: new Map(), configs: new Map() }
+  const held = perSection(() => new Map<string, Held>())
   let lastText: string | undefined
   let loading = Promise.resolve()
 
@@ -92,7 +91,7 @@ export async function startFlagsFile(o: FlagsFileOptions) {
             row: {
               projectId: o.projectId,
               key,
-              body: body as DocumentRow['body'],
+              body,
               version,
               createdAt: was?.row.createdAt ?? now,
               updatedAt: now,
@@ -104,11 +103,13 @@ export async function startFlagsFile(o: FlagsFileOptions) {
       for (const [key, was] of held[kind]) if (!next.has(key)) changes.push({ kind, key, action: 'delete', version: was.row.version })
       held[kind] = next
     }
-    const rows: DocumentRows = {
+    // The file's bodies were checked as each kind's (documents/validate.ts) before they were held: taken as
+    // the kinds' stored bodies here, where the document's JSON becomes rows.
+    const rows = {
       flags: [...held.flags.values()].map((h) => h.row),
       configs: [...held.configs.values()].map((h) => h.row),
       segments: [...held.segments.values()].map((h) => h.row),
-    }
+    } as DocumentRows
     o.snapshots.useDocuments(o.projectId, rows)
     if (initial || !changes.length) return
     // Numbered in the project's change stream (the store keeps the stream, as for every change), then

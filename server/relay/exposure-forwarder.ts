@@ -5,7 +5,6 @@
 // origin files each event under the phase running when it arrives (a relay knows no phases).
 import { drainExposuresAs, onExposurePressure } from '../experiments/exposures'
 import type { Snapshots } from '../cache/snapshots'
-import { flagBodyOf } from '../services/flag-body'
 import type { Log } from '../log'
 
 export interface ExposureEvent {
@@ -46,7 +45,7 @@ export function variantServed(
   variant: string,
 ): boolean {
   const row = projectId === undefined ? undefined : snapshots.project(projectId)?.flags.get(flag)?.row
-  const variants = row && flagBodyOf(row).variants
+  const variants = row?.body.variants
   return variants !== undefined && variants !== null && Object.hasOwn(variants, variant)
 }
 

@@ -3,7 +3,7 @@
 // snapshot, then passes the change on to the relay's own subscribers with the upstream's number; `reset`
 // reloads everything; `revoke` drops keys. A lost stream falls back to polling the definitions every
 // UPSTREAM_POLL_MS (trying the stream again each time) until the stream is back.
-import type { Snapshots } from '../cache/snapshots'
+import type { DocumentRows, Snapshots } from '../cache/snapshots'
 import type { DocumentRow } from '../store/documents'
 import type { ChangeHub } from '../streams/hub'
 import type { StreamChange } from '../notices/changes'
@@ -29,7 +29,7 @@ function rowOf(projectId: string, doc: Record<string, unknown>): DocumentRow {
   return {
     projectId,
     key: doc.key as string,
-    body: body as DocumentRow['body'],
+    body,
     version: doc.version as number,
     createdAt: doc.created_at as string,
     updatedAt: doc.updated_at as string,
@@ -109,11 +109,13 @@ export class Follower {
     experimentRegistry.loadListed(project.id, doc.experiments ?? [])
     this.o.snapshots.serveProject(
       { id: project.id, slug: project.slug, name: project.name, environments: doc.environments, createdAt: '', updatedAt: '' },
+      // The upstream's definitions (JSON from the network, no schema checked here): the upstream served them
+      // from its own store, where each body was validated as its kind's.
       {
         flags: doc.flags.map((d) => rowOf(project.id, d)),
         configs: doc.configs.map((d) => rowOf(project.id, d)),
         segments: doc.segments.map((d) => rowOf(project.id, d)),
-      },
+      } as DocumentRows,
     )
   }
 

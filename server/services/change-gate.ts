@@ -5,6 +5,7 @@
 // path, every route, the CLI and the schedule worker are gated alike. A flag change that only stops serving
 // passes without review where every protected environment it affects allows emergency off.
 import { affectedByChange, affectedNames } from '../access/affected-environments'
+import { KIND_TYPES } from '../kinds'
 import type { Db, Store } from '../store'
 import type { PolicyRow } from '../store/policies'
 import { conflict } from '../errors'
@@ -19,7 +20,8 @@ export interface GateResult {
 }
 const OPEN: GateResult = { environments: [], emergency: false }
 
-const GATED = new Set(['flag', 'config', 'segment'])
+/** The versioned documents (kinds/): what policies protect. */
+const GATED = new Set<string>(KIND_TYPES)
 
 /** The environment a schedule's change names ('' for a change to top-level fields). */
 function scheduleEnvironment(change: Change): string {

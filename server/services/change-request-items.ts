@@ -5,6 +5,7 @@
 import { Value } from '@sinclair/typebox/value'
 import type { TSchema } from 'elysia'
 import { affectedByChange, touchedEnvironment, unionAffected, type Affected } from '../access/affected-environments'
+import { KIND, type DocumentKind } from '../kinds'
 import type { Db, Store } from '../store'
 import type { DocumentRepository, DocumentRow } from '../store/documents'
 import {
@@ -15,12 +16,9 @@ import {
   type ItemResourceType,
 } from '../store/vocabulary/change-requests'
 import type { RecordChange } from './change-runner'
-import { configView } from './configs'
 import type { Actor } from './context'
 import { ITEM_BODIES, runItem, type ItemServices } from './document-ops'
 import { AppError, validationError, invalid } from '../errors'
-import { flagView } from './flags'
-import { segmentView } from './segments'
 
 export type { ItemServices } from './document-ops'
 
@@ -31,11 +29,13 @@ const BODIES: Record<ItemResourceType, Partial<Record<ItemAction, TSchema>>> = I
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const PER_ENVIRONMENT = new Set<ItemAction>(['set_override', 'delete_override'])
 
-export const viewOf = (type: ItemResourceType, row: DocumentRow | null | undefined): unknown =>
-  !row ? null : type === 'flag' ? flagView(row) : type === 'config' ? configView(row) : segmentView(row)
+/** An item's kind; its rows are held as the store's JSON objects here (an item's row is its kind's, read
+ *  from that kind's repository: repositoryOf). */
+const kindOf = (type: ItemResourceType): DocumentKind => KIND[type]
 
-export const repositoryOf = (store: Store, type: ItemResourceType): DocumentRepository =>
-  type === 'flag' ? store.flags : type === 'config' ? store.configs : store.segments
+export const viewOf = (type: ItemResourceType, row: DocumentRow | null | undefined): unknown => (!row ? null : kindOf(type).view(row))
+
+export const repositoryOf = (store: Store, type: ItemResourceType): DocumentRepository => store[KIND[type].plural]
 
 /** The environments one item affects (teams.md §4). */
 export const itemAffects = (

@@ -1,9 +1,10 @@
 // Configs: JSON values with per-environment overrides; the versioned-document operations
 // (versioned-documents.ts) plus the config's own body rules.
-import { checkJsonLimits, configValue as valueIn, labelIssue, typeOf, type ConfigDefinition, type Json } from '../engine'
+import { checkJsonLimits, configValue as valueIn, labelIssue, typeOf, type Json } from '../engine'
 import type { ConfigCreateInput, ConfigPatchInput } from '../schemas'
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
+import { configKind, type ConfigBody } from '../kinds'
 import type { Actor, ServiceDeps } from './context'
 import { validationError } from '../errors'
 import { versionedDocuments } from './versioned-documents'
@@ -11,28 +12,10 @@ import type { RecordChange } from './change-runner'
 import { unsupportedAction } from './change-request-types'
 import type { DocumentOp } from './document-ops'
 
-/** A stored config's body (an object type, so that it is also an open record, as the store keeps bodies). */
-type ConfigBody = Pick<ConfigDefinition, keyof ConfigDefinition>
-/** A stored config's body, typed. The one place the store's JSON is taken as a config: only this service
- *  writes config rows, and it validates every body before it does. */
-export const configBodyOf = (row: Pick<DocumentRow, 'body'>): ConfigBody => row.body as ConfigBody
-
-export function configView(row: DocumentRow) {
-  const b = configBodyOf(row)
-  return {
-    value: b.value,
-    environments: b.environments ?? {},
-    ...(b.client_side !== undefined && { client_side: b.client_side }),
-    version: row.version,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  }
-}
-/** The `data` of this resource's webhook events. */
-export const configEventData = (row: DocumentRow) => ({ value: configBodyOf(row).value, version: row.version })
+export { configView } from '../kinds'
 
 /** The value a config has in one environment (the override's, else the base value). */
-export const configValue = (row: DocumentRow, environment: string | undefined): Json => valueIn(configBodyOf(row), environment)
+export const configValue = (row: DocumentRow<ConfigBody>, environment: string | undefined): Json => valueIn(row.body, environment)
 
 export function configService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
   async function validate(tx: Db, projectId: string, body: ConfigBody): Promise<void> {
@@ -62,18 +45,10 @@ export function configService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
     if (issues.length) throw validationError(issues)
   }
 
-  const docs = versionedDocuments<ConfigBody>(
-    { store, changes },
-    {
-      type: 'config',
-      label: 'Config',
-      notFoundCode: 'CONFIG_NOT_FOUND',
-      repository: store.configs,
-      view: configView,
-      eventData: configEventData,
-      validate: (tx, projectId, _key, body) => validate(tx, projectId, body),
-    },
-  )
+  const docs = versionedDocuments({ store, changes }, configKind, {
+    repository: store.configs,
+    validate: (tx, projectId, _key, body) => validate(tx, projectId, body),
+  })
 
   const updateStep =
     (input: ConfigPatchInput) =>
@@ -98,7 +73,7 @@ export function configService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
   return {
     page: docs.page,
     /** A change request's item (services/change-requests.ts), inside its apply transaction. */
-    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp<'config'>): Promise<DocumentRow | null> {
+    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp<'config'>): Promise<DocumentRow<ConfigBody> | null> {
       const { key, ifMatch, action } = op
       switch (op.action) {
         case 'create':

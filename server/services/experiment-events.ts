@@ -13,7 +13,6 @@ import type { Actor, ServiceDeps } from './context'
 import type { Snapshots } from '../cache/snapshots'
 import { validationError, rateLimited } from '../errors'
 import { KEY_PATTERN } from './keys'
-import { flagBodyOf } from './flag-body'
 
 export interface TrackItem {
   type: 'track'
@@ -94,7 +93,7 @@ export function checkEvents(snapshots: Pick<Snapshots, 'project'>, actor: Actor,
     } else if (item.type === 'exposure') {
       if (typeof item.flag !== 'string' || !KEY_PATTERN.test(item.flag)) issues.push({ path: `${at}.flag`, message: 'must be a flag key' })
       const row = snap?.flags.get(item.flag)?.row
-      const variants = row && flagBodyOf(row).variants
+      const variants = row?.body.variants
       if (typeof item.variant !== 'string') issues.push({ path: `${at}.variant`, message: 'must be a variant name' })
       else if (variants && !Object.hasOwn(variants, item.variant))
         issues.push({ path: `${at}.variant`, message: `is not a variant of flag "${item.flag}"` })

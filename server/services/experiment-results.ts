@@ -6,7 +6,6 @@ import type { ExperimentRow, MetricRow } from '../store/experiments'
 import type { VariantSums } from '../store/experiment-results'
 import type { ServiceDeps } from './context'
 import type { FlagBody } from './flag-body'
-import { flagBodyOf } from './flag-body'
 import { splitIn } from './experiment-flag'
 import { experimentNotFound } from './experiments'
 import { validationError } from '../errors'
@@ -32,7 +31,7 @@ export function experimentResultService({ store }: Pick<ServiceDeps, 'store'>) {
     await store.experimentResults.freshenStatistics(store.db)
     const { units, multiple } = await store.experimentResults.exposureCounts(store.db, row.id, phase)
     const flagRow = await store.flags.get(store.db, row.projectId, row.flagKey)
-    const split = splitOf(row, flagRow ? flagBodyOf(flagRow) : undefined, units)
+    const split = splitOf(row, flagRow ? flagRow.body : undefined, units)
     const roles = [
       ...row.body.goal_metrics.map((k) => ['goal', k] as const),
       ...row.body.guardrail_metrics.map((k) => ['guardrail', k] as const),

@@ -13,7 +13,6 @@ import type { ExperimentService } from './experiments'
 import type { RecordChange } from './change-runner'
 import type { Db } from '../store'
 import { AppError, validationError, invalidState } from '../errors'
-import { flagBodyOf } from './flag-body'
 import { fingerprintIn, shippingOverride, splitIn } from './experiment-flag'
 import { experimentRegistry } from '../experiments/registry'
 
@@ -91,7 +90,7 @@ export function experimentStopper(
       let override: ReturnType<typeof shippingOverride> | undefined
       if (decision.variant !== undefined) {
         const flagRow = await store.flags.get(store.db, actor.projectId, current.flagKey)
-        const body = flagRow && flagBodyOf(flagRow)
+        const body = flagRow?.body
         const split = body && splitIn(body, current.environment)
         if (!body || !split)
           throw invalidState(`Flag "${current.flagKey}" no longer has a split in ${current.environment}; stop the experiment inconclusive`)
@@ -183,14 +182,14 @@ export function experimentStopper(
     const row = await repo.get(store.db, projectId, key)
     if (!row || row.state !== 'running' || row.pendingChangeRequest) return
     const flagRow = await store.flags.get(store.db, projectId, row.flagKey)
-    if (!flagRow || fingerprintIn(flagBodyOf(flagRow), row.environment) === row.phases.at(-1)?.fingerprint) return
+    if (!flagRow || fingerprintIn(flagRow.body, row.environment) === row.phases.at(-1)?.fingerprint) return
     const actor: Actor = { projectId, name: `experiment:${key}`, type: 'experiment' }
     await changes.run(async (tx, record) => {
       await store.lock(tx, `experiment-row:${row.id}`)
       const before = await repo.get(tx, projectId, key)
       const flag = await store.flags.get(tx, projectId, row.flagKey)
       if (!before || before.state !== 'running' || before.pendingChangeRequest || !flag) return
-      const fingerprint = fingerprintIn(flagBodyOf(flag), before.environment)
+      const fingerprint = fingerprintIn(flag.body, before.environment)
       if (fingerprint === before.phases.at(-1)?.fingerprint) return
       const now = new Date().toISOString()
       const number = before.phase + 1

@@ -6,7 +6,6 @@
 import type { ServiceDeps } from './context'
 import { experimentNotFound } from './experiments'
 import { splitIn } from './experiment-flag'
-import { flagBodyOf } from './flag-body'
 import { unitsTimeline, type UnitsTimeline } from './experiment-timeline'
 import { validationError } from '../errors'
 
@@ -42,7 +41,7 @@ export function experimentUnitService({ store }: Pick<ServiceDeps, 'store'>) {
       if (hit && now - hit.at < TIMELINE_TTL_MS) return { ...body, timeline: await hit.value }
       // the series' variants: the split's in order (its control first) while it has one, else those with units
       const flagRow = await store.flags.get(store.db, row.projectId, row.flagKey)
-      const split = flagRow ? splitIn(flagBodyOf(flagRow), row.environment)?.map((s) => s.variant) : undefined
+      const split = flagRow ? splitIn(flagRow.body, row.environment)?.map((s) => s.variant) : undefined
       const variants = split?.includes(row.body.control)
         ? split
         : [row.body.control, ...[...units.keys()].filter((v) => v !== row.body.control).sort()]

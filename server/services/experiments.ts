@@ -16,7 +16,7 @@ import { experimentRegistry } from '../experiments/registry'
 import { by, type Actor, type ServiceDeps } from './context'
 import type { RecordChange } from './change-runner'
 import { notFound, validationError, limitReached, conflict, invalidState } from '../errors'
-import { flagBodyOf, type FlagBody } from './flag-body'
+import type { FlagBody } from '../kinds'
 import { fingerprintIn, splitIn } from './experiment-flag'
 import { KEY_PATTERN, displayNameIssue } from './keys'
 
@@ -96,7 +96,7 @@ export function experimentService({ store, changes }: Pick<ServiceDeps, 'store' 
   async function flagFor(db: Db, projectId: string, flagKey: string, environment: string): Promise<FlagBody> {
     const row = await store.flags.get(db, projectId, flagKey)
     if (!row) throw validationError([{ path: 'flag', message: `no flag "${flagKey}" in this project` }])
-    const body = flagBodyOf(row)
+    const body = row.body
     if (!body.variants || Object.keys(body.variants).length < 2)
       throw validationError([{ path: 'flag', message: `flag "${flagKey}" must have at least two variants` }])
     if (!splitIn(body, environment))

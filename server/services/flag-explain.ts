@@ -1,18 +1,11 @@
 // POST /flags/:key/explain (docs/lifecycle.md §4): the stored flag, or an unsaved draft (validated, never
 // stored), evaluated for a context now or as of `at` (its window then, and the schedules due by then applied
 // in order), with the engine's step-by-step trace. Segments and prerequisite flags are the live ones.
-import {
-  EVALUATION_BUDGET,
-  explainFlag,
-  withEvaluationBudget,
-  type EvaluationContext,
-  type FlagDefinition,
-  type SegmentDefinition,
-} from '../engine'
+import { EVALUATION_BUDGET, explainFlag, withEvaluationBudget, type EvaluationContext, type SegmentDefinition } from '../engine'
 import type { Actor, ServiceDeps } from './context'
 import { notFound } from '../errors'
 import type { FlagPatchInput } from '../schemas'
-import { flagBodyOf, type FlagBody } from './flag-body'
+import type { FlagBody } from '../kinds'
 import type { FlagChange, FlagService } from './flags'
 
 export interface ExplainInput {
@@ -31,7 +24,7 @@ export function flagExplainer({ store, snapshots }: Pick<ServiceDeps, 'store' | 
     else {
       const row = snap?.flags.get(key)?.row
       if (!row) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
-      body = flagBodyOf(row)
+      body = row.body
     }
     const now = input.at ?? Date.now()
     if (input.at !== undefined) {
@@ -41,14 +34,11 @@ export function flagExplainer({ store, snapshots }: Pick<ServiceDeps, 'store' | 
       }
     }
     const segments = new Map<string, SegmentDefinition>(
-      [...(snap?.segments ?? [])].map(([k, r]) => [
-        k,
-        { key: k, conditions: (r.body.conditions ?? []) as SegmentDefinition['conditions'] },
-      ]),
+      [...(snap?.segments ?? [])].map(([k, r]) => [k, { key: k, conditions: r.body.conditions ?? [] }]),
     )
     // The answer and the trace (which tests each condition again) share one budget of two evaluations.
     const explanation = withEvaluationBudget(2 * EVALUATION_BUDGET, () =>
-      explainFlag({ ...(body as FlagDefinition), key }, segments, (k) => snap?.flags.get(k)?.compiled, input.context, now),
+      explainFlag({ ...body, key }, segments, (k) => snap?.flags.get(k)?.compiled, input.context, now),
     )
     return { ...explanation, at: new Date(now).toISOString(), draft: input.flag !== undefined }
   }

@@ -11,25 +11,25 @@ import {
 } from '../engine'
 import type { DocumentRow } from '../store/documents'
 import { inUse } from '../errors'
-import { flagBodyOf, isArchived, type FlagBody } from './flag-body'
+import { isArchived, type FlagBody } from './flag-body'
 
 const prerequisitesOf = (body: FlagBody): Prerequisite[] => (Array.isArray(body.prerequisites) ? body.prerequisites : [])
 
 /** Keys of the flags whose prerequisites name `key`. */
-export const flagsRequiring = (flags: DocumentRow[], key: string): string[] =>
-  flags.filter((f) => f.key !== key && prerequisitesOf(flagBodyOf(f)).some((p) => p.key === key)).map((f) => f.key)
+export const flagsRequiring = (flags: DocumentRow<FlagBody>[], key: string): string[] =>
+  flags.filter((f) => f.key !== key && prerequisitesOf(f.body).some((p) => p.key === key)).map((f) => f.key)
 
 /** 409 IN_USE when other flags require `key` (before deleting or archiving it). */
-export function refuseIfRequired(flags: DocumentRow[], key: string, doing: 'deleted' | 'archived'): void {
+export function refuseIfRequired(flags: DocumentRow<FlagBody>[], key: string, doing: 'deleted' | 'archived'): void {
   const users = flagsRequiring(flags, key)
   if (users.length)
     throw inUse(`Flag "${key}" is a prerequisite of ${users.length} flag(s); it cannot be ${doing} while they require it`, { flags: users })
 }
 
 /** Problems of `body` (the flag `key` about to be stored) against the project's other flags. */
-export function graphIssues(key: string, body: FlagBody, rows: DocumentRow[]): ValidationIssue[] {
+export function graphIssues(key: string, body: FlagBody, rows: DocumentRow<FlagBody>[]): ValidationIssue[] {
   const issues: ValidationIssue[] = []
-  const flags = new Map(rows.map((r) => [r.key, flagBodyOf(r)]))
+  const flags = new Map(rows.map((r) => [r.key, r.body]))
   prerequisitesOf(body).forEach((p, i) => {
     const path = `prerequisites[${i}]`
     const other = flags.get(p.key)
@@ -54,7 +54,7 @@ export function graphIssues(key: string, body: FlagBody, rows: DocumentRow[]): V
   const variants = body.variants ?? {}
   for (const row of rows) {
     if (row.key === key) continue
-    for (const p of prerequisitesOf(flagBodyOf(row))) {
+    for (const p of prerequisitesOf(row.body)) {
       if (p.key === key && typeof p.variant === 'string' && !Object.hasOwn(variants, p.variant)) {
         issues.push({ path: 'variants', message: `variant "${p.variant}" is required by flag "${row.key}" (its prerequisites)` })
       }
@@ -65,7 +65,12 @@ export function graphIssues(key: string, body: FlagBody, rows: DocumentRow[]): V
 
 /** The graph's bounds (docs/behaviour.md §8), for the flag being written and for every flag that requires it
  *  directly or through others (their chains and reach grow with its prerequisites). */
-function boundIssues(key: string, required: string[], requiredBy: (k: string) => string[], rows: DocumentRow[]): ValidationIssue[] {
+function boundIssues(
+  key: string,
+  required: string[],
+  requiredBy: (k: string) => string[],
+  rows: DocumentRow<FlagBody>[],
+): ValidationIssue[] {
   const edges = (k: string) => (k === key ? required : requiredBy(k))
   const dependents = new Map<string, string[]>()
   for (const row of rows) {

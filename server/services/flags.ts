@@ -13,17 +13,19 @@ import {
 } from '../schemas'
 import type { Db } from '../store'
 import type { BodyFilter, DocumentRow } from '../store/documents'
+import { flagKind, type FlagBody } from '../kinds'
 import type { Actor, ServiceDeps } from './context'
 import { validationError, conflict } from '../errors'
 import { touchedEnvironment } from '../access/affected-environments'
-import { flagBodyOf, isArchived, storedOverrides, type FlagBody } from './flag-body'
+import { isArchived, storedOverrides } from './flag-body'
 import { graphIssues, refuseIfRequired } from './flag-graph'
 import { flagLifecycle } from './flag-lifecycle'
 import { versionedDocuments, type NextBody } from './versioned-documents'
 import type { RecordChange } from './change-runner'
 import type { DocumentOp } from './document-ops'
 
-export type { FlagBody } from './flag-body'
+export type { FlagBody } from '../kinds'
+export { flagView, flagEventData } from '../kinds'
 export type { FlagOverride } from '../schemas'
 
 /** A change to a flag as its update routes take it: the fields of PUT /flags/:key, or one environment's
@@ -31,22 +33,6 @@ export type { FlagOverride } from '../schemas'
 export type FlagChange = FlagPatchInput | OverrideChange
 export type OverrideChange = ScheduledOverrideInput
 export const isOverrideChange = (change: FlagChange): change is OverrideChange => 'override' in change
-
-/** The wire form of a stored flag. */
-export function flagView(row: DocumentRow) {
-  return { key: row.key, ...flagBodyOf(row), version: row.version, created_at: row.createdAt, updated_at: row.updatedAt }
-}
-/** The `data` of this resource's webhook events. */
-export const flagEventData = (row: DocumentRow) => {
-  const b = flagBodyOf(row)
-  return {
-    enabled: b.enabled,
-    value: b.value,
-    version: row.version,
-    ...(b.variants && { default_variant: b.default_variant }),
-    ...(b.archived && { archived: true }),
-  }
-}
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
@@ -130,21 +116,13 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     return withMirroredValue(body as FlagBody, input.value)
   }
 
-  const docs = versionedDocuments<FlagBody>(
-    { store, changes },
-    {
-      type: 'flag',
-      label: 'Flag',
-      notFoundCode: 'FLAG_NOT_FOUND',
-      repository: store.flags,
-      view: flagView,
-      eventData: flagEventData,
-      validate,
-      editable: (body, key) => {
-        if (isArchived(body)) throw archivedError(key)
-      },
+  const docs = versionedDocuments({ store, changes }, flagKind, {
+    repository: store.flags,
+    validate,
+    editable: (body, key) => {
+      if (isArchived(body)) throw archivedError(key)
     },
-  )
+  })
 
   const lifecycle = flagLifecycle(store, changes, docs)
 
@@ -195,8 +173,8 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
         const next: FlagBody = { ...body, enabled: false }
         if (body.environments) {
           next.environments = Object.fromEntries(
-            Object.entries(body.environments).map(([name, o]) => [name, { ...o, enabled: false }]),
-          ) as FlagBody['environments']
+            Object.entries(body.environments).map(([name, o]) => [name, { ...o, enabled: false }] as const),
+          )
         }
         return next
       })
@@ -204,7 +182,7 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
 
     async putOverride(actor: Actor, key: string, environment: string, override: FlagOverride, ifMatch?: number) {
       const row = await docs.update(actor, key, ifMatch, setOverride(actor, environment, override), { environment })
-      return { row, override: flagBodyOf(row).environments![environment] }
+      return { row, override: row.body.environments![environment] }
     },
 
     /** A scheduled change, applied inside a running change (the schedule's own bookkeeping shares its
@@ -215,7 +193,7 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     },
     /** A change request's item (services/change-requests.ts), inside its apply transaction, through the
      *  same steps as the direct routes. */
-    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp<'flag'>): Promise<DocumentRow | null> {
+    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp<'flag'>): Promise<DocumentRow<FlagBody> | null> {
       const { key, ifMatch } = op
       switch (op.action) {
         case 'create':
@@ -246,7 +224,7 @@ export function flagService({ store, changes }: Pick<ServiceDeps, 'store' | 'cha
     async draft(projectId: string, key: string, input: FlagPatchInput): Promise<FlagBody> {
       const body = createBody(input)
       const stored = await store.flags.get(store.db, projectId, key)
-      await validate(store.db, projectId, key, body, stored && flagBodyOf(stored))
+      await validate(store.db, projectId, key, body, stored?.body)
       return body
     },
     /** What a scheduled `change` makes of `body` (explain's `at`), without storing anything. */

@@ -6,19 +6,16 @@
 import fastJsonPatch from 'fast-json-patch'
 import { entryOf } from '../documents/entries'
 import { exportDocument, type ExportSelection } from '../documents/export'
-import type { FlagshipDocument, Kind } from '../documents/model'
+import type { FlagshipDocument } from '../documents/model'
 import { planImport, type CurrentState, type Plan } from '../documents/plan'
 import { proposalItems, type ProposedItem } from '../documents/proposal'
 import type { Db } from '../store'
-import type { DocumentRepository } from '../store/documents'
+import type { DocumentRepository, StoredBody } from '../store/documents'
 import type { RecordChange } from './change-runner'
-import { configBodyOf, configEventData, configView } from './configs'
 import type { Actor, ServiceDeps } from './context'
 import { validationError, conflict, invalid, notFoundWith } from '../errors'
-import { flagBodyOf } from './flag-body'
-import { flagEventData, flagView } from './flags'
-import { segmentEventData, segmentView } from './segments'
-import { writePlan, type KindOps } from './plan-writes'
+import { KIND_OF_PLURAL } from '../kinds'
+import { kindOps, writePlan } from './plan-writes'
 
 export type Applied = Plan & { change_set: string | null }
 export interface PromotionItem {
@@ -45,13 +42,12 @@ function checkEnvironments(known: readonly string[], named: [string, string][]):
   if (issues.length) throw validationError(issues)
 }
 
-type Stored = CurrentState['flags'][number]
 type Overridden = 'flags' | 'configs'
+type Stored = CurrentState[Overridden][number]
 /** A stored flag's or config's overrides, by environment (both bodies keep them in `environments`). */
-const overridesOf = (kind: Overridden, r: Stored): Readonly<Record<string, unknown>> | undefined =>
-  kind === 'flags' ? flagBodyOf(r).environments : configBodyOf(r).environments
-const overrideOf = (kind: Overridden, r: Stored, env: string): unknown => {
-  const envs = overridesOf(kind, r)
+const overridesOf = (r: Stored): Readonly<Record<string, unknown>> | undefined => r.body.environments
+const overrideOf = (r: Stored, env: string): unknown => {
+  const envs = overridesOf(r)
   return envs && Object.hasOwn(envs, env) ? envs[env] : undefined
 }
 
@@ -67,15 +63,13 @@ function promotionDocument(state: CurrentState, req: PromoteRequest): FlagshipDo
     const rows = new Map(state[kind].map((r) => [r.key, r]))
     const missing = (names ?? []).filter((k) => !rows.has(k))
     if (missing.length)
-      throw notFoundWith(
-        kind === 'flags' ? 'FLAG_NOT_FOUND' : 'CONFIG_NOT_FOUND',
-        `${kind === 'flags' ? 'Flag' : 'Config'}(s) ${missing.join(', ')} not found`,
-        { keys: missing },
-      )
+      throw notFoundWith(KIND_OF_PLURAL[kind].notFoundCode, `${KIND_OF_PLURAL[kind].label}(s) ${missing.join(', ')} not found`, {
+        keys: missing,
+      })
     const chosen = all ? [...rows.values()] : (names ?? []).map((k) => rows.get(k)!)
     return chosen.map((r) => {
-      const envs = { ...overridesOf(kind, r) }
-      const o = overrideOf(kind, r, req.from)
+      const envs = { ...overridesOf(r) }
+      const o = overrideOf(r, req.from)
       if (o === undefined) delete envs[req.to]
       else envs[req.to] = o
       const { environments: _e, ...rest } = r.body
@@ -87,10 +81,10 @@ function promotionDocument(state: CurrentState, req: PromoteRequest): FlagshipDo
 }
 
 /** identical / different (with the RFC 6902 diff from a's override to b's) / only_a / only_b. */
-function compareOverrides(kind: Overridden, rows: Stored[], a: string, b: string) {
+function compareOverrides(rows: Stored[], a: string, b: string) {
   return rows.map((r) => {
-    const oa = overrideOf(kind, r, a)
-    const ob = overrideOf(kind, r, b)
+    const oa = overrideOf(r, a)
+    const ob = overrideOf(r, b)
     if (oa === undefined && ob === undefined) return { key: r.key, status: 'identical' as const }
     if (ob === undefined) return { key: r.key, status: 'only_a' as const }
     if (oa === undefined) return { key: r.key, status: 'only_b' as const }
@@ -135,11 +129,7 @@ const refuseErrors = (plan: Plan) => {
 }
 
 export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
-  const ops: Record<Kind, KindOps> = {
-    segments: { type: 'segment', repo: store.segments, view: segmentView, eventData: segmentEventData },
-    flags: { type: 'flag', repo: store.flags, view: flagView, eventData: flagEventData },
-    configs: { type: 'config', repo: store.configs, view: configView, eventData: configEventData },
-  }
+  const ops = kindOps(store)
   const remembered = new Map<string, Map<string, number | null>>()
   const remember = (plan: Plan) => {
     remembered.delete(plan.plan_id)
@@ -149,7 +139,7 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
 
   async function currentState(db: Db, projectId: string): Promise<CurrentState & { project: string }> {
     const project = await store.projects.get(db, projectId)
-    const rows = async (repo: DocumentRepository) =>
+    const rows = async <Body extends StoredBody>(repo: DocumentRepository<Body>) =>
       (await repo.all(db, projectId)).map((r) => ({ key: r.key, version: r.version, body: r.body }))
     return {
       project: project?.slug ?? projectId,
@@ -245,9 +235,9 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
       remember(plan)
       const items = plan.steps.map((step): PromotionItem => {
         const kind = step.kind as Overridden
-        const o = overrideOf(kind, state[kind].find((r) => r.key === step.key)!, req.from)
+        const o = overrideOf(state[kind].find((r) => r.key === step.key)!, req.from)
         const base = {
-          resource_type: kind === 'flags' ? ('flag' as const) : ('config' as const),
+          resource_type: KIND_OF_PLURAL[kind].type,
           key: step.key,
           environment: req.to,
           base_version: step.fromVersion,
@@ -269,8 +259,8 @@ export function importService({ store, changes }: Pick<ServiceDeps, 'store' | 'c
       return {
         a,
         b,
-        ...(kinds.flags && { flags: compareOverrides('flags', state.flags, a, b) }),
-        ...(kinds.configs && { configs: compareOverrides('configs', state.configs, a, b) }),
+        ...(kinds.flags && { flags: compareOverrides(state.flags, a, b) }),
+        ...(kinds.configs && { configs: compareOverrides(state.configs, a, b) }),
       }
     },
   }

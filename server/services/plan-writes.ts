@@ -5,7 +5,8 @@
 // still checked and recorded in the plan's order, and written in it.
 import type { Kind } from '../documents/model'
 import type { Step } from '../documents/plan'
-import type { Db } from '../store'
+import { perKind, type DocumentKind } from '../kinds'
+import type { Db, Store } from '../store'
 import type { DocumentRepository, DocumentRow } from '../store/documents'
 import { eventKind, type Action, type DocumentType } from '../store/vocabulary/changes'
 import { conflict } from '../errors'
@@ -13,12 +14,15 @@ import type { RecordChange } from './change-runner'
 import type { Actor } from './context'
 import { touchedEnvironment } from '../access/affected-environments'
 
+/** A kind and its rows. A plan's bodies are the document's, each validated as its kind's when the plan was
+ *  made (documents/validate.ts), so the rows here are held as the store's JSON objects, not as a kind's body. */
 export interface KindOps {
-  type: DocumentType
+  kind: DocumentKind
   repo: DocumentRepository
-  view(row: DocumentRow): object
-  eventData(row: DocumentRow): Record<string, unknown>
 }
+
+/** Every kind with its repository (the store names them by plural). */
+export const kindOps = (store: Store): Record<Kind, KindOps> => perKind((kind) => ({ kind, repo: store[kind.plural] }))
 
 type Write = 'insert' | 'update' | 'delete'
 
@@ -46,7 +50,7 @@ function pendingWrites(tx: Db, projectId: string, now: string) {
       // The rows were read locked at these versions, so this is only a guard.
       const done = new Set(written.map((r) => r.key))
       const lost = p.rows.find((r) => !done.has(r.key))
-      if (lost) throw outdated(p.ops.type, lost.key)
+      if (lost) throw outdated(p.ops.kind.type, lost.key)
     }
   }
   return {
@@ -89,7 +93,7 @@ export async function writePlan(
   const locked = await lockedRows(tx, actor.projectId, steps, ops)
   const pending = pendingWrites(tx, actor.projectId, now)
   for (const step of steps) {
-    const { type, view, eventData } = ops[step.kind]
+    const { type, view, eventData } = ops[step.kind].kind
     const note = (action: Action, before: DocumentRow | null, after: DocumentRow | null) =>
       record({
         projectId: actor.projectId,

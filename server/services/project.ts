@@ -1,14 +1,13 @@
 // Projects: creating one (the CLI; the first is made by bootstrap) and the caller's name, slug and environment list.
 import type { Db } from '../store'
-import type { DocumentRow } from '../store/documents'
+import type { DocumentRepository, DocumentRow, StoredBody } from '../store/documents'
 import type { ProjectRow } from '../store/projects'
 import type { RecordChange } from './change-runner'
 import type { Actor, ServiceDeps } from './context'
 import { by } from './context'
 import { notFound, validationError, alreadyExists, limitReached, inUse, conflict, invalid } from '../errors'
 import { displayNameIssue, ENV_PATTERN } from './keys'
-import { flagEventData, flagView } from './flags'
-import { configEventData, configView } from './configs'
+import { configKind, flagKind, type DocumentKind } from '../kinds'
 import { eventKind } from '../store/vocabulary/changes'
 import { revokeToken } from './tokens'
 
@@ -24,8 +23,8 @@ function randomProjectId(): string {
 export const projectView = (p: ProjectRow) => ({ id: p.id, name: p.name, slug: p.slug, environments: p.environments })
 const eventData = (p: ProjectRow) => ({ name: p.name, slug: p.slug, environments: p.environments })
 
-type EnvMap = Record<string, unknown> | undefined
-const envsOf = (row: DocumentRow): EnvMap => row.body.environments as EnvMap
+/** The bodies with environment overrides (flags, configs). */
+type Overridden = StoredBody & { environments?: Record<string, unknown> }
 
 export function projectService({ store, changes }: ServiceDeps) {
   async function mustGet(tx: Db, id: string): Promise<ProjectRow> {
@@ -56,10 +55,16 @@ export function projectService({ store, changes }: ServiceDeps) {
   }
 
   /** Drops one environment's override from a flag or config, as a normal versioned, audited update. */
-  async function dropOverride(tx: Db, record: RecordChange, actor: Actor, kind: 'flag' | 'config', row: DocumentRow, env: string) {
-    const { [env]: _gone, ...rest } = envsOf(row) ?? {}
-    const repo = kind === 'flag' ? store.flags : store.configs
-    const [view, data] = kind === 'flag' ? [flagView, flagEventData] : [configView, configEventData]
+  async function dropOverride<Body extends Overridden>(
+    tx: Db,
+    record: RecordChange,
+    actor: Actor,
+    { type: kind, view, eventData: data }: DocumentKind<'flag' | 'config', Body>,
+    repo: DocumentRepository<Body>,
+    row: DocumentRow<Body>,
+    env: string,
+  ) {
+    const { [env]: _gone, ...rest } = row.body.environments ?? {}
     const updated = await repo.update(
       tx,
       actor.projectId,
@@ -199,8 +204,8 @@ export function projectService({ store, changes }: ServiceDeps) {
       return changes.run(async (tx, record) => {
         const before = await mustGet(tx, actor.projectId)
         if (!before.environments.includes(name)) throw notFound('NOT_FOUND', `Environment "${name}"`)
-        const flags = (await store.flags.all(tx, actor.projectId)).filter((r) => envsOf(r)?.[name] !== undefined)
-        const configs = (await store.configs.all(tx, actor.projectId)).filter((r) => envsOf(r)?.[name] !== undefined)
+        const flags = (await store.flags.all(tx, actor.projectId)).filter((r) => r.body.environments?.[name] !== undefined)
+        const configs = (await store.configs.all(tx, actor.projectId)).filter((r) => r.body.environments?.[name] !== undefined)
         const keys = (await store.tokens.byProject(tx, actor.projectId)).filter((t) => t.environment === name)
         if ((flags.length || configs.length || keys.length) && !force) {
           throw inUse(`Environment "${name}" has overrides or keys bound to it; remove them or pass ?force=true`, {
@@ -210,8 +215,8 @@ export function projectService({ store, changes }: ServiceDeps) {
           })
         }
         for (const k of keys) await revokeToken({ store }, tx, record, actor, k, `environment "${name}" removed`)
-        for (const f of flags) await dropOverride(tx, record, actor, 'flag', f, name)
-        for (const c of configs) await dropOverride(tx, record, actor, 'config', c, name)
+        for (const f of flags) await dropOverride(tx, record, actor, flagKind, store.flags, f, name)
+        for (const c of configs) await dropOverride(tx, record, actor, configKind, store.configs, c, name)
         return save(tx, record, actor, before, { environments: before.environments.filter((e) => e !== name) })
       })
     },

@@ -136,7 +136,7 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
       if (row.state !== 'running' || row.currentStep < 1) return 'held'
       // a flag deleted or archived under a running plan: nothing to raise; it waits for a person
       const flag = await store.flags.get(store.db, row.projectId, row.flagKey)
-      if (!flag || (flag.body as { archived?: unknown }).archived === true) {
+      if (!flag || flag.body.archived === true) {
         await pause(row, row.status, { reason: flag ? 'flag_archived' : 'flag_deleted' })
         return 'paused'
       }

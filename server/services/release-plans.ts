@@ -23,7 +23,7 @@ import type { RecordChange } from './change-runner'
 import type { ChangeNotice } from '../notices/changes'
 import { by, type Actor, type ServiceDeps } from './context'
 import { AppError, invalidState as invalidStateError, conflict, limitReached, notFound, validationError } from '../errors'
-import { flagBodyOf, type FlagBody } from './flag-body'
+import type { FlagBody } from '../kinds'
 import { targetingIn } from './experiment-flag'
 import { KEY_PATTERN } from './keys'
 import { releasePlanRegistry } from '../experiments/release-registry'
@@ -213,7 +213,7 @@ export function releasePlanService(
   async function flagOf(db: Db, projectId: string, flagKey: string): Promise<FlagBody> {
     const row = await store.flags.get(db, projectId, flagKey)
     if (!row) throw notFound('FLAG_NOT_FOUND', `Flag "${flagKey}"`)
-    return flagBodyOf(row)
+    return row.body
   }
 
   const invalidState = (row: ReleasePlanRow, what: string) =>

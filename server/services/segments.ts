@@ -4,27 +4,15 @@ import { labelIssue, segmentKeysOf, validateConditions, type Condition } from '.
 import type { SegmentCreateInput, SegmentPatchInput } from '../schemas'
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
+import { flagEventData, flagView, segmentKind, type FlagBody, type SegmentBody } from '../kinds'
 import { by, type Actor, type ServiceDeps } from './context'
 import { validationError, inUse } from '../errors'
 import { versionedDocuments } from './versioned-documents'
-import { flagBodyOf, type FlagBody } from './flag-body'
-import { flagEventData, flagView } from './flags'
 import type { RecordChange } from './change-runner'
 import { unsupportedAction } from './change-request-types'
 import type { DocumentOp } from './document-ops'
 
-/** A stored segment's body (a type, not an interface, so that it is also the open record the store keeps). */
-type SegmentBody = { conditions: Condition[] }
-
-export function segmentView(row: DocumentRow) {
-  return {
-    conditions: (row.body.conditions ?? []) as Condition[],
-    version: row.version,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  }
-}
-export const segmentEventData = (row: DocumentRow) => ({ conditions: row.body.conditions, version: row.version })
+export { segmentView } from '../kinds'
 
 /** A flag's body without any reference to segment `key`, answering as it did while the segment was gone:
  *  a rule that needs membership (in_segment) could never match and goes; a not_in_segment condition always
@@ -54,8 +42,8 @@ export function withoutSegment(body: FlagBody, key: string): FlagBody {
 }
 
 /** Keys of the flags whose rules reference a segment. */
-const flagsUsing = (flags: DocumentRow[], segmentKey: string): string[] =>
-  flags.filter((f) => segmentKeysOf(flagBodyOf(f)).includes(segmentKey)).map((f) => f.key)
+const flagsUsing = (flags: DocumentRow<FlagBody>[], segmentKey: string): string[] =>
+  flags.filter((f) => segmentKeysOf(f.body).includes(segmentKey)).map((f) => f.key)
 
 export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | 'changes'>) {
   async function validate(tx: Db, projectId: string, conditions: unknown): Promise<void> {
@@ -70,7 +58,7 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
       tx,
       actor.projectId,
       flagKey,
-      withoutSegment(flagBodyOf(current), segmentKey),
+      withoutSegment(current.body, segmentKey),
       current.version,
       new Date().toISOString(),
     )
@@ -93,18 +81,10 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
     (input: SegmentPatchInput) =>
     (stored: SegmentBody): SegmentBody => ({ conditions: (input.conditions ?? stored.conditions) as Condition[] })
 
-  const docs = versionedDocuments<SegmentBody>(
-    { store, changes },
-    {
-      type: 'segment',
-      label: 'Segment',
-      notFoundCode: 'SEGMENT_NOT_FOUND',
-      repository: store.segments,
-      view: segmentView,
-      eventData: segmentEventData,
-      validate: (tx, projectId, _key, body) => validate(tx, projectId, body.conditions),
-    },
-  )
+  const docs = versionedDocuments({ store, changes }, segmentKind, {
+    repository: store.segments,
+    validate: (tx, projectId, _key, body) => validate(tx, projectId, body.conditions),
+  })
 
   /** Refuses (409 IN_USE) to delete a segment flags use, unless forced: then each of those flags drops its
    *  references in the same transaction (audited), so a later segment of the same key revives nothing. */
@@ -117,7 +97,7 @@ export function segmentService({ store, changes }: Pick<ServiceDeps, 'store' | '
   return {
     page: docs.page,
     /** A change request's item (services/change-requests.ts), inside its apply transaction. */
-    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp<'segment'>): Promise<DocumentRow | null> {
+    async opIn(tx: Db, record: RecordChange, actor: Actor, op: DocumentOp<'segment'>): Promise<DocumentRow<SegmentBody> | null> {
       const { key, ifMatch, action } = op
       switch (op.action) {
         case 'create':

@@ -7,7 +7,7 @@ import type { UsageRow } from '../store/usage'
 import { hourOf } from '../usage/flusher'
 import type { Actor, ServiceDeps } from './context'
 import { notFound, validationError, rateLimited } from '../errors'
-import { flagBodyOf, type FlagBody } from './flag-body'
+import type { FlagBody } from '../kinds'
 import { KEY_PATTERN } from './keys'
 import type { Snapshots } from '../cache/snapshots'
 
@@ -178,7 +178,7 @@ export function checkUsageReport(
   counts.forEach((c, i) => {
     const at = `counts[${i}]`
     const row = snap?.flags.get(c.key)?.row
-    const flag = row && flagBodyOf(row)
+    const flag = row?.body
     if (!KEY_PATTERN.test(c.key)) issues.push({ path: `${at}.key`, message: 'is not a flag key' })
     if (c.environment !== '' && !environments.has(c.environment))
       issues.push({ path: `${at}.environment`, message: 'must be one of the project\'s environments, or "" for none' })

@@ -2,9 +2,11 @@
 // creating it (validated, refused when the key exists), changing it at the version it was read at
 // (If-Match, version bump, 409 on a lost race) and deleting it, each as one change through the change
 // runner (row + audit entry + webhook outbox + stream entry, one transaction). The resource services add
-// only what gives their fields meaning: the body they build, its validation, their extra operations.
+// only what gives their fields meaning: the body they build, its validation, their extra operations. What
+// names and shows a kind is its definition (kinds/).
+import type { DocumentKind } from '../kinds'
 import type { Db, Store } from '../store'
-import type { DocumentRepository, DocumentRow } from '../store/documents'
+import type { DocumentRepository, DocumentRow, StoredBody } from '../store/documents'
 import type { ChangeRunner, RecordChange } from './change-runner'
 import type { Actor } from './context'
 import { by } from './context'
@@ -13,22 +15,16 @@ import { eventKind, type Action, type DocumentType, type EventKind } from '../st
 import { checkIfMatch, checkKey } from './keys'
 import { touchedEnvironment } from '../access/affected-environments'
 
-export interface DocumentKind<Body> {
-  type: DocumentType
-  /** as it appears in messages: `Flag "x" not found` */
-  label: string
-  /** the 404 code: FLAG_NOT_FOUND */
-  notFoundCode: string
-  repository: DocumentRepository
-  /** the wire form (audit `before`/`after`) */
-  view(row: DocumentRow): object
-  /** the `data` of its webhook events */
-  eventData(row: DocumentRow): Record<string, unknown>
+/** What the kind's service adds to its definition: where its rows are and what may be stored. */
+export interface DocumentRules<Body extends StoredBody> {
+  repository: DocumentRepository<Body>
   /** refuses a body that may not be stored under `key` (throws a validation error); `stored` is the body it replaces */
   validate(tx: Db, projectId: string, key: string, body: Body, stored: Body | undefined): Promise<void>
   /** refuses (throws) any change but a restore while the stored body says so (an archived flag) */
   editable?(body: Body, key: string): void
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object'
 
 /** How an update is recorded: the environment it concerns (events, stream) and its audit action. */
 export interface UpdateOptions {
@@ -40,18 +36,17 @@ export interface UpdateOptions {
 export type NextBody<Body> = (body: Body, tx: Db) => Body | Promise<Body>
 
 /** `Body`: the kind's stored body, an object type the store's JSON column holds as it is. */
-export function versionedDocuments<Body extends DocumentRow['body']>(
+export function versionedDocuments<Body extends StoredBody>(
   deps: { store: Store; changes: ChangeRunner },
-  kind: DocumentKind<Body>,
+  kind: DocumentKind<DocumentType, Body>,
+  rules: DocumentRules<Body>,
 ) {
   const { store, changes } = deps
-  const repo = kind.repository
-  // Only this kind's service writes its rows, each body validated (kind.validate) first: what the store
-  // gives back is a Body.
-  const bodyOf = (row: DocumentRow) => row.body as Body
+  const repo = rules.repository
+  type Row = DocumentRow<Body>
 
   /** The stored row; inside a change's transaction it is locked until commit (see getForUpdate). */
-  async function mustGet(tx: Db, projectId: string, key: string, forUpdate = true): Promise<DocumentRow> {
+  async function mustGet(tx: Db, projectId: string, key: string, forUpdate = true): Promise<Row> {
     const row = await (forUpdate ? repo.getForUpdate(tx, projectId, key) : repo.get(tx, projectId, key))
     if (!row) throw notFound(kind.notFoundCode, `${kind.label} "${key}"`)
     return row
@@ -62,8 +57,8 @@ export function versionedDocuments<Body extends DocumentRow['body']>(
     actor: Actor,
     action: Action,
     key: string,
-    before: DocumentRow | null,
-    after: DocumentRow | null,
+    before: Row | null,
+    after: Row | null,
     environment = '',
   ) =>
     record({
@@ -80,15 +75,8 @@ export function versionedDocuments<Body extends DocumentRow['body']>(
     })
 
   /** Inside a running change: validates and writes `body` over `current` at the version it was read at. */
-  async function writeIn(
-    tx: Db,
-    record: RecordChange,
-    actor: Actor,
-    current: DocumentRow,
-    body: Body,
-    opts: UpdateOptions,
-  ): Promise<DocumentRow> {
-    await kind.validate(tx, actor.projectId, current.key, body, bodyOf(current))
+  async function writeIn(tx: Db, record: RecordChange, actor: Actor, current: Row, body: Body, opts: UpdateOptions): Promise<Row> {
+    await rules.validate(tx, actor.projectId, current.key, body, current.body)
     const updated = await repo.update(tx, actor.projectId, current.key, body, current.version, new Date().toISOString())
     if (!updated) throw versionConflict((await mustGet(tx, actor.projectId, current.key)).version)
     // An update that changes only one environment's override affects that environment only (teams.md §4).
@@ -109,38 +97,32 @@ export function versionedDocuments<Body extends DocumentRow['body']>(
     ifMatch: number | undefined,
     next: NextBody<Body>,
     opts: UpdateOptions = {},
-  ): Promise<DocumentRow> {
+  ): Promise<Row> {
     const current = await mustGet(tx, actor.projectId, key)
     checkIfMatch(ifMatch, current.version)
-    if (opts.action !== 'restore') kind.editable?.(bodyOf(current), key)
-    return writeIn(tx, record, actor, current, await next(bodyOf(current), tx), opts)
+    if (opts.action !== 'restore') rules.editable?.(current.body, key)
+    return writeIn(tx, record, actor, current, await next(current.body, tx), opts)
   }
 
   /** updateIn as one change of its own. */
-  function update(
-    actor: Actor,
-    key: string,
-    ifMatch: number | undefined,
-    next: NextBody<Body>,
-    opts: UpdateOptions = {},
-  ): Promise<DocumentRow> {
+  function update(actor: Actor, key: string, ifMatch: number | undefined, next: NextBody<Body>, opts: UpdateOptions = {}): Promise<Row> {
     return changes.run((tx, record) => updateIn(tx, record, actor, key, ifMatch, next, opts))
   }
 
   /** A dry run of update: refuses (throws) exactly as it would now, and writes nothing. */
   async function check(tx: Db, actor: Actor, key: string, next: NextBody<Body>): Promise<void> {
     const current = await mustGet(tx, actor.projectId, key, false)
-    kind.editable?.(bodyOf(current), key)
-    await kind.validate(tx, actor.projectId, key, await next(bodyOf(current), tx), bodyOf(current))
+    rules.editable?.(current.body, key)
+    await rules.validate(tx, actor.projectId, key, await next(current.body, tx), current.body)
   }
 
   /** Inside a running change: validates and inserts a new document (409 when the key exists). */
-  async function createIn(tx: Db, record: RecordChange, actor: Actor, rawKey: unknown, body: Body): Promise<DocumentRow> {
+  async function createIn(tx: Db, record: RecordChange, actor: Actor, rawKey: unknown, body: Body): Promise<Row> {
     const key = checkKey(rawKey)
-    await kind.validate(tx, actor.projectId, key, body, undefined)
+    await rules.validate(tx, actor.projectId, key, body, undefined)
     if (await repo.get(tx, actor.projectId, key)) throw alreadyExists(`${kind.label} "${key}" already exists`)
     const now = new Date().toISOString()
-    const row: DocumentRow = { projectId: actor.projectId, key, body, version: 1, createdAt: now, updatedAt: now }
+    const row: Row = { projectId: actor.projectId, key, body, version: 1, createdAt: now, updatedAt: now }
     await repo.insert(tx, row)
     await recordChange(record, actor, 'create', key, null, row)
     return row
@@ -152,7 +134,7 @@ export function versionedDocuments<Body extends DocumentRow['body']>(
     record: RecordChange,
     actor: Actor,
     key: string,
-    guard?: (tx: Db, current: DocumentRow, record: RecordChange) => Promise<void>,
+    guard?: (tx: Db, current: Row, record: RecordChange) => Promise<void>,
   ): Promise<void> {
     const current = await mustGet(tx, actor.projectId, key)
     await guard?.(tx, current, record)
@@ -168,7 +150,7 @@ export function versionedDocuments<Body extends DocumentRow['body']>(
     key: string,
     environment: string,
     ifMatch: number | undefined,
-  ): Promise<DocumentRow> {
+  ): Promise<Row> {
     return updateIn(
       tx,
       record,
@@ -176,8 +158,9 @@ export function versionedDocuments<Body extends DocumentRow['body']>(
       key,
       ifMatch,
       (body) => {
-        const envs = (body as { environments?: Record<string, unknown> }).environments
-        if (!envs || !Object.hasOwn(envs, environment))
+        // Only the kinds with overrides (flags, configs) have routes and items that remove one.
+        const envs = body.environments
+        if (!isObject(envs) || !Object.hasOwn(envs, environment))
           throw notFound('NOT_FOUND', `Override for environment "${environment}" on ${kind.type} "${key}"`)
         const { [environment]: _removed, ...rest } = envs
         return { ...body, environments: rest }
@@ -195,17 +178,17 @@ export function versionedDocuments<Body extends DocumentRow['body']>(
     all: (projectId: string) => repo.all(store.db, projectId),
     get: (projectId: string, key: string) => mustGet(store.db, projectId, key, false),
     createIn,
-    create: (actor: Actor, rawKey: unknown, body: Body): Promise<DocumentRow> =>
+    create: (actor: Actor, rawKey: unknown, body: Body): Promise<Row> =>
       changes.run((tx, record) => createIn(tx, record, actor, rawKey, body)),
     deleteIn,
     /** Deletes the document; `guard` may refuse first (e.g. 409 IN_USE), or make changes of its own in the
      *  same transaction (`record` audits them). */
-    delete: (actor: Actor, key: string, guard?: (tx: Db, current: DocumentRow, record: RecordChange) => Promise<void>): Promise<void> =>
+    delete: (actor: Actor, key: string, guard?: (tx: Db, current: Row, record: RecordChange) => Promise<void>): Promise<void> =>
       changes.run((tx, record) => deleteIn(tx, record, actor, key, guard)),
     deleteOverrideIn,
     /** Removes one environment's override (404 when there is none), at the version read (If-Match). */
-    deleteOverride: (actor: Actor, key: string, environment: string, ifMatch: number | undefined): Promise<DocumentRow> =>
+    deleteOverride: (actor: Actor, key: string, environment: string, ifMatch: number | undefined): Promise<Row> =>
       changes.run((tx, record) => deleteOverrideIn(tx, record, actor, key, environment, ifMatch)),
   }
 }
-export type VersionedDocuments<Body extends DocumentRow['body']> = ReturnType<typeof versionedDocuments<Body>>
+export type VersionedDocuments<Body extends StoredBody> = ReturnType<typeof versionedDocuments<Body>>

@@ -1,5 +1,6 @@
 // Repository for the audit log.
 import { and, count, desc, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
+import { KIND_TYPES } from '../kinds'
 import type { Db, Tables } from './database'
 import type { Action, ResourceType } from './vocabulary/changes'
 import { inChunks } from './chunks'
@@ -41,7 +42,7 @@ export function auditRepository(t: Tables) {
           and(
             eq(a.projectId, projectId),
             gte(a.timestamp, since),
-            inArray(a.resourceType, ['flag', 'config', 'segment']),
+            inArray(a.resourceType, KIND_TYPES),
             or(sql`${text} LIKE '%"emergency"%'`, sql`${text} LIKE '%"bypass_reason"%'`),
           ),
         )

@@ -3,6 +3,7 @@
 // (cache/, workers); it calls no one: no services, no HTTP, no events.
 import type { Database } from './database'
 import { documentRepository, type BodySql } from './documents'
+import type { Bodies } from '../kinds'
 import { projectRepository } from './projects'
 import { tokenRepository } from './tokens'
 import { webhookRepository } from './webhooks'
@@ -50,9 +51,10 @@ export function createStore(database: Database) {
     db: database.db,
     transaction: database.transaction,
     projects: projectRepository(t),
-    flags: documentRepository(t.flags, flagBody),
-    configs: documentRepository(t.configs),
-    segments: documentRepository(t.segments),
+    // Each typed by its kind's stored body (kinds/).
+    flags: documentRepository<Bodies['flag']>(t.flags, flagBody),
+    configs: documentRepository<Bodies['config']>(t.configs),
+    segments: documentRepository<Bodies['segment']>(t.segments),
     tokens: tokenRepository(t),
     webhooks: webhookRepository(t),
     audit: auditRepository(t),

@@ -18,7 +18,7 @@ const URL_OF = (key: string) => `http://localhost:3000/ofrep/v1/evaluate/flags/$
 const TOKEN = 'ff_test_aaaaaaaaaaaaaaaaaaaa'
 const BODY = '{"context":{"targetingKey":"u-1","plan":"free","country":"nl"}}'
 
-const flagOf = (def: FlagDefinition): CachedFlag => ({ row: { version: 3 } as DocumentRow, compiled: compileFlag(def, new Map()) })
+const flagOf = (def: FlagDefinition): CachedFlag => ({ row: { version: 3 } as DocumentRow<never>, compiled: compileFlag(def, new Map()) })
 const FLAGS = new Map<string, CachedFlag>([
   [
     'rule',

@@ -24,15 +24,17 @@ export const ALLOWED: Record<string, string[]> = {
   'startup-errors.ts': [],
   'version.ts': [],
   'errors.ts': ['engine/'],
-  // persistence, and the notices a committed change sends
-  'store/': ['store/', 'engine/', 'errors.ts', 'assets.ts', 'startup-errors.ts', 'log.ts'],
-  'notices/': ['notices/', 'store/vocabulary/'],
-  // wire schemas and the document formats built on them
+  // wire schemas, and the kinds of versioned document defined on them (what the store's rows hold)
   'schemas/': ['schemas/', 'engine/', 'store/vocabulary/'],
-  'documents/': ['documents/', 'engine/', 'schemas/', 'store/vocabulary/', 'errors.ts'],
+  'kinds/': ['kinds/', 'schemas/', 'engine/', 'store/vocabulary/'],
+  // persistence, and the notices a committed change sends
+  'store/': ['store/', 'kinds/', 'engine/', 'errors.ts', 'assets.ts', 'startup-errors.ts', 'log.ts'],
+  'notices/': ['notices/', 'store/vocabulary/'],
+  // the document formats built on the wire schemas
+  'documents/': ['documents/', 'kinds/', 'engine/', 'schemas/', 'store/vocabulary/', 'errors.ts'],
   'documents/convert/': ['documents/', 'engine/', 'schemas/', 'store/vocabulary/', 'errors.ts'],
   // the read side and the pieces the services stand on
-  'cache/': ['cache/', 'engine/', 'notices/', 'store/', 'errors.ts', 'log.ts'],
+  'cache/': ['cache/', 'kinds/', 'engine/', 'notices/', 'store/', 'errors.ts', 'log.ts'],
   'metrics/': ['metrics/'],
   // access reads the people directory (identity/directory.ts) only; identity's operations are above access
   'access/': ['access/', 'cache/', 'identity/directory.ts', 'store/', 'engine/', 'errors.ts'],
@@ -47,6 +49,7 @@ export const ALLOWED: Record<string, string[]> = {
     'services/',
     'notices/',
     'store/',
+    'kinds/',
     'engine/',
     'stats/',
     'schemas/',
@@ -77,6 +80,7 @@ export const ALLOWED: Record<string, string[]> = {
     'metrics/',
     'documents/',
     'schemas/',
+    'kinds/',
     'notices/',
     'store/',
     'engine/',
@@ -94,6 +98,7 @@ export const ALLOWED: Record<string, string[]> = {
     'metrics/',
     'documents/',
     'schemas/',
+    'kinds/',
     'notices/',
     'store/',
     'engine/',

@@ -1,6 +1,7 @@
 // Snapshots.applyMany (a commit's notices together, documents reloaded in bulk) leaves the cache exactly as
 // applying the same notices one by one does: segments, live and archived flags, configs, deletions, and
 // notices of other kinds and other projects in between; and it reads the store a few times, not per document.
+import type { DocumentRepository, DocumentRow } from '../../server/store/documents'
 import { expect, test } from 'bun:test'
 import { Snapshots, type ProjectSnapshot } from '../../server/cache/snapshots'
 import { createStore } from '../../server/store'
@@ -10,10 +11,11 @@ import type { ChangeNotice } from '../../server/notices/changes'
 import { tempSqliteUrl } from '../helpers/temp'
 
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString()
-const doc = (key: string, body: Record<string, unknown>, projectId = 'default') => ({
+// Rows as the store keeps them, of whichever kind the test puts them under (never: any kind's body).
+const doc = (key: string, body: Record<string, unknown>, projectId = 'default'): DocumentRow<never> => ({
   projectId,
   key,
-  body,
+  body: body as never,
   version: 1,
   createdAt: at(0),
   updatedAt: at(0),
@@ -91,7 +93,7 @@ test('applyMany ends where applying each notice in turn ends, with a few reads',
 
   for (const n of notices) await one.apply(n)
   const reads = { get: 0, getMany: 0 }
-  for (const repo of [store.flags, store.configs, store.segments]) {
+  for (const repo of [store.flags, store.configs, store.segments] as DocumentRepository[]) {
     const [get, getMany] = [repo.get, repo.getMany]
     repo.get = (...args) => (reads.get++, get(...args))
     repo.getMany = (...args) => (reads.getMany++, getMany(...args))

@@ -1,5 +1,7 @@
 // Snapshots.reconcile() heals missed change notices by comparing each document's stamp with memory: it must
 // pick up every kind of change written behind its back, and recompile nothing that did not change.
+import type { FlagBody } from '../../server/kinds'
+import type { DocumentRow } from '../../server/store/documents'
 import { expect, test } from 'bun:test'
 import { Snapshots } from '../../server/cache/snapshots'
 import { createStore } from '../../server/store'
@@ -8,10 +10,11 @@ import { bootstrap } from '../../server/services/bootstrap'
 import { tempSqliteUrl } from '../helpers/temp'
 
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString()
-const doc = (key: string, body: Record<string, unknown>, version = 1, created = at(0), updated = created) => ({
+// Rows as the store keeps them, of whichever kind the test puts them under (never: any kind's body).
+const doc = (key: string, body: Record<string, unknown>, version = 1, created = at(0), updated = created): DocumentRow<never> => ({
   projectId: 'default',
   key,
-  body,
+  body: body as never,
   version,
   createdAt: created,
   updatedAt: updated,
@@ -88,7 +91,7 @@ test('notices applied while reconcile awaits win: a segment change and a deletio
   const database = await openDatabase(tempSqliteUrl('flagship-reconcile-'))
   const store = createStore(database)
   await bootstrap(store, undefined)
-  const targeted = (value: string) => ({
+  const targeted = (value: string): FlagBody => ({
     enabled: true,
     value,
     targeting: { rules: [{ conditions: [{ property: 'user_id', operator: 'in_segment', value: 'seg' }], value: 'in' }] },

@@ -3,6 +3,7 @@
 import { t } from 'elysia'
 import { documentJsonSchemaText } from '../../documents/json-schema'
 import { KINDS, type FlagshipDocument, type Kind } from '../../documents/model'
+import { KIND_TYPES, perKind } from '../../kinds'
 import { parseDocumentText, type DocumentFormat } from '../../documents/parse'
 import { planView, type Plan } from '../../documents/plan'
 import { planAffects } from '../../access/affected-environments'
@@ -18,8 +19,10 @@ import { MAX_IMPORT_BYTES } from '../json-input'
 import * as S from '../../schemas'
 import { openApiDetail, routeModule } from './common'
 
+// Exporting segments needs only read:flags (what the flags that use them need), while their own routes, reads
+// included, need write:flags (kinds/segment.ts): the kinds' read permission is their routes'.
 const READ: Record<Kind, Permission> = { segments: 'read:flags', flags: 'read:flags', configs: 'read:configs' }
-const WRITE: Record<Kind, Permission> = { segments: 'write:flags', flags: 'write:flags', configs: 'write:configs' }
+const WRITE: Record<Kind, Permission> = perKind((kind) => kind.write)
 /** The one permission check of each route: every permission the kinds involved need, through the one
  *  authorization function (an import affects every environment of the project, teams.md §4). */
 const needs = (request: Request, perms: Iterable<Permission>) => {
@@ -46,7 +49,7 @@ function kindsParam(v: string | undefined): Kind[] {
 
 const PlanChange = t.Object(
   {
-    resource_type: t.UnionEnum(['segment', 'flag', 'config']),
+    resource_type: t.UnionEnum(KIND_TYPES),
     key: t.String(),
     action: t.UnionEnum(['create', 'update', 'delete']),
     current_version: t.Nullable(t.Number({ description: 'the version the plan read; null for a create' })),

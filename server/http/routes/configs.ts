@@ -1,7 +1,7 @@
 // /api/v1/configs: read one (per environment); the list, stored definition, create, update, delete and
 // environment overrides are every versioned document's routes (versioned-document-routes.ts).
 import { t } from 'elysia'
-import { configView } from '../../services/configs'
+import { configKind } from '../../kinds'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { isClientKey } from '../../access/client-keys'
@@ -40,21 +40,12 @@ export const configEvaluationRoute = ({ snapshots }: Pick<AppDeps, 'snapshots'>)
       },
     )
 
-export const configRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | 'snapshots'>) => {
-  const kind = {
-    plural: 'configs',
-    name: 'config',
-    read: 'read:configs',
-    write: 'write:configs',
-    schemas: { view: S.Config, create: S.ConfigCreate, patch: S.ConfigPatch },
-    view: configView,
-  } as const
-  return routeModule('configs')
-    .use(documentListRoute({ ...kind, page: services.configs.page, list: { summary: 'List configs', maxAge: 60 } }))
+export const configRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | 'snapshots'>) =>
+  routeModule('configs')
+    .use(documentListRoute(configKind, { page: services.configs.page, summary: 'List configs', maxAge: 60 }))
     .use(configEvaluationRoute({ snapshots }))
     .use(
-      versionedDocumentRoutes({
-        ...kind,
+      versionedDocumentRoutes(configKind, {
         definitionPath: '/:key/definition',
         definitionMaxAge: 0,
         get: services.configs.get,
@@ -69,7 +60,6 @@ export const configRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' |
           delete: 'Delete a config',
         },
         overrides: {
-          schema: S.ConfigEnvironmentOverride,
           set: async (actor, key, environment, { value }, ifMatch) => {
             await services.configs.putOverride(actor, key, environment, value, ifMatch)
             return { value }
@@ -79,4 +69,3 @@ export const configRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' |
         },
       }),
     )
-}

@@ -3,7 +3,7 @@
 // its configs (read:configs), from the in-memory snapshot. An environment key gets its environment's overrides
 // only. The document is built once per snapshot revision and kind of reader, then served with a strong ETag (304 on If-None-Match).
 import { t } from 'elysia'
-import { segmentKeysOf, type FlagDefinition } from '../../engine'
+import { segmentKeysOf } from '../../engine'
 import { AppError } from '../../errors'
 import { configView } from '../../services/configs'
 import { flagView } from '../../services/flags'
@@ -67,7 +67,7 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
       let doc = built.get(slot)
       if (!doc || doc.revision !== snap.revision || doc.head !== head) {
         const flags = readFlags ? [...snap.flags.values()].map((f) => onlyEnvironment(flagView(f.row), environment)) : []
-        const used = new Set(flags.flatMap((f) => segmentKeysOf(f as unknown as FlagDefinition)))
+        const used = new Set(flags.flatMap((f) => segmentKeysOf(f)))
         const segments = readFlags
           ? [...snap.segments.values()].filter((r) => used.has(r.key)).map((r) => withKey(r.key, segmentView(r)))
           : []

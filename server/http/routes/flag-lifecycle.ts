@@ -7,6 +7,7 @@ import { validationError } from '../../errors'
 import { isIsoDate, parseIsoDate } from '../../engine'
 import { parseIfMatch } from '../../services/keys'
 import type { DocumentRow } from '../../store/documents'
+import type { FlagBody } from '../../kinds'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { checkContext } from '../evaluation-context'
@@ -19,7 +20,7 @@ import { guard, jsonBody, listBody, paging, routeModule } from './common'
 const checkDraft = strictChecker(S.FlagPatch, 'flag')
 
 const FlagWritten = t.Object({ success: S.Success, key: t.String(), flag: S.Flag })
-const written = (row: DocumentRow) => ({ success: true as const, key: row.key, flag: flagView(row) })
+const written = (row: DocumentRow<FlagBody>) => ({ success: true as const, key: row.key, flag: flagView(row) })
 
 /** Archive, restore and turn-off: one step on the flag at the version the client read (If-Match), without a
  *  body, answering the flag written. */
@@ -31,7 +32,7 @@ const stepRoute = (summary: string, errors: number[]) => ({
 })
 
 export const flagLifecycleRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | 'snapshots'>) => {
-  type Step = (actor: Actor, key: string, ifMatch: number | undefined) => Promise<DocumentRow>
+  type Step = (actor: Actor, key: string, ifMatch: number | undefined) => Promise<DocumentRow<FlagBody>>
   const step =
     (run: Step) =>
     async ({ request, params, headers }: { request: Request; params: { key: string }; headers: { 'if-match'?: string } }) =>

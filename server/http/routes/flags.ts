@@ -1,12 +1,12 @@
 // /api/v1/flags: list (with its filters) and evaluate one; the stored definition, create, partial update,
 // delete and environment overrides are every versioned document's routes (versioned-document-routes.ts).
 import { t } from 'elysia'
-import { flagBodyOf } from '../../services/flag-body'
 import { flagView, mergeFlagFields } from '../../services/flags'
 import { touchedEnvironment } from '../../access/affected-environments'
 import type { FlagPatchInput } from '../../schemas'
 import { validationError } from '../../errors'
 import type { BodyFilter, DocumentRow } from '../../store/documents'
+import { flagKind, type FlagBody } from '../../kinds'
 import type { AppDeps } from '../deps'
 import { callerOf } from '../auth'
 import { isClientKey } from '../../access/client-keys'
@@ -24,7 +24,7 @@ const EVALUATE_GUARD = withRateClass('evaluation', guard('read:flags', 'evaluati
 function listFilter(
   url: string,
   query: { stale?: string; q?: string; archived?: string },
-): { matches: (row: DocumentRow) => boolean; inStore: BodyFilter | undefined } {
+): { matches: (row: DocumentRow<FlagBody>) => boolean; inStore: BodyFilter | undefined } {
   const issues = []
   if (query.stale !== undefined && query.stale !== 'true' && query.stale !== 'false')
     issues.push({ path: 'stale', message: 'must be true or false' })
@@ -38,8 +38,8 @@ function listFilter(
   // The archived state and tags are tests of the stored body the store can run (and page) itself; text is
   // matched here, case-insensitively as JavaScript folds case (the two databases fold only ASCII alike).
   const inStore = !q ? { archived: archived === 'all' ? undefined : archived === 'true', tags } : undefined
-  const matches = (row: DocumentRow) => {
-    const body = flagBodyOf(row)
+  const matches = (row: DocumentRow<FlagBody>) => {
+    const body = row.body
     if (archived !== 'all' && (body.archived === true) !== (archived === 'true')) return false
     if (tags.length && !tags.every((tag) => body.tags?.includes(tag))) return false
     return !q || row.key.toLowerCase().includes(q) || (body.description ?? '').toLowerCase().includes(q)
@@ -81,7 +81,7 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
         const { limit, offset } = paging(query)
         const { matches, inStore } = listFilter(request.url, query)
         const insight = await services.usage.insight(projectId)
-        const item = (r: DocumentRow) => ({ key: r.key, flag: flagView(r), last_evaluated_at: insight.lastEvaluatedAt(r.key) })
+        const item = (r: DocumentRow<FlagBody>) => ({ key: r.key, flag: flagView(r), last_evaluated_at: insight.lastEvaluatedAt(r.key) })
         // Archived state and tags only: one page in the store. Text and staleness (usage) are matched here on
         // every flag, so their page is cut here.
         if (inStore !== undefined && query.stale !== 'true') {
@@ -124,15 +124,9 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
     )
     .use(flagEvaluationRoute({ snapshots }))
     .use(
-      versionedDocumentRoutes({
-        plural: 'flags',
-        name: 'flag',
-        read: 'read:flags',
-        write: 'write:flags',
+      versionedDocumentRoutes(flagKind, {
         definitionPath: '/:key/definition',
         definitionMaxAge: 0,
-        schemas: { view: S.Flag, create: S.FlagCreate, patch: S.FlagPatch },
-        view: flagView,
         get: services.flags.get,
         create: services.flags.create,
         update: services.flags.update,
@@ -140,7 +134,7 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
           const row = snapshots.project(callerOf(request).actor.projectId)?.flags.get(key)?.row
           if (!row || input === null || typeof input !== 'object') return undefined
           try {
-            return touchedEnvironment(flagBodyOf(row), mergeFlagFields(flagBodyOf(row), input as FlagPatchInput)) || undefined
+            return touchedEnvironment(row.body, mergeFlagFields(row.body, input as FlagPatchInput)) || undefined
           } catch {
             return undefined // a body the service refuses anyway
           }
@@ -154,7 +148,6 @@ export const flagRoutes = ({ services, snapshots }: Pick<AppDeps, 'services' | '
           delete: 'Delete a flag (409 IN_USE while other flags require it)',
         },
         overrides: {
-          schema: S.FlagEnvironmentOverride,
           set: async (actor, key, environment, override, ifMatch) =>
             (await services.flags.putOverride(actor, key, environment, override, ifMatch)).override,
           remove: services.flags.deleteOverride,

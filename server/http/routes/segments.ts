@@ -1,25 +1,15 @@
 // /api/v1/segments: every versioned document's routes (versioned-document-routes.ts), nothing of its own.
-// Every endpoint, reads included, needs write:flags (segments exist to target flags).
-import { segmentView } from '../../services/segments'
+// Every endpoint, reads included, needs write:flags (segments exist to target flags: kinds/segment.ts).
+import { segmentKind } from '../../kinds'
 import type { AppDeps } from '../deps'
-import * as S from '../../schemas'
 import { routeModule } from './common'
 import { documentListRoute, versionedDocumentRoutes } from './versioned-document-routes'
 
-export const segmentRoutes = ({ services }: Pick<AppDeps, 'services'>) => {
-  const kind = {
-    plural: 'segments',
-    name: 'segment',
-    read: 'write:flags',
-    write: 'write:flags',
-    schemas: { view: S.Segment, create: S.SegmentCreate, patch: S.SegmentPatch },
-    view: segmentView,
-  } as const
-  return routeModule('segments')
-    .use(documentListRoute({ ...kind, page: services.segments.page, list: { summary: 'List segments', maxAge: 30 } }))
+export const segmentRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
+  routeModule('segments')
+    .use(documentListRoute(segmentKind, { page: services.segments.page, summary: 'List segments', maxAge: 30 }))
     .use(
-      versionedDocumentRoutes({
-        ...kind,
+      versionedDocumentRoutes(segmentKind, {
         definitionPath: '/:key',
         definitionMaxAge: 30,
         get: services.segments.get,
@@ -36,4 +26,3 @@ export const segmentRoutes = ({ services }: Pick<AppDeps, 'services'>) => {
         },
       }),
     )
-}

@@ -1,10 +1,12 @@
 // The states and items of a change request (docs/change-requests.md): the store's tables hold them, the
 // services and the HTTP schemas speak them. Pure types and constants.
+import { DOCUMENT_TYPES } from './changes'
 
 export const CHANGE_REQUEST_STATES = ['open', 'approved', 'scheduled', 'applied', 'rejected', 'cancelled', 'failed'] as const
 export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number]
 
-export const ITEM_RESOURCE_TYPES = ['flag', 'config', 'segment'] as const
+/** A change request carries changes to the versioned documents. */
+export const ITEM_RESOURCE_TYPES = DOCUMENT_TYPES
 export type ItemResourceType = (typeof ITEM_RESOURCE_TYPES)[number]
 export const ITEM_ACTIONS = ['create', 'update', 'delete', 'set_override', 'delete_override', 'archive', 'restore', 'rollback'] as const
 export type ItemAction = (typeof ITEM_ACTIONS)[number]

@@ -4,10 +4,13 @@
 import { EXPERIMENT_EVENTS, type ExperimentEvent } from './experiments'
 import { RELEASE_EVENTS, type ReleaseEvent } from './release-plans'
 
+/** The versioned documents (services/versioned-documents.ts): the kinds server/kinds/ defines, one each
+ *  (the compiler holds the two to the same names). */
+export const DOCUMENT_TYPES = ['flag', 'config', 'segment'] as const
+export type DocumentType = (typeof DOCUMENT_TYPES)[number]
+
 export const RESOURCE_TYPES = [
-  'flag',
-  'config',
-  'segment',
+  ...DOCUMENT_TYPES,
   'token',
   'webhook',
   'project',
@@ -37,9 +40,6 @@ export const ACTIONS = [
 ] as const
 export type Action = (typeof ACTIONS)[number]
 const DOCUMENT_ACTIONS = ['create', 'update', 'delete'] as const
-
-/** The versioned documents (services/versioned-documents.ts). */
-export type DocumentType = 'flag' | 'config' | 'segment'
 
 const PAST = {
   create: 'created',
@@ -81,7 +81,7 @@ export const POLICY_UPDATED = 'policy.updated'
  *  and rolled back, tokens created and deleted, project updates, failed schedules (webhook registrations
  *  themselves send none). */
 export const EVENT_KINDS = [
-  ...(['flag', 'config', 'segment'] as const).flatMap((r) => DOCUMENT_ACTIONS.map((a) => eventKind(r, a))),
+  ...DOCUMENT_TYPES.flatMap((r) => DOCUMENT_ACTIONS.map((a) => eventKind(r, a))),
   eventKind('flag', 'archive'),
   eventKind('flag', 'restore'),
   eventKind('flag', 'rollback'),
