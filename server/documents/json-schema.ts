@@ -61,7 +61,9 @@ export function documentJsonSchema(): JsonSchema {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: SCHEMA_ID,
     title: 'Flagship document',
-    description: `Flags, configs and segments as code (docs/as-code.md). Values nest at most ${MAX_JSON_DEPTH} levels; keys are unique within each list.`,
+    description:
+      `Flags, configs and segments as code (docs/as-code.md). Values nest at most ${MAX_JSON_DEPTH} levels; ` +
+      'keys are unique within each list.',
     type: 'object',
     required: ['flagship'],
     additionalProperties: false,

@@ -11,6 +11,9 @@ const CORE = 'tag:yaml.org,2002:'
 /** The core schema's JSON types: an explicit `!!str 12` is plain YAML 1.2 and means what JSON would. */
 const ALLOWED_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => CORE + t))
 
+/** Why a tag is refused, in its message. */
+const JSON_DATA_ONLY = 'documents hold JSON data: strings, numbers, booleans, null, maps and lists'
+
 const shortTag = (tag: string) => (tag.startsWith(CORE) ? `!!${tag.slice(CORE.length)}` : tag)
 
 /** The first node (key or value) with a tag other than the core JSON types, with its path. */
@@ -23,7 +26,7 @@ export function forbiddenYamlTag(doc: Document): { path: PathSegment[]; message:
       const range = (node as { range?: [number, number, number] }).range
       return {
         path,
-        message: `the YAML tag ${shortTag(tag)} is not allowed (documents hold JSON data: strings, numbers, booleans, null, maps and lists)`,
+        message: `the YAML tag ${shortTag(tag)} is not allowed (${JSON_DATA_ONLY})`,
         offset: range?.[0],
       }
     }

@@ -33,7 +33,7 @@ export function checkSchema(schema: JsonSchema, value: unknown, limit = 100): Sc
     if (typeof s.type === 'string' && !typeMatches(s.type, v))
       return void issues.push({
         path,
-        message: `must be ${s.type === 'integer' ? 'an integer' : s.type === 'object' || s.type === 'array' ? `an ${s.type}` : `a ${s.type}`}`,
+        message: `must be ${s.type === 'integer' || s.type === 'object' || s.type === 'array' ? 'an' : 'a'} ${s.type}`,
       })
     if (Array.isArray(s.enum) && !s.enum.includes(v))
       return void issues.push({ path, message: `must be one of: ${s.enum.map((e) => JSON.stringify(e)).join(', ')}` })

@@ -15,14 +15,16 @@ export const TokenCreate = t.Object(
       t.Array(t.String({ maxLength: 64 }), {
         maxItems: 100,
         description:
-          "write permissions apply only to changes that affect these environments only (reads are unchanged); at most the creator's own scope",
+          'write permissions apply only to changes that affect these environments only (reads are unchanged); ' +
+          "at most the creator's own scope",
       }),
     ),
     environment: t.Optional(
       t.String({
         maxLength: 64,
         description:
-          'an environment key: every evaluation runs in this environment (a context naming another is 403 ENVIRONMENT_MISMATCH) and write permissions apply to this environment only; required with the `client` permission',
+          'an environment key: every evaluation runs in this environment (a context naming another is 403 ENVIRONMENT_MISMATCH) ' +
+          'and write permissions apply to this environment only; required with the `client` permission',
       }),
     ),
   },
@@ -41,7 +43,8 @@ export const TokenMeta = t.Object(
     created_by: t.Optional(
       t.String({
         description:
-          'the person who created it (user id): the author of the change requests it proposes; absent for bootstrap and command-line tokens',
+          'the person who created it (user id): the author of the change requests it proposes; ' +
+          'absent for bootstrap and command-line tokens',
       }),
     ),
     environment: t.Optional(t.String({ description: 'present for an environment key: the environment every evaluation runs in' })),
@@ -64,7 +67,8 @@ export const TokenEntry = t.Object(
     created_by: t.Optional(
       t.String({
         description:
-          'the person who created it (user id): the author of the change requests it proposes; absent for bootstrap and command-line tokens',
+          'the person who created it (user id): the author of the change requests it proposes; ' +
+          'absent for bootstrap and command-line tokens',
       }),
     ),
   },
@@ -152,7 +156,8 @@ export const AuditEntry = t.Object(
     details: t.Optional(
       Dict(
         t.Any(),
-        'more about the change: `change_set`, the id shared by every entry of one import or promotion; on a protected environment `bypass_reason`, or `change_request` and `approvers`',
+        'more about the change: `change_set`, the id shared by every entry of one import or promotion; ' +
+          'on a protected environment `bypass_reason`, or `change_request` and `approvers`',
       ),
     ),
   },

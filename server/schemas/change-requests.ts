@@ -35,7 +35,8 @@ export const ChangeRequestItemInput = t.Object(
     body: t.Optional(
       Dict(
         t.Any(),
-        'exactly what the direct route takes (POST /flags, PUT /flags/:key, PUT …/environments/:env, POST …/rollback `{ version }`, DELETE /segments ?force as `{ force }`)',
+        'exactly what the direct route takes (POST /flags, PUT /flags/:key, PUT …/environments/:env, ' +
+          'POST …/rollback `{ version }`, DELETE /segments ?force as `{ force }`)',
       ),
     ),
     environment: t.Optional(t.String({ description: 'set_override and delete_override only' })),

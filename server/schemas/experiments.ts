@@ -16,7 +16,9 @@ const metricFields = {
   name: t.String({ description: '1 to 200 characters' }),
   description: t.Optional(t.String({ description: 'at most 2,000 characters' })),
   kind: t.String({
-    description: `${METRIC_KINDS.join(', ')}: a unit with at least one event; per unit the count or sum of events; per-unit numerator over per-unit denominator`,
+    description:
+      `${METRIC_KINDS.join(', ')}: a unit with at least one event; per unit the count or sum of events; ` +
+      'per-unit numerator over per-unit denominator',
   }),
   event: t.String({ description: 'the track event measured (an event key)' }),
   aggregation: t.Optional(

@@ -54,7 +54,8 @@ export const FlagEnvironmentOverride = t.Object(
     targeting: t.Optional(
       t.Union([Targeting, t.Null()], {
         description:
-          "the environment's own rules: they replace the flag's targeting in this environment, whole (absent: the flag's apply; null on PUT removes them)",
+          "the environment's own rules: they replace the flag's targeting in this environment, whole " +
+          "(absent: the flag's apply; null on PUT removes them)",
       }),
     ),
   },
@@ -191,7 +192,8 @@ export const TraceStep = t.Object(
     title: 'TraceStep',
     additionalProperties: true,
     description:
-      'each step adds what it looked at: a rule its conditions (property, seen, operator, expected, result); a rollout its bucket and percentage or ranges',
+      'each step adds what it looked at: a rule its conditions (property, seen, operator, expected, result); ' +
+      'a rollout its bucket and percentage or ranges',
   },
 )
 export const Explanation = t.Object(

@@ -97,7 +97,9 @@ function boundIssues(
       return [
         {
           path: 'prerequisites',
-          message: `would let ${who} reach more than ${MAX_PREREQUISITE_REACH} flags through its prerequisites; at most ${MAX_PREREQUISITE_REACH} allowed`,
+          message:
+            `would let ${who} reach more than ${MAX_PREREQUISITE_REACH} flags through its prerequisites; ` +
+            `at most ${MAX_PREREQUISITE_REACH} allowed`,
         },
       ]
   }

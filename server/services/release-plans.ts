@@ -377,7 +377,9 @@ export function releasePlanService(
       const body = await flagOf(store.db, actor.projectId, flagKey)
       const changeRequest = await changeRequests.create(req, {
         title: `Release plan for ${flagKey} in ${current.environment}: start at ${first} %`,
-        description: `Starts release plan ${id}: its approval covers the plan's later steps (${current.body.steps.map((s) => `${s.percentage} %`).join(', ')}) and its rollback.`,
+        description:
+          `Starts release plan ${id}: its approval covers the plan's later steps ` +
+          `(${current.body.steps.map((s) => `${s.percentage} %`).join(', ')}) and its rollback.`,
         items: [
           {
             resource_type: 'flag',

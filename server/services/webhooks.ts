@@ -46,7 +46,8 @@ export function webhookService({ store, changes, settings }: ServiceDeps) {
         // plain http): an admin testing against a local receiver otherwise cannot find out.
         const liftable = !settings.webhookAllowPrivateTargets && checkWebhookUrl(input.url, { allowPrivate: true }).ok
         const hint = liftable
-          ? ' Private, internal and plain-http targets are allowed only when the server runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true (development and tests).'
+          ? ' Private, internal and plain-http targets are allowed only when the server runs with ' +
+            'WEBHOOK_ALLOW_PRIVATE_TARGETS=true (development and tests).'
           : ''
         throw invalid('INVALID_WEBHOOK_URL', `Webhook URL rejected: ${verdict.reason}.${hint}`, {
           reason: verdict.reason,

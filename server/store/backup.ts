@@ -73,7 +73,8 @@ export function restoreSqlite(from: string, path: string, now = new Date()): str
   const lock = acquireServiceLock(path)
   if (lock === undefined) {
     throw new BackupError(
-      `a running Flagship service is using ${path} (it holds ${serviceLockPath(path)}); nothing was changed. Stop the service first (systemctl stop flagship, or Ctrl-C where it runs), then restore again`,
+      `a running Flagship service is using ${path} (it holds ${serviceLockPath(path)}); nothing was changed. ` +
+        'Stop the service first (systemctl stop flagship, or Ctrl-C where it runs), then restore again',
     )
   }
   try {
@@ -99,4 +100,5 @@ function replaceDatabase(from: string, path: string, now: Date): string | undefi
 }
 
 export const PG_BACKUP_HINT =
-  'PostgreSQL is backed up with its own tools: pg_dump --format=custom --file=flags.dump "$DATABASE_URL" (restore: pg_restore --clean --if-exists --no-owner --dbname="$DATABASE_URL" flags.dump); see docs/operations.md'
+  'PostgreSQL is backed up with its own tools: pg_dump --format=custom --file=flags.dump "$DATABASE_URL" ' +
+  '(restore: pg_restore --clean --if-exists --no-owner --dbname="$DATABASE_URL" flags.dump); see docs/operations.md'

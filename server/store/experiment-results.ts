@@ -148,6 +148,8 @@ async function someMetricSums(db: Db, dialect: Dialect, q: ResultsQuery, metrics
       ),
     )
   })
+  // The events counted for a unit: from its exposure (less the longest covariate period, under CUPED) up to now.
+  const inPeriod = sql`e.at >= x.first_at - ${lookback} and e.at <= ${q.now}`
   const perUnit = sql`
     select x.variant as variant, ${sql.join(columns, sql`, `)}
     from exposures x
@@ -155,7 +157,7 @@ async function someMetricSums(db: Db, dialect: Dialect, q: ResultsQuery, metrics
       keys.map((k) => sql`${k}`),
       sql`, `,
     )}) and e.attribute = ${q.attribute}
-      and e.unit = x.unit and (e.environment = '' or e.environment = ${q.environment}) and e.at >= x.first_at - ${lookback} and e.at <= ${q.now}
+      and e.unit = x.unit and (e.environment = '' or e.environment = ${q.environment}) and ${inPeriod}
     where x.experiment_id = ${q.experimentId} and x.phase = ${q.phase} and x.multiple = ${dialect === 'postgres' ? sql`false` : sql`0`}
     group by x.unit, x.variant`
   const query = sql`

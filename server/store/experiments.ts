@@ -15,6 +15,9 @@ const ROWS_PER_STATEMENT = 5_000
 
 type Dialect = 'sqlite' | 'postgres'
 
+/** PostgreSQL's rows of such a JSON parameter, each item as `j` (its columns j->>0, j->>1, …). */
+const pgRows = (json: string): SQL => sql`json_array_elements(cast(${json} as json)) j`
+
 function run(db: Db, dialect: Dialect, query: SQL): Promise<unknown> {
   if (dialect === 'postgres') return (db as unknown as { execute(q: SQL): Promise<unknown> }).execute(query)
   ;(db as unknown as { run(q: SQL): unknown }).run(query)
@@ -149,7 +152,7 @@ export function experimentRepository(t: Tables, dialect: Dialect) {
             dialect,
             dialect === 'postgres'
               ? sql`insert into track_events (project_id, key, attribute, unit, environment, at, value)
-                select j->>0, j->>1, j->>2, j->>3, j->>4, cast(j->>5 as bigint), cast(j->>6 as double precision) from json_array_elements(cast(${json} as json)) j`
+                select j->>0, j->>1, j->>2, j->>3, j->>4, cast(j->>5 as bigint), cast(j->>6 as double precision) from ${pgRows(json)}`
               : sql`insert into track_events (project_id, key, attribute, unit, environment, at, value)
                 select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6 from json_each(${json})`,
           )
@@ -169,7 +172,7 @@ export function experimentRepository(t: Tables, dialect: Dialect) {
           )
           const source =
             dialect === 'postgres'
-              ? sql`select j->>0, cast(j->>1 as integer), j->>2, cast(j->>3 as bigint), j->>4, (j->>5) = '1' from json_array_elements(cast(${json} as json)) j`
+              ? sql`select j->>0, cast(j->>1 as integer), j->>2, cast(j->>3 as bigint), j->>4, (j->>5) = '1' from ${pgRows(json)}`
               : sql`select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 from json_each(${json}) where true`
           // The earlier time wins with its variant; a second variant marks the unit (left out of the results).
           await run(

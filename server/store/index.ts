@@ -29,6 +29,7 @@ export function createStore(database: Database) {
   // A flag body's boolean (`archived`) and tag membership in SQL, per dialect. The field name is ours,
   // never a client's; a tag is a bound parameter.
   const body = t.flags.body
+  const sqliteTags = sql`json_each(${body}, '$.tags')`
   const flagBody: BodySql =
     database.dialect === 'postgres'
       ? {
@@ -39,7 +40,7 @@ export function createStore(database: Database) {
           flag: (field) => sql`coalesce(json_extract(${body}, ${sql.raw(`'$.${field}'`)}), 0) = 1`,
           // (json_each walks a scalar as a one-item list: `tags` must be an array, as on PostgreSQL)
           hasTag: (tag) =>
-            sql`(json_type(${body}, '$.tags') = 'array' and exists (select 1 from json_each(${body}, '$.tags') where json_each.value = ${tag}))`,
+            sql`(json_type(${body}, '$.tags') = 'array' and exists (select 1 from ${sqliteTags} where json_each.value = ${tag}))`,
         }
   async function lock(tx: Db, name: string): Promise<void> {
     // Typed as the SQLite builder (database-types.ts); on PostgreSQL it is drizzle's postgres-js database.

@@ -52,7 +52,8 @@ export function lockServiceDatabase(databaseUrl: string): ServiceLock | undefine
   }
   if (lock === undefined)
     throw new StartupError(
-      `another Flagship process (a running service, or a restore) is using the SQLite database ${path} (it holds ${serviceLockPath(path)}): stop it first, or point DATABASE_URL at another file`,
+      `another Flagship process (a running service, or a restore) is using the SQLite database ${path} ` +
+        `(it holds ${serviceLockPath(path)}): stop it first, or point DATABASE_URL at another file`,
     )
   return lock
 }

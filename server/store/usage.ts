@@ -26,6 +26,8 @@ export function aggregateUsage(rows: UsageRow[]): UsageRow[] {
 
 export function usageRepository(t: Tables) {
   const u = t.flagUsage
+  // The largest stored count that can take the incoming one without passing MAX_BUCKET_COUNT.
+  const largestFitting = sql`${MAX_BUCKET_COUNT} - excluded.count`
   return {
     /** Adds counts to their buckets (creating them), so every instance's and SDK's counts sum up. */
     async add(db: Db, input: UsageRow[]): Promise<void> {
@@ -39,7 +41,7 @@ export function usageRepository(t: Tables) {
             // CASE rather than max()/greatest()/least(): the same SQL in both dialects. The sum stops at
             // MAX_BUCKET_COUNT (no overflow, and exact when read back).
             set: {
-              count: sql`case when ${u.count} > ${MAX_BUCKET_COUNT} - excluded.count then ${MAX_BUCKET_COUNT} else ${u.count} + excluded.count end`,
+              count: sql`case when ${u.count} > ${largestFitting} then ${MAX_BUCKET_COUNT} else ${u.count} + excluded.count end`,
               lastAt: sql`case when excluded.last_at > ${u.lastAt} then excluded.last_at else ${u.lastAt} end`,
             },
           })

@@ -37,7 +37,8 @@ function substitute(file: Record<string, unknown>, fileName: string): Record<str
     const grown = text.length + occurrences(text, ref) * (body.length - ref.length)
     if (grown > MAX_EXPANDED_CHARS) {
       throw new ConvertError(
-        `${fileName}: substituting $evaluators (${JSON.stringify(name).slice(0, 80)} and those it refers to) would grow the file past ${MAX_EXPANDED_CHARS} characters; evaluators that refer to each other several times over expand exponentially`,
+        `${fileName}: substituting $evaluators (${JSON.stringify(name).slice(0, 80)} and those it refers to) would grow the file ` +
+          `past ${MAX_EXPANDED_CHARS} characters; evaluators that refer to each other several times over expand exponentially`,
       )
     }
     text = text.replaceAll(ref, body)
@@ -162,10 +163,13 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
     }
     const hasDefault = typeof def.defaultVariant === 'string' && names.has(def.defaultVariant)
     const defaultName = hasDefault ? names.get(def.defaultVariant as string)! : callerDefault()
-    if (!hasDefault)
-      say(
-        `${def.defaultVariant == null ? "no default variant: flagd answers the caller's default" : `default variant ${def.defaultVariant} does not exist: flagd refuses the flag`}; here the variant ${defaultName} (null) is served instead`,
-      )
+    if (!hasDefault) {
+      const why =
+        def.defaultVariant == null
+          ? "no default variant: flagd answers the caller's default"
+          : `default variant ${def.defaultVariant} does not exist: flagd refuses the flag`
+      say(`${why}; here the variant ${defaultName} (null) is served instead`)
+    }
     // A targeting result names a variant (flagd turns booleans and numbers into their text); null is
     // the default; an unknown name is an error in flagd, answered with the caller's default.
     const variantOf = (r: unknown): string => {
@@ -173,7 +177,8 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
       if (isScalar(r) && names.has(String(r))) return names.get(String(r))!
       if (isScalar(r)) {
         say(
-          `targeting can answer ${JSON.stringify(r)}, which is no variant (flagd: an error, the caller's default); here the variant ${callerDefault()} (null)`,
+          `targeting can answer ${JSON.stringify(r)}, which is no variant (flagd: an error, the caller's default); ` +
+            `here the variant ${callerDefault()} (null)`,
         )
         return callerDefault()
       }
@@ -185,7 +190,8 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
     // evaluation with an error (the caller's default); a disabled flag answers the same.
     if (JSON.stringify(targeting ?? null).includes('{"$ref":')) {
       say(
-        "targeting refers to an evaluator that does not exist, so flagd answers every evaluation with an error (the caller's default); here the flag is disabled",
+        'targeting refers to an evaluator that does not exist, so flagd answers every evaluation with an error ' +
+          "(the caller's default); here the flag is disabled",
       )
       flags.push({ key, enabled: false, value: variants[defaultName]!, variants, default_variant: defaultName })
       continue
@@ -207,7 +213,8 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
       const d = distribution(plan.rollout.weights)
       if (!d.exact)
         say(
-          `fractional weights ${plan.rollout.weights.map((w) => w.weight).join(':')} are kept to 0.01 % (${d.slices.map((s) => s.weight).join(' / ')})`,
+          `fractional weights ${plan.rollout.weights.map((w) => w.weight).join(':')} are kept to 0.01 % ` +
+            `(${d.slices.map((s) => s.weight).join(' / ')})`,
         )
       // flagd answers the default variant to a context it cannot bucket; ours answers the off value.
       if (flag.enabled) flag.off_variant = defaultName
@@ -218,15 +225,19 @@ export function convertFlagd(files: { name: string; json: unknown }[]): { docume
   }
   if (notes.loose)
     report.push(
-      "==, != and <, <=, >, >= coerce in flagd: a number or boolean in the context compared with a text, and a text that is no number (or blank) compared with a number (an error in flagd: the caller's default), are not answered the same here",
+      '==, != and <, <=, >, >= coerce in flagd: a number or boolean in the context compared with a text, ' +
+        "and a text that is no number (or blank) compared with a number (an error in flagd: the caller's default), " +
+        'are not answered the same here',
     )
   if (notes.semver)
     report.push(
-      'sem_ver reads partial versions ("1.2") and numbers as versions in flagd; here the attribute must be a full version (a leading v is fine)',
+      'sem_ver reads partial versions ("1.2") and numbers as versions in flagd; ' +
+        'here the attribute must be a full version (a leading v is fine)',
     )
   if (split.length > 0)
     report.push(
-      `fractional splits (${split.join(', ')}): flagd and Flagship hash users differently (flagd: murmur3 of flag key + targetingKey), so the shares are kept but which users get which variant is not`,
+      `fractional splits (${split.join(', ')}): flagd and Flagship hash users differently ` +
+        '(flagd: murmur3 of flag key + targetingKey), so the shares are kept but which users get which variant is not',
     )
   return { document: { flagship: 1, segments: maker.made, flags }, report }
 }

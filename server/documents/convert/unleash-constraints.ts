@@ -115,7 +115,8 @@ function positive(c: UnleashConstraint, now: number): Mapped {
       const changes = at >= now
       const when = new Date(at).toISOString()
       const note = changes
-        ? `${c.operator} ${when} compares the current time: it ${holds ? 'holds' : 'does not hold'} now and was converted so; from ${when} Unleash answers otherwise (change the flag then, e.g. with a schedule)`
+        ? `${c.operator} ${when} compares the current time: it ${holds ? 'holds' : 'does not hold'} now and was converted so; ` +
+          `from ${when} Unleash answers otherwise (change the flag then, e.g. with a schedule)`
         : undefined
       return { dnf: holds !== !!c.inverted ? TRUE : FALSE, note }
     }

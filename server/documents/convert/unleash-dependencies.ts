@@ -31,19 +31,22 @@ export function unleashPrerequisites(exports: UnleashExport[], flags: ConvertedF
       }
       if (childrenWithDeps.has(d.feature))
         say(
-          `${what}: ${d.feature} has dependencies of its own, which Unleash does not follow (it keeps ${feature} off); here they are followed`,
+          `${what}: ${d.feature} has dependencies of its own, which Unleash does not follow ` +
+            `(it keeps ${feature} off); here they are followed`,
         )
       const withVariants = parent.flag.variants != null
       const named = Object.keys(parent.flag.variants ?? {}).filter((n) => n !== parent.off && parent.flag.variants![n] !== null)
       if (d.enabled === false) {
         out.push(withVariants ? { key: parent.flag.key, variant: parent.off } : { key: parent.flag.key, value: false })
         say(
-          `${what} requires it off: here a ${d.feature} that is disabled in the environment fails the requirement, while Unleash counts it as off`,
+          `${what} requires it off: here a ${d.feature} that is disabled in the environment fails the requirement, ` +
+            'while Unleash counts it as off',
         )
       } else if ((d.variants ?? []).length > 0) {
         if (d.variants!.length > 1)
           say(
-            `${what} accepts the variants ${d.variants!.join(', ')}; a prerequisite names one variant, so only ${d.variants![0]} is accepted here`,
+            `${what} accepts the variants ${d.variants!.join(', ')}; ` +
+              `a prerequisite names one variant, so only ${d.variants![0]} is accepted here`,
           )
         out.push({ key: parent.flag.key, variant: keyOf(d.variants![0]!) })
       } else if (!withVariants) {

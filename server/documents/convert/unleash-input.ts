@@ -82,7 +82,8 @@ export function readUnleashFiles(files: { name: string; json: unknown }[]): Unle
         throw new ConvertError(`${name}: cannot tell its environment (no featureEnvironments; name the file export.<environment>.json)`)
       if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(environment))
         throw new ConvertError(
-          `${name}: environment "${environment}" is not a Flagship environment name (lower-case letters, digits, _ -); rename it in Unleash or the export first`,
+          `${name}: environment "${environment}" is not a Flagship environment name (lower-case letters, digits, _ -); ` +
+            'rename it in Unleash or the export first',
         )
       if (exports.some((e) => e.environment === environment)) throw new ConvertError(`${name}: environment ${environment} given twice`)
       exports.push({
@@ -107,7 +108,8 @@ export function readUnleashFiles(files: { name: string; json: unknown }[]): Unle
       // Strategy definitions: the strategies themselves are recognised by name.
     } else if (Array.isArray(json.features)) {
       throw new ConvertError(
-        `${name}: this is the client API format (GET /api/client/features); convert the admin export (POST /api/admin/features-batch/export) of each environment`,
+        `${name}: this is the client API format (GET /api/client/features); ` +
+          'convert the admin export (POST /api/admin/features-batch/export) of each environment',
       )
     } else {
       throw new ConvertError(`${name}: not an Unleash export, segment list or strategy list`)

@@ -44,7 +44,8 @@ function attributeOf(stickiness: string | undefined, ctx: StrategyContext, parti
   if (stickiness === undefined || stickiness === '' || stickiness === 'default') {
     if (partial)
       ctx.note(
-        'stickiness "default" falls back to sessionId, then to a random value, in Unleash; here contexts without user_id are outside the rollout',
+        'stickiness "default" falls back to sessionId, then to a random value, in Unleash; ' +
+          'here contexts without user_id are outside the rollout',
       )
     return 'user_id'
   }
@@ -122,7 +123,8 @@ export function strategyPiece(s: UnleashStrategy, ctx: StrategyContext): Piece |
       const guaranteed = stickiness !== undefined && stickiness !== 'default' && fieldOf(stickiness) === a
       if (!guaranteed)
         ctx.note(
-          `variants stick to "${variantStickiness}": Unleash falls back to other fields or a random value when the context lacks ${a}; here such contexts are off`,
+          `variants stick to "${variantStickiness}": Unleash falls back to other fields or a random value ` +
+            `when the context lacks ${a}; here such contexts are off`,
         )
       if (attribute !== null && attribute !== a)
         ctx.note(`the rollout sticks to ${attribute} and the variants to ${a}; here both stick to ${attribute}`)

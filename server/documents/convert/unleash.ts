@@ -79,7 +79,8 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
     } else {
       segmentKeys.delete(key)
       say(
-        'not kept as a segment (its constraints need OR or NOT, which segments cannot hold); its conditions are written into the rules that use it',
+        'not kept as a segment (its constraints need OR or NOT, which segments cannot hold); ' +
+          'its conditions are written into the rules that use it',
       )
       segmentRefs.set(s.id, { dnf })
     }
@@ -190,7 +191,8 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
         if (p === inSlot) continue
         if (needsSlot(p)) {
           sayEnv(
-            `strategy ${p.label} not converted (it reaches nobody here): an environment's rules have one rollout or weighted split, and it holds strategy ${inSlot!.label}'s`,
+            `strategy ${p.label} not converted (it reaches nobody here): ` +
+              `an environment's rules have one rollout or weighted split, and it holds strategy ${inSlot!.label}'s`,
           )
           continue
         }
@@ -200,7 +202,8 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
       if (inSlot) {
         if (hasVariants && e.pieces.indexOf(inSlot) !== e.pieces.length - 1)
           sayEnv(
-            `strategy ${inSlot.label} now comes after the environment's other strategies (a context several strategies reach may get another variant)`,
+            `strategy ${inSlot.label} now comes after the environment's other strategies ` +
+              '(a context several strategies reach may get another variant)',
           )
         // Whoever does not meet the rollout's own constraints must not reach the rollout.
         for (const conj of not(inSlot.dnf)) rule(maker.conditions(conj, owner), offServe())
@@ -235,7 +238,8 @@ export function convertUnleash(files: { name: string; json: unknown }[], now: nu
   unleashPrerequisites(input.exports, converted, (m) => report.push(m))
   if (rollouts.length > 0)
     report.push(
-      `rollouts (${rollouts.join(', ')}): Unleash and Flagship hash users differently (Unleash: murmur3 of "groupId:id"), so the shares are kept but which users are in (and which variant each gets) is not`,
+      `rollouts (${rollouts.join(', ')}): Unleash and Flagship hash users differently (Unleash: murmur3 of "groupId:id"), ` +
+        'so the shares are kept but which users are in (and which variant each gets) is not',
     )
   if (types.size > 0)
     report.push(`feature types (${[...types].sort().join(', ')}) are not converted; Flagship tells stale flags from their evaluations`)

@@ -250,7 +250,14 @@ export const asCodeRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
           'x-permission': 'any',
           'x-writes-documents': 'unless-plan',
           description:
-            "Permission: `write:flags` when the document has flags or segments, `write:configs` when it has configs, in every environment the plan's changes affect (a change touching only one environment's overrides affects that one; anything else every one). Apply on a protected environment answers 409 CHANGE_REQUEST_REQUIRED. mode=propose plans as mode=plan and opens one change request holding every change of the plan as items (create: the create body; update: the whole new entry; delete; a flag's archive state as archive/restore items), in apply's order, each at the version the plan read: 201 with the plan and `change_request`; 200 with `change_request: null` when nothing would change; 400 TOO_MANY_CHANGES above 100 items; plan errors 400, If-Match as for apply, and nothing opened.",
+            'Permission: `write:flags` when the document has flags or segments, `write:configs` when it has configs, ' +
+            "in every environment the plan's changes affect (a change touching only one environment's overrides affects that one; " +
+            'anything else every one). Apply on a protected environment answers 409 CHANGE_REQUEST_REQUIRED. ' +
+            'mode=propose plans as mode=plan and opens one change request holding every change of the plan as items ' +
+            "(create: the create body; update: the whole new entry; delete; a flag's archive state as archive/restore items), " +
+            "in apply's order, each at the version the plan read: 201 with the plan and `change_request`; " +
+            '200 with `change_request: null` when nothing would change; 400 TOO_MANY_CHANGES above 100 items; ' +
+            'plan errors 400, If-Match as for apply, and nothing opened.',
           requestBody: {
             required: true,
             content: {

@@ -67,7 +67,9 @@ export const changeRequestRoutes = ({ services }: Pick<AppDeps, 'services'>) => 
         ...guard(
           '*',
           'change-requests',
-          "Protect an environment: direct changes then need an approved change request. Lowering protection (unprotecting, fewer approvals, a lower approver role, turning emergency off on) needs a project admin's session: 403 for any token",
+          'Protect an environment: direct changes then need an approved change request. ' +
+            'Lowering protection (unprotecting, fewer approvals, a lower approver role, turning emergency off on) ' +
+            "needs a project admin's session: 403 for any token",
         ),
         params: t.Object({ name: t.String() }),
         ...jsonBody(S.PolicyInput),

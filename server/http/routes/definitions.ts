@@ -62,7 +62,9 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
           { issues: [{ path: 'environment', message: 'unknown environment' }] },
         )
       }
-      const slot = `${token.projectId}\u0000${readFlags ? 'f' : ''}${readConfigs ? 'c' : ''}${token.environment !== null ? 'k' : ''}\u0000${environment ?? ''}`
+      const slot =
+        `${token.projectId}\u0000${readFlags ? 'f' : ''}${readConfigs ? 'c' : ''}` +
+        `${token.environment !== null ? 'k' : ''}\u0000${environment ?? ''}`
       const head = hub.head(token.projectId)
       let doc = built.get(slot)
       if (!doc || doc.revision !== snap.revision || doc.head !== head) {
@@ -120,7 +122,9 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
         'x-permission': 'read:flags|read:configs',
         'x-rate-class': 'evaluation',
         description:
-          "Permission: `read:flags` (flags, and the segments they use) and/or `read:configs` (configs); the kinds the token may not read are empty lists. `version` is the project's change number (the change stream's ids). Strong ETag; 304 on If-None-Match.",
+          'Permission: `read:flags` (flags, and the segments they use) and/or `read:configs` (configs); ' +
+          'the kinds the token may not read are empty lists. ' +
+          "`version` is the project's change number (the change stream's ids). Strong ETag; 304 on If-None-Match.",
       },
       response: {
         200: t.Object(
@@ -145,7 +149,8 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
                 }),
                 {
                   description:
-                    'the running experiments: SDKs record exposures of their flags in their environment and send them to POST /api/v1/events (absent when none runs)',
+                    'the running experiments: SDKs record exposures of their flags in their environment ' +
+                    'and send them to POST /api/v1/events (absent when none runs)',
                 },
               ),
             ),
@@ -162,7 +167,8 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
                 }),
                 {
                   description:
-                    'the running or paused release plans: SDKs record exposures of their flags in their environment (variant `rollout` inside the rollout, `off` outside) and send them to POST /api/v1/events (absent when none)',
+                    'the running or paused release plans: SDKs record exposures of their flags in their environment ' +
+                    '(variant `rollout` inside the rollout, `off` outside) and send them to POST /api/v1/events (absent when none)',
                 },
               ),
             ),

@@ -89,7 +89,8 @@ export const evaluateRoutes = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
         summary: 'Evaluate many flags and configs for one context',
         security: [{ bearer: [] }],
         description:
-          'Permission: `read:flags` and/or `read:configs`, or a client key (client_side flags and configs only). An environment key evaluates in its environment.',
+          'Permission: `read:flags` and/or `read:configs`, or a client key (client_side flags and configs only). ' +
+          'An environment key evaluates in its environment.',
         'x-permission': 'read:flags|read:configs',
         'x-rate-class': 'evaluation',
       },

@@ -135,7 +135,8 @@ export const experimentRoutes = ({ services }: Pick<AppDeps, 'services'>) => {
         ...guard(
           'write:flags',
           'experiments',
-          'Stop an experiment: ship a variant, roll back to the control, or inconclusive (a protected environment: 202 with the change request)',
+          'Stop an experiment: ship a variant, roll back to the control, or inconclusive ' +
+            '(a protected environment: 202 with the change request)',
           () => [],
         ),
         params: S.KeyParam,
@@ -199,7 +200,8 @@ export const experimentRoutes = ({ services }: Pick<AppDeps, 'services'>) => {
         response: {
           200: t.String({
             description:
-              'text/csv: metric, role, kind, variant, control, units, mean, sum, denominator_sum, lift_relative, lift_absolute, ci_low, ci_high, p_value, p_value_unadjusted, chance_to_win, significant, direction',
+              'text/csv: metric, role, kind, variant, control, units, mean, sum, denominator_sum, lift_relative, lift_absolute, ' +
+              'ci_low, ci_high, p_value, p_value_unadjusted, chance_to_win, significant, direction',
           }),
           ...S.errors(400, 401, 403, 404, 429),
         },

@@ -51,7 +51,8 @@ export const flagLifecycleRoutes = ({ services, snapshots }: Pick<AppDeps, 'serv
       '/api/v1/flags/:key/turn-off',
       step(services.flags.turnOffEverywhere),
       stepRoute(
-        'Turn the flag off everywhere: the main switch and every environment override off, in one change (undo: rollback to the version before)',
+        'Turn the flag off everywhere: the main switch and every environment override off, in one change ' +
+          '(undo: rollback to the version before)',
         [401, 403, 404, 409, 429],
       ),
     )

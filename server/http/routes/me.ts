@@ -148,7 +148,8 @@ export const meRoutes = ({
         ...guard(
           'session',
           'me',
-          'Create a personal access token (default expiry 90 days, at most one year); shown once. It never does more than you can at the time.',
+          'Create a personal access token (default expiry 90 days, at most one year); shown once. ' +
+            'It never does more than you can at the time.',
         ),
         ...jsonBody(PersonalTokenCreate),
         response: { 201: t.Object({ token: t.String(), meta: S.TokenEntry }), ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },

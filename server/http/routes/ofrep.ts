@@ -47,7 +47,8 @@ const detail = (summary: string) => ({
   summary,
   security: [{ bearer: [] }],
   description:
-    'OpenFeature Remote Evaluation Protocol v0.3.0. Permission: `read:flags`. Auth: `Authorization: Bearer {token}` or `X-API-Key: {token}`.',
+    'OpenFeature Remote Evaluation Protocol v0.3.0. Permission: `read:flags`. ' +
+    'Auth: `Authorization: Bearer {token}` or `X-API-Key: {token}`.',
   'x-permission': 'read:flags',
   'x-rate-class': 'evaluation',
 })

@@ -21,7 +21,8 @@ const START_SUMMARY = 'Single sign-on: redirects (302) to the identity provider;
 const CALLBACK_SUMMARY =
   'Single sign-on: the identity provider returns here; signs in and redirects (302) to return_to, or to /signin?sso_error={reason}'
 const START_REDIRECT =
-  "to the identity provider's authorization endpoint (or to /signin?sso_error=unavailable, or =throttled with Retry-After after 30 sign-in attempts a minute from one address)"
+  "to the identity provider's authorization endpoint (or to /signin?sso_error=unavailable, " +
+  'or =throttled with Retry-After after 30 sign-in attempts a minute from one address)'
 const CALLBACK_REDIRECT = 'to return_to with the session cookie, or to /signin?sso_error={reason} without one'
 const START_QUERY = t.Object({
   return_to: t.Optional(t.String({ maxLength: 2048, description: 'a path on this service to open afterwards (anything else: /)' })),

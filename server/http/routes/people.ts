@@ -236,7 +236,8 @@ export const peopleRoutes = ({ identity, access, store, settings }: Pick<AppDeps
       ...guard(
         'public',
         'auth',
-        'What an open invitation is for (email, instance role, projects and roles), for its accept page; 410 INVITATION_GONE when used, withdrawn, expired or unknown',
+        'What an open invitation is for (email, instance role, projects and roles), for its accept page; ' +
+          '410 INVITATION_GONE when used, withdrawn, expired or unknown',
       ),
       ...jsonBody(t.Object({ token: t.String({ maxLength: 128 }) })),
       response: { 200: InvitationPreview, ...S.errors(400, 403, 410, 413, 415, 429) },

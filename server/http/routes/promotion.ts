@@ -68,7 +68,8 @@ export const promotionRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
               propose: t.Optional(
                 t.Boolean({
                   description:
-                    'open a change request holding the promotion (one set_override or delete_override in `to` per change) instead of applying it: 201 with `change_request`; 200 with `change_request: null` when nothing would change',
+                    'open a change request holding the promotion (one set_override or delete_override in `to` per change) ' +
+                    'instead of applying it: 201 with `change_request`; 200 with `change_request: null` when nothing would change',
                 }),
               ),
               title: t.Optional(t.String({ description: "propose: the change request's title" })),
@@ -84,7 +85,9 @@ export const promotionRoutes = ({ services }: Pick<AppDeps, 'services'>) =>
           security: [{ bearer: [] }],
           'x-writes-documents': 'always',
           description:
-            'Permission: `write:flags` for flags, `write:configs` for configs (both when nothing is named: everything is promoted), in the `to` environment. Answers the import plan shape; dry_run plans only; propose opens a change request instead (for a protected `to`).',
+            'Permission: `write:flags` for flags, `write:configs` for configs ' +
+            '(both when nothing is named: everything is promoted), in the `to` environment. ' +
+            'Answers the import plan shape; dry_run plans only; propose opens a change request instead (for a protected `to`).',
           'x-permission': 'any',
         }),
         response: { 200: PlanBody, 201: PlanBody, ...S.errors(400, 401, 403, 404, 409, 413, 415, 429) },

@@ -103,7 +103,8 @@ export const releasePlanRoutes = ({ services }: Pick<AppDeps, 'services'>) => {
         ...guard(
           'write:flags',
           'flags',
-          'Start a release plan: step 1 is written (a protected environment: 202 with the change request whose approval covers the later steps and the rollback)',
+          'Start a release plan: step 1 is written ' +
+            '(a protected environment: 202 with the change request whose approval covers the later steps and the rollback)',
           () => [],
         ),
         params: PlanParams,

@@ -122,9 +122,12 @@ export const streamRoutes = (deps: Pick<AppDeps, 'hub' | 'settings' | 'tickets'>
           'The change stream (Server-Sent Events)',
           [
             'Permission: `read:flags` (flags, segments) and/or `read:configs` (configs); project changes reach both.',
-            "Events: `ready` `{version}` first; then `change` `{resource_type, key, action, version, environment}` per committed change, in commit order, `id:` = the project's change number;",
+            'Events: `ready` `{version}` first;',
+            'then `change` `{resource_type, key, action, version, environment}` per committed change,',
+            "in commit order, `id:` = the project's change number;",
             '`reset` `{version}` when a resume point is older than what is kept (reload everything). A comment heartbeat every 15 s.',
-            'Resume with `Last-Event-ID` (or `?last_event_id=`). Auth: the Authorization header, or `?ticket=` from POST /api/v1/stream/tickets.',
+            'Resume with `Last-Event-ID` (or `?last_event_id=`).',
+            'Auth: the Authorization header, or `?ticket=` from POST /api/v1/stream/tickets.',
           ].join(' '),
         ),
         response: { 200: SseBody, ...S.errors(400, 401, 403, 429) },
@@ -150,7 +153,8 @@ export const streamRoutes = (deps: Pick<AppDeps, 'hub' | 'settings' | 'tickets'>
           summary: 'A short-lived ticket to open the change stream without headers (EventSource)',
           security: [{ bearer: [] }],
           description:
-            'Permission: `read:flags` or `read:configs`. The ticket is bound to this token and project, expires within 10 minutes and opens only the streams.',
+            'Permission: `read:flags` or `read:configs`. ' +
+            'The ticket is bound to this token and project, expires within 10 minutes and opens only the streams.',
           'x-permission': 'read:flags|read:configs',
           'x-rate-class': 'evaluation',
         },
@@ -181,7 +185,9 @@ export const streamRoutes = (deps: Pick<AppDeps, 'hub' | 'settings' | 'tickets'>
         query: StreamQuery,
         detail: streamDoc(
           'OFREP change notifications (Server-Sent Events)',
-          'Permission: `read:flags`. The URL comes from `eventStreams` in the OFREP bulk answer. Each change that can alter an evaluation sends `data: {"type":"refetchEvaluation","etag":…,"lastModified":…}` with an `id:`; a comment heartbeat every 15 s.',
+          'Permission: `read:flags`. The URL comes from `eventStreams` in the OFREP bulk answer. ' +
+            'Each change that can alter an evaluation sends ' +
+            '`data: {"type":"refetchEvaluation","etag":…,"lastModified":…}` with an `id:`; a comment heartbeat every 15 s.',
         ),
         response: { 200: SseBody, ...S.errors(400, 401, 403, 429) },
       },
