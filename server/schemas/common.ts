@@ -1,11 +1,14 @@
 // Shared pieces of the wire schemas: JSON values, maps, timestamps, the error body, paging and the
 // parameters many routes take.
-import { t, type TSchema } from 'elysia'
+import { type Static, t, type TSchema } from 'elysia'
 
 export const Json = t.Any({ description: 'any JSON value' })
 /** A string-keyed map. Spelled with additionalProperties (not t.Record's patternProperties) for OpenAPI 3.0. */
+/** An object of any keys whose values are `value`s. Unsafe only in name: the schema (and what validates it) is
+ *  the plain object with `additionalProperties`; Unsafe gives it the static type a record has, which TypeBox's
+ *  `{}` with additionalProperties lacks. */
 export const Dict = <T extends TSchema>(value: T, description?: string) =>
-  t.Object({}, { additionalProperties: value, ...(description && { description }) })
+  t.Unsafe<Record<string, Static<T>>>(t.Object({}, { additionalProperties: value, ...(description && { description }) }))
 export const Timestamp = t.String({ description: 'ISO 8601 timestamp' })
 export const OptionalTimestamp = t.Optional(t.Nullable(Timestamp))
 

@@ -75,6 +75,8 @@ export const Segment = t.Object(
   { title: 'Segment' },
 )
 
+/** A stored config as the API answers it (its key beside it). */
+export type ConfigView = Static<typeof Config>
 /** A config as POST /configs takes it, and its fields as PUT /configs/:key takes them. */
 export type ConfigCreateInput = Static<typeof ConfigCreate>
 export type ConfigPatchInput = Static<typeof ConfigPatch>

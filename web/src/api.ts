@@ -3,7 +3,18 @@
 
 // Domain types come from the server's pure modules (no I/O): one schema source for server and console.
 // Wire shapes of tokens, webhooks, deliveries, audit entries, the project and /me: the server's schemas.
-import type { ArchiveMark, AuditEntry, Delivery, FlagListItem, FlagMetadata, Me, Project, Token, Webhook } from '../../server/schemas'
+import type {
+  ArchiveMark,
+  AuditEntry,
+  ConfigView,
+  Delivery,
+  FlagListItem,
+  FlagMetadata,
+  Me,
+  Project,
+  Token,
+  Webhook,
+} from '../../server/schemas'
 import type {
   Condition,
   EnvironmentOverride,
@@ -50,13 +61,8 @@ export interface Versioned {
 /** The stored flag: its definition, metadata (docs: lifecycle), and the archive mark while archived. */
 export type Flag = FlagDefinition & Versioned & FlagMetadata & ArchiveMark
 export type Segment = SegmentDefinition & Versioned
-export interface Config extends Versioned {
-  key: string
-  value: Json
-  environments: Record<string, { value: Json }>
-  /** available to client keys */
-  client_side?: boolean
-}
+/** The stored config as the API answers it (the kind's view schema, server/kinds/config.ts), with its key. */
+export type Config = ConfigView & { key: string }
 export type { AuditEntry, Delivery, Me, Project, Token, Webhook }
 export type { Schedule, UsageBucket } from '../../server/schemas'
 export type { ScheduleStatus } from '../../server/store/vocabulary/schedule-statuses'
