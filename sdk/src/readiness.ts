@@ -1,7 +1,7 @@
 // What both clients' `ready()` is built on (client.ts: definitions, remote.ts: one context's values): loaded
 // once the first data is in; an answer retrying cannot fix (400, 401, 403, 404) rejects the waiting callers;
 // anything else leaves them waiting until their timeout while the client keeps trying.
-import { HttpError } from './sync'
+import { HttpError } from './http-error'
 
 export const isFatal = (e: unknown): boolean => e instanceof HttpError && [400, 401, 403, 404].includes(e.status)
 

@@ -5,15 +5,13 @@
 // the last values synchronously: it never throws and never waits for the network.
 import type { Json, ValueType } from '../../server/engine/types'
 import { typeOf } from '../../server/engine/value-type'
-import { readEvents } from './sse'
+import { Follower } from './follow'
+import { HttpError } from './http-error'
 import { isFatal, Readiness } from './readiness'
-import { HttpError } from './sync'
 import type { Context, FetchLike } from './types'
 
 const DEFAULT_TIMEOUT_MS = 10_000
 const DEFAULT_POLL_MS = 30_000
-/** Heartbeats come every 15 s; a stream silent for three of them is dead even if no error says so. */
-const STREAM_SILENCE_MS = 45_000
 
 export interface RemoteClientOptions {
   /** the service's base URL, e.g. https://flags.example.com */
@@ -68,17 +66,7 @@ export class RemoteClient {
   private values = new Map<string, RemoteEvaluation>()
   private context: Context | undefined
   private etag: string | undefined
-  private closed = false
-  private inFlight: Promise<void> | undefined
-  private again = false
-  private streaming = false
-  private attempts = 0
-  private stream: AbortController | undefined
-  private timers: {
-    poll?: ReturnType<typeof setInterval>
-    retry?: ReturnType<typeof setTimeout>
-    silence?: ReturnType<typeof setTimeout>
-  } = {}
+  private readonly follower: Follower
   private readonly readiness = new Readiness()
   private readonly listeners = { change: new Set<(keys: string[]) => void>(), error: new Set<(e: unknown) => void>() }
   private readonly base: string
@@ -92,11 +80,27 @@ export class RemoteClient {
     this.fetchImpl = o.fetch ?? ((input, init) => fetch(input, init))
     this.timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS
     this.context = o.context
-    void this.refresh()
-    if (o.stream ?? true) void this.connect()
-    this.timers.poll = setInterval(() => {
-      if (!this.streaming) void this.refresh()
-    }, o.pollIntervalMs ?? DEFAULT_POLL_MS)
+    this.follower = new Follower({
+      fetchOnce: () => this.fetchOnce(),
+      stream:
+        (o.stream ?? true)
+          ? {
+              url: `${this.base}/ofrep/v1/stream`,
+              name: 'GET /ofrep/v1/stream',
+              token: o.token,
+              fetch: this.fetchImpl,
+              // Connected: catch up on anything missed while the stream was not open; then every event refetches.
+              caughtUp: 'connect',
+              asksForFetch: () => true,
+              fetchOnDrop: false,
+            }
+          : undefined,
+      pollIntervalMs: o.pollIntervalMs ?? DEFAULT_POLL_MS,
+      retryInitialMs: o.retry?.initialMs ?? 500,
+      retryMaxMs: o.retry?.maxMs ?? 30_000,
+      onError: (e) => this.fail(e),
+    })
+    this.follower.start()
   }
 
   /** Resolves once the first values are in; rejects on an answer retrying cannot fix (401, 403, 404, a
@@ -136,26 +140,12 @@ export class RemoteClient {
 
   /** Stops the stream and polling. */
   async close(): Promise<void> {
-    this.closed = true
-    clearInterval(this.timers.poll)
-    clearTimeout(this.timers.retry)
-    clearTimeout(this.timers.silence)
-    this.stream?.abort()
+    this.follower.close()
   }
 
   /** Fetches the values now, or once more after the fetch in flight (requests never overlap). */
   refresh(): Promise<void> {
-    if (this.inFlight !== undefined) {
-      this.again = true
-      return this.inFlight
-    }
-    this.inFlight = (async () => {
-      do {
-        this.again = false
-        await this.fetchOnce()
-      } while (this.again && !this.closed)
-    })().finally(() => (this.inFlight = undefined))
-    return this.inFlight
+    return this.follower.refresh()
   }
 
   private async fetchOnce(): Promise<void> {
@@ -183,7 +173,7 @@ export class RemoteClient {
       this.etag = etag
       this.readiness.failure = undefined
     } catch (error) {
-      if (!this.closed) this.fail(error)
+      if (!this.follower.closed) this.fail(error)
     }
   }
 
@@ -206,47 +196,6 @@ export class RemoteClient {
     this.values = next
     this.readiness.markLoaded()
     if (!first && changed.length) this.emit('change', changed)
-  }
-
-  private async connect(): Promise<void> {
-    if (this.closed) return
-    const abort = (this.stream = new AbortController())
-    try {
-      const response = await this.fetchImpl(`${this.base}/ofrep/v1/stream`, {
-        headers: { authorization: `Bearer ${this.o.token}`, accept: 'text/event-stream' },
-        signal: abort.signal,
-      })
-      if (!response.ok || response.body === null) {
-        await response.body?.cancel()
-        throw new HttpError(response.status, `GET /ofrep/v1/stream answered ${response.status}`)
-      }
-      this.streaming = true
-      this.attempts = 0
-      this.hearFrom(abort)
-      // Connected: catch up on anything missed while the stream was not open; then every event refetches.
-      void this.refresh()
-      await readEvents(
-        response.body,
-        () => void this.refresh(),
-        () => this.hearFrom(abort),
-      )
-    } catch (error) {
-      if (!this.closed) this.fail(error)
-    } finally {
-      this.streaming = false
-      clearTimeout(this.timers.silence)
-    }
-    if (this.closed) return
-    const delay = Math.min(this.o.retry?.maxMs ?? 30_000, (this.o.retry?.initialMs ?? 500) * 2 ** this.attempts++)
-    this.timers.retry = setTimeout(() => void this.connect(), delay * (0.5 + Math.random() / 2))
-  }
-
-  private hearFrom(abort: AbortController): void {
-    clearTimeout(this.timers.silence)
-    this.timers.silence = setTimeout(
-      () => abort.abort(new Error(`the change stream was silent for ${STREAM_SILENCE_MS / 1000} s`)),
-      STREAM_SILENCE_MS,
-    )
   }
 
   private fail(error: unknown): void {

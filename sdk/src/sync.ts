@@ -4,20 +4,9 @@
 // reconnects with capped, jittered exponential backoff; its `ready` event triggers a refetch, which is the
 // catch-up (so Last-Event-ID replay is not needed: one refetch covers any number of missed changes).
 
-import { readEvents } from './sse'
+import { Follower } from './follow'
+import { HttpError } from './http-error'
 import type { FetchLike } from './types'
-
-/** Heartbeats come every 15 s; a stream silent for three of them is dead even if no error says so. */
-const STREAM_SILENCE_MS = 45_000
-
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message)
-  }
-}
 
 export interface SyncOptions {
   url: string
@@ -34,50 +23,47 @@ export interface SyncOptions {
   onError(error: unknown): void
 }
 
+/** The change stream's events after which the definitions may differ from ours: `ready` (after a reconnect:
+ *  the catch-up), `change` and `reset`. */
+const REFETCH_ON = new Set(['ready', 'change', 'reset'])
+
 export class Sync {
   private etag: string | undefined
-  private inFlight: Promise<void> | undefined
-  private again = false
-  private closed = false
-  /** a stream is open and has said `ready`: polling pauses */
-  private streaming = false
-  private attempts = 0
-  private stream: AbortController | undefined
-  private pollTimer: ReturnType<typeof setInterval> | undefined
-  private retryTimer: ReturnType<typeof setTimeout> | undefined
-  private silenceTimer: ReturnType<typeof setTimeout> | undefined
+  private readonly follower: Follower
 
-  constructor(private readonly o: SyncOptions) {}
+  constructor(private readonly o: SyncOptions) {
+    this.follower = new Follower({
+      fetchOnce: () => this.fetchOnce(),
+      stream: o.stream
+        ? {
+            url: `${o.url}/api/v1/stream`,
+            name: 'GET /api/v1/stream',
+            token: o.token,
+            fetch: o.fetch,
+            caughtUp: 'ready',
+            asksForFetch: (e) => REFETCH_ON.has(e.event),
+            // Until the stream is back, polling keeps the definitions fresh; refetch now in case a change was missed.
+            fetchOnDrop: true,
+          }
+        : undefined,
+      pollIntervalMs: o.pollIntervalMs,
+      retryInitialMs: o.retryInitialMs,
+      retryMaxMs: o.retryMaxMs,
+      onError: o.onError,
+    })
+  }
 
   start(): void {
-    void this.refresh()
-    if (this.o.stream) void this.connect()
-    this.pollTimer = setInterval(() => {
-      if (!this.streaming) void this.refresh()
-    }, this.o.pollIntervalMs)
+    this.follower.start()
   }
 
   close(): void {
-    this.closed = true
-    clearInterval(this.pollTimer)
-    clearTimeout(this.retryTimer)
-    clearTimeout(this.silenceTimer)
-    this.stream?.abort()
+    this.follower.close()
   }
 
   /** Fetches the definitions now, or once more after the fetch in flight; resolves when done (never rejects). */
   refresh(): Promise<void> {
-    if (this.inFlight !== undefined) {
-      this.again = true
-      return this.inFlight
-    }
-    this.inFlight = (async () => {
-      do {
-        this.again = false
-        await this.fetchOnce()
-      } while (this.again && !this.closed)
-    })().finally(() => (this.inFlight = undefined))
-    return this.inFlight
+    return this.follower.refresh()
   }
 
   private async fetchOnce(): Promise<void> {
@@ -105,53 +91,7 @@ export class Sync {
       await this.o.apply(await response.json())
       this.etag = etag
     } catch (error) {
-      if (!this.closed) this.o.onError(error)
+      if (!this.follower.closed) this.o.onError(error)
     }
-  }
-
-  private async connect(): Promise<void> {
-    if (this.closed) return
-    const abort = (this.stream = new AbortController())
-    try {
-      const response = await this.o.fetch(`${this.o.url}/api/v1/stream`, {
-        headers: { authorization: `Bearer ${this.o.token}`, accept: 'text/event-stream' },
-        signal: abort.signal,
-      })
-      if (!response.ok || response.body === null) {
-        await response.body?.cancel()
-        throw new HttpError(response.status, `GET /api/v1/stream answered ${response.status}`)
-      }
-      this.hearFrom(abort)
-      await readEvents(
-        response.body,
-        (e) => {
-          if (e.event === 'ready') {
-            this.streaming = true
-            this.attempts = 0
-          }
-          // ready (after a reconnect: catch up), change, reset: the definitions may differ from ours.
-          if (e.event === 'ready' || e.event === 'change' || e.event === 'reset') void this.refresh()
-        },
-        () => this.hearFrom(abort),
-      )
-    } catch (error) {
-      if (!this.closed) this.o.onError(error)
-    } finally {
-      this.streaming = false
-      clearTimeout(this.silenceTimer)
-    }
-    if (this.closed) return
-    // Until the stream is back, polling keeps the definitions fresh; refetch now in case a change was missed.
-    void this.refresh()
-    const delay = Math.min(this.o.retryMaxMs, this.o.retryInitialMs * 2 ** this.attempts++)
-    this.retryTimer = setTimeout(() => void this.connect(), delay * (0.5 + Math.random() / 2))
-  }
-
-  private hearFrom(abort: AbortController): void {
-    clearTimeout(this.silenceTimer)
-    this.silenceTimer = setTimeout(
-      () => abort.abort(new Error(`the change stream was silent for ${STREAM_SILENCE_MS / 1000} s`)),
-      STREAM_SILENCE_MS,
-    )
   }
 }
