@@ -1,36 +1,18 @@
 // The baseline of bench/run.ts: a bare Bun.serve answering every request with one fixed JSON body
 // (BENCH_BODY, the evaluation response of the real server, so both send the same number of body bytes).
 // With BENCH_FLOOR=1 it also does the least any evaluation answer must do under the spec, and nothing
-// else: read the Authorization header (against a one-entry map) and the URL, and send the six headers an
-// evaluation response carries (Content-Type, ETag, Cache-Control, X-RateLimit-*), Remaining changing per
-// request. Its ratio to the bare server is the ceiling of (b)/(a) on the machine.
+// else (floor-handler.ts). Its ratio to the bare server is the ceiling of (b)/(a) on the machine.
 // With BENCH_HEADERS (a JSON object: the headers the real server sent with BENCH_BODY) it answers every
 // request with exactly that response, headers and body, prepared once: the floor the evaluation figure is
 // measured against (the service's own answer, with none of its work). A POST to it reads its body before
 // answering, as any handler of a JSON body must: the ceiling of OFREP's (o)/(b).
 // Prints `{"msg":"listening","port":N}` once it listens, like the real server's log line.
+import { floorHandler } from './floor-handler'
+
 const body = process.env.BENCH_BODY ?? '{"value":true,"type":"boolean","reason":"default"}'
 const token = process.env.BENCH_TOKEN ?? ''
 const headers = { 'content-type': 'application/json; charset=utf-8' }
-
-const evaluationHeaders = new Headers({
-  ...headers,
-  ETag: '"MJoe7nrkh5Up7G_j0enbpg"',
-  'Cache-Control': 'private, max-age=10',
-  'X-RateLimit-Limit': '1000000000',
-  'X-RateLimit-Remaining': '1000000000',
-  'X-RateLimit-Reset': String(Date.now() + 60_000),
-})
-const known = new Map([[`Bearer ${token}`, true]])
-let remaining = 1e9
-
-function floor(request: Request): Response {
-  if (known.get(request.headers.get('authorization') ?? '') === undefined)
-    return new Response('{"code":"UNAUTHORIZED"}', { status: 401, headers })
-  if (!request.url.includes('context=')) return new Response('{"code":"VALIDATION_ERROR"}', { status: 400, headers })
-  evaluationHeaders.set('X-RateLimit-Remaining', String(--remaining))
-  return new Response(body, { headers: evaluationHeaders })
-}
+const floor = floorHandler(body, token)
 
 const sameHeaders = process.env.BENCH_HEADERS ? new Headers(JSON.parse(process.env.BENCH_HEADERS) as Record<string, string>) : undefined
 const same = (request: Request): Response | Promise<Response> =>

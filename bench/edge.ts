@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs'
 import {
   call,
+  cpuMs,
   evalPath,
   fmtInt,
   fmtMs,
@@ -67,12 +68,6 @@ export interface EdgeFigures {
   load: string
   /** the origin away under load (edge-outage.ts); absent with BENCH_EDGE_OUTAGE_S=0 */
   outage?: OutageFigures
-}
-
-/** CPU time (user + system, ms) a process has used so far. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 interface Sub {

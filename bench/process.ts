@@ -1,7 +1,7 @@
 // Processes of the benchmarks: every child is stopped on exit, error, SIGINT/SIGTERM or when the watchdog
 // bounds the whole run; pinning to CPUs; the run's knobs (environment).
 import type { Subprocess } from 'bun'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 
@@ -94,4 +94,11 @@ export async function waitForPort(name: string, proc: Subprocess, output: () => 
     if (Date.now() > deadline) throw new Error(`${name} did not start in time:\n${output()}`)
     await Bun.sleep(25)
   }
+}
+
+/** CPU time (user + system, ms) a process has used so far: unlike requests/s it hardly moves when other work
+ *  on the machine takes the cores. */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
