@@ -55,6 +55,10 @@ async function finished(server: TestServer, id: string, ms = 6000) {
   )
 }
 
+/** Waits until evaluating `path` answers `value` (caches reload after the schedule's commit); returns when. */
+const served = (path: string, value: unknown) =>
+  until(`${path} to serve ${value}`, async () => (await call('GET', path)).body.value === value && Date.now(), 3000)
+
 async function createFlag(key: string, body: Record<string, unknown> = {}) {
   expect((await call('POST', '/api/v1/flags', { key, enabled: false, value: true, ...body })).status).toBe(201)
 }
@@ -92,8 +96,8 @@ describe('scheduled changes', () => {
     expect(lag).toBeLessThan(2000)
     expect(done.seenAt - Date.parse(at)).toBeLessThan(2000)
     expect(await flagOf('launch')).toMatchObject({ enabled: true, version: 2 })
-    const evaluation = await call('GET', '/api/v1/flags/launch')
-    expect(evaluation.body.value).toBe(true)
+    // The schedule's row says `applied` at commit; this instance's cache shows the change a moment later.
+    expect((await served('/api/v1/flags/launch', true)) - Date.parse(at)).toBeLessThan(2000)
 
     // One audit entry for the change, by the schedule; the schedule's own entry, by the token that made it.
     const updates = await auditOf('resource_type=flag&resource_key=launch&action=update')
@@ -119,7 +123,7 @@ describe('scheduled changes', () => {
     expect(await finished(srv, s.id)).toMatchObject({ status: 'applied', result_version: 2 })
     expect(await flagOf('regional')).toMatchObject({ enabled: true, environments: { production: { enabled: false } }, version: 2 })
     const ctx = (environment: string) => encodeURIComponent(JSON.stringify({ environment }))
-    expect((await call('GET', `/api/v1/flags/regional?context=${ctx('production')}`)).body.value).toBe(false)
+    await served(`/api/v1/flags/regional?context=${ctx('production')}`, false)
     expect((await call('GET', `/api/v1/flags/regional?context=${ctx('staging')}`)).body.value).toBe(true)
     const hit = await until('the override delivery', async () => hits.find((h) => h.event === 'flag.updated' && h.resource === 'regional'))
     expect(hit.environment).toBe('production')
