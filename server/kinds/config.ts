@@ -2,7 +2,7 @@
 import type { ConfigDefinition } from '../engine/documents'
 import type { Static } from 'elysia'
 import * as S from '../schemas'
-import { agree, type SameKeys } from '../schemas/flag'
+import { agree, type SameKeys } from '../schemas/common'
 import { Empty, type DocumentBody, type DocumentKind, type StoredDocument } from './kind'
 
 /** A stored config's body (an object type, so that it is also an open record, as the store keeps bodies). */

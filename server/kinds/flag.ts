@@ -4,7 +4,8 @@
 import { t, type Static } from 'elysia'
 import type { FlagDefinition, Json, ValidationIssue } from '../engine/types'
 import * as S from '../schemas'
-import { agree, FLAG_CLEARABLE_FIELDS, FLAG_FIELDS, type SameKeys } from '../schemas/flag'
+import { agree, type SameKeys } from '../schemas/common'
+import { FLAG_CLEARABLE_FIELDS, FLAG_FIELDS } from '../schemas/flag'
 import { Empty, type DocumentBody, type DocumentKind, type StoredDocument } from './kind'
 
 /** A stored flag's body. */

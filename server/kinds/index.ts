@@ -4,7 +4,7 @@
 import { configKind } from './config'
 import { flagKind } from './flag'
 import type { BodyOf } from './kind'
-import { agree, type SameKeys } from '../schemas/flag'
+import { agree, type SameKeys } from '../schemas/common'
 import type { DocumentType } from '../store/vocabulary/changes'
 import { segmentKind } from './segment'
 

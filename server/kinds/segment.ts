@@ -3,7 +3,7 @@
 import { t, type Static } from 'elysia'
 import type { Condition } from '../engine/types'
 import * as S from '../schemas'
-import { agree, type SameKeys } from '../schemas/flag'
+import { agree, type SameKeys } from '../schemas/common'
 import type { DocumentBody, DocumentKind, StoredDocument } from './kind'
 
 /** A stored segment's body (a type, not an interface, so that it is also the open record the store keeps). */

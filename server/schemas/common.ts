@@ -3,10 +3,10 @@
 import { type Static, t, type TSchema } from 'elysia'
 
 export const Json = t.Any({ description: 'any JSON value' })
-/** A string-keyed map. Spelled with additionalProperties (not t.Record's patternProperties) for OpenAPI 3.0. */
-/** An object of any keys whose values are `value`s. Unsafe only in name: the schema (and what validates it) is
- *  the plain object with `additionalProperties`; Unsafe gives it the static type a record has, which TypeBox's
- *  `{}` with additionalProperties lacks. */
+/** A string-keyed map whose values are `value`s, spelled with additionalProperties (not t.Record's
+ *  patternProperties) for OpenAPI 3.0. Unsafe only in name: the schema (and what validates it) is the plain
+ *  object with `additionalProperties`; Unsafe gives it the static type a record has, which TypeBox's `{}` with
+ *  additionalProperties lacks. */
 export const Dict = <T extends TSchema>(value: T, description?: string) =>
   t.Unsafe<Record<string, Static<T>>>(t.Object({}, { additionalProperties: value, ...(description && { description }) }))
 export const Timestamp = t.String({ description: 'ISO 8601 timestamp' })
@@ -50,3 +50,11 @@ export const DeletedOverride = t.Object({ success: Success, key: t.String(), env
 
 /** The error statuses a route may answer, for its OpenAPI responses. */
 export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorBody]))
+
+// Where a schema and a type declared elsewhere (the engine's, a kind's stored body) must have the same fields,
+// the compiler holds them to it: a field added to one and not the other fails the typecheck
+// (tests/unit/typecheck.test.ts) at the `agree` naming them.
+export type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never]
+  ? true
+  : { onlyIn: [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] }
+export const agree = <T extends true>(..._checks: T[]) => undefined

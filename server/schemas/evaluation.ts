@@ -1,8 +1,8 @@
 // Evaluation contexts and answers; configs and segments.
 import { t, type Static } from 'elysia'
 import { REASONS } from '../engine/types'
-import { Dict, Json, readOnlyEcho, Timestamp } from './common'
-import { agree, Condition, type SameKeys } from './flag'
+import { agree, Dict, Json, readOnlyEcho, type SameKeys, Timestamp } from './common'
+import { Condition } from './flag'
 import type { ConfigDefinition } from '../engine/documents'
 import type { SegmentDefinition } from '../engine/types'
 

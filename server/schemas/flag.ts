@@ -2,7 +2,7 @@
 import { t, type Static, type TSchema } from 'elysia'
 import { OPERATORS } from '../engine/types'
 import type * as engine from '../engine/types'
-import { Dict, Json, OptionalTimestamp, readOnlyEcho, Timestamp } from './common'
+import { agree, Dict, Json, OptionalTimestamp, readOnlyEcho, type SameKeys, Timestamp } from './common'
 
 // Nested targeting shapes stay structural: the engine's validator checks operators, value shapes and
 // ranges and reports exact paths (TypeBox reports any failure inside a nullable union at its root).
@@ -208,12 +208,7 @@ export const Explanation = t.Object(
 export type Explanation = Static<typeof Explanation>
 
 // The engine keeps its own domain types (it is pure and shared with the SDK, so it cannot import these
-// schemas); the compiler holds the two to one shape: a field added to one and not the other fails the
-// typecheck (tests/unit/typecheck.test.ts) here.
-export type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never]
-  ? true
-  : { onlyIn: [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] }
-export const agree = <T extends true>(..._checks: T[]) => undefined
+// schemas); the compiler holds the two to one shape (common.ts `agree`).
 /** Fields of the stored flag that evaluation does not read. */
 agree<SameKeys<Omit<Static<typeof FlagCreate>, keyof FlagMetadata>, engine.FlagDefinition>>()
 agree<SameKeys<Static<typeof Condition>, engine.Condition>>()

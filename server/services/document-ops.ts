@@ -4,7 +4,7 @@
 // so each service's steps get typed fields.
 import type { Static, TSchema } from 'elysia'
 import { KINDS, type AnyKind, type Bodies } from '../kinds'
-import { agree, type SameKeys } from '../schemas/flag'
+import { agree, type SameKeys } from '../schemas/common'
 import type { Db } from '../store'
 import type { DocumentRow } from '../store/documents'
 import type { ItemAction, ItemResourceType } from '../store/vocabulary/change-requests'
