@@ -4,6 +4,7 @@
 // runner (row + audit entry + webhook outbox + stream entry, one transaction). The resource services add
 // only what gives their fields meaning: the body they build, its validation, their extra operations. What
 // names and shows a kind is its definition (kinds/).
+import { isObject } from '../engine/compile-conditions'
 import type { DocumentKind } from '../kinds'
 import type { Db, Store } from '../store'
 import type { DocumentRepository, DocumentRow, StoredBody } from '../store/documents'
@@ -23,8 +24,6 @@ export interface DocumentRules<Body extends StoredBody> {
   /** refuses (throws) any change but a restore while the stored body says so (an archived flag) */
   editable?(body: Body, key: string): void
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object'
 
 /** How an update is recorded: the environment it concerns (events, stream) and its audit action. */
 export interface UpdateOptions {
