@@ -9,7 +9,8 @@
 //   (b') (b) with a new user_id in every request (no repeat for the server's context cache to find)
 //   (o) POST /ofrep/v1/evaluate/flags/:key, the same flag and context through OFREP (target >= 0.8 of (b))
 //   (a''') (a'') for (o)'s POST: reads the body, then sends (b)'s answer; (a''')/(a'') is (o)/(b)'s ceiling
-//   (e) (b)'s 3 rules + rollout as production's own rules (the context is in production): (e)/(a') >= 0.80
+//   (e) (b)'s 3 rules + rollout as production's own rules, asked with a key bound to production (the context
+//       is in production): (e)/(a') >= 0.80
 // measured with wrk, interleaved (a, b, c, b', a, b, ...) after a warm-up, with the server's instructions per
 // request from `perf stat` where perf exists (BENCH_PERF=0 turns that off); then the in-process engine
 // benchmark (bench/engine.ts); then a server holding 10,000 flags (created through the API): its
@@ -122,7 +123,17 @@ async function main(): Promise<void> {
     throw new Error(`variants evaluation failed: ${vResponse.status} ${vResponse.text}`)
   // (e): the same rules and rollout as production's own rules (docs/behaviour.md §4), same context.
   await mustCall(srv, 'POST', '/api/v1/flags', ownRulesFlag('bench-own'), 201)
-  const eResponse = await call(srv, 'GET', evalPath('bench-own'))
+  // An environment key (docs/teams.md): bound to production, as an application there holds.
+  const productionKey = JSON.parse(
+    await mustCall(
+      srv,
+      'POST',
+      '/api/v1/tokens',
+      { name: 'bench production key', project_id: 'default', permissions: ['read:flags'], environment: 'production' },
+      201,
+    ),
+  ).token as string
+  const eResponse = await call({ ...srv, token: productionKey }, 'GET', evalPath('bench-own'))
   if (eResponse.status !== 200 || eResponse.text !== bResponse.text)
     throw new Error(`own rules evaluation failed: ${eResponse.status} ${eResponse.text} (expected ${bResponse.text})`)
   const bare = await startBareServer(bResponse.text)
@@ -195,9 +206,9 @@ async function main(): Promise<void> {
       pid: srv.pid,
     },
     {
-      name: "(e) GET /flags/:key (production's own 3 rules+rollout)",
+      name: "(e) GET /flags/:key, production key (production's own 3 rules+rollout)",
       url: srv.url + evalPath('bench-own'),
-      token: srv.token,
+      token: productionKey,
       pid: srv.pid,
     },
   ]

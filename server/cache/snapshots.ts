@@ -138,6 +138,14 @@ export class Snapshots {
     if (dropped) this.tokensVersion = {}
   }
 
+  /** Forgets a deleted project. Its snapshot's revision moves as it goes, so whatever was derived from it and
+   *  checked by revision (http/flag-answers.ts) is stale from now on, even to a reader that still holds it. */
+  private drop(projectId: string): void {
+    const snap = this.projects.get(projectId)
+    if (snap !== undefined) snap.revision++
+    this.projects.delete(projectId)
+  }
+
   /** Brings every project and the token map in line with the store, healing any missed change notice.
    *  Runs at start and then periodically, so it reads only each document's stamp (key, version,
    *  timestamps) and reloads and recompiles just the documents whose stamp differs from memory
@@ -146,7 +154,7 @@ export class Snapshots {
     const db = this.store.db
     const projects = await this.store.projects.all(db)
     const live = new Set(projects.map((p) => p.id))
-    for (const id of this.projects.keys()) if (!live.has(id)) this.projects.delete(id)
+    for (const id of this.projects.keys()) if (!live.has(id)) this.drop(id)
     for (const project of projects) {
       const snap = this.projects.get(project.id)
       if (!snap) this.projects.set(project.id, await this.loadProject(project))
@@ -249,7 +257,7 @@ export class Snapshots {
     if (n.resourceType === 'project' || !snap) {
       const project = await this.store.projects.get(db, n.projectId)
       if (!project) {
-        this.projects.delete(n.projectId)
+        this.drop(n.projectId)
         // A deleted project's tokens go with it.
         await this.reloadTokens(n.projectId)
       } else if (!snap) this.projects.set(project.id, await this.loadProject(project))

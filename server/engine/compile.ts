@@ -98,6 +98,7 @@ interface FlagParts {
 class CompiledFlagImpl implements CompiledFlag {
   readonly key: string
   readonly isStatic: boolean
+  readonly contextOnly: boolean
   readonly hasVariants: boolean
   readonly rolloutAttribute: string | null
   private readonly base: Outcomes
@@ -149,6 +150,7 @@ class CompiledFlagImpl implements CompiledFlag {
     this.hasVariants = parts.hasVariants
     const ownRules = [...(parts.own?.values() ?? [])]
     this.isStatic = this.overrides === null && this.rules.length === 0 && this.rolloutAccessor === null && this.prerequisites === null
+    this.contextOnly = !this.windowed && this.prerequisites === null && ownRules.every((o) => o.contextOnly)
     this.tests = this.rules.length > 0 || this.prerequisites !== null || ownRules.some((o) => o.tests)
     const splitResults = new Set(parts.split?.results.filter((r) => r !== this.base.rolloutOut && r.reason === 'rollout') ?? [])
     for (const o of ownRules) for (const r of o.splitResults) splitResults.add(r)

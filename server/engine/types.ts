@@ -136,6 +136,10 @@ export interface CompiledFlag {
   /** No rules, rollout, individual overrides or prerequisites: the value is the same for every context (of
    *  the environments that use the flag's rules: forEnvironment gives another's). */
   readonly isStatic: boolean
+  /** Its result depends on the context alone: no activity window (whose result changes with the clock) and
+   *  no prerequisites (whose flags may have one), here or in any environment's own rules. Answers for a
+   *  repeated context may then be remembered until the flag changes (http/flag-answers.ts). */
+  readonly contextOnly: boolean
   /** The flag names its values (variants): its results carry `variant`. */
   readonly hasVariants: boolean
   /** The context attribute the rollout buckets on, when the flag has a rollout. */

@@ -41,7 +41,7 @@ export function rawQueryParam(url: string, prefix: `${string}=`): string | undef
   return undefined
 }
 
-const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
+export const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
 
 /** Raw `?context=` text -> its checked, frozen context. The same user's context comes back request after
  *  request, and decoding plus parsing it is the largest cost of an evaluation after the network; the engine
@@ -61,11 +61,13 @@ export function deepFreeze(value: unknown): number {
   return count
 }
 
-/** The evaluation context of a GET evaluation URL (`?context=`, absent = empty); 400 as an AppError when it
- *  is not URL-encoded JSON of a context object. */
-export function contextFromUrl(url: string): EvaluationContext {
-  const raw = rawQueryParam(url, 'context=')
-  if (raw === undefined || raw === '') return EMPTY_CONTEXT
+/** The context of a raw `?context=` value seen before (in the memo), or undefined. Only a memo lookup: the
+ *  answer memo (flag-answers.ts) remembers answers for such repeated contexts only. */
+export const rememberedContext = (raw: string): EvaluationContext | undefined => parsedContexts.get(raw)
+
+/** A raw (still URL-encoded, non-empty) `?context=` value's context; 400 as an AppError when it is not
+ *  URL-encoded JSON of a context object. */
+export function contextOfRaw(raw: string): EvaluationContext {
   let context = parsedContexts.get(raw)
   if (context === undefined) {
     const text = decodeQueryValue(raw)
@@ -74,4 +76,11 @@ export function contextFromUrl(url: string): EvaluationContext {
     if (deepFreeze(context) <= MAX_MEMO_VALUES) parsedContexts.set(raw, context)
   }
   return context
+}
+
+/** The evaluation context of a GET evaluation URL (`?context=`, absent or empty = the empty context); 400 as
+ *  an AppError when it is not URL-encoded JSON of a context object. */
+export function contextFromUrl(url: string): EvaluationContext {
+  const raw = rawQueryParam(url, 'context=')
+  return raw === undefined || raw === '' ? EMPTY_CONTEXT : contextOfRaw(raw)
 }

@@ -1,6 +1,6 @@
 // The answers of the two cacheable evaluation reads, GET /api/v1/flags/:key and GET /api/v1/configs/:key,
 // from the in-memory snapshot: shared by their Elysia routes and the native fast path (fast-evaluation.ts).
-import type { Snapshots } from '../cache/snapshots'
+import type { CachedFlag, ProjectSnapshot, Snapshots } from '../cache/snapshots'
 import type { DocumentRow } from '../store/documents'
 import { configValue } from '../services/configs'
 import { notFound } from '../errors'
@@ -10,7 +10,8 @@ import { visibleToClientKeys } from '../access/client-keys'
 import { contextIn, environmentFor } from './key-environment'
 import type { CompiledFlag, EvaluationContext, EvaluationResult } from '../engine'
 import type { RateVerdict } from './rate-limit'
-import { tallyEvaluation } from './evaluation-tally'
+import { tallyIn } from './evaluation-tally'
+import { usageCell, type UsageCell } from '../usage/counter'
 
 export const FLAG_CACHE_CONTROL = cacheControl({ maxAge: 10 })
 export const CONFIG_CACHE_CONTROL = cacheControl({ maxAge: 60 })
@@ -42,15 +43,38 @@ export function flagEvaluation(
   client = false,
 ): FlagEvaluation {
   const snap = snapshots.project(projectId)
+  const flag = visibleFlag(snap, key, client)
+  return evaluateFlag(projectId, flag, contextFromUrl(url), keyEnvironment, snap!.project.environments)
+}
+
+/** Flag `key` of the project as a caller (`client`: a client key, which sees only client_side flags) may
+ *  see it; 404 FLAG_NOT_FOUND as an AppError. */
+export function visibleFlag(snap: ProjectSnapshot | undefined, key: string, client: boolean): CachedFlag {
   const flag = snap?.flags.get(key)
   if (flag === undefined || (client && !visibleToClientKeys(flag.row.body))) throw notFound('FLAG_NOT_FOUND', `Flag "${key}"`)
-  const context = contextIn(keyEnvironment, contextFromUrl(url), snap!.project.environments)
+  return flag
+}
+
+/** `flag` evaluated for the context the request sent (`requested`), in the environment key's environment
+ *  when there is one (`known`: the project's environments); 400 or 403 as contextIn throws them. */
+export function evaluateFlag(
+  projectId: string,
+  flag: CachedFlag,
+  requested: EvaluationContext,
+  keyEnvironment: string | null,
+  known: readonly string[],
+): FlagEvaluation {
+  const context = contextIn(keyEnvironment, requested, known)
   const result = flag.compiled.evaluate(context)
   return new FlagEvaluation(projectId, flag.compiled, result, context, preparedFor(result, FLAG_CACHE_CONTROL))
 }
 
-/** One evaluation, its answer prepared and its usage (and exposure) not yet counted (one object per request). */
+/** One evaluation, its answer prepared and its usage (and exposure) not yet counted: one object per request,
+ *  or per repeated request when its answer is remembered (flag-answers.ts), counting each time it serves. */
 export class FlagEvaluation {
+  /** where its usage counts, found on the first count */
+  private cell: UsageCell | undefined
+
   constructor(
     private readonly projectId: string,
     private readonly compiled: CompiledFlag,
@@ -59,8 +83,14 @@ export class FlagEvaluation {
     readonly prepared: PreparedResponse,
   ) {}
 
+  /** The answer depends on the context alone (engine: CompiledFlag.contextOnly): it may be remembered. */
+  get contextOnly(): boolean {
+    return this.compiled.contextOnly
+  }
+
   count(): void {
-    tallyEvaluation(this.projectId, this.compiled, this.result, this.context)
+    const cell = (this.cell ??= usageCell(this.projectId, this.compiled, this.result, this.context.environment))
+    tallyIn(cell, this.projectId, this.compiled, this.result, this.context)
   }
 
   /** Counts the evaluation and answers (fast-admission.ts calls it once the request is admitted). */

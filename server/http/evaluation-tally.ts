@@ -3,9 +3,22 @@
 // so that no surface counts one and forgets the other.
 import type { CompiledFlag, EvaluationContext, EvaluationResult } from '../engine'
 import { recordExposure } from '../experiments/exposures'
-import { countEvaluation } from '../usage/counter'
+import { countEvaluation, countIn, type UsageCell } from '../usage/counter'
 
 export function tallyEvaluation(projectId: string, compiled: CompiledFlag, result: EvaluationResult, context: EvaluationContext): void {
   countEvaluation(projectId, compiled, result, context.environment)
+  recordExposure(projectId, compiled, result, context)
+}
+
+/** tallyEvaluation with the usage cell already found (usage/counter.ts): an evaluation served again and
+ *  again (evaluation-responses.ts's FlagEvaluation) finds its cell once. */
+export function tallyIn(
+  cell: UsageCell,
+  projectId: string,
+  compiled: CompiledFlag,
+  result: EvaluationResult,
+  context: EvaluationContext,
+): void {
+  countIn(cell)
   recordExposure(projectId, compiled, result, context)
 }

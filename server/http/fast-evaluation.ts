@@ -12,7 +12,8 @@ import type { Snapshots } from '../cache/snapshots'
 import type { Authenticator, Caller } from './auth'
 import { isClientKey } from '../access/client-keys'
 import type { PreparedResponse } from './caching'
-import { configResponse, flagEvaluation } from './evaluation-responses'
+import { configResponse } from './evaluation-responses'
+import { FlagAnswers } from './flag-answers'
 import { fastAdmission, type FastAccessLog, type Meter, type PendingAnswer } from './fast-admission'
 import type { RequestMetrics } from '../metrics/requests'
 import type { RateLimiter, RateVerdict } from './rate-limit'
@@ -45,6 +46,7 @@ const CONTEXT_QUERY = '?context='
 /** Bun `routes` for Elysia's `serve` option; Bun sends these paths' other methods to Elysia as before. */
 export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallback) {
   const { snapshots } = deps
+  const flagAnswers = new FlagAnswers(snapshots)
   // Each admission meters as its route declares (route-contract.ts), read here once.
   const flagAdmission = fastAdmission(deps.authenticator, deps.limiter, deps.meter('GET', FLAG_PATH), deps.accessLog)
   const configAdmission = fastAdmission(deps.authenticator, deps.limiter, deps.meter('GET', CONFIG_PATH), deps.accessLog)
@@ -73,15 +75,8 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     if (q !== -1 && (!url.startsWith(CONTEXT_QUERY, q) || url.indexOf('&', q) !== -1)) return fallback(request)
     let answer: PendingAnswer
     try {
-      // Evaluated now, counted as usage only once admitted (fast-admission.ts).
-      answer = flagEvaluation(
-        snapshots,
-        caller.actor.projectId,
-        request.params.key!,
-        url,
-        caller.token.environment,
-        isClientKey(caller.token.permissions),
-      )
+      // Evaluated now (or remembered), counted as usage only once admitted (fast-admission.ts).
+      answer = flagAnswers.evaluation(caller, url, request)
     } catch {
       return fallback(request) // unknown flag or a malformed context: Elysia's route words the error
     }

@@ -243,4 +243,51 @@ describe('evaluation fast path', () => {
     await api(srv, 'PUT', '/api/v1/flags/plans', { token: admin, body: { enabled: false } })
     expect(await get({ plan: 'pro' })).toEqual({ value: false, type: 'boolean', reason: 'disabled' })
   })
+
+  // Repeated requests are answered from a memo (server/http/flag-answers.ts): these make sure a remembered
+  // answer never outlives what it was computed from.
+  test("an environment key's repeated request follows a change to its environment's own rules", async () => {
+    await api(srv, 'POST', '/api/v1/flags', {
+      token: admin,
+      body: {
+        key: 'own-memo',
+        enabled: true,
+        value: 'flag',
+        environments: {
+          production: {
+            enabled: true,
+            targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro' }] },
+          },
+        },
+      },
+    })
+    const token = await createToken(srv, ['read:flags'], { environment: 'production' })
+    const get = async () => (await api(srv, 'GET', `/api/v1/flags/own-memo${ctx({ plan: 'pro' })}`, { token })).body
+    for (let i = 0; i < 3; i++) expect(await get()).toEqual({ value: 'pro', type: 'string', reason: 'targeting' })
+    await api(srv, 'PUT', '/api/v1/flags/own-memo', {
+      token: admin,
+      body: {
+        environments: {
+          production: {
+            enabled: true,
+            targeting: { rules: [{ conditions: [{ property: 'plan', operator: 'equals', value: 'pro' }], value: 'pro-2' }] },
+          },
+        },
+      },
+    })
+    expect(await get()).toEqual({ value: 'pro-2', type: 'string', reason: 'targeting' })
+  })
+
+  test('a repeated request sees an activity window end, with no change to the flag', async () => {
+    const until = Date.now() + 3000
+    await api(srv, 'POST', '/api/v1/flags', {
+      token: admin,
+      body: { key: 'window-memo', enabled: true, value: true, active_until: new Date(until).toISOString() },
+    })
+    const token = await createToken(srv, ['read:flags'])
+    const get = async () => (await api(srv, 'GET', `/api/v1/flags/window-memo${ctx({ plan: 'pro' })}`, { token })).body
+    for (let i = 0; i < 3; i++) expect(await get()).toEqual({ value: true, type: 'boolean', reason: 'default' })
+    await Bun.sleep(Math.max(0, until - Date.now()) + 50)
+    expect(await get()).toEqual({ value: false, type: 'boolean', reason: 'disabled' })
+  })
 })

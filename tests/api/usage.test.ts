@@ -109,6 +109,17 @@ describe('usage', () => {
     expect((await api(srv, 'GET', '/api/v1/flags?stale=false', { token: admin })).body.total).toBe(3)
   })
 
+  test('the same request again and again (an answer the fast path remembers) is counted every time, across flushes', async () => {
+    await api(srv, 'POST', '/api/v1/flags', { token: admin, body: { key: 'repeated', enabled: true, value: true } })
+    const path = `/api/v1/flags/repeated?context=${ctx({ user_id: 'u-1', environment: 'production' })}`
+    for (let i = 0; i < 5; i++) expect((await api(srv, 'GET', path, { token: admin })).status).toBe(200)
+    await counted('repeated', 5)
+    for (let i = 0; i < 3; i++) expect((await api(srv, 'GET', path, { token: admin })).status).toBe(200)
+    const buckets = await counted('repeated', 8)
+    expect(buckets.reduce((n: number, b: any) => n + b.count, 0)).toBe(8)
+    expect(buckets.every((b: any) => b.environment === 'production' && b.variant === 'default')).toBe(true)
+  })
+
   test('bad reports are refused whole and change nothing; a write-only token may not report', async () => {
     const before = await usage('idle')
     const now = new Date().toISOString()

@@ -353,3 +353,21 @@ describe('attribute lookup: top-level first, then custom', () => {
     expect(proto.evaluate({}).value).toBe('off')
   })
 })
+
+describe('contextOnly: the result depends on the context alone', () => {
+  const compiled = (def: Partial<FlagDefinition>) =>
+    compileFlag({ key: 'f', enabled: true, value: true, ...def } as FlagDefinition, new Map())
+  test('rules, rollout and an environment own rules depend on the context only', () => {
+    expect(compiled({}).contextOnly).toBe(true)
+    expect(compiled({ targeting: { rollout: { percentage: 30, attribute: 'user_id' } } }).contextOnly).toBe(true)
+    expect(
+      compiled({ environments: { production: { enabled: true, targeting: { rollout: { percentage: 30, attribute: 'user_id' } } } } })
+        .contextOnly,
+    ).toBe(true)
+  })
+  test('an activity window (either end) or prerequisites make it depend on more', () => {
+    expect(compiled({ active_from: '2000-01-01T00:00:00.000Z' }).contextOnly).toBe(false)
+    expect(compiled({ active_until: '2999-01-01T00:00:00.000Z' }).contextOnly).toBe(false)
+    expect(compiled({ prerequisites: [{ key: 'other', value: true }] }).contextOnly).toBe(false)
+  })
+})
