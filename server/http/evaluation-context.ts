@@ -43,6 +43,9 @@ export function rawQueryParam(url: string, prefix: `${string}=`): string | undef
 
 export const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
 
+/** The one query a GET evaluation on the fast path may carry (fast-evaluation.ts, flag-answers.ts). */
+export const CONTEXT_QUERY = '?context='
+
 /** Raw `?context=` text -> its checked, frozen context. The same user's context comes back request after
  *  request, and decoding plus parsing it is the largest cost of an evaluation after the network; the engine
  *  never mutates a context (they are frozen to make sure), so one parse can serve every repeat. Memory is

@@ -3,11 +3,10 @@
 // so that no surface counts one and forgets the other.
 import type { CompiledFlag, EvaluationContext, EvaluationResult } from '../engine'
 import { recordExposure } from '../experiments/exposures'
-import { countEvaluation, countIn, type UsageCell } from '../usage/counter'
+import { countIn, usageCell, type UsageCell } from '../usage/counter'
 
 export function tallyEvaluation(projectId: string, compiled: CompiledFlag, result: EvaluationResult, context: EvaluationContext): void {
-  countEvaluation(projectId, compiled, result, context.environment)
-  recordExposure(projectId, compiled, result, context)
+  tallyIn(usageCell(projectId, compiled, result, context.environment), projectId, compiled, result, context)
 }
 
 /** tallyEvaluation with the usage cell already found (usage/counter.ts): an evaluation served again and

@@ -12,6 +12,7 @@ import type { Snapshots } from '../cache/snapshots'
 import type { Authenticator, Caller } from './auth'
 import { isClientKey } from '../access/client-keys'
 import type { PreparedResponse } from './caching'
+import { CONTEXT_QUERY } from './evaluation-context'
 import { configResponse } from './evaluation-responses'
 import { FlagAnswers } from './flag-answers'
 import { fastAdmission, type FastAccessLog, type Meter, type PendingAnswer } from './fast-admission'
@@ -41,7 +42,6 @@ export type Handler = (request: BunRequest<string>, server?: Server<unknown>) =>
 const FLAG_PATH = '/api/v1/flags/:key'
 const CONFIG_PATH = '/api/v1/configs/:key'
 const ENVIRONMENT_QUERY = '?environment='
-const CONTEXT_QUERY = '?context='
 
 /** Bun `routes` for Elysia's `serve` option; Bun sends these paths' other methods to Elysia as before. */
 export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallback) {

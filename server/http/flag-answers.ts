@@ -14,7 +14,7 @@ import type { ProjectSnapshot, Snapshots } from '../cache/snapshots'
 import { isClientKey } from '../access/client-keys'
 import type { EvaluationContext } from '../engine'
 import type { Caller } from './auth'
-import { contextOfRaw, EMPTY_CONTEXT, rememberedContext } from './evaluation-context'
+import { CONTEXT_QUERY, contextOfRaw, EMPTY_CONTEXT, rememberedContext } from './evaluation-context'
 import { evaluateFlag, visibleFlag, type FlagEvaluation } from './evaluation-responses'
 
 interface Remembered {
@@ -36,8 +36,6 @@ const PER_CONTEXT = 16
  *  memory a client can make us hold to the bound above times ~0.5 KiB. */
 const MAX_PATH_LENGTH = 512
 
-const CONTEXT_QUERY_LENGTH = '?context='.length
-
 export class FlagAnswers {
   /** per parsed context (frozen, shared by every request that sent the same text) */
   private readonly byContext = new WeakMap<EvaluationContext, Remembered[]>()
@@ -50,7 +48,7 @@ export class FlagAnswers {
   evaluation(caller: Caller, url: string, request: BunRequest<string>): FlagEvaluation {
     let q = url.indexOf('?')
     if (q === -1) q = url.length
-    const raw = q === url.length ? '' : url.slice(q + CONTEXT_QUERY_LENGTH)
+    const raw = q === url.length ? '' : url.slice(q + CONTEXT_QUERY.length)
     const known = raw === '' ? EMPTY_CONTEXT : rememberedContext(raw)
     const answers = known === undefined ? undefined : this.byContext.get(known)
     if (answers !== undefined) {

@@ -1,8 +1,8 @@
-// server/usage: evaluation counts. Every evaluation surface calls `countEvaluation` (a few map steps, no
-// allocation once a flag's variant and environment have been seen; a remembered answer counts in its cell
-// with one increment); the flusher (flusher.ts) drains the counts into hourly buckets in the store at least
-// every USAGE_FLUSH_MS. Counts live per compiled flag: a change
-// compiles the flag again and starts a fresh set, while the old one is still drained.
+// server/usage: evaluation counts. Every evaluation surface counts in the cell of its flag, branch and
+// environment (`usageCell`: a few map steps, no allocation once seen; a remembered answer keeps its cell and
+// counts with one increment); the flusher (flusher.ts) drains the counts into hourly buckets in the store at
+// least every USAGE_FLUSH_MS. Counts live per compiled flag: a change compiles the flag again and starts a
+// fresh set, while the old one is still drained.
 import type { CompiledFlag, EvaluationResult } from '../engine'
 
 /** One compiled flag's counts since the last drain: variant -> environment -> its cell. */
@@ -58,11 +58,6 @@ export function countIn(cell: UsageCell): void {
     c.listed = true
     pending.push(c)
   }
-}
-
-/** Counts one evaluation of `flag` (its `result` for a context whose environment is `environment`). */
-export function countEvaluation(projectId: string, flag: CompiledFlag, result: EvaluationResult, environment: string | undefined): void {
-  countIn(usageCell(projectId, flag, result, environment))
 }
 
 /** Takes every count since the last drain (and forgets them). */

@@ -3,7 +3,7 @@
 // overflowing, and a row the store refuses is dropped on its own, never blocking the counts of later flushes.
 import { describe, expect, test } from 'bun:test'
 import { compileFlag } from '../../server/engine'
-import { countEvaluation } from '../../server/usage/counter'
+import { countIn, usageCell } from '../../server/usage/counter'
 import { startUsageFlusher } from '../../server/usage/flusher'
 import { MAX_BUCKET_COUNT, type UsageRow } from '../../server/store/usage'
 import { DIALECTS, inProcessServices } from '../helpers/in-process'
@@ -44,16 +44,16 @@ for (const dialect of DIALECTS) {
       const flusher = startUsageFlusher({ store: fx.store, intervalMs: 3_600_000, log: (msg) => void logged.push(msg) })
       const before = compileFlag({ key: 'changed', enabled: true, value: true }, new Map())
       const after = compileFlag({ key: 'changed', enabled: true, value: true, description: 'v2' } as never, new Map())
-      for (let i = 0; i < 3; i++) countEvaluation('default', before, before.evaluate({}), undefined)
-      for (let i = 0; i < 2; i++) countEvaluation('default', after, after.evaluate({}), undefined)
+      for (let i = 0; i < 3; i++) countIn(usageCell('default', before, before.evaluate({}), undefined))
+      for (let i = 0; i < 2; i++) countIn(usageCell('default', after, after.evaluate({}), undefined))
       // A row no store takes (project_id is NOT NULL).
       const broken = compileFlag({ key: 'broken', enabled: true, value: true }, new Map())
-      countEvaluation(null as never, broken, broken.evaluate({}), undefined)
+      countIn(usageCell(null as never, broken, broken.evaluate({}), undefined))
       await flusher.flush()
       expect((await bucket('changed')).map((b) => [b.environment, b.count])).toEqual([['', 5]])
       expect(logged).toContain('evaluation counts the store refused were dropped')
       expect(await bucket('broken')).toEqual([])
-      countEvaluation('default', after, after.evaluate({}), undefined)
+      countIn(usageCell('default', after, after.evaluate({}), undefined))
       await flusher.stop()
       expect((await bucket('changed')).map((b) => [b.environment, b.count])).toEqual([['', 6]])
     })
