@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs'
 import {
   call,
   cpuMs,
+  cpuPerRequest,
   evalPath,
   fmtInt,
   fmtMs,
@@ -182,20 +183,13 @@ export async function benchEdge(log: (line: string) => void = console.log): Prom
       { name: 'origin GET /flags/:key', url: origin.url + evalPath('bench-flag'), token: origin.token, pid: origin.pid },
       { name: 'relay  GET /flags/:key', url: relayUrl + evalPath('bench-flag'), token: origin.token, pid: proc.pid },
     ]
-    // CPU time (user + system) each server spent per request while wrk ran: unlike requests/s it hardly
-    // moves when other work on the machine takes the cores.
-    const cpuPerRequest: number[][] = [[], []]
-    const results = await interleaved(targets, ROUNDS, 2, SECONDS, (i, run) => {
-      const before = cpuMs(targets[i]!.pid)
-      return run().then((res) => {
-        cpuPerRequest[i]!.push(((cpuMs(targets[i]!.pid) - before) * 1000) / Math.max(1, res.requests))
-        return res
-      })
-    })
+    // CPU time (user + system) each server spent per request while wrk ran.
+    const cpu = cpuPerRequest(targets)
+    const results = await interleaved(targets, ROUNDS, 2, SECONDS, cpu.around)
     const [o, r] = results
     const ratio = roundRatio(r!, o!)
-    const cpuOrigin = median(cpuPerRequest[0]!)
-    const cpuRelay = median(cpuPerRequest[1]!)
+    const cpuOrigin = median(cpu.perRequest[0]!)
+    const cpuRelay = median(cpu.perRequest[1]!)
     log(
       `  relay / origin: ${ratio.toFixed(3)} requests/s (median of per-round ratios); ` +
         `CPU per request origin ${cpuOrigin.toFixed(1)} µs, relay ${cpuRelay.toFixed(1)} µs ` +

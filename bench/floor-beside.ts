@@ -13,7 +13,7 @@ import {
   ROOT,
   SERVER_CPU,
   cleanup,
-  cpuMs,
+  cpuPerRequest,
   evalPath,
   interleaved,
   median,
@@ -75,14 +75,8 @@ async function main(): Promise<void> {
   requireWrk()
   const targets: Awaited<ReturnType<typeof start>>[] = []
   for (const beside of BESIDE) targets.push(await start(beside))
-  const cpu: number[][] = targets.map(() => [])
-  await interleaved(targets, undefined, 2, undefined, (i, run) => {
-    const before = cpuMs(targets[i]!.pid)
-    return run().then((res) => {
-      cpu[i]!.push(((cpuMs(targets[i]!.pid) - before) * 1000) / Math.max(1, res.requests))
-      return res
-    })
-  })
+  const { perRequest: cpu, around } = cpuPerRequest(targets)
+  await interleaved(targets, undefined, 2, undefined, around)
   console.log(`\nserver CPU per request (µs), per round and median; context ${JSON.stringify(CONTEXT).length} bytes`)
   for (const [i, t] of targets.entries())
     console.log(`  ${t.name.padEnd(26)} ${cpu[i]!.map((x) => x.toFixed(2)).join('  ')}   median ${median(cpu[i]!).toFixed(2)}`)

@@ -47,7 +47,7 @@ import {
   SERVER_CPU,
   call,
   cleanup,
-  cpuMs,
+  cpuPerRequest,
   elapsed,
   evalPath,
   fmtInt,
@@ -217,14 +217,19 @@ async function main(): Promise<void> {
   console.log(`\n[${elapsed()}] HTTP: interleaved rounds`)
   // Server CPU time per request of every run (from /proc): on a noisy VM it moves far less than requests/s,
   // since another tenant's load takes wall time but not this process's CPU time.
-  const cpuPerRequest: number[][] = targets.map(() => [])
-  const [a, b, c, aFloor, bUnique, aSame, o, aPost, v, e] = (await interleaved(targets, undefined, undefined, undefined, (i, run) => {
-    const before = cpuMs(targets[i]!.pid!)
-    return run().then((res) => {
-      cpuPerRequest[i]!.push(((cpuMs(targets[i]!.pid!) - before) * 1000) / Math.max(1, res.requests))
-      return res
-    })
-  })) as [WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult, WrkResult]
+  const cpu = cpuPerRequest(targets)
+  const [a, b, c, aFloor, bUnique, aSame, o, aPost, v, e] = (await interleaved(targets, undefined, undefined, undefined, cpu.around)) as [
+    WrkResult,
+    WrkResult,
+    WrkResult,
+    WrkResult,
+    WrkResult,
+    WrkResult,
+    WrkResult,
+    WrkResult,
+    WrkResult,
+    WrkResult,
+  ]
   const ratioVariants = roundRatio(v, aSame)
   const ratioOfrep = roundRatio(o, b)
   const ratioPost = roundRatio(aPost, aSame)
@@ -248,13 +253,15 @@ async function main(): Promise<void> {
     `    (e) GET, production's own rules     ${line(e)}; ` +
       `(e)/(a') ${roundRatio(e, aFloor).toFixed(2)}, (b)/(a') ${roundRatio(b, aFloor).toFixed(2)}`,
   )
-  // The same ratios by server CPU time per request: (a')'s µs over (x)'s, per round, median.
-  const cpuRatio = (x: number, y: number) => median(cpuPerRequest[x]!.map((us, r) => cpuPerRequest[y]![r]! / us))
-  const cpuE = cpuRatio(9, 3)
-  const cpuB = cpuRatio(1, 3)
+  // The same ratios by server CPU time per request: (a')'s µs over (x)'s, per round, median. Indexes are
+  // positions in `targets` (the order destructured above).
+  const [B, A_FLOOR, E] = [1, 3, 9]
+  const cpuUs = (x: number) => median(cpu.perRequest[x]!)
+  const cpuRatio = (x: number) => median(cpu.perRequest[x]!.map((us, r) => cpu.perRequest[A_FLOOR]![r]! / us))
+  const cpuE = cpuRatio(E)
   console.log(
-    `    by server CPU per request: (a') ${median(cpuPerRequest[3]!).toFixed(1)} µs, (b) ${median(cpuPerRequest[1]!).toFixed(1)} µs, ` +
-      `(e) ${median(cpuPerRequest[9]!).toFixed(1)} µs; (e)/(a') ${cpuE.toFixed(2)}, (b)/(a') ${cpuB.toFixed(2)}`,
+    `    by server CPU per request: (a') ${cpuUs(A_FLOOR).toFixed(1)} µs, (b) ${cpuUs(B).toFixed(1)} µs, ` +
+      `(e) ${cpuUs(E).toFixed(1)} µs; (e)/(a') ${cpuE.toFixed(2)}, (b)/(a') ${cpuRatio(B).toFixed(2)}`,
   )
 
   // Latency without queueing: one connection.

@@ -2,7 +2,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CONNECTIONS, LOAD_CPU, ROUNDS, SECONDS, pinned, spawnTracked, tempDirs, within } from './process'
+import { CONNECTIONS, LOAD_CPU, ROUNDS, SECONDS, cpuMs, pinned, spawnTracked, tempDirs, within } from './process'
 
 // ---------------------------------------------------------------------------------------------------
 // wrk
@@ -202,4 +202,23 @@ export async function interleaved(
     }
   }
   return all.map(summarise)
+}
+
+/** Server CPU time (user + system, µs) per request of every run `interleaved` makes, per target, in round
+ *  order: pass `around` to it. Unlike requests/s it hardly moves when other work on the machine takes the
+ *  cores. */
+export function cpuPerRequest(targets: readonly { pid?: number }[]): {
+  perRequest: number[][]
+  around: (i: number, run: () => Promise<WrkResult>) => Promise<WrkResult>
+} {
+  const perRequest: number[][] = targets.map(() => [])
+  const around = (i: number, run: () => Promise<WrkResult>) => {
+    const pid = targets[i]!.pid!
+    const before = cpuMs(pid)
+    return run().then((res) => {
+      perRequest[i]!.push(((cpuMs(pid) - before) * 1000) / Math.max(1, res.requests))
+      return res
+    })
+  }
+  return { perRequest, around }
 }
