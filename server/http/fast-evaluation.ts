@@ -54,12 +54,13 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
   const flagSeries = deps.requests.series(FLAG_PATH, 'GET')
   const configSeries = deps.requests.series(CONFIG_PATH, 'GET')
 
-  /** The caller if this request may take the fast path: a GET without a body from a known, unexpired token
-   *  that holds `permission`. */
+  /** The caller if this GET may take the fast path: no body, no Origin, a known, unexpired token that holds
+   *  `permission`. */
   function admitted(request: Request, permission: 'read:flags' | 'read:configs', now: number): Caller | undefined {
-    // Requests from browsers (an Origin header) get their CORS headers on Elysia's path (cors.ts).
+    // Requests from browsers (an Origin header) get their CORS headers on Elysia's path (cors.ts). Only GETs
+    // arrive here: HEAD, which Bun would route to GET's handler, is Elysia's (the routes below).
     const headers = request.headers
-    if (request.method !== 'GET' || headers.get('content-length') !== null || headers.get('origin') !== null) return undefined
+    if (headers.get('content-length') !== null || headers.get('origin') !== null) return undefined
     // Who the caller is does not depend on the route's meter: either admission answers it.
     return flagAdmission.caller(headers.get('authorization'), permission, now)
   }
@@ -69,18 +70,23 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     const now = Date.now()
     const caller = admitted(request, 'read:flags', now)
     if (caller === undefined) return fallback(request)
-    // Only no query or exactly one `context=` is served here; Elysia refuses any other parameter (`?ctx=`).
     const url = request.url
-    const q = url.indexOf('?')
-    if (q !== -1 && (!url.startsWith(CONTEXT_QUERY, q) || url.indexOf('&', q) !== -1)) return fallback(request)
-    let answer: PendingAnswer
-    try {
-      // Evaluated now (or remembered), counted as usage only once admitted (fast-admission.ts).
-      answer = flagAnswers.evaluation(caller, url, request)
-    } catch {
-      return fallback(request) // unknown flag or a malformed context: Elysia's route words the error
-    }
+    // Remembered or evaluated now, counted as usage only once admitted (fast-admission.ts).
+    const answer = flagAnswers.repeated(caller, url) ?? firstAnswer(caller, url, request)
+    if (answer === undefined) return fallback(request)
     return flagAdmission.admit(request, caller, answer, now, flagSeries, started, server)
+  }
+
+  /** The evaluation of a URL not among the caller's recent ones; undefined when Elysia should answer. */
+  function firstAnswer(caller: Caller, url: string, request: BunRequest<string>): PendingAnswer | undefined {
+    // Only no query or exactly one `context=` is served here; Elysia refuses any other parameter (`?ctx=`).
+    const q = url.indexOf('?')
+    if (q !== -1 && (!url.startsWith(CONTEXT_QUERY, q) || url.indexOf('&', q) !== -1)) return undefined
+    try {
+      return flagAnswers.evaluation(caller, url, request)
+    } catch {
+      return undefined // unknown flag or a malformed context: Elysia's route words the error
+    }
   }
 
   const config: Handler = (request, server) => {
@@ -117,7 +123,7 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     return configAdmission.admit(request, caller, answer, now, configSeries, started, server)
   }
 
-  return { [FLAG_PATH]: { GET: flag }, [CONFIG_PATH]: { GET: config } }
+  return { [FLAG_PATH]: { GET: flag, HEAD: fallback }, [CONFIG_PATH]: { GET: config, HEAD: fallback } }
 }
 
 function respond(request: Request, prepared: PreparedResponse, verdict: RateVerdict): Response {

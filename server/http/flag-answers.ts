@@ -8,7 +8,11 @@
 // Answers hang off the parsed context (the context memo, evaluation-context.ts, gives the same frozen object
 // for the same text), so finding one costs no more hashing than the context lookup every request does
 // anyway, and traffic whose contexts never repeat (a new user every request) pays nothing for it: only a
-// context found in the context memo gets answers remembered.
+// context found in the context memo gets answers remembered. In front of that (`repeated`), each caller's
+// last few remembered URLs are compared as text: an application instance re-rendering for the same user asks
+// the same URL again and again, and comparing ~300 characters costs a fraction of cutting the context out of
+// the URL and hashing it (measured in the served process: 0.3-0.7 µs of a remembered answer's ~2, most of
+// it cache misses that a hot loop does not show; docs/performance.md).
 import type { BunRequest } from 'bun'
 import type { ProjectSnapshot, Snapshots } from '../cache/snapshots'
 import { isClientKey } from '../access/client-keys'
@@ -19,6 +23,8 @@ import { evaluateFlag, visibleFlag, type FlagEvaluation } from './evaluation-res
 
 interface Remembered {
   caller: Caller
+  /** the whole URL the answer was given for (path and `?context=`) */
+  url: string
   /** the URL before its query: the flag's path (with scheme and host, as Bun gives the URL) */
   path: string
   /** the snapshot and its revision the answer was computed from: any change to the project's flags,
@@ -36,15 +42,37 @@ const PER_CONTEXT = 16
  *  memory a client can make us hold to the bound above times ~0.5 KiB. */
 const MAX_PATH_LENGTH = 512
 
+/** URLs compared as text per caller before the context lookup: the ones it asked last. A caller whose users
+ *  vary (a server-side key) misses here at the cost of a few length comparisons and falls through. */
+const RECENT_PER_CALLER = 4
+
 export class FlagAnswers {
   /** per parsed context (frozen, shared by every request that sent the same text) */
   private readonly byContext = new WeakMap<EvaluationContext, Remembered[]>()
+  /** per caller, its most recently served remembered answers, newest first (entries of `byContext` too) */
+  private readonly recent = new WeakMap<Caller, Remembered[]>()
 
   constructor(private readonly snapshots: Snapshots) {}
 
+  /** The remembered evaluation of a URL `caller` was answered for among its last few, while the project's
+   *  snapshot has not changed; undefined otherwise (ask `evaluation`). A URL is remembered only after it
+   *  passed the fast path's query check, so a repeat needs no second look at it. */
+  repeated(caller: Caller, url: string): FlagEvaluation | undefined {
+    const recent = this.recent.get(caller)
+    if (recent !== undefined) {
+      for (let i = 0; i < recent.length; i++) {
+        const a = recent[i]!
+        // A snapshot's revision moves with every change to the project, its deletion included.
+        if (a.url === url) return a.revision === a.snapshot.revision ? a.evaluation : undefined
+      }
+    }
+    return undefined
+  }
+
   /** The evaluation for `request` (whose `url` has no query or exactly one `context=`: the fast path's check)
    *  as `caller` sees it: remembered when the same caller asked the same URL since the project's snapshot last
-   *  changed. Throws as the route would answer: 404 unknown flag, then 400 bad context, 400/403 environment. */
+   *  changed (found by its context; `repeated` finds the most recent ones by their text first). Throws as the
+   *  route would answer: 404 unknown flag, then 400 bad context, 400/403 environment. */
   evaluation(caller: Caller, url: string, request: BunRequest<string>): FlagEvaluation {
     let q = url.indexOf('?')
     if (q === -1) q = url.length
@@ -55,9 +83,9 @@ export class FlagAnswers {
       for (let i = 0; i < answers.length; i++) {
         const a = answers[i]!
         if (a.caller === caller && a.path.length === q && url.startsWith(a.path)) {
-          // A snapshot's revision moves with every change to the project, its deletion included.
-          if (a.revision === a.snapshot.revision) return a.evaluation
-          break
+          if (a.revision !== a.snapshot.revision) break
+          this.served(a)
+          return a.evaluation
         }
       }
     }
@@ -71,7 +99,7 @@ export class FlagAnswers {
     const evaluation = evaluateFlag(projectId, flag, requested, token.environment, snapshot!.project.environments)
     // A first sighting is not remembered, nor an answer that can change with the clock alone (an activity window).
     if (known !== undefined && evaluation.contextOnly && q <= MAX_PATH_LENGTH)
-      this.remember(known, { caller, path: url.slice(0, q), snapshot: snapshot!, revision: snapshot!.revision, evaluation })
+      this.remember(known, { caller, url, path: url.slice(0, q), snapshot: snapshot!, revision: snapshot!.revision, evaluation })
     return evaluation
   }
 
@@ -85,5 +113,16 @@ export class FlagAnswers {
       answers.shift()
       answers.push(answer)
     }
+    this.served(answer)
+  }
+
+  /** Puts a remembered answer first among its caller's recent ones (the oldest goes past the bound). */
+  private served(answer: Remembered): void {
+    let recent = this.recent.get(answer.caller)
+    if (recent === undefined) this.recent.set(answer.caller, (recent = []))
+    const at = recent.findIndex((a) => a.url === answer.url)
+    if (at !== -1) recent.splice(at, 1)
+    else if (recent.length >= RECENT_PER_CALLER) recent.pop()
+    recent.unshift(answer)
   }
 }

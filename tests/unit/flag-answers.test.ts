@@ -62,8 +62,11 @@ beforeEach(() => {
   context = { user_id: `user-${++n}`, plan: 'pro' }
 })
 
-const ask = (caller: Caller, key: string, ctx: object | null = context, host?: string): FlagEvaluation =>
-  answers.evaluation(caller, urlOf(key, ctx, host), requestFor(key))
+/** As the fast path asks: the caller's recent URLs by their text, then the memo by context. */
+const ask = (caller: Caller, key: string, ctx: object | null = context, host?: string): FlagEvaluation => {
+  const url = urlOf(key, ctx, host)
+  return answers.repeated(caller, url) ?? answers.evaluation(caller, url, requestFor(key))
+}
 /** Three asks: the first parses the context, the second is its second sighting (remembered from then on). */
 const thrice = (caller: Caller, key: string, ctx: object | null = context, host?: string) => [
   ask(caller, key, ctx, host),
@@ -157,5 +160,33 @@ describe('the answer memo', () => {
     const bad = 'http://127.0.0.1:4000/api/v1/flags/nope?context=%7Bnot-json'
     expect(() => answers.evaluation(a, bad, requestFor('nope'))).toThrow(expect.objectContaining({ status: 404 }))
     expect(() => answers.evaluation(a, bad.replace('nope', 'plain'), requestFor('plain'))).toThrow(expect.objectContaining({ status: 400 }))
+  })
+
+  test("a caller's last 4 remembered URLs are found by their text alone, and only while the snapshot stands", () => {
+    const a = callerOf('a')
+    const url = (key: string) => urlOf(key, context)
+    ask(a, 'plain')
+    // a first sighting is not remembered, so not recent either
+    expect(answers.repeated(a, url('plain'))).toBeUndefined()
+    const second = ask(a, 'plain')
+    expect(answers.repeated(a, url('plain'))).toBe(second)
+    // per caller, and the whole text: another caller, another host, another context are not it
+    expect(answers.repeated(callerOf('a'), url('plain'))).toBeUndefined()
+    expect(answers.repeated(a, urlOf('plain', context, 'localhost:4000'))).toBeUndefined()
+    expect(answers.repeated(a, urlOf('plain', { ...context, plan: 'free' }))).toBeUndefined()
+    // a change to the project: no longer, until it is answered (and remembered) again
+    snapshots.serveProject(project, { flags: flags(2), configs: [], segments: [] })
+    expect(answers.repeated(a, url('plain'))).toBeUndefined()
+    expect(ask(a, 'plain')).not.toBe(second)
+    const after = ask(a, 'plain')
+    expect(answers.repeated(a, url('plain'))).toBe(after)
+    // four URLs per caller: a fifth pushes out the one served longest ago, which the memo still finds by context
+    for (const key of ['f0', 'f1', 'f2', 'f3']) thrice(a, key)
+    expect(answers.repeated(a, url('plain'))).toBeUndefined()
+    expect(answers.repeated(a, url('f0'))).toBeDefined()
+    expect(answers.evaluation(a, url('plain'), requestFor('plain'))).toBe(after)
+    // found by context, it is the most recent again
+    expect(answers.repeated(a, url('plain'))).toBe(after)
+    expect(answers.repeated(a, url('f0'))).toBeUndefined()
   })
 })
