@@ -3,7 +3,6 @@
 // admitted request the side effects of an answer (the token's touch, the usage count). A request refused
 // with 429 is counted nowhere but in the limiter and the request metrics, on either path.
 import type { Server } from 'bun'
-import type { Permission } from '../services/tokens'
 import { canEvaluate, type Authenticator, type Caller } from './auth'
 import type { RouteSeries } from '../metrics/requests'
 import { rateLimited, type RateClass, type RateLimiter, type RateVerdict } from './rate-limit'

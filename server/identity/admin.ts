@@ -33,7 +33,7 @@ export function userAdministration(store: Store, identity: Identity) {
   async function keepAnOwner(tx: Db, target: UserRow, stillOwner: boolean): Promise<void> {
     await store.lock(tx, 'owners')
     const current = await store.users.get(tx, target.id)
-    if (!current || current.instanceRole !== 'owner' || current.disabled || stillOwner) return
+    if (current?.instanceRole !== 'owner' || current.disabled || stillOwner) return
     const owners = await store.users.activeOwners(tx)
     if (owners.length <= 1) throw conflict('LAST_OWNER', 'The last active owner cannot be demoted, disabled or deleted')
   }

@@ -5,7 +5,6 @@
 // import would be, and only a valid one replaces what is served (an invalid one is logged and the last good
 // state kept). What differs is numbered into the project's change stream, so SDKs and streams follow.
 import { readFileSync, statSync, unwatchFile, watchFile } from 'node:fs'
-import { bodyOf } from '../documents/entries'
 import { KINDS, RESOURCE_OF, perSection, type Kind } from '../documents/model'
 import { MAX_IMPORT_BYTES, parseDocumentText } from '../documents/parse'
 import { entryText } from '../documents/serialize'

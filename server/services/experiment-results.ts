@@ -21,7 +21,7 @@ export function experimentResultService({ store }: Pick<ServiceDeps, 'store'>) {
    *  none any more, e.g. after ship) the variants that have units, the control first, weights equal. */
   function splitOf(row: ExperimentRow, flag: FlagBody | undefined, units: Map<string, number>): { variants: string[]; weights: number[] } {
     const split = flag && row.state !== 'stopped' ? splitIn(flag, row.environment) : undefined
-    if (split && split.some((s) => s.variant === row.body.control))
+    if (split?.some((s) => s.variant === row.body.control))
       return { variants: split.map((s) => s.variant), weights: split.map((s) => s.weight) }
     const variants = [row.body.control, ...[...units.keys()].filter((v) => v !== row.body.control).sort()]
     return { variants, weights: variants.map(() => 1) }

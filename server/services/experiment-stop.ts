@@ -180,7 +180,7 @@ export function experimentStopper(
 
   async function openPhaseIfChanged(projectId: string, key: string): Promise<void> {
     const row = await repo.get(store.db, projectId, key)
-    if (!row || row.state !== 'running' || row.pendingChangeRequest) return
+    if (row?.state !== 'running' || row.pendingChangeRequest) return
     const flagRow = await store.flags.get(store.db, projectId, row.flagKey)
     if (!flagRow || fingerprintIn(flagRow.body, row.environment) === row.phases.at(-1)?.fingerprint) return
     const actor: Actor = { projectId, name: `experiment:${key}`, type: 'experiment' }
@@ -188,7 +188,7 @@ export function experimentStopper(
       await store.lock(tx, `experiment-row:${row.id}`)
       const before = await repo.get(tx, projectId, key)
       const flag = await store.flags.get(tx, projectId, row.flagKey)
-      if (!before || before.state !== 'running' || before.pendingChangeRequest || !flag) return
+      if (before?.state !== 'running' || before.pendingChangeRequest || !flag) return
       const fingerprint = fingerprintIn(flag.body, before.environment)
       if (fingerprint === before.phases.at(-1)?.fingerprint) return
       const now = new Date().toISOString()

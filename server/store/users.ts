@@ -52,7 +52,7 @@ export function userRepository(t: Tables) {
     async claimRecoveryCode(db: Db, id: string, hash: string): Promise<boolean> {
       for (let attempt = 0; attempt < 20; attempt++) {
         const [row] = await db.select({ codes: u.recoveryCodes }).from(u).where(eq(u.id, id))
-        if (!row || !row.codes.includes(hash)) return false
+        if (!row?.codes.includes(hash)) return false
         const rest = row.codes.filter((h) => h !== hash)
         const rows = await db
           .update(u)

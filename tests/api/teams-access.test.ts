@@ -1,7 +1,7 @@
 // Roles, environment rights, token scopes, personal tokens, invitations, members, projects and the last
 // owner (teams.md §1-2, §4, §6, §8) through HTTP against a real server.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { api, createToken, startServer, type TestServer } from '../helpers/server'
+import { api, startServer, type TestServer } from '../helpers/server'
 import { cookieOf, PASSWORD, sapi, setupOwner } from '../helpers/teams'
 
 let srv: TestServer

@@ -95,7 +95,7 @@ describe('locating and wording', () => {
 
   test('the field path of the first bad string; a key is reported at its object', () => {
     expect(locateBadText({ value: { a: [1, 'x\u0000'] } }, '')?.path).toBe('value.a[1]')
-    expect(locateBadText({ targeting: { overrides: { ['u\ud800']: true } } }, '')).toEqual({
+    expect(locateBadText({ targeting: { overrides: { 'u\ud800': true } } }, '')).toEqual({
       path: 'targeting.overrides',
       message: 'has a property name that contains \\ud800 (an unpaired UTF-16 surrogate), which is not allowed in text',
     })

@@ -27,7 +27,7 @@ describe('delivery worker', () => {
     expect(headers['x-webhook-event']).toBe('flag.updated')
     expect(headers['x-webhook-delivery']).toBe(row.id)
     expect(headers['x-webhook-signature']).toBe(sign(row.payload, 'top-secret'))
-    expect(headers['host']).toBe(`127.0.0.1:${rx.port}`)
+    expect(headers.host).toBe(`127.0.0.1:${rx.port}`)
   })
 
   test('no signature header without a secret', async () => {
