@@ -206,9 +206,12 @@ export async function startService(settings: Settings) {
       await identity.directory.apply(x)
     })
   bus.subscribe(onIdentityNotice)
+  // Another instance's change reloads this one's registries (experiments, release plans) before its caches,
+  // as a local change does: otherwise its evaluations would be measured against a plan or phase it missed.
   const fromOtherInstance = async (n: ChangeNotice) => {
     wakeForSchedules(n)
     await reloadExperiments(n)
+    await reloadReleasePlans(n)
     await onNotice(n)
     await onIdentityNotice(n)
     await followExperiments(n)
@@ -216,6 +219,7 @@ export async function startService(settings: Settings) {
   const fromOtherInstanceAll = async (notices: readonly ChangeNotice[]) => {
     notices.forEach(wakeForSchedules)
     for (const n of notices) await reloadExperiments(n)
+    if (notices.some((n) => n.resourceType === 'release_plan')) await services.releasePlans.reloadRegistry()
     await onNotices(notices)
     for (const n of notices) await onIdentityNotice(n)
     for (const n of notices) await followExperiments(n)

@@ -1,7 +1,8 @@
 // Release plans on two instances sharing PostgreSQL, both monitors checking every 100 ms: each plan is
 // claimed by one instance at a time (a lease taken by a conditional UPDATE) and each step is written once
 // (the plan row's compare-and-set), so a plan climbing five steps under traffic served by both instances
-// has exactly one audited advance per step, and one flag change per step.
+// has exactly one audited advance per step, and one flag change per step. A plan started on one instance is
+// measured in the other's traffic at once (its change notice reloads the other's registry).
 import { describe, expect, test } from 'bun:test'
 import { api } from '../helpers/server'
 import { clusterFixture, fanoutEnv } from '../helpers/cluster'
@@ -67,4 +68,36 @@ describe.skipIf(!ready)('release plans on two instances', () => {
     expect(flagChanges.filter((e: any) => e.actor === `release-plan:${id}`)).toHaveLength(4)
     expect((await on(b, 'GET', '/api/v1/flags/climb/definition')).body.flag.environments.production.targeting.rollout.percentage).toBe(80)
   }, 120_000)
+
+  test("a plan started on A is measured in B's traffic at once, not after B's reconcile", async () => {
+    const { a, b, admin } = c
+    const on = (srv: typeof a, method: string, path: string, body?: unknown) => api(srv, method, path, { token: admin, body })
+    expect((await on(a, 'POST', '/api/v1/flags', { key: 'measured', enabled: true, value: true })).status).toBe(201)
+    const metric = { key: 'faults', name: 'Faults', kind: 'proportion', event: 'error', higher_is_better: false }
+    expect((await on(a, 'POST', '/api/v1/metrics', metric)).status).toBe(201)
+    const created = await on(a, 'POST', '/api/v1/flags/measured/release-plans', {
+      environment: 'production',
+      steps: [
+        { percentage: 50, hold_minutes: 60 },
+        { percentage: 100, hold_minutes: 60 },
+      ],
+      guardrails: [{ metric: 'faults' }],
+    })
+    expect(created.status, created.text).toBe(201)
+    const id = created.body.release_plan.id
+    expect((await on(a, 'POST', `/api/v1/flags/measured/release-plans/${id}/start`)).status).toBe(200)
+    // only B serves; the reconcile is ten minutes away, so B knows the plan from the fan-out or not at all
+    const traffic = { next: 0, inside: 0, outside: 0 }
+    const units = await until(
+      "B's units measured",
+      async () => {
+        await drive(b, admin, 'measured', traffic, 20, () => 0, 'm')
+        const plan = (await on(a, 'GET', `/api/v1/flags/measured/release-plans/${id}`)).body.release_plan
+        return plan.units.treatment > 0 && plan.units.control > 0 ? plan.units : undefined
+      },
+      30_000,
+      200,
+    )
+    expect(units.treatment + units.control).toBeLessThanOrEqual(traffic.next)
+  }, 60_000)
 })
