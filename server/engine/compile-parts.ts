@@ -15,6 +15,8 @@ export interface CompiledPrerequisite {
 export interface CompiledSplit {
   readonly bounds: readonly number[]
   readonly results: readonly EvaluationResult[]
+  /** each variant the split serves -> its share in percent (its slices' weights added up) */
+  readonly shares: ReadonlyMap<string, number>
 }
 
 function jsonEqual(a: unknown, b: unknown): boolean {
@@ -54,6 +56,7 @@ export function compileSplit(distribution: unknown, table: VariantTable, off: Ev
   if (!Array.isArray(distribution)) return null
   const bounds: number[] = []
   const results: EvaluationResult[] = []
+  const hundredths = new Map<string, number>()
   let total = 0
   for (const slice of distribution) {
     if (!isObject(slice)) continue
@@ -63,6 +66,7 @@ export function compileSplit(distribution: unknown, table: VariantTable, off: Ev
     const name = typeof slice.variant === 'string' ? slice.variant : ''
     bounds.push(total)
     results.push(table.has(name) ? result(table.get(name)!, 'rollout', name) : off)
+    if (table.has(name)) hundredths.set(name, (hundredths.get(name) ?? 0) + weight)
   }
-  return { bounds, results }
+  return { bounds, results, shares: new Map([...hundredths].map(([name, h]) => [name, h / 100])) }
 }

@@ -161,6 +161,12 @@ class CompiledFlagImpl implements CompiledFlag {
     return this.splitResults.has(result)
   }
 
+  rolloutShare(variant?: string): number | null {
+    if (this.rolloutAccessor === null) return null
+    if (this.split === null) return variant === undefined ? this.rolloutPercentage : null
+    return variant === undefined ? null : (this.split.shares.get(variant) ?? 0)
+  }
+
   forEnvironment(environment: unknown): CompiledFlag {
     return (this.own !== null && typeof environment === 'string' && this.own.get(environment)) || this
   }

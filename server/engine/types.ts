@@ -144,6 +144,11 @@ export interface CompiledFlag {
   readonly hasVariants: boolean
   /** The context attribute the rollout buckets on, when the flag has a rollout. */
   readonly rolloutAttribute: string | null
+  /** The share of units the rollout serves, in percent, read off this compiled form (forEnvironment gives an
+   *  environment's own): without `variant`, a percentage rollout's percentage; with it, the weight of that
+   *  variant in the weighted split (0 when no slice serves it). null when there is no such rollout (no rollout,
+   *  or a split asked without a variant, or a percentage rollout with one). Fixed at compile time. */
+  rolloutShare(variant?: string): number | null
   /** The flag as it evaluates in `environment`: the one compiled from that environment's own rules when it
    *  has some (its isStatic, rolloutAttribute and branchOf are that environment's), else this flag. */
   forEnvironment(environment: unknown): CompiledFlag

@@ -60,7 +60,10 @@ export function recordExposure(
 
 /** A flag under a release plan: a unit the rollout decided is `rollout` (served the new value or variant,
  *  the treatment) or `off` (outside it, the control), OFREP's branch names for a flag without variants;
- *  other units (rules, overrides, a switch turned off) are not exposures. */
+ *  other units (rules, overrides, a switch turned off) are not exposures. Nor is a unit served at another
+ *  percentage than the plan's current step: the flag and the plan registry are reloaded from change notices
+ *  one after the other (in either order), and between the two a unit served at the previous step's
+ *  percentage would count in the new phase, skewing its split (SRM) and its guardrails. */
 function recordReleaseExposure(
   plans: readonly MeasuredPlan[],
   flag: CompiledFlag,
@@ -76,7 +79,9 @@ function recordReleaseExposure(
     if (unit === undefined) return
     // a flag with variants: the split decided the unit; the new variant is the treatment
     if (p.variant !== undefined && !flag.decidedBySplit(result)) return
-    const inside = p.variant !== undefined ? result.variant === p.variant : flag.forEnvironment(environment).branchOf(result) === 'rollout'
+    const served = flag.forEnvironment(environment)
+    if (served.rolloutShare(p.variant) !== p.percentage) return
+    const inside = p.variant !== undefined ? result.variant === p.variant : served.branchOf(result) === 'rollout'
     note(p, unit, inside ? 'rollout' : 'off', now ?? Date.now())
     return
   }

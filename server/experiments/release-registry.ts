@@ -1,14 +1,16 @@
 // The release plans every evaluation surface must know about, in memory: per project and flag the plans
 // whose exposures are recorded (running or paused), in the shape exposures.ts records experiments in (the
-// plan's id, its step as the phase, the unit attribute of its rollout). Loaded at start, reloaded when a
-// plan changes (change notices, from this instance or another) and at each reconcile.
+// plan's id, its step as the phase, the unit attribute of its rollout, the step's percentage). Loaded at
+// start, reloaded when a plan changes (change notices, from this instance or another) and at each reconcile.
 import { attributeKey, compileAccessor } from '../engine/context'
 import type { ReleasePlanRow } from '../store/release-plans'
 import type { RunningExperiment } from './registry'
 
-/** A measured plan as the hot path needs it; `variant`: a flag with variants, the new one (the treatment). */
+/** A measured plan as the hot path needs it; `variant`: a flag with variants, the new one (the treatment);
+ *  `percentage`: its current step's (the rollout, or the new variant's weight, the phase is measured at). */
 export interface MeasuredPlan extends RunningExperiment {
   variant?: string
+  percentage: number
 }
 
 export class ReleasePlanRegistry {
@@ -31,6 +33,8 @@ export class ReleasePlanRegistry {
         phase: row.phase,
         unit: row.body.attribute,
         unitOf: (context) => attributeKey(accessor(context)),
+        // no step yet (never so while measured): NaN matches no rollout, so nothing is recorded
+        percentage: row.body.steps[row.currentStep - 1]?.percentage ?? Number.NaN,
         ...(row.body.variant !== undefined && { variant: row.body.variant }),
       }
       let flags = byProject.get(row.projectId)

@@ -58,3 +58,18 @@ test("an environment's own rules are validated with their path", () => {
   )
   expect(issues.map((i) => i.path)).toContain('environments.production.targeting.rollout.attribute')
 })
+
+test('rolloutShare: the percentage or the variant weight the rollout serves, per environment', () => {
+  expect(compiled.rolloutShare('b')).toBe(50)
+  expect(compiled.rolloutShare('c')).toBe(0)
+  expect(compiled.rolloutShare()).toBeNull()
+  expect(compiled.forEnvironment('production').rolloutShare('b')).toBe(100)
+  expect(compiled.forEnvironment('production').rolloutShare('a')).toBe(0)
+  const percentage = compileFlag(
+    { key: 'p', enabled: true, value: true, targeting: { rollout: { attribute: 'user_id', percentage: 12.5 } } },
+    new Map(),
+  )
+  expect(percentage.rolloutShare()).toBe(12.5)
+  expect(percentage.rolloutShare('b')).toBeNull()
+  expect(compileFlag({ key: 'q', enabled: true, value: true }, new Map()).rolloutShare()).toBeNull()
+})
