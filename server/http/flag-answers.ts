@@ -39,11 +39,13 @@ interface Remembered {
 const PER_CONTEXT = 16
 
 /** A path longer than this (a client chooses the Host header) is evaluated every time, which keeps the
- *  memory a client can make us hold to the bound above times ~0.5 KiB. */
+ *  memory a client can make us hold to the bound above times ~1.5 KiB (an entry keeps its URL: this path and
+ *  a context text the context memo kept, at most 1 KiB). */
 const MAX_PATH_LENGTH = 512
 
 /** URLs compared as text per caller before the context lookup: the ones it asked last. A caller whose users
- *  vary (a server-side key) misses here at the cost of a few length comparisons and falls through. */
+ *  vary (a server-side key) misses here at the cost of a few length comparisons and falls through. Memory:
+ *  this many entries per caller in the authenticator's memo (callers are tokens an admin made). */
 const RECENT_PER_CALLER = 4
 
 export class FlagAnswers {
