@@ -29,6 +29,8 @@ interface Watched {
   release?: true
   /** a release plan on a flag with variants: the new variant */
   variant?: string
+  /** a release plan: its current step's percentage (the variant's weight); absent from an older server */
+  percentage?: number
 }
 
 export interface EventOptions {
@@ -41,9 +43,12 @@ export interface EventOptions {
   onError(error: unknown): void
 }
 
-/** A release plan's arm for a result: `rollout` (the new value or variant) or `off`, when the rollout decided it. */
+/** A release plan's arm for a result: `rollout` (the new value or variant) or `off`, when the rollout decided it
+ *  at the plan's current step: the definitions' flag and plan can disagree for a while (the server reloads the
+ *  two one after the other), and a unit served at another percentage would skew the step's phase. */
 function releaseArm(x: Watched, compiled: CompiledFlag, result: EvaluationResult): string | undefined {
   if (result.reason !== 'rollout') return undefined
+  if (x.percentage !== undefined && compiled.forEnvironment(x.environment).rolloutShare(x.variant) !== x.percentage) return undefined
   if (x.variant !== undefined) return compiled.decidedBySplit(result) ? (result.variant === x.variant ? 'rollout' : 'off') : undefined
   return compiled.forEnvironment(x.environment).branchOf(result) === 'rollout' ? 'rollout' : 'off'
 }
@@ -68,9 +73,13 @@ export class EventRecorder {
   /** The running experiments of a new definitions document. */
   watch(experiments: readonly RunningExperiment[] | undefined, releasePlans?: readonly MeasuredReleasePlan[]): void {
     const watched = new Map<string, Watched[]>()
-    const add = (x: { flag?: unknown; environment?: unknown; unit?: unknown; variant?: unknown } | undefined, release: boolean) => {
+    const add = (
+      x: { flag?: unknown; environment?: unknown; unit?: unknown; variant?: unknown; percentage?: unknown } | undefined,
+      release: boolean,
+    ) => {
       if (typeof x?.flag !== 'string' || typeof x.environment !== 'string' || typeof x.unit !== 'string') return
       const variant = release && typeof x.variant === 'string' ? { variant: x.variant } : {}
+      const percentage = release && typeof x.percentage === 'number' ? { percentage: x.percentage } : {}
       watched.set(x.flag, [
         ...(watched.get(x.flag) ?? []),
         {
@@ -79,6 +88,7 @@ export class EventRecorder {
           unitOf: compileAccessor(x.unit),
           ...(release && { release: true as const }),
           ...variant,
+          ...percentage,
         },
       ])
     }

@@ -63,13 +63,16 @@ export interface Definitions {
   release_plans?: MeasuredReleasePlan[]
 }
 
-/** A running experiment as the definitions name it. */
+/** A running or paused release plan as the definitions name it. */
 export interface MeasuredReleasePlan {
   id: string
   flag: string
   environment: string
   /** the context attribute the rollout buckets units by */
   unit: string
+  /** the current step's percentage (with a variant, its weight): a unit evaluated while the flag serves another
+   *  is not recorded (absent from an older server: every unit is) */
+  percentage?: number
   /** a flag with variants: the new variant (its units are `rollout`, the others `off`) */
   variant?: string
 }

@@ -1,6 +1,7 @@
 // The SDK's side of release plans (docs/experiments.md §7), against the real server: /definitions names the
-// flags under a running plan, evaluate() records which arm each unit got (`rollout` inside the rollout,
-// `off` outside; once per unit), and the batch reaches the plan's monitor, which counts both arms.
+// flags under a running plan (with its step's percentage), evaluate() records which arm each unit got
+// (`rollout` inside the rollout, `off` outside; once per unit), and the batch reaches the plan's monitor,
+// which counts both arms.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createClient } from '../../sdk/src'
 import { api, startServer, type TestServer } from '../helpers/server'
@@ -25,6 +26,10 @@ test('exposures of a flag under a release plan: the arm each unit got, counted b
   })
   const id = created.body.release_plan.id
   expect((await call('POST', `/api/v1/flags/rp-sdk/release-plans/${id}/start`)).status).toBe(200)
+  // the entry names the current step's percentage: the SDK records only units served at it
+  expect((await call('GET', '/api/v1/definitions?environment=production')).body.release_plans).toEqual([
+    { id, flag: 'rp-sdk', environment: 'production', unit: 'user_id', percentage: 50 },
+  ])
   const client = createClient({ url: srv.url, token: srv.adminToken, environment: 'production', events: { intervalMs: 100_000 } })
   await client.ready()
   const arms: Record<string, string> = {}

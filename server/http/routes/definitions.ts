@@ -83,7 +83,8 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
               .filter((x) => environment === undefined || x.environment === environment)
               .map((x) => ({ key: x.key, flag: x.flagKey, environment: x.environment, unit: x.unit }))
           : []
-        // Flags under a running (or paused) release plan: an SDK records which arm a unit got (docs/experiments.md §7).
+        // Flags under a running (or paused) release plan: an SDK records which arm a unit got (docs/experiments.md §7),
+        // when the flag serves the current step's percentage.
         const releasePlans = readFlags
           ? releasePlanRegistry
               .measuredInProject(token.projectId)
@@ -93,6 +94,7 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
                 flag: x.flagKey,
                 environment: x.environment,
                 unit: x.unit,
+                ...(Number.isFinite(x.percentage) && { percentage: x.percentage }),
                 ...(x.variant !== undefined && { variant: x.variant }),
               }))
           : []
@@ -161,6 +163,13 @@ export const definitionRoutes = ({ snapshots, hub }: Pick<AppDeps, 'snapshots' |
                   flag: t.String(),
                   environment: t.String(),
                   unit: t.String({ description: 'the context attribute the rollout buckets by' }),
+                  percentage: t.Optional(
+                    t.Number({
+                      description:
+                        "the current step's percentage (with a variant, that variant's weight): a unit served at another " +
+                        'is not recorded (the flag and the plan may change one after the other)',
+                    }),
+                  ),
                   variant: t.Optional(
                     t.String({ description: 'a flag with variants: the new variant (its units are `rollout`, the others `off`)' }),
                   ),
