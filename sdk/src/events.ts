@@ -48,9 +48,10 @@ export interface EventOptions {
  *  two one after the other), and a unit served at another percentage would skew the step's phase. */
 function releaseArm(x: Watched, compiled: CompiledFlag, result: EvaluationResult): string | undefined {
   if (result.reason !== 'rollout') return undefined
-  if (x.percentage !== undefined && compiled.forEnvironment(x.environment).rolloutShare(x.variant) !== x.percentage) return undefined
+  const served = compiled.forEnvironment(x.environment)
+  if (x.percentage !== undefined && served.rolloutShare(x.variant) !== x.percentage) return undefined
   if (x.variant !== undefined) return compiled.decidedBySplit(result) ? (result.variant === x.variant ? 'rollout' : 'off') : undefined
-  return compiled.forEnvironment(x.environment).branchOf(result) === 'rollout' ? 'rollout' : 'off'
+  return served.branchOf(result) === 'rollout' ? 'rollout' : 'off'
 }
 
 export class EventRecorder {

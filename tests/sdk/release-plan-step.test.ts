@@ -4,6 +4,7 @@
 // the step's phase. An entry without a percentage (an older server) records every unit, as before.
 import { expect, test } from 'bun:test'
 import { createClient, type Definitions } from '../../sdk/src'
+import { variantStepFlag } from '../helpers/release-flags'
 
 type MeasuredReleasePlan = NonNullable<Definitions['release_plans']>[number]
 
@@ -46,27 +47,7 @@ test("a unit served at another percentage than the plan's step is not recorded; 
 })
 
 test("with variants: the new variant's weight must be the step's", () => {
-  const weighted = (weight: number): Definitions['flags'][number] => ({
-    key: 'rp',
-    enabled: true,
-    value: 'A',
-    variants: { a: 'A', b: 'B' },
-    default_variant: 'a',
-    environments: {
-      production: {
-        enabled: true,
-        targeting: {
-          rollout: {
-            attribute: 'user_id',
-            distribution: [
-              { variant: 'b', weight },
-              { variant: 'a', weight: 100 - weight },
-            ],
-          },
-        },
-      },
-    },
-  })
+  const weighted = (weight: number) => variantStepFlag('rp', weight)
   expect(recorded(weighted(50), plan({ variant: 'b', percentage: 25 }))).toEqual([])
   const agreed = recorded(weighted(25), plan({ variant: 'b', percentage: 25 }))
   expect(agreed).toHaveLength(users.length)

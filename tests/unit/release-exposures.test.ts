@@ -9,6 +9,7 @@ import { experimentRegistry } from '../../server/experiments/registry'
 import { recordExposure, drainExposures } from '../../server/experiments/exposures'
 import { inRollout } from '../../server/engine/rollout'
 import type { FlagDefinition } from '../../server/engine/types'
+import { variantStepFlag } from '../helpers/release-flags'
 
 test('inside and outside the rollout, in the plan environment and phase only', () => {
   const flag = compileFlag(
@@ -140,31 +141,7 @@ test("a unit served at another percentage than the plan's current step is not an
 })
 
 test('with variants: the new variant must have the weight of the current step', () => {
-  const at = (weight: number) =>
-    compileFlag(
-      {
-        key: 'f',
-        enabled: true,
-        value: 'A',
-        variants: { a: 'A', b: 'B' },
-        default_variant: 'a',
-        environments: {
-          production: {
-            enabled: true,
-            targeting: {
-              rollout: {
-                attribute: 'user_id',
-                distribution: [
-                  { variant: 'b', weight },
-                  { variant: 'a', weight: 100 - weight },
-                ],
-              },
-            },
-          },
-        },
-      } as FlagDefinition,
-      new Map(),
-    )
+  const at = (weight: number) => compileFlag(variantStepFlag('f', weight), new Map())
   experimentRegistry.load([])
   drainExposures()
   const variantPlan = (step: number) => plan(step, { variant: 'b', control_variant: 'a' })
