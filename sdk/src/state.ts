@@ -7,6 +7,7 @@ import { conditionsUseRegex } from '../../server/engine/regex'
 import type { CompiledFlag, FlagResolver, SegmentDefinition } from '../../server/engine/types'
 import type { ChangeEvent, Definitions, MeasuredReleasePlan, RunningExperiment, StoredConfig, StoredFlag, StoredSegment } from './types'
 import { FlagCounter } from './usage'
+import { isObject } from '../../server/engine/is-object'
 
 export interface FlagEntry {
   readonly compiled: CompiledFlag
@@ -23,7 +24,6 @@ export interface State {
   readonly configs: ReadonlyMap<string, StoredConfig>
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const keyed = (v: unknown): boolean => isObject(v) && typeof v.key === 'string'
 
 /** A flags-as-code document (`flagship: 1`, docs/as-code.md) as definitions: its entries are resources as

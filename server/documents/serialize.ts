@@ -6,9 +6,9 @@ import { stringify } from 'yaml'
 import { documentJsonSchema, type JsonSchema } from './json-schema'
 import { KINDS, type FlagshipDocument } from './model'
 import type { DocumentFormat } from './parse'
+import { isObject } from '../engine/is-object'
 
 const schema = documentJsonSchema()
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** out[k] = v, where a `__proto__` key (a stored value may hold one: the API keeps it as data) stays an

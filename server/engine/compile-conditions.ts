@@ -4,6 +4,7 @@ import { charge } from './budget'
 import { compileAccessor, type PropertyAccessor } from './context'
 import { compilePredicate } from './operators'
 import type { Condition, EvaluationContext, SegmentDefinition } from './types'
+import { isObject } from './is-object'
 
 /** A compiled condition, rule or segment test. Only ever called with an object context. */
 export type ContextTest = (context: EvaluationContext) => boolean
@@ -17,10 +18,6 @@ export interface CompiledSegment {
 export const TRUE: ContextTest = () => true
 export const FALSE: ContextTest = () => false
 export const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
-
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v)
-}
 
 /** AND of the tests; specialised for the common short lists to avoid a loop per evaluation. */
 function allOf(tests: ContextTest[]): ContextTest {

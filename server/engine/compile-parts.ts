@@ -1,6 +1,6 @@
 // The parts of a compiled flag that are built once and only read at evaluation (compile.ts): prerequisite
 // requirements, weighted splits and active-window bounds.
-import { isObject } from './compile-conditions'
+import { isObject } from './is-object'
 import { parseIsoDate } from './dates'
 import { frozenJson, result, type VariantTable } from './outcomes'
 import type { EvaluationResult } from './types'

@@ -5,7 +5,8 @@
 // prerequisites are docs/lifecycle.md §1-2.
 import { EvaluationBudgetExceeded, startEvaluation } from './budget'
 import { attributeKey, compileAccessor, type PropertyAccessor } from './context'
-import { compileConditions, EMPTY_CONTEXT, isObject, type ContextTest, type SegmentResolver } from './compile-conditions'
+import { compileConditions, EMPTY_CONTEXT, type ContextTest, type SegmentResolver } from './compile-conditions'
+import { isObject } from './is-object'
 import { bound, compilePrerequisites, compileSplit, type CompiledPrerequisite, type CompiledSplit } from './compile-parts'
 import { flagOutcomes, type Outcomes, type VariantTable } from './outcomes'
 import { Bucketer } from './rollout'

@@ -3,7 +3,8 @@
 // decided. The trace is read off the definition step by step; the answer always comes from the compiled flag
 // (the hot path's code), and tests/engine/explain.test.ts checks that both agree on which step decided.
 import { compileFlag } from './compile'
-import { compileCondition, compileConditions, isObject, type ContextTest } from './compile-conditions'
+import { compileCondition, compileConditions, type ContextTest } from './compile-conditions'
+import { isObject } from './is-object'
 import { attributeKey, getProperty } from './context'
 import { parseIsoDate } from './dates'
 import { bucketOf } from './rollout'

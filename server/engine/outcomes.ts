@@ -1,7 +1,7 @@
 // The results a flag can give, built once at compile time and frozen (compile.ts hands them out as they
 // are): the outcomes that depend on the effective enabled/served pair (the flag's, or an environment's),
 // and, for flags with variants, the table that turns variant names into values.
-import { isObject } from './compile-conditions'
+import { isObject } from './is-object'
 import type { EvaluationResult, Json, Reason } from './types'
 import { typeOf } from './value-type'
 

@@ -3,6 +3,8 @@
 // console load it on demand (regex-loader.ts), only once a definition or a condition uses `matches`, which
 // keeps re2js (~46 kB gzip) out of what browsers download up front.
 
+import { isObject } from './is-object'
+
 /** A compiled pattern: an unanchored search, like RegExp.prototype.test. */
 export interface CompiledRegex {
   test(text: string): boolean
@@ -48,8 +50,6 @@ export function compileRegex(pattern: string): CompiledRegex | undefined {
 
 const MAX_CACHED = 1000
 const cache = new Map<string, CompiledRegex | undefined>()
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object'
 
 /** Whether any of these condition lists holds a `matches` condition (which needs the regex engine). */
 export function conditionsUseRegex(conditionLists: Iterable<unknown>): boolean {

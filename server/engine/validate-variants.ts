@@ -6,6 +6,7 @@ import { checkJsonLimits } from './limits'
 import { ENV_PATTERN, KEY_PATTERN } from './names'
 import type { ValidationIssue } from './types'
 import { typeOf } from './value-type'
+import { isObject } from './is-object'
 
 export const MAX_VARIANTS = 50
 export const MAX_PREREQUISITES = 20
@@ -13,9 +14,6 @@ export const MAX_DESCRIPTION = 2000
 export const MAX_TAGS = 20
 export const MAX_OWNER = 200
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v)
-}
 const present = (v: unknown): boolean => v !== undefined && v !== null
 
 /** Every place of a flag that names a variant, with its path: what a removed variant would leave dangling. */

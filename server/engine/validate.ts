@@ -21,6 +21,7 @@ import { parseSemver } from './semver'
 import { OPERATORS, type Json, type ValidationIssue } from './types'
 import { typeOf } from './value-type'
 import { validateMetadata, validatePrerequisiteShape, validateVariants } from './validate-variants'
+import { isObject } from './is-object'
 
 export const MAX_RULES = 200
 export const MAX_CONDITIONS = 100
@@ -32,9 +33,6 @@ const SEMVER = new Set(['semver_equals', 'semver_greater_than', 'semver_less_tha
 const SCALAR = new Set(['equals', 'not_equals', 'contains', 'not_contains'])
 const SEGMENT = new Set(['in_segment', 'not_in_segment'])
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v)
-}
 const present = (v: unknown): boolean => v !== undefined && v !== null
 
 /** The problem with a condition value for `operator`, or undefined when it is fine (the console checks

@@ -9,6 +9,7 @@ import {
   type InstanceRole,
   type ProjectRole,
 } from '../store/vocabulary/roles'
+import { isObject } from '../engine/is-object'
 
 export interface ProjectGrant {
   role: ProjectRole
@@ -27,7 +28,6 @@ export interface MappedGrants {
 }
 
 const MAX_GROUPS = 1000
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/
 const ENV_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/
 

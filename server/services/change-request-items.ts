@@ -19,6 +19,7 @@ import type { RecordChange } from './change-runner'
 import type { Actor } from './context'
 import { ITEM_BODIES, runItem, type ItemServices } from './document-ops'
 import { AppError, validationError, invalid } from '../errors'
+import { isObject } from '../engine/is-object'
 
 export type { ItemServices } from './document-ops'
 
@@ -26,7 +27,6 @@ export const MAX_ITEMS = 100
 
 /** ITEM_BODIES looked up by an item's resource and action as sent (checked to be known, not to be a pair). */
 const BODIES: Record<ItemResourceType, Partial<Record<ItemAction, TSchema>>> = ITEM_BODIES
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const PER_ENVIRONMENT = new Set<ItemAction>(['set_override', 'delete_override'])
 
 /** An item's kind; its rows are held as the store's JSON objects here (an item's row is its kind's, read

@@ -4,7 +4,7 @@
 // runner (row + audit entry + webhook outbox + stream entry, one transaction). The resource services add
 // only what gives their fields meaning: the body they build, its validation, their extra operations. What
 // names and shows a kind is its definition (kinds/).
-import { isObject } from '../engine/compile-conditions'
+import { isObject } from '../engine/is-object'
 import type { DocumentKind } from '../kinds'
 import type { Db, Store } from '../store'
 import type { DocumentRepository, DocumentRow, StoredBody } from '../store/documents'

@@ -8,6 +8,7 @@
 // Anything else (arithmetics, $flagd.timestamp, var defaults, nested paths) throws Unmapped.
 import type { Condition, Json } from '../../engine'
 import { and, FALSE, lit, not, or, TRUE, type Dnf } from './logic'
+import { isObject } from '../../engine/is-object'
 
 export class Unmapped extends Error {}
 
@@ -20,7 +21,6 @@ export interface LogicNotes {
   semver: boolean
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const isScalar = (v: unknown): v is string | number | boolean =>
   typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
 

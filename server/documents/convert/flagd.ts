@@ -11,8 +11,7 @@ import type { FlagEntry, FlagshipDocument } from '../model'
 import { and, freeKey, keyOf, SegmentMaker, TooComplex, TRUE, type Dnf } from './logic'
 import { conditionDnf, MAX_DEPTH, Unmapped, varName, type LogicNotes } from './flagd-jsonlogic'
 import { ConvertError } from './errors'
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+import { isObject } from '../../engine/is-object'
 
 /** How large a file may grow while its `$ref`s are substituted: evaluators that refer to each other twice
  *  over double at each level (a 1.3 kB file would need gigabytes); the import refuses documents past

@@ -5,6 +5,7 @@
 import { ConvertError } from './errors'
 import { assertShape, UnleashExportShape, UnleashSegmentsShape } from './unleash-shape'
 import type { UnleashConstraint } from './unleash-constraints'
+import { isObject } from '../../engine/is-object'
 
 export interface UnleashVariant {
   name: string
@@ -59,7 +60,6 @@ export interface UnleashInput {
   segments: UnleashSegment[] | null
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 
 export function readUnleashFiles(files: { name: string; json: unknown }[]): UnleashInput {

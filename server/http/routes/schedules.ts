@@ -11,6 +11,7 @@ import { validationIssues } from '../errors'
 import type { Affected } from '../../access/authorize'
 import * as S from '../../schemas'
 import { guard, jsonBody, listBody, paging, routeModule } from './common'
+import { isObject } from '../../engine/is-object'
 
 const ListQuery = t.Object({ ...S.Page.properties, status: t.Optional(t.String({ description: SCHEDULE_STATUSES.join(', ') })) })
 const List = t.Object({ schedules: t.Array(S.Schedule), total: t.Integer(), has_more: t.Boolean() })
@@ -38,7 +39,6 @@ const errorsOf = (schema: TSchema, value: unknown, at: string) => {
     message: mapValueError(e)?.summary ?? e.message,
   }))
 }
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 function checkChangeShape(body: unknown): void {
   if (!isObject(body) || body.change === undefined) return
