@@ -193,7 +193,7 @@ export async function startService(settings: Settings) {
     if (n.resourceType === 'schedule' || n.resourceType === 'change_request') scheduleWorker.wake()
   }
   bus.subscribe(wakeForSchedules)
-  const limiter = settings.redisUrl ? new RedisRateLimiter(settings.redisUrl, log) : new MemoryRateLimiter()
+  const limiter = settings.redisUrl ? await RedisRateLimiter.create(settings.redisUrl, log) : new MemoryRateLimiter()
   // People (teams): the directory and session cache follow change notices like the snapshots do.
   const identity = createIdentity({ store, bus, settings, limiter })
   const setupCode = await identity.start()

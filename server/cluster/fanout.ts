@@ -2,7 +2,6 @@
 // instance is broadcast, and notices from other instances are applied to this instance's cache. Redis pub/sub
 // when REDIS_URL is set, else PostgreSQL LISTEN/NOTIFY; nothing for the embedded SQLite store (one instance).
 // The periodic reconcile in index.ts heals any notice lost while a connection was down.
-import Redis from 'ioredis'
 import type postgres from 'postgres'
 import type { ChangeBus, ChangeNotice } from '../notices/changes'
 import { errorForLog, type Log } from '../log'
@@ -55,6 +54,8 @@ export async function startFanout(opts: {
   }
 
   if (opts.redisUrl) {
+    // ioredis is loaded only by an instance configured with REDIS_URL (a smaller process serves faster).
+    const { default: Redis } = await import('ioredis')
     const pub = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
     const sub = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true })
     for (const c of [pub, sub]) c.on('error', (e) => log('redis connection error', { error: e.message }, 'warn'))

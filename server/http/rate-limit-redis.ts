@@ -1,7 +1,7 @@
 // The sliding-window limiter shared by every instance: two per-minute counters per token and class in
 // Redis, checked and incremented atomically by one Lua script. If Redis is unreachable the instance falls
 // back to counting alone (logged), so an outage degrades limits instead of refusing traffic.
-import Redis from 'ioredis'
+import type Redis from 'ioredis'
 import type { Log } from '../log'
 import { MemoryRateLimiter, slidingVerdict, type RateLimiter, type RateVerdict } from './rate-limit'
 
@@ -23,11 +23,18 @@ export class RedisRateLimiter implements RateLimiter {
   private fallback = new MemoryRateLimiter()
   private warned = false
 
-  constructor(
-    url: string,
+  /** ioredis is loaded only by an instance configured with REDIS_URL (a smaller process serves faster:
+   *  docs/performance.md, 2026-11-29). */
+  static async create(url: string, log: Log): Promise<RedisRateLimiter> {
+    const { default: Client } = await import('ioredis')
+    return new RedisRateLimiter(new Client(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 }), log)
+  }
+
+  private constructor(
+    redis: Redis,
     private log: Log,
   ) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 })
+    this.redis = redis
     this.redis.on('error', () => {})
     this.redis.defineCommand('slidingHit', { numberOfKeys: 2, lua: SCRIPT })
   }

@@ -3,7 +3,7 @@
 // verifier, ID token signature, issuer, audience, nonce and expiry) is openid-client's, never ours.
 // What this module adds: the single-use sign-in record kept server-side for 10 minutes, bound to the
 // browser that started the sign-in (a cookie), and the verified identity it hands to the sign-in step.
-import * as client from 'openid-client'
+import type * as OpenId from 'openid-client'
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Log } from '../log'
 import { groupsOf } from './oidc-role-map'
@@ -103,10 +103,14 @@ export function emailVerifiedOf(claims: Record<string, unknown>, issuer: string)
 }
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('base64url')
+// openid-client (and jose) load with the first sign-in: an instance without SSO, or between sign-ins, does not
+// carry them (a smaller process serves faster: docs/performance.md, 2026-11-29).
+let loading: Promise<typeof OpenId> | undefined
+const openId = (): Promise<typeof OpenId> => (loading ??= import('openid-client'))
 const REQUEST_TIMEOUT_S = 10
 
 export class OidcRelyingParty {
-  private config: Promise<client.Configuration> | undefined
+  private config: Promise<OpenId.Configuration> | undefined
 
   constructor(
     readonly settings: OidcSettings,
@@ -115,14 +119,16 @@ export class OidcRelyingParty {
   ) {}
 
   /** The provider's metadata, read once; a failed read is tried again at the next sign-in. */
-  private configuration(): Promise<client.Configuration> {
+  private configuration(): Promise<OpenId.Configuration> {
     if (!this.config) {
       const { issuer, clientId, clientSecret, insecureRequests } = this.settings
-      this.config = client
-        .discovery(issuer, clientId, clientSecret, undefined, {
-          execute: insecureRequests ? [client.allowInsecureRequests] : [],
-          timeout: REQUEST_TIMEOUT_S,
-        })
+      this.config = openId()
+        .then((client) =>
+          client.discovery(issuer, clientId, clientSecret, undefined, {
+            execute: insecureRequests ? [client.allowInsecureRequests] : [],
+            timeout: REQUEST_TIMEOUT_S,
+          }),
+        )
         .catch((e: unknown) => {
           this.config = undefined
           this.log(
@@ -139,6 +145,7 @@ export class OidcRelyingParty {
   /** Starts a sign-in: the provider's authorization URL, and the browser-binding value to set as a cookie. */
   async start(opts: { returnTo: string; invitation?: string; now?: Date }): Promise<{ location: string; binding: string }> {
     const config = await this.configuration()
+    const client = await openId()
     const state = client.randomState()
     const nonce = client.randomNonce()
     const verifier = client.randomPKCECodeVerifier()
@@ -180,10 +187,11 @@ export class OidcRelyingParty {
     if (error) throw new OidcFailure('provider', `the provider refused: ${error.slice(0, 100)}`)
 
     const config = await this.configuration()
+    const client = await openId()
     // The callback as registered (PUBLIC_URL), whatever Host the request came in with.
     const current = new URL(this.settings.redirectUri)
     current.search = params.toString()
-    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>
+    let tokens: Awaited<ReturnType<typeof OpenId.authorizationCodeGrant>>
     try {
       tokens = await client.authorizationCodeGrant(config, current, {
         expectedState: state,

@@ -133,7 +133,7 @@ export async function startRelay(settings: Settings & { upstreamUrl: string; ups
     new Bun.CryptoHasher('sha256').update(`stream-tickets\u0000${settings.upstreamToken}`).digest('base64url'),
   )
   const authenticator = new Authenticator(snapshots, undefined, tickets, (hashes) => keys.resolve(hashes))
-  const limiter = settings.redisUrl ? new RedisRateLimiter(settings.redisUrl, log) : new MemoryRateLimiter()
+  const limiter = settings.redisUrl ? await RedisRateLimiter.create(settings.redisUrl, log) : new MemoryRateLimiter()
   // A relay knows no people: only tokens, verified upstream.
   const access = createAccess({ directory: { get: () => undefined }, snapshots })
   const app = createApp({

@@ -1,7 +1,9 @@
 // An experiment's results (docs/experiments.md §3): the store sums each metric per variant in SQL over
 // per-unit rows (store/experiment-results.ts), server/stats turns the sums into lifts, intervals and
 // p-values or chances to win, and the answer is kept 60 s per experiment and phase unless refreshed.
-import { buildResults, resultsCsv, type MetricInput } from '../stats'
+import type { MetricInput } from '../stats'
+import { resultsCsv } from '../stats/csv'
+import { statistics } from '../stats/load'
 import type { ExperimentRow, MetricRow } from '../store/experiments'
 import type { VariantSums } from '../store/experiment-results'
 import type { ServiceDeps } from './context'
@@ -76,6 +78,7 @@ export function experimentResultService({ store }: Pick<ServiceDeps, 'store'>) {
       stats: Object.fromEntries(sums[i]!.map((s: VariantSums) => [s.variant, statsOf(s)])),
     }))
     const unitsByVariant = Object.fromEntries(split.variants.map((v) => [v, units.get(v) ?? 0]))
+    const { buildResults } = await statistics()
     const body = buildResults(
       {
         control: row.body.control,

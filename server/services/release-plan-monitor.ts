@@ -9,7 +9,7 @@ import type { ReleasePlanRow } from '../store/release-plans'
 import type { GuardrailReading, ReleasePlanStatus } from '../store/vocabulary/release-plans'
 import type { VariantSums } from '../store/experiment-results'
 import type { ServiceDeps } from './context'
-import { compareVariants, srmPValue, SRM_WARNING_P } from '../stats'
+import { statistics } from '../stats/load'
 import { planActor, releasePlanView, type ReleasePlanService } from './release-plans'
 
 /** The significance of the guardrails' sequential intervals. */
@@ -31,6 +31,7 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
   /** What the plan's current phase shows now. */
   async function measure(row: ReleasePlanRow, now: number): Promise<ReleasePlanStatus> {
     await store.experimentResults.freshenStatistics(store.db)
+    const { compareVariants, srmPValue } = await statistics()
     const { units } = await store.experimentResults.exposureCounts(store.db, row.id, row.phase)
     const treatment = units.get('rollout') ?? 0
     const control = units.get('off') ?? 0
@@ -155,7 +156,7 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
         await pause(row, status, { reason: 'regression', ...interval(regressed) })
         return 'paused'
       }
-      if (status.srm_p_value !== null && status.srm_p_value < SRM_WARNING_P) {
+      if (status.srm_p_value !== null && status.srm_p_value < (await statistics()).SRM_WARNING_P) {
         await pause(row, status, { reason: 'srm', srm_p_value: status.srm_p_value })
         return 'paused'
       }

@@ -97,6 +97,10 @@ test('from an empty folder: health, console, docs, SDK, an evaluation; a restart
       r.json(),
     )
   expect(await evaluate(first.url)).toEqual({ value: true, type: 'boolean', reason: 'targeting' })
+  // prom-client loads at the first scrape (metrics/exposition.ts): the bundled binary must find it then too.
+  const scrape = await fetch(`${first.url}/metrics`)
+  expect(scrape.status).toBe(200)
+  expect(await scrape.text()).toContain('flagship_evaluations_total{surface="flag"} 1')
   await first.stop()
 
   const second = await start()

@@ -5,7 +5,8 @@ import { LATENCY_BUCKETS, RequestMetrics, UNMATCHED } from '../../server/metrics
 import { countRequests } from '../../server/http/count-requests'
 import { routeTemplates } from '../../server/http/route-templates'
 import { OperationCounts } from '../../server/metrics/counts'
-import { createExposition, QUEUE_DEPTH_TIMEOUT_MS, type MetricsSources } from '../../server/metrics/exposition'
+import { createExposition, PROMETHEUS_CONTENT_TYPE, type MetricsSources } from '../../server/metrics/exposition'
+import { buildRegistry, QUEUE_DEPTH_TIMEOUT_MS } from '../../server/metrics/registry'
 import { loadSettings } from '../../server/settings'
 import { parsePrometheus } from '../helpers/prometheus'
 
@@ -146,6 +147,11 @@ describe('exposition', () => {
       reconcile: 0,
       metrics: 0,
     })
+  })
+
+  test("the content type served is prom-client's registry's own (the registry loads only at the first scrape)", () => {
+    expect(buildRegistry(sources()).contentType).toBe(PROMETHEUS_CONTENT_TYPE)
+    expect(createExposition(sources()).contentType).toBe(PROMETHEUS_CONTENT_TYPE)
   })
 
   test('a store that fails or hangs: the scrape still answers, without the queue depth, and counts the error', async () => {

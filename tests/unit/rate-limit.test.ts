@@ -49,4 +49,5 @@ function suite(name: string, make: () => Promise<RateLimiter | undefined>) {
 }
 
 suite('in-memory limiter', async () => new MemoryRateLimiter())
-suite('Redis limiter', async () => ((await requireServices({ redis: true })) ? new RedisRateLimiter(REDIS_URL, () => {}) : undefined))
+suite('Redis limiter', async () =>
+  (await requireServices({ redis: true })) ? await RedisRateLimiter.create(REDIS_URL, () => {}) : undefined)
