@@ -54,7 +54,7 @@ export async function startFanout(opts: {
   }
 
   if (opts.redisUrl) {
-    // ioredis is loaded only by an instance configured with REDIS_URL (a smaller process serves faster).
+    // ioredis is loaded only by an instance configured with REDIS_URL (memory and start time).
     const { default: Redis } = await import('ioredis')
     const pub = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
     const sub = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true })

@@ -23,7 +23,7 @@ export class RedisRateLimiter implements RateLimiter {
   private fallback = new MemoryRateLimiter()
   private warned = false
 
-  /** ioredis is loaded only by an instance configured with REDIS_URL (a smaller process serves faster:
+  /** ioredis is loaded only by an instance configured with REDIS_URL (memory and start time:
    *  docs/performance.md, 2026-11-29). */
   static async create(url: string, log: Log): Promise<RedisRateLimiter> {
     const { default: Client } = await import('ioredis')

@@ -103,8 +103,8 @@ export function emailVerifiedOf(claims: Record<string, unknown>, issuer: string)
 }
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('base64url')
-// openid-client (and jose) load with the first sign-in: an instance without SSO, or between sign-ins, does not
-// carry them (a smaller process serves faster: docs/performance.md, 2026-11-29).
+// openid-client (and jose) load with the first sign-in: an instance without SSO does not carry them (memory and
+// start time: docs/performance.md, 2026-11-29).
 let loading: Promise<typeof OpenId> | undefined
 const openId = (): Promise<typeof OpenId> => (loading ??= import('openid-client'))
 const REQUEST_TIMEOUT_S = 10

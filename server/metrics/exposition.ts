@@ -1,6 +1,6 @@
 // GET /metrics: the scrape's text and content type. prom-client (about 1.7 MB of heap) and the registry
-// (registry.ts) are loaded at the first scrape, not at start: an instance nobody scrapes never carries them,
-// and every request is cheaper in a smaller process (docs/performance.md, 2026-11-29).
+// (registry.ts) are loaded at the first scrape, not at start: an instance nobody scrapes never carries them
+// (memory and start time: docs/performance.md, 2026-11-29).
 import type { MetricsSources } from './registry'
 
 export type { MetricsSources } from './registry'

@@ -1,6 +1,6 @@
 // The statistics, loaded on first use. @stdlib's distributions are about 2.4 MB of heap and a thousand modules
 // that only experiment results and running release plans need; a service that only serves evaluations never
-// loads them, and every request is cheaper in a smaller process (docs/performance.md, 2026-11-29).
+// loads them (memory and start time: docs/performance.md, 2026-11-29).
 export type Statistics = typeof import('./index')
 
 let loading: Promise<Statistics> | undefined

@@ -1,5 +1,5 @@
 // A started service loads what only some requests need on first use (docs/performance.md, 2026-11-29:
-// a smaller process serves every request faster): the statistics (experiment results, release plans),
+// memory and start time): the statistics (experiment results, release plans),
 // prom-client (the first /metrics scrape), ioredis (only with REDIS_URL), openid-client (the first SSO
 // sign-in) and postgres (only with a PostgreSQL DATABASE_URL).
 import { expect, test } from 'bun:test'
