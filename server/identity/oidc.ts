@@ -104,9 +104,8 @@ export function emailVerifiedOf(claims: Record<string, unknown>, issuer: string)
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('base64url')
 // openid-client (and jose) load with the first sign-in: an instance without SSO does not carry them (memory and
-// start time: docs/performance.md, 2026-11-29).
-let loading: Promise<typeof OpenId> | undefined
-const openId = (): Promise<typeof OpenId> => (loading ??= import('openid-client'))
+// start time: docs/performance.md, 2026-11-29). The module loader keeps them once loaded.
+const openId = (): Promise<typeof OpenId> => import('openid-client')
 const REQUEST_TIMEOUT_S = 10
 
 export class OidcRelyingParty {

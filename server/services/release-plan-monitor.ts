@@ -142,6 +142,7 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
         return 'paused'
       }
       const status = await measure(row, now)
+      const { SRM_WARNING_P } = await statistics()
       const actor = planActor(row)
       const approval = row.status.approval
       const flagActor = planActor(row, approval && { kind: 'change_request', ...approval })
@@ -156,7 +157,7 @@ export function releasePlanMonitor({ store }: Pick<ServiceDeps, 'store'>, plans:
         await pause(row, status, { reason: 'regression', ...interval(regressed) })
         return 'paused'
       }
-      if (status.srm_p_value !== null && status.srm_p_value < (await statistics()).SRM_WARNING_P) {
+      if (status.srm_p_value !== null && status.srm_p_value < SRM_WARNING_P) {
         await pause(row, status, { reason: 'srm', srm_p_value: status.srm_p_value })
         return 'paused'
       }
