@@ -11,6 +11,17 @@ export async function waitFor(check: () => boolean, timeoutMs: number, what = 'c
   return performance.now() - start
 }
 
+/** `read()` once it has not changed for `quietMs` (a client done with its fetches); rejects after `timeoutMs`. */
+export async function settled(read: () => number, quietMs: number, timeoutMs: number): Promise<number> {
+  const start = performance.now()
+  for (;;) {
+    const value = read()
+    await Bun.sleep(quietMs)
+    if (read() === value) return value
+    if (performance.now() - start > timeoutMs) throw new Error(`still changing after ${timeoutMs} ms`)
+  }
+}
+
 export interface Recorded {
   url: string
   status: number
