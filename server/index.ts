@@ -11,6 +11,7 @@ import { MemoryRateLimiter } from './http/rate-limit'
 import { RedisRateLimiter } from './http/rate-limit-redis'
 import { startFanout } from './cluster/fanout'
 import { createApp } from './http/app'
+import { listen } from './http/listen'
 import { ensureConsoleBuilt } from './http/console'
 import { errorForLog, log } from './log'
 import { startDeliveryWorker } from './webhooks/worker'
@@ -241,7 +242,7 @@ export async function startService(settings: Settings) {
     subscribers: () => hub.subscriberCount,
     queueDepth: () => store.deliveries.backlog(store.db),
   })
-  const app = createApp({
+  const { app, fetch } = createApp({
     settings,
     store,
     snapshots,
@@ -255,13 +256,7 @@ export async function startService(settings: Settings) {
     identity,
     access,
   })
-  // Bun's own body cut-off answers an empty 413; ours (json-input.ts, 1 MiB) stops reading at the limit and
-  // answers the JSON one, so Bun's is set out of the way.
-  try {
-    app.listen({ port: settings.port, hostname: settings.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER })
-  } catch (e) {
-    throw listenStartupError(e, settings.host, settings.port) ?? e
-  }
+  const server = listen(app, fetch, { hostname: settings.host, port: settings.port })
 
   const timers = [
     setInterval(() => limiter.sweep(), 60_000),
@@ -292,7 +287,6 @@ export async function startService(settings: Settings) {
       settings.reconcileIntervalMs,
     ),
   ]
-  const server = app.server!
   // Where a person goes next, in plain words: the console's address and, on the first start, how to sign in.
   // Printed before the `listening` line, which is what scripts wait for, so they find these lines too.
   const consoleUrl = settings.publicUrl

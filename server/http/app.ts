@@ -12,6 +12,7 @@ import { cachedJson } from './caching'
 import { consoleAsset, consoleResponse } from './console'
 import { createCors } from './cors'
 import { errorResponse, fromAppError, validationIssues } from './errors'
+import { fastDispatch } from './fast-dispatch'
 import { fastEvaluationRoutes } from './fast-evaluation'
 import { fastOfrepRoutes } from './fast-ofrep'
 import { bodyLimitOf, IMPORT_PATH, readDocumentBody, readJsonBody } from './json-input'
@@ -115,8 +116,6 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
     detailOf: (method, route) => contracts?.of(method, route),
   }
 
-  // What the fast path hands back goes through Elysia's own fetch (assigned once `app` exists).
-  let elysiaFetch: (request: Request) => Response | Promise<Response>
   const app = new Elysia({
     normalize: false,
     // Elysia finds a URL's path from its 12th character on by default (skipping `http://` and a host of at
@@ -124,6 +123,9 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
     // `/api/v1/tokens` while the hooks below saw `/xyz/…`. From the 8th on (after `http://`; Bun's URLs here
     // always start so), routing and hooks read the same path whatever the Host.
     handler: { standardHostname: false },
+    // Every request reaches Elysia through the service's own `fetch` (fast-dispatch.ts, listen.ts): none of
+    // its routes is handed to Bun's router, where it would claim the fast paths' requests first.
+    systemRouter: false,
   })
     // Every answer Elysia gives (refusals in onRequest and errors included) is counted under its route
     // template; the fast path counts its own (metrics.ts).
@@ -367,7 +369,6 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
       .use(eventRoutes(deps).use(releasePlanRoutes(deps)))
       .use(relayRoutes(deps))
 
-  elysiaFetch = (request) => app.fetch(request)
   // Every route declares its permission, and its rate class if it takes a caller (route-inventory.ts); a
   // route without them is a bug, found here.
   const undeclared = undeclaredRoutes(app.routes as never)
@@ -375,22 +376,17 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
   const declarations = routeContracts(app.routes as never)
   contracts = declarations
 
-  // Bun's router answers the evaluation GETs and OFREP's single-flag POST before Elysia when it can
-  // (fast-evaluation.ts, fast-ofrep.ts), metered as their routes declare (read here, once). Elysia reads
-  // `serve` when it listens and merges these routes over its own table, so those paths' other methods stay
-  // Elysia's.
+  // The evaluation GETs and OFREP's single-flag POST are answered before Elysia when they can be
+  // (fast-evaluation.ts, fast-ofrep.ts), metered as their routes declare (read here, once); fast-dispatch.ts
+  // picks them by path, and those paths' other methods stay Elysia's.
   const meter = (method: string, route: string): Meter => {
     const rateClass = rateClassOf(declarations.of(method, route))
     return { rateClass, limit: limits[rateClass] }
   }
   const fast = { ...deps, meter, requests: deps.metrics.requests, accessLog: fastAccessLog }
-  app.config.serve = {
-    ...app.config.serve,
-    routes: {
-      ...fastEvaluationRoutes(fast, (request) => elysiaFetch(request)),
-      ...fastOfrepRoutes(fast, (request) => elysiaFetch(request)),
-    },
-  }
+  // Elysia's fetch is composed on first use, once every route is registered.
+  const toElysia = (request: Request) => app.fetch(request)
+  const fetch = fastDispatch([...fastEvaluationRoutes(fast, toElysia), ...fastOfrepRoutes(fast, toElysia)], toElysia)
 
   /** Unknown path: 404 JSON, or 405 + Allow when the path exists under other methods; the console's
    *  client-side routes fall back to its index.html. */
@@ -444,6 +440,6 @@ export function createApp(deps: AppDeps | RelayAppDeps) {
     return errorResponse(404, 'NOT_FOUND', `No route for ${request.method} ${path}`)
   }
 
-  return app
+  /** Bun's `fetch` for this application (listen.ts): the fast paths, then Elysia. */
+  return { app, fetch }
 }
-export type App = ReturnType<typeof createApp>

@@ -94,9 +94,9 @@ export class FlagEvaluation {
   }
 
   /** Counts the evaluation and answers (fast-admission.ts calls it once the request is admitted). */
-  serve(request: Request, verdict: RateVerdict): Response {
+  serve(headers: Headers, verdict: RateVerdict): Response {
     this.count()
-    return this.prepared.respond(request.headers.get('if-none-match'), verdict)
+    return this.prepared.respond(headers.get('if-none-match'), verdict)
   }
 }
 

@@ -14,9 +14,10 @@ export interface Meter {
   limit: number
 }
 
-/** An answer computed before admission (pure: nothing counted yet); `serve` counts it and builds the response. */
+/** An answer computed before admission (pure: nothing counted yet); `serve` counts it and builds the response
+ *  (`headers`: the request's, read once by the fast path: each `request.headers` read costs a lookup). */
 export interface PendingAnswer {
-  serve(request: Request, verdict: RateVerdict): Response
+  serve(headers: Headers, verdict: RateVerdict): Response
 }
 
 export interface FastAdmission {
@@ -28,6 +29,7 @@ export interface FastAdmission {
    *  429; either way the request is recorded in `series`. Asynchronous only with the Redis limiter. */
   admit(
     request: Request,
+    headers: Headers,
     caller: Caller,
     answer: PendingAnswer,
     now: number,
@@ -51,6 +53,7 @@ export function fastAdmission(authenticator: Authenticator, limiter: RateLimiter
   const { rateClass, limit } = meter
   function finish(
     request: Request,
+    headers: Headers,
     caller: Caller,
     answer: PendingAnswer,
     verdict: RateVerdict,
@@ -62,7 +65,7 @@ export function fastAdmission(authenticator: Authenticator, limiter: RateLimiter
     let response: Response
     if (verdict.allowed) {
       authenticator.touch(caller, now)
-      response = answer.serve(request, verdict)
+      response = answer.serve(headers, verdict)
     } else {
       response = rateLimited(verdict)
     }
@@ -77,11 +80,11 @@ export function fastAdmission(authenticator: Authenticator, limiter: RateLimiter
         return undefined
       return caller
     },
-    admit(request, caller, answer, now, series, started, server) {
+    admit(request, headers, caller, answer, now, series, started, server) {
       const verdict = limiter.hit(caller.rateKeys[rateClass], limit, now)
       return verdict instanceof Promise
-        ? verdict.then((v) => finish(request, caller, answer, v, now, series, started, server))
-        : finish(request, caller, answer, verdict, now, series, started, server)
+        ? verdict.then((v) => finish(request, headers, caller, answer, v, now, series, started, server))
+        : finish(request, headers, caller, answer, verdict, now, series, started, server)
     },
   }
 }

@@ -1,13 +1,12 @@
-// GET /api/v1/flags/:key and GET /api/v1/configs/:key on Bun's native router, ahead of Elysia. Applications
-// call these on every page view, and Elysia's per-request machinery (hooks, context object, header merging)
-// cost several times what the evaluation itself does (bench/request-path.ts shows the split).
+// GET /api/v1/flags/:key and GET /api/v1/configs/:key ahead of Elysia (fast-dispatch.ts picks them by path).
+// Applications call these on every page view, and Elysia's per-request machinery (hooks, context object,
+// header merging) cost several times what the evaluation itself does (bench/request-path.ts shows the split).
 //
 // The fast path answers only the common case: a GET whose token is already in memory, unexpired and allowed
 // to read, for a key that exists and a context that parses. Anything else is handed to Elysia untouched
 // (`fallback`), before any side effect, so errors, refreshes of unknown tokens and edge cases have one
 // implementation: the routes in routes/flags.ts and routes/configs.ts, whose answers
 // (evaluation-responses.ts) this module shares.
-import type { BunRequest, Server } from 'bun'
 import type { Snapshots } from '../cache/snapshots'
 import type { Authenticator, Caller } from './auth'
 import { isClientKey } from '../access/client-keys'
@@ -19,6 +18,7 @@ import { fastAdmission, type FastAccessLog, type Meter, type PendingAnswer } fro
 import type { RequestMetrics } from '../metrics/requests'
 import type { RateLimiter, RateVerdict } from './rate-limit'
 import { decodeQueryValue, hasControlCharacter } from './url-input'
+import type { Fallback, FastHandler, FastRoute } from './fast-dispatch'
 
 export interface FastEvaluationDeps {
   snapshots: Snapshots
@@ -32,19 +32,12 @@ export interface FastEvaluationDeps {
   accessLog?: FastAccessLog
 }
 
-/** Where a request the fast path does not answer goes: Elysia's own fetch. */
-export type Fallback = (request: Request) => Response | Promise<Response>
-/** Bun's route handler; `params.key` is the path's key, already percent-decoded by Bun. Bun decodes broken
- *  or non-UTF-8 encoding (`%FF`) to U+FFFD and keeps control characters; stored keys are ASCII without
- *  either (keys.ts), so such a key is never found here and goes to Elysia, whose URL check refuses it. */
-export type Handler = (request: BunRequest<string>, server?: Server<unknown>) => Response | Promise<Response>
-
 const FLAG_PATH = '/api/v1/flags/:key'
 const CONFIG_PATH = '/api/v1/configs/:key'
 const ENVIRONMENT_QUERY = '?environment='
 
-/** Bun `routes` for Elysia's `serve` option; Bun sends these paths' other methods to Elysia as before. */
-export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallback) {
+/** The two GETs for fast-dispatch.ts; their HEADs and other methods stay Elysia's. */
+export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallback): FastRoute[] {
   const { snapshots } = deps
   const flagAnswers = new FlagAnswers(snapshots)
   // Each admission meters as its route declares (route-contract.ts), read here once.
@@ -54,49 +47,48 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
   const flagSeries = deps.requests.series(FLAG_PATH, 'GET')
   const configSeries = deps.requests.series(CONFIG_PATH, 'GET')
 
-  /** The caller if this GET may take the fast path: no body, no Origin, a known, unexpired token that holds
-   *  `permission`. */
-  function admitted(request: Request, permission: 'read:flags' | 'read:configs', now: number): Caller | undefined {
+  /** The caller if this GET may take the fast path: no Origin, a known, unexpired token that holds
+   *  `permission`. A body (which a GET may carry) is ignored here as Elysia's route ignores it. */
+  function admitted(headers: Headers, permission: 'read:flags' | 'read:configs', now: number): Caller | undefined {
     // Requests from browsers (an Origin header) get their CORS headers on Elysia's path (cors.ts). Only GETs
-    // arrive here: HEAD, which Bun would route to GET's handler, is Elysia's (the routes below).
-    const headers = request.headers
-    if (headers.get('content-length') !== null || headers.get('origin') !== null) return undefined
+    // arrive here (fast-dispatch.ts): HEAD is Elysia's.
+    if (headers.get('origin') !== null) return undefined
     // Who the caller is does not depend on the route's meter: either admission answers it.
     return flagAdmission.caller(headers.get('authorization'), permission, now)
   }
 
-  const flag: Handler = (request, server) => {
+  const flag: FastHandler = (request, url, key, server) => {
     const started = performance.now()
     const now = Date.now()
-    const caller = admitted(request, 'read:flags', now)
+    const headers = request.headers
+    const caller = admitted(headers, 'read:flags', now)
     if (caller === undefined) return fallback(request)
-    const url = request.url
     // Remembered or evaluated now, counted as usage only once admitted (fast-admission.ts).
-    const answer = flagAnswers.repeated(caller, url) ?? firstAnswer(caller, url, request)
+    const answer = flagAnswers.repeated(caller, url) ?? firstAnswer(caller, url, key)
     if (answer === undefined) return fallback(request)
-    return flagAdmission.admit(request, caller, answer, now, flagSeries, started, server)
+    return flagAdmission.admit(request, headers, caller, answer, now, flagSeries, started, server)
   }
 
   /** The evaluation of a URL not among the caller's recent ones; undefined when Elysia should answer. */
-  function firstAnswer(caller: Caller, url: string, request: BunRequest<string>): PendingAnswer | undefined {
+  function firstAnswer(caller: Caller, url: string, key: string): PendingAnswer | undefined {
     // Only no query or exactly one `context=` is served here; Elysia refuses any other parameter (`?ctx=`).
     const q = url.indexOf('?')
     if (q !== -1 && (!url.startsWith(CONTEXT_QUERY, q) || url.indexOf('&', q) !== -1)) return undefined
     try {
-      return flagAnswers.evaluation(caller, url, request)
+      return flagAnswers.evaluation(caller, url, key)
     } catch {
       return undefined // unknown flag or a malformed context: Elysia's route words the error
     }
   }
 
-  const config: Handler = (request, server) => {
+  const config: FastHandler = (request, url, key, server) => {
     const started = performance.now()
     const now = Date.now()
-    const caller = admitted(request, 'read:configs', now)
+    const headers = request.headers
+    const caller = admitted(headers, 'read:configs', now)
     if (caller === undefined) return fallback(request)
     // Elysia validates this route's query (any other parameter is a 400, repeats and encoded names have
     // its own readings): only no query, or exactly one plain `environment=`, is served here.
-    const url = request.url
     const q = url.indexOf('?')
     let environment: string | undefined
     if (q !== -1) {
@@ -111,7 +103,7 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
       prepared = configResponse(
         snapshots,
         caller.actor.projectId,
-        request.params.key!,
+        key,
         environment,
         caller.token.environment,
         isClientKey(caller.token.permissions),
@@ -119,13 +111,12 @@ export function fastEvaluationRoutes(deps: FastEvaluationDeps, fallback: Fallbac
     } catch {
       return fallback(request)
     }
-    const answer = { serve: (r: Request, verdict: RateVerdict) => respond(r, prepared, verdict) }
-    return configAdmission.admit(request, caller, answer, now, configSeries, started, server)
+    const answer = { serve: (h: Headers, verdict: RateVerdict) => prepared.respond(h.get('if-none-match'), verdict) }
+    return configAdmission.admit(request, headers, caller, answer, now, configSeries, started, server)
   }
 
-  return { [FLAG_PATH]: { GET: flag, HEAD: fallback }, [CONFIG_PATH]: { GET: config, HEAD: fallback } }
-}
-
-function respond(request: Request, prepared: PreparedResponse, verdict: RateVerdict): Response {
-  return prepared.respond(request.headers.get('if-none-match'), verdict)
+  return [
+    { method: 'GET', template: FLAG_PATH, handler: flag },
+    { method: 'GET', template: CONFIG_PATH, handler: config },
+  ]
 }

@@ -1,5 +1,5 @@
-// POST /ofrep/v1/evaluate/flags/:key (OFREP single-flag evaluation) on Bun's native router, ahead of
-// Elysia, for the reason fast-evaluation.ts gives for the GETs: OpenFeature providers call it for every
+// POST /ofrep/v1/evaluate/flags/:key (OFREP single-flag evaluation) ahead of Elysia (fast-dispatch.ts picks
+// it by path), for the reason fast-evaluation.ts gives for the GETs: OpenFeature providers call it for every
 // flag a page reads, and Elysia's per-request machinery costs several times the evaluation.
 //
 // The fast path answers only the common case: no Origin, no query, a JSON body small enough and with its
@@ -19,7 +19,8 @@ import { deepFreeze, MAX_MEMO_VALUES } from './evaluation-context'
 import { fastAdmission, type PendingAnswer } from './fast-admission'
 import { notePeerOfCopy } from './client-address'
 import type { Server } from 'bun'
-import type { Fallback, FastEvaluationDeps, Handler } from './fast-evaluation'
+import type { FastEvaluationDeps } from './fast-evaluation'
+import type { Fallback, FastHandler, FastRoute } from './fast-dispatch'
 import { decodeBody, parseJsonText } from './json-input'
 import { contextAnswer, mapContext, ofrepContextIn, singleFlagAnswer, type OfrepAnswer, type Tally } from './ofrep-mapping'
 import { tallyEvaluation } from './evaluation-tally'
@@ -37,26 +38,25 @@ const LENGTH = /^[0-9]{1,5}$/
 const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8'])
 const EMPTY_CONTEXT: EvaluationContext = Object.freeze({})
 
-/** Bun `routes` for Elysia's `serve` option; Bun sends the path's other methods to Elysia as before. */
-export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
+/** The POST for fast-dispatch.ts; the path's other methods stay Elysia's. */
+export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback): FastRoute[] {
   const { snapshots } = deps
   // Meters as its route declares (route-contract.ts), read here once.
   const admission = fastAdmission(deps.authenticator, deps.limiter, deps.meter('POST', PATH), deps.accessLog)
   // Resolved once: per answer, counting is a few number increments (metrics.ts).
   const series = deps.requests.series(PATH, 'POST')
   // The route's headers (Content-Type, then the X-RateLimit-* the app's hook adds), in the same order.
-  const headers = new RateStampedHeaders(new Headers(JSON_HEADERS))
+  const answerHeaders = new RateStampedHeaders(new Headers(JSON_HEADERS))
   /** Body text -> its mapped, frozen context: a provider sends the same user's context flag after flag, and
    *  parsing and mapping it cost more than the evaluation (bounded as evaluation-context.ts's memo is). */
   const contexts = new BoundedMemo<EvaluationContext>(4096, 1024)
 
   /** The caller if this request may take the fast path (see the top of the file). */
-  function admitted(request: Request, length: string | null, now: number): Caller | undefined {
-    const h = request.headers
+  function admitted(h: Headers, url: string, length: string | null, now: number): Caller | undefined {
     // Browsers (an Origin) get their CORS headers on Elysia's path (cors.ts); Elysia checks every query's
     // paging parameters. A body without Content-Length (chunked) has no size to bound the read by; Bun
     // itself refuses a request that sends both, or two lengths.
-    if (h.get('origin') !== null || request.url.includes('?')) return undefined
+    if (h.get('origin') !== null || url.includes('?')) return undefined
     if (length === null || !LENGTH.test(length) || Number(length) > MAX_FAST_BODY) return undefined
     // An empty body needs no media type (json-input.ts reads it as absent); any other must be JSON.
     const type = h.get('content-type')
@@ -93,6 +93,7 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
   /** Admits the request (fast-admission.ts), then counts the evaluation the answer made (if any) and answers. */
   function respond(
     request: Request,
+    requestHeaders: Headers,
     server: Server<unknown> | undefined,
     caller: Caller,
     answer: OfrepAnswer,
@@ -101,13 +102,13 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     started: number,
   ): Response | Promise<Response> {
     const pending: PendingAnswer = {
-      serve: (_request, verdict) => {
+      serve: (_headers, verdict) => {
         if (evaluated.flag !== undefined)
           tallyEvaluation(evaluated.flag.row.projectId, evaluated.flag.compiled, evaluated.result!, evaluated.context!)
-        return new Response(answer.text, { status: answer.status, headers: headers.stamp(verdict) })
+        return new Response(answer.text, { status: answer.status, headers: answerHeaders.stamp(verdict) })
       },
     }
-    return admission.admit(request, caller, pending, now, series, started, server)
+    return admission.admit(request, requestHeaders, caller, pending, now, series, started, server)
   }
 
   /** Reads the body (the one asynchronous step) and answers. A body json-input.ts refuses, or anything
@@ -132,16 +133,16 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
       notePeerOfCopy(copy, server?.requestIP(request)?.address)
       return fallback(copy)
     }
-    return respond(request, server, caller, answer, evaluated, now, started)
+    return respond(request, request.headers, server, caller, answer, evaluated, now, started)
   }
 
-  const single: Handler = (request, server) => {
+  const single: FastHandler = (request, url, key, server) => {
     const started = performance.now()
     const now = Date.now()
-    const length = request.headers.get('content-length')
-    const caller = admitted(request, length, now)
+    const headers = request.headers
+    const length = headers.get('content-length')
+    const caller = admitted(headers, url, length, now)
     if (caller === undefined) return fallback(request)
-    const key = request.params.key!
     const snap = snapshots.project(caller.actor.projectId)
     const flag = snap?.flags.get(key)
     // Unknown flag (or one a client key may not see): 404, or a 400 when the body is wrong too; either way
@@ -156,10 +157,10 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback) {
     } catch {
       return fallback(request)
     }
-    return respond(request, server, caller, answer, evaluated, now, started)
+    return respond(request, headers, server, caller, answer, evaluated, now, started)
   }
 
-  return { [PATH]: { POST: single } }
+  return [{ method: 'POST', template: PATH, handler: single }]
 }
 
 /** The evaluation an answer made, kept until the request is admitted (then counted as usage). */

@@ -13,7 +13,6 @@
 // the same URL again and again, and comparing ~300 characters costs a fraction of cutting the context out of
 // the URL and hashing it (measured in the served process: 0.3-0.7 µs of a remembered answer's ~2, most of
 // it cache misses that a hot loop does not show; docs/performance.md).
-import type { BunRequest } from 'bun'
 import type { ProjectSnapshot, Snapshots } from '../cache/snapshots'
 import { isClientKey } from '../access/client-keys'
 import type { EvaluationContext } from '../engine'
@@ -71,11 +70,11 @@ export class FlagAnswers {
     return undefined
   }
 
-  /** The evaluation for `request` (whose `url` has no query or exactly one `context=`: the fast path's check)
+  /** The evaluation of flag `key` for `url` (no query or exactly one `context=`: the fast path's check)
    *  as `caller` sees it: remembered when the same caller asked the same URL since the project's snapshot last
    *  changed (found by its context; `repeated` finds the most recent ones by their text first). Throws as the
    *  route would answer: 404 unknown flag, then 400 bad context, 400/403 environment. */
-  evaluation(caller: Caller, url: string, request: BunRequest<string>): FlagEvaluation {
+  evaluation(caller: Caller, url: string, key: string): FlagEvaluation {
     let q = url.indexOf('?')
     if (q === -1) q = url.length
     const raw = q === url.length ? '' : url.slice(q + CONTEXT_QUERY.length)
@@ -91,12 +90,11 @@ export class FlagAnswers {
         }
       }
     }
-    // Not remembered: as flagEvaluation (evaluation-responses.ts), the path's key read only now (Bun builds
-    // `params` when asked).
+    // Not remembered: as flagEvaluation (evaluation-responses.ts).
     const projectId = caller.actor.projectId
     const snapshot = this.snapshots.project(projectId)
     const { token } = caller
-    const flag = visibleFlag(snapshot, request.params.key!, isClientKey(token.permissions))
+    const flag = visibleFlag(snapshot, key, isClientKey(token.permissions))
     const requested = known ?? contextOfRaw(raw)
     const evaluation = evaluateFlag(projectId, flag, requested, token.environment, snapshot!.project.environments)
     // A first sighting is not remembered, nor an answer that can change with the clock alone (an activity window).

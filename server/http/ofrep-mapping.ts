@@ -1,6 +1,6 @@
 // OFREP's terms as Flagship's (v0.3.0; where OFREP is silent, flagd's OFREP service is the model): the
 // context mapping, one flag's answer, and the error shape. Shared by the Elysia routes (routes/ofrep.ts) and
-// the single-flag fast path on Bun's router (fast-ofrep.ts), so both send the same bytes.
+// the single-flag fast path ahead of Elysia (fast-ofrep.ts), so both send the same bytes.
 import {
   EvaluationBudgetExceeded,
   InvalidContextError,

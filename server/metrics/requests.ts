@@ -3,8 +3,8 @@
 // (metrics/exposition.ts) reads these numbers when /metrics is scraped.
 //
 // Two writers:
-//  - the native fast paths (http/fast-evaluation.ts and any other route registered on Bun's router ahead of
-//    Elysia) resolve their RouteSeries once at start and call `record` per answer: array increments and
+//  - the fast paths ahead of Elysia (http/fast-evaluation.ts, http/fast-ofrep.ts; picked by
+//    http/fast-dispatch.ts) resolve their RouteSeries once at start and call `record` per answer: array increments and
 //    two additions, no lookups, no allocation;
 //  - every request Elysia answers (the fast paths' fallbacks, errors and early refusals included) passes
 //    through `countRequests` (http/count-requests.ts), Elysia's `wrap`, which finds the series by the route

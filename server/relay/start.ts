@@ -14,10 +14,10 @@ import { OperationCounts } from '../metrics/counts'
 import { createExposition } from '../metrics/exposition'
 import { createAccess } from '../access/authorize'
 import { createApp } from '../http/app'
+import { listen } from '../http/listen'
 import type { RelayState } from '../http/deps'
 import { expiryOf, hashToken } from '../access/tokens'
 import { drainCounts } from '../usage/counter'
-import { listenStartupError } from '../startup-errors'
 import { log } from '../log'
 import { VERSION } from '../version'
 import { cacheWriter, readCache, type RelayCache } from './cache-file'
@@ -136,7 +136,7 @@ export async function startRelay(settings: Settings & { upstreamUrl: string; ups
   const limiter = settings.redisUrl ? await RedisRateLimiter.create(settings.redisUrl, log) : new MemoryRateLimiter()
   // A relay knows no people: only tokens, verified upstream.
   const access = createAccess({ directory: { get: () => undefined }, snapshots })
-  const app = createApp({
+  const { app, fetch } = createApp({
     settings,
     snapshots,
     authenticator,
@@ -148,14 +148,9 @@ export async function startRelay(settings: Settings & { upstreamUrl: string; ups
     access,
     relay,
   })
-  try {
-    app.listen({ port: settings.port, hostname: settings.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER })
-  } catch (e) {
-    throw listenStartupError(e, settings.host, settings.port) ?? e
-  }
+  const server = listen(app, fetch, { hostname: settings.host, port: settings.port })
   const running = follower.run()
   const sweep = setInterval(() => limiter.sweep(), 60_000)
-  const server = app.server!
   log('listening', {
     url: `http://${settings.host}:${server.port}`,
     port: server.port,

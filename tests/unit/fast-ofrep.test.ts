@@ -3,10 +3,10 @@
 // so only here can a test tell that the fast path served a request at all, and that a request it hands over
 // arrives whole (its body's bytes included) with nothing counted or touched for it.
 import { describe, expect, test } from 'bun:test'
-import type { BunRequest } from 'bun'
 import type { CachedFlag, Snapshots } from '../../server/cache/snapshots'
 import { compileFlag, type FlagDefinition } from '../../server/engine'
 import type { Authenticator, Caller } from '../../server/http/auth'
+import { fastDispatch } from '../../server/http/fast-dispatch'
 import { fastOfrepRoutes } from '../../server/http/fast-ofrep'
 import { RequestMetrics } from '../../server/metrics/requests'
 import { singleFlagAnswer } from '../../server/http/ofrep-mapping'
@@ -60,14 +60,16 @@ function setup(limit = 1000, limiter: RateLimiter = new MemoryRateLimiter()) {
     touch: (c: Caller) => void touched.push(c),
   } as unknown as Authenticator
   const requests = new RequestMetrics()
+  const toElysia = async (request: Request) => {
+    handedOver.push({ method: request.method, url: request.url, headers: request.headers, body: await request.bytes() })
+    return new Response('elysia', { status: 599 })
+  }
   const routes = fastOfrepRoutes(
     { snapshots, authenticator, limiter, meter: () => ({ rateClass: 'evaluation', limit }), requests },
-    async (request) => {
-      handedOver.push({ method: request.method, url: request.url, headers: request.headers, body: await request.bytes() })
-      return new Response('elysia', { status: 599 })
-    },
+    toElysia,
   )
-  const handler = routes['/ofrep/v1/evaluate/flags/:key'].POST
+  // As the service serves it: picked by path (fast-dispatch.ts), anything else handed over.
+  const dispatch = fastDispatch(routes, toElysia)
   const call = (key: string, init: { body?: BodyInit | null; headers?: Record<string, string>; url?: string } = {}) => {
     const body = init.body === undefined ? BODY : init.body
     const length =
@@ -79,10 +81,7 @@ function setup(limit = 1000, limiter: RateLimiter = new MemoryRateLimiter()) {
       ...init.headers,
     }
     for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k]
-    const request = Object.assign(new Request(init.url ?? URL_OF(key), { method: 'POST', headers, body }), {
-      params: { key },
-    }) as unknown as BunRequest<string>
-    return handler(request)
+    return dispatch(new Request(init.url ?? URL_OF(key), { method: 'POST', headers, body }), undefined as never)
   }
   return { call, touched, handedOver, requests }
 }

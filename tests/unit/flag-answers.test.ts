@@ -2,7 +2,6 @@
 // repeated context's answer, per caller and flag), what it never does (a first sighting, a flag whose answer
 // can change with the clock alone, a path longer than its bound), and that anything remembered goes stale with
 // the snapshot's revision. A remembered answer is the same FlagEvaluation object, and it counts every time.
-import type { BunRequest } from 'bun'
 import { beforeEach, describe, expect, test } from 'bun:test'
 import { Snapshots } from '../../server/cache/snapshots'
 import type { Caller } from '../../server/http/auth'
@@ -48,8 +47,6 @@ const callerOf = (name: string, environment: string | null = null): Caller =>
   }) as unknown as Caller
 const urlOf = (key: string, context: object | null, host = '127.0.0.1:4000') =>
   `http://${host}/api/v1/flags/${key}${context ? `?context=${encodeURIComponent(JSON.stringify(context))}` : ''}`
-const requestFor = (key: string) => ({ params: { key } }) as unknown as BunRequest<string>
-
 let snapshots: Snapshots
 let answers: FlagAnswers
 let context: object
@@ -65,7 +62,7 @@ beforeEach(() => {
 /** As the fast path asks: the caller's recent URLs by their text, then the memo by context. */
 const ask = (caller: Caller, key: string, ctx: object | null = context, host?: string): FlagEvaluation => {
   const url = urlOf(key, ctx, host)
-  return answers.repeated(caller, url) ?? answers.evaluation(caller, url, requestFor(key))
+  return answers.repeated(caller, url) ?? answers.evaluation(caller, url, key)
 }
 /** Three asks: the first parses the context, the second is its second sighting (remembered from then on). */
 const thrice = (caller: Caller, key: string, ctx: object | null = context, host?: string) => [
@@ -158,8 +155,8 @@ describe('the answer memo', () => {
   test('an unknown flag is 404 and a bad context 400, in that order, remembered or not', () => {
     const a = callerOf('a')
     const bad = 'http://127.0.0.1:4000/api/v1/flags/nope?context=%7Bnot-json'
-    expect(() => answers.evaluation(a, bad, requestFor('nope'))).toThrow(expect.objectContaining({ status: 404 }))
-    expect(() => answers.evaluation(a, bad.replace('nope', 'plain'), requestFor('plain'))).toThrow(expect.objectContaining({ status: 400 }))
+    expect(() => answers.evaluation(a, bad, 'nope')).toThrow(expect.objectContaining({ status: 404 }))
+    expect(() => answers.evaluation(a, bad.replace('nope', 'plain'), 'plain')).toThrow(expect.objectContaining({ status: 400 }))
   })
 
   test("a caller's last 4 remembered URLs are found by their text alone, and only while the snapshot stands", () => {
@@ -184,7 +181,7 @@ describe('the answer memo', () => {
     for (const key of ['f0', 'f1', 'f2', 'f3']) thrice(a, key)
     expect(answers.repeated(a, url('plain'))).toBeUndefined()
     expect(answers.repeated(a, url('f0'))).toBeDefined()
-    expect(answers.evaluation(a, url('plain'), requestFor('plain'))).toBe(after)
+    expect(answers.evaluation(a, url('plain'), 'plain')).toBe(after)
     // found by context, it is the most recent again
     expect(answers.repeated(a, url('plain'))).toBe(after)
     expect(answers.repeated(a, url('f0'))).toBeUndefined()

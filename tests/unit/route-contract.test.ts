@@ -59,7 +59,7 @@ for (const [mode, deps] of [
   ['relay', relayDeps],
 ] as const) {
   describe(`${mode}: every route's declared contract matches the path rules it replaced`, () => {
-    const app = createApp(deps as never)
+    const { app } = createApp(deps as never)
     const contracts = routeContracts(app.routes as never)
     const routes = app.routes.filter((r) => onApiSurface(r.path))
 

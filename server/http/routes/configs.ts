@@ -14,7 +14,7 @@ import { documentListRoute, versionedDocumentRoutes } from './versioned-document
 /** GET /api/v1/configs/:key, a config's value: an origin's and a relay's (server/relay/) alike. */
 export const configEvaluationRoute = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
   routeModule('config-evaluation')
-    // Evaluation class, from the in-memory snapshot; like GET /flags/:key, Bun's router sends the common case
+    // Evaluation class, from the in-memory snapshot; like GET /flags/:key, fast-dispatch.ts sends the common case
     // to fast-evaluation.ts first.
     .get(
       '/api/v1/configs/:key',

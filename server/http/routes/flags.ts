@@ -50,7 +50,7 @@ function listFilter(
 /** GET /api/v1/flags/:key, the evaluation: an origin's and a relay's (server/relay/) alike. */
 export const flagEvaluationRoute = ({ snapshots }: Pick<AppDeps, 'snapshots'>) =>
   routeModule('flag-evaluation')
-    // The hot path, from the in-memory snapshot. Bun's router sends the common case to fast-evaluation.ts,
+    // The hot path, from the in-memory snapshot. fast-dispatch.ts sends the common case to fast-evaluation.ts,
     // which answers it the same way; this route serves what that hands back (errors, unknown tokens).
     .get(
       '/api/v1/flags/:key',

@@ -3,7 +3,7 @@
 // unchanged. A thin mapping over the in-memory snapshot and the one engine (the same compiled flags as
 // GET /api/v1/flags/:key); authentication, the evaluation rate-limit class and the body reader are the
 // app's, as for every other route. Where OFREP is silent, flagd's OFREP service is the model. The mapping
-// itself is ofrep-mapping.ts, shared with the single-flag fast path on Bun's router (fast-ofrep.ts).
+// itself is ofrep-mapping.ts, shared with the single-flag fast path ahead of Elysia (fast-ofrep.ts).
 import { t } from 'elysia'
 import {
   BULK_EVALUATION_BUDGET,
