@@ -12,7 +12,7 @@ export interface ListenOptions {
   port: number
 }
 
-/** Throws a StartupError (startup-errors.ts) when the address cannot be had: in use, not ours, no permission. */
+/** Throws a StartupError (startup-errors.ts) when the port is in use or needs a permission we lack. */
 export function listen(
   app: Pick<Elysia, 'server' | 'modules'>,
   fetch: (request: Request, server: Server<unknown>) => ReturnType<Fallback>,
