@@ -12,6 +12,8 @@ import type { Server } from 'bun'
  *  the path's key and the server. */
 export type FastHandler = (request: Request, url: string, key: string, server: Server<unknown>) => Response | Promise<Response>
 export type Fallback = (request: Request) => Response | Promise<Response>
+/** Bun.serve's `fetch` (listen.ts): what `fastDispatch` makes. */
+export type Fetch = (request: Request, server: Server<unknown>) => Response | Promise<Response>
 
 export interface FastRoute {
   method: 'GET' | 'POST'
@@ -34,7 +36,7 @@ export function keyAt(url: string, at: number): string | undefined {
 /** `fetch` for Bun.serve: a request whose method and path are a fast route's goes to its handler, any other
  *  to `fallback` (Elysia). Bun's request URLs are absolute (`http://host/path?query`), so the path starts
  *  at the first `/` after the scheme's `//`. */
-export function fastDispatch(routes: readonly FastRoute[], fallback: Fallback) {
+export function fastDispatch(routes: readonly FastRoute[], fallback: Fallback): Fetch {
   // Each template's path up to its key (`/api/v1/flags/`); none is the start of another.
   const table = routes.map((r) => ({ ...r, prefix: r.template.slice(0, -':key'.length) }))
   return (request: Request, server: Server<unknown>): Response | Promise<Response> => {

@@ -115,6 +115,7 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback): FastRo
    *  unexpected, goes to Elysia in a copy of the request with the same bytes, since this one's are spent. */
   async function withBody(
     request: Request,
+    headers: Headers,
     server: Server<unknown> | undefined,
     caller: Caller,
     key: string,
@@ -129,11 +130,11 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback): FastRo
     try {
       answer = answerFor(key, flag, decodeBody(bytes), caller.token.environment, known, evaluated.tally)
     } catch {
-      const copy = new Request(request.url, { method: request.method, headers: request.headers, body: bytes })
+      const copy = new Request(request.url, { method: request.method, headers, body: bytes })
       notePeerOfCopy(copy, server?.requestIP(request)?.address)
       return fallback(copy)
     }
-    return respond(request, request.headers, server, caller, answer, evaluated, now, started)
+    return respond(request, headers, server, caller, answer, evaluated, now, started)
   }
 
   const single: FastHandler = (request, url, key, server) => {
@@ -149,7 +150,7 @@ export function fastOfrepRoutes(deps: FastOfrepDeps, fallback: Fallback): FastRo
     // the route's to word.
     if (flag === undefined || (isClientKey(caller.token.permissions) && !visibleToClientKeys(flag.row.body))) return fallback(request)
     const known = snap!.project.environments
-    if (length !== '0') return withBody(request, server, caller, key, flag, known, now, started)
+    if (length !== '0') return withBody(request, headers, server, caller, key, flag, known, now, started)
     const evaluated = new Evaluated()
     let answer: OfrepAnswer
     try {

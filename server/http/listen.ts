@@ -5,7 +5,7 @@
 import type { Server } from 'bun'
 import type { Elysia } from 'elysia'
 import { listenStartupError } from '../startup-errors'
-import type { Fallback } from './fast-dispatch'
+import type { Fetch } from './fast-dispatch'
 
 export interface ListenOptions {
   hostname: string
@@ -13,11 +13,7 @@ export interface ListenOptions {
 }
 
 /** Throws a StartupError (startup-errors.ts) when the port is in use or needs a permission we lack. */
-export function listen(
-  app: Pick<Elysia, 'server' | 'modules'>,
-  fetch: (request: Request, server: Server<unknown>) => ReturnType<Fallback>,
-  { hostname, port }: ListenOptions,
-): Server<unknown> {
+export function listen(app: Pick<Elysia, 'server' | 'modules'>, fetch: Fetch, { hostname, port }: ListenOptions): Server<unknown> {
   // Elysia composes its fetch once; a plugin loaded lazily would add routes after that (none does).
   if (app.modules.size > 0) throw new Error('listen: lazily loaded Elysia plugins are not supported')
   let server: Server<unknown>
